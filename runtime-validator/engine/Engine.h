@@ -1,0 +1,198 @@
+//===- Engine.h - happens-before engine for cross-stream lifetimes -*- C++ -*-===//
+//
+// The race engine of the runtime validator. It knows nothing about CUDA: the
+// interceptors (intercept/) translate API calls into the events below, the way
+// ThreadSanitizer's interceptors translate libc calls into its runtime's events.
+//
+// Model (vocabulary shared with the static checker):
+//   * Every stream and every host thread carries a vector clock.
+//   * Enqueueing work on a stream first joins the enqueuing host thread's clock
+//     into the stream (work enqueued after a host sync is ordered after what the
+//     host synchronized with), then ticks the stream.
+//   * Event record = snapshot of the stream's clock; stream-wait-event = join of
+//     the snapshot into the waiting stream; host synchronization on a stream, an
+//     event or the device (and a *successful* stream/event query, which is how a
+//     caching allocator learns that a block is free) = join into the host.
+//   * Legacy default stream semantics: the legacy default stream of a device
+//     waits for, and is waited for by, every Blocking stream of that device
+//     (including the per-thread default streams).
+//   * Allocations are byte ranges; accesses are recorded per range since the
+//     start of the range's current lifetime, as (stream, clock, op).
+//
+// Rules (FindingKind below):
+//   UnsafeFree    at a release on stream R, an access by another stream U is not
+//                 ordered before R's point joined with the host's knowledge.
+//   ReuseRace     an access in a new lifetime of a range is not ordered after
+//                 every access of the previous lifetime (the corruption itself);
+//                 attached to the unsafe free that caused it when there is one.
+//   UseBeforeAlloc a stream-ordered allocation accessed on a stream not ordered
+//                 after the allocation point.
+//   UseAfterFree  an access to a range whose release was already enqueued.
+//
+// Threading: every method is thread-safe (one internal lock). The FindingSink is
+// called with that lock held: it must not call back into the engine or CUDA.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_ENGINE_ENGINE_H
+#define STREAMLIFE_RT_ENGINE_ENGINE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+using Addr = std::uint64_t;
+/// Dense stream index, assigned by the engine in creation order (0, 1, ...).
+using StreamId = std::uint32_t;
+/// Dense host-thread index, assigned by the caller (intercept/) per OS thread.
+using ThreadId = std::uint32_t;
+/// Opaque id of "what did this": a kernel/copy name plus a call site, interned
+/// by the caller (report/). The engine only stores and hands it back.
+using OpId = std::uint32_t;
+/// Opaque handle of a CUDA stream or event, as the program sees it.
+using Handle = std::uint64_t;
+
+constexpr StreamId NoStream = ~StreamId(0);
+constexpr OpId NoOp = 0;
+
+struct Range {
+  Addr Begin = 0;
+  std::uint64_t Size = 0;
+  Addr end() const { return Begin + Size; }
+};
+
+enum class StreamFlavor : std::uint8_t {
+  LegacyDefault,    ///< stream 0 / cudaStreamLegacy of a device
+  PerThreadDefault, ///< cudaStreamPerThread: blocking w.r.t. the legacy stream
+  Blocking,         ///< created without cudaStreamNonBlocking
+  NonBlocking,      ///< cudaStreamNonBlocking: no implicit ordering
+};
+
+struct StreamDesc {
+  Handle StreamHandle = 0; ///< canonical handle (intercept/ resolves 0, 1, 2)
+  int Device = 0;
+  StreamFlavor Flavor = StreamFlavor::Blocking;
+  int Priority = 0; ///< recorded for reports; no ordering effect
+};
+
+/// What kind of lifetime a range has; drives what a release means.
+enum class AllocKind : std::uint8_t {
+  Device,           ///< cudaMalloc / cuMemAlloc: no stream; cudaFree syncs the device
+  StreamOrdered,    ///< cudaMallocAsync / pools: allocated on a stream
+  Managed,          ///< cudaMallocManaged: tracked and reported as managed
+  CachingAllocator, ///< a block of a caching allocator (e.g. PyTorch's), on a stream
+};
+
+enum class ReleaseKind : std::uint8_t {
+  SyncFree,         ///< cudaFree / cuMemFree: an implicit device synchronization first
+  StreamOrdered,    ///< cudaFreeAsync / cuMemFreeAsync on a stream
+  CachingAllocator, ///< the block goes back to its allocation stream's pool
+};
+
+enum class FindingKind : std::uint8_t {
+  UnsafeFree,
+  ReuseRace,
+  UseBeforeAlloc,
+  UseAfterFree,
+};
+
+/// One recorded access (or allocation/release point) of a range.
+struct AccessPoint {
+  StreamId Stream = NoStream;
+  OpId Op = NoOp;
+};
+
+/// Everything a report needs; ids are resolved to names by report/.
+struct Finding {
+  FindingKind Kind;
+  Range Bytes;                 ///< the affected bytes (part of an allocation)
+  Range Allocation;            ///< the whole allocation the bytes belong to
+  AllocKind Alloc;
+  AccessPoint Allocated;       ///< allocation stream (NoStream for Device) and site
+  AccessPoint Unordered;       ///< the access that is not ordered (old lifetime)
+  AccessPoint Released;        ///< the release (stream, site); Stream may be NoStream
+  AccessPoint NewAccess;       ///< ReuseRace / UseBeforeAlloc / UseAfterFree: the new access
+};
+
+class FindingSink {
+public:
+  virtual ~FindingSink();
+  /// Called with the engine lock held; must not re-enter the engine or CUDA.
+  virtual void report(const Finding &F) = 0;
+};
+
+/// Read-only facts about a stream, for messages ("stream #3 (0x55d0...)").
+struct StreamInfo {
+  StreamDesc Desc;
+  StreamId Id = NoStream;
+  bool Destroyed = false;
+};
+
+class Engine {
+public:
+  explicit Engine(FindingSink &Sink);
+  ~Engine();
+  Engine(const Engine &) = delete;
+  Engine &operator=(const Engine &) = delete;
+
+  // --- streams -----------------------------------------------------------
+  /// Returns the id of the stream with this canonical handle on this device,
+  /// creating it on first sight (streams created before the validator loaded
+  /// are learnt lazily this way).
+  StreamId stream(ThreadId T, const StreamDesc &Desc);
+  void streamDestroyed(ThreadId T, StreamId S);
+  StreamInfo streamInfo(StreamId S) const;
+
+  // --- events and synchronization ----------------------------------------
+  void eventRecorded(ThreadId T, Handle Event, StreamId S);
+  void streamWaitsEvent(ThreadId T, StreamId S, Handle Event);
+  /// cudaEventSynchronize, or a cudaEventQuery that returned success.
+  void hostSyncsEvent(ThreadId T, Handle Event);
+  /// cudaStreamSynchronize, or a cudaStreamQuery that returned success.
+  void hostSyncsStream(ThreadId T, StreamId S);
+  /// cudaDeviceSynchronize / cuCtxSynchronize; also implied by SyncFree.
+  void hostSyncsDevice(ThreadId T, int Device);
+  void eventDestroyed(ThreadId T, Handle Event);
+
+  // --- memory --------------------------------------------------------------
+  /// S is the allocation stream (NoStream for AllocKind::Device / Managed).
+  void allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device);
+  /// Releases the allocation that starts at Base (caching-allocator blocks may
+  /// be released by range: pass the exact block). S is the release stream, or
+  /// NoStream for SyncFree. Checks UnsafeFree, then ends the lifetime.
+  void released(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site);
+  /// Work enqueued on S touches R (a kernel argument, a copy or set range).
+  /// Checks ReuseRace, UseBeforeAlloc, UseAfterFree. Ranges outside every
+  /// tracked allocation are ignored.
+  void accessed(ThreadId T, StreamId S, Range R, OpId Op);
+  /// Convenience for launches: one enqueue (one tick of S) touching many ranges.
+  void launched(ThreadId T, StreamId S, const std::vector<Range> &Touched, OpId Op);
+
+  /// True when Addr lies in a tracked, live allocation (lets intercept/ test
+  /// candidate pointers found in kernel arguments cheaply).
+  bool isTracked(Addr A) const;
+
+  // --- introspection for tests and the memory benchmark ---------------------
+  struct Stats {
+    std::size_t Streams = 0;
+    std::size_t LiveAllocations = 0;
+    std::size_t ShadowSegments = 0;   ///< interval-map entries
+    std::size_t RecordedAccesses = 0; ///< access records kept in shadow state
+    std::size_t Findings = 0;
+  };
+  Stats stats() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
+
+const char *findingKindName(FindingKind K); ///< "unsafe-free", "reuse-race", ...
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

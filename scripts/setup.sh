@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Set-up for a fresh Debian 12 machine: installs what streamlife needs from
+# Debian's packages (when missing), then configures and builds into build/.
+# Idempotent; every README command starts with it.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${STREAMLIFE_BUILD_DIR:-$ROOT/build}"
+
+need=()
+for pkg in clang-22 clang-tidy-22 libclang-22-dev llvm-22-dev llvm-22-tools cmake ninja-build \
+           libgtest-dev python3 xz-utils; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
+done
+if ((${#need[@]})); then
+  echo "streamlife setup: installing ${need[*]}" >&2
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if [[ ! -f /usr/local/cuda/include/cuda_runtime.h ]]; then
+  echo "streamlife setup: warning: no CUDA toolkit at /usr/local/cuda; .cu files and the runtime validator need it" >&2
+fi
+
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_COMPILER="${CXX:-g++}" >/dev/null
+cmake --build "$BUILD" -- -j"$(nproc)"

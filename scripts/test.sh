@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# README command 2: set up, build, and run every test suite through lit. Ends
+# with one line "N passed, N failed, N skipped" (skipped = UNSUPPORTED, e.g. GPU
+# tests on a machine without a GPU).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${STREAMLIFE_BUILD_DIR:-$ROOT/build}"
+"$ROOT/scripts/setup.sh" || { echo "streamlife: set-up or build failed"; echo "0 passed, 1 failed"; exit 1; }
+
+suites=("$BUILD/test")
+[[ -f "$BUILD/test/unit/lit.site.cfg.py" ]] && suites+=("$BUILD/test/unit")
+log="$(mktemp)"
+/usr/lib/llvm-22/bin/lit -sv "${suites[@]}" "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+
+count() { sed -n "s/^ *$1 *: *\([0-9]\+\).*/\1/p" "$log" | awk '{s+=$1} END {print s+0}'; }
+passed=$(( $(count Passed) + $(count "Expectedly Failed") ))
+failed=$(( $(count Failed) + $(count "Unexpectedly Passed") + $(count Unresolved) + $(count "Timed Out") ))
+skipped=$(( $(count Unsupported) + $(count Skipped) + $(count Excluded) ))
+rm -f "$log"
+if (( passed + failed == 0 )); then failed=1; echo "streamlife: no test ran"; fi
+(( status != 0 && failed == 0 )) && failed=1
+echo "$passed passed, $failed failed, $skipped skipped"
+(( failed == 0 ))

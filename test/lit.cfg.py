@@ -1,0 +1,101 @@
+# Root lit configuration for streamlife. Suites:
+#   checks/  clang-tidy plugin tests (CHECK-MESSAGES / CHECK-NOTES, see check_streamlife.py)
+#   cli/     `streamlife check` / `streamlife run` behaviour: formats, exit codes, bad input
+#   unit/    GoogleTest binaries (own lit.cfg.py, GoogleTest format)
+#   gpu/     tests that need a CUDA GPU: UNSUPPORTED (and counted) elsewhere
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "streamlife"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".cpp", ".cu", ".test", ".c"]
+config.excludes = ["Inputs", "unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "README.md"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.streamlife_obj_root, "test")
+
+llvm_bin = "/usr/lib/llvm-22/bin"
+path = os.pathsep.join([os.path.join(config.streamlife_obj_root, "bin"), llvm_bin,
+                        config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.environment["PATH"] = path
+# Tests must not pick up a user's .clang-tidy from above the build tree.
+config.environment["CLANG_NO_DEFAULT_CONFIG"] = "1"
+
+obj = config.streamlife_obj_root
+src = config.streamlife_src_root
+plugin = os.path.join(obj, "lib", "StreamlifeTidyModule.so")
+cli = os.path.join(obj, "bin", "streamlife")
+runtime_lib = os.path.join(obj, "lib", "libstreamlife_rt.so")
+
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%clang_tidy", config.clang_tidy))
+config.substitutions.append(("%streamlife_plugin", plugin))
+config.substitutions.append(("%streamlife_rt", runtime_lib))
+config.substitutions.append(("%streamlife", cli))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%cuda_path", config.cuda_root))
+config.substitutions.append(("%examples", os.path.join(src, "examples")))
+config.substitutions.append(("%nvcc", config.nvcc or "nvcc"))
+config.substitutions.append(("%check_streamlife",
+    "%s %s --clang-tidy=%s --plugin=%s --filecheck=%s --cuda-path=%s" % (
+        config.python, os.path.join(src, "test", "check_streamlife.py"), config.clang_tidy,
+        plugin, config.filecheck, config.cuda_root)))
+
+# Common clang arguments for parsing .cu files host-side against the real toolkit.
+cuda_args = "-x cuda --cuda-host-only -nocudalib --cuda-path=%s" % config.cuda_root
+config.substitutions.append(("%cuda_args", cuda_args))
+
+if config.streamlife_build_checker and os.path.exists(plugin):
+    config.available_features.add("checker")
+if config.streamlife_build_runtime:
+    config.available_features.add("runtime")
+if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
+    config.available_features.add("cuda-headers")
+
+
+def _has_cuda_gpu():
+    """True when a CUDA GPU answers; GPU tests are UNSUPPORTED (counted) otherwise."""
+    if os.environ.get("STREAMLIFE_NO_GPU"):
+        return False
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+if _has_cuda_gpu():
+    config.available_features.add("cuda-gpu")
+    try:
+        import importlib.util
+        if importlib.util.find_spec("torch") is not None:
+            config.available_features.add("torch-gpu")
+    except Exception:
+        pass
+
+
+# Real PyTorch headers: unpacked once per build tree at test time, never committed.
+def _unpack_torch_headers():
+    tarball = config.torch_headers_tarball
+    dest = os.path.join(obj, "torch-headers")
+    marker = os.path.join(dest, ".unpacked")
+    if os.path.exists(marker):
+        return dest
+    if not os.path.exists(tarball):
+        return None
+    os.makedirs(dest, exist_ok=True)
+    subprocess.run(["tar", "-xJf", tarball, "-C", dest], check=True)
+    open(marker, "w").close()
+    return dest
+
+
+torch_dir = _unpack_torch_headers()
+if torch_dir:
+    config.available_features.add("torch-headers")
+    config.substitutions.append(("%torch_include",
+        "-I%s/include -I%s/include/torch/csrc/api/include" % (torch_dir, torch_dir)))

@@ -1,0 +1,33 @@
+//===- Commands.h - streamlife subcommands ---------------------*- C++ -*-===//
+//
+// Entry points of the `streamlife` subcommands. Each takes the arguments after
+// the subcommand's name (argv[0] is the subcommand) and returns the process
+// exit status.
+//
+// Exit codes shared by every subcommand:
+//   0  clean              1  findings reported
+//   2  usage or input error (bad option, missing file, broken compile database,
+//      parse errors); one line on stderr says which
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_TOOL_COMMANDS_H
+#define STREAMLIFE_TOOL_COMMANDS_H
+
+namespace streamlife {
+
+enum ExitCode : int {
+  ExitClean = 0,
+  ExitFindings = 1,
+  ExitUsage = 2,
+};
+
+/// `streamlife check [-p BUILD_DIR] [--format text|json|sarif] [--output FILE]
+///                   FILES... [-- COMPILER_ARGS]`
+int runCheckCommand(int Argc, const char **Argv);
+
+/// `streamlife run [OPTIONS] -- CMD ARGS...`
+int runRunCommand(int Argc, const char **Argv);
+
+} // namespace streamlife
+
+#endif

@@ -1,0 +1,64 @@
+//===- main.cpp - the streamlife command-line driver ----------------------===//
+//
+// Dispatches to a subcommand. Kept free of LLVM so that the driver (with
+// `streamlife run`) also builds on machines without LLVM, such as the GPU
+// machine; `check` is compiled in only when the static checker is built.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+const char *const Usage =
+    "usage: streamlife <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  check   find cross-stream buffer-lifetime bugs in C++/CUDA source\n"
+    "  run     run a program under the runtime validator (libstreamlife_rt.so)\n"
+    "\n"
+    "'streamlife <command> --help' describes a command's options.\n";
+
+} // namespace
+
+int main(int Argc, const char **Argv) {
+  if (Argc < 2) {
+    std::fputs(Usage, stderr);
+    return streamlife::ExitUsage;
+  }
+  const char *Command = Argv[1];
+  if (!std::strcmp(Command, "--help") || !std::strcmp(Command, "-h") ||
+      !std::strcmp(Command, "help")) {
+    std::fputs(Usage, stdout);
+    return streamlife::ExitClean;
+  }
+  if (!std::strcmp(Command, "--version")) {
+    std::puts("streamlife " STREAMLIFE_VERSION);
+    return streamlife::ExitClean;
+  }
+  if (!std::strcmp(Command, "check")) {
+#ifdef STREAMLIFE_HAVE_CHECKER
+    return streamlife::runCheckCommand(Argc - 1, Argv + 1);
+#else
+    std::fputs("streamlife: error: this build has no static checker "
+               "(configured with STREAMLIFE_BUILD_CHECKER=OFF)\n",
+               stderr);
+    return streamlife::ExitUsage;
+#endif
+  }
+  if (!std::strcmp(Command, "run")) {
+#ifdef STREAMLIFE_HAVE_RUNTIME
+    return streamlife::runRunCommand(Argc - 1, Argv + 1);
+#else
+    std::fputs("streamlife: error: this build has no runtime validator "
+               "(configured with STREAMLIFE_BUILD_RUNTIME=OFF)\n",
+               stderr);
+    return streamlife::ExitUsage;
+#endif
+  }
+  std::fprintf(stderr, "streamlife: error: unknown command '%s' (try 'streamlife --help')\n",
+               Command);
+  return streamlife::ExitUsage;
+}
