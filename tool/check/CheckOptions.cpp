@@ -1,0 +1,161 @@
+//===- CheckOptions.cpp - `streamlife check` command line -----------------===//
+//
+// See CheckOptions.h for why this is not llvm::cl.
+//
+//===----------------------------------------------------------------------===//
+#include "CheckOptions.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace streamlife::check {
+namespace {
+
+enum class OptionId { BuildDir, Format, Output, CudaPath, SourceRoot, Help };
+
+struct OptionSpec {
+  OptionId Id;
+  llvm::StringRef LongName;  ///< "--format"
+  llvm::StringRef ShortName; ///< "-p", or empty
+  llvm::StringRef ValueName; ///< empty for a flag
+  llvm::StringRef Help;
+};
+
+// The single table of options: parsing and --help both come from it.
+const OptionSpec Options[] = {
+    {OptionId::BuildDir, "--build-dir", "-p", "BUILD_DIR",
+     "read compile commands from BUILD_DIR/compile_commands.json; with no "
+     "FILES, check every file in it"},
+    {OptionId::Format, "--format", "", "text|json|sarif",
+     "output format (default: text)"},
+    {OptionId::Output, "--output", "-o", "FILE",
+     "write the report to FILE instead of standard output"},
+    {OptionId::CudaPath, "--cuda-path", "", "DIR",
+     "CUDA toolkit used to parse .cu files host-side"},
+    {OptionId::SourceRoot, "--source-root", "", "DIR",
+     "SARIF %SRCROOT%: file URIs are relative to it (default: current "
+     "directory)"},
+    {OptionId::Help, "--help", "-h", "", "print this help"},
+};
+
+const OptionSpec *findOption(llvm::StringRef Name) {
+  for (const OptionSpec &Spec : Options)
+    if (Name == Spec.LongName || (!Spec.ShortName.empty() && Name == Spec.ShortName))
+      return &Spec;
+  return nullptr;
+}
+
+llvm::Error makeError(const llvm::Twine &Message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
+}
+
+} // namespace
+
+std::string checkUsage() {
+  std::string Text =
+      "usage: streamlife check [options] FILES... [-- COMPILER_ARGS]\n"
+      "\n"
+      "Finds cross-stream buffer-lifetime bugs (the streamlife-* checks) in C++ "
+      "and CUDA\nsource. .cu files are parsed host-side against the CUDA "
+      "toolkit headers.\n"
+      "Without -p, COMPILER_ARGS is the compile command for every file.\n"
+      "\n"
+      "options:\n";
+  for (const OptionSpec &Spec : Options) {
+    std::string Names = Spec.ShortName.empty()
+                            ? Spec.LongName.str()
+                            : (Spec.ShortName + ", " + Spec.LongName).str();
+    if (!Spec.ValueName.empty())
+      Names += " " + Spec.ValueName.str();
+    Text += llvm::formatv("  {0,-30} {1}\n", Names, Spec.Help).str();
+  }
+  Text += "\nexit status: 0 no findings, 1 findings, 2 usage or input error "
+          "(bad option,\nmissing file, broken compile database, code that does "
+          "not compile)\n";
+  return Text;
+}
+
+llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args,
+                                               llvm::StringRef DefaultCudaPath) {
+  CheckOptions Result;
+  Result.CudaPath = DefaultCudaPath.str();
+  for (size_t I = 0; I < Args.size(); ++I) {
+    llvm::StringRef Arg = Args[I];
+    if (Arg == "--") {
+      Result.SawDoubleDash = true;
+      Result.CompilerArgs.assign(Args.begin() + I + 1, Args.end());
+      break;
+    }
+    if (!Arg.starts_with("-") || Arg == "-") {
+      Result.Files.push_back(Arg.str());
+      continue;
+    }
+    // Accept both "--format=json" and "--format json" (and "-pDIR").
+    llvm::StringRef Name = Arg, Value;
+    bool HasInlineValue = false;
+    if (Arg.starts_with("--")) {
+      auto [Before, After] = Arg.split('=');
+      if (Before.size() != Arg.size()) {
+        Name = Before;
+        Value = After;
+        HasInlineValue = true;
+      }
+    } else if (Arg.size() > 2 && (Arg.starts_with("-p") || Arg.starts_with("-o"))) {
+      Name = Arg.take_front(2);
+      Value = Arg.drop_front(2);
+      HasInlineValue = true;
+    }
+    const OptionSpec *Spec = findOption(Name);
+    if (!Spec)
+      return makeError("unknown option '" + Arg + "' (try 'streamlife check --help')");
+    if (Spec->ValueName.empty()) {
+      if (HasInlineValue)
+        return makeError("option '" + Name + "' takes no value");
+    } else if (!HasInlineValue) {
+      if (I + 1 == Args.size())
+        return makeError("option '" + Name + "' needs a value (" + Spec->ValueName + ")");
+      Value = Args[++I];
+    }
+    if (!Spec->ValueName.empty() && Value.empty())
+      return makeError("option '" + Name + "' needs a non-empty value (" +
+                       Spec->ValueName + ")");
+    switch (Spec->Id) {
+    case OptionId::BuildDir:
+      Result.BuildDir = Value.str();
+      break;
+    case OptionId::Format: {
+      std::optional<OutputFormat> Format =
+          llvm::StringSwitch<std::optional<OutputFormat>>(Value)
+              .Case("text", OutputFormat::Text)
+              .Case("json", OutputFormat::Json)
+              .Case("sarif", OutputFormat::Sarif)
+              .Default(std::nullopt);
+      if (!Format)
+        return makeError("unknown format '" + Value + "' (expected text, json or sarif)");
+      Result.Format = *Format;
+      break;
+    }
+    case OptionId::Output:
+      Result.OutputFile = Value.str();
+      break;
+    case OptionId::CudaPath:
+      Result.CudaPath = Value.str();
+      break;
+    case OptionId::SourceRoot:
+      Result.SourceRoot = Value.str();
+      break;
+    case OptionId::Help:
+      Result.ShowHelp = true;
+      break;
+    }
+  }
+  if (Result.ShowHelp)
+    return Result;
+  if (Result.Files.empty() && !Result.BuildDir)
+    return makeError("no input files (give FILES, or -p BUILD_DIR to check "
+                     "every file of its compile database)");
+  return Result;
+}
+
+} // namespace streamlife::check

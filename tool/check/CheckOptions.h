@@ -1,0 +1,52 @@
+//===- CheckOptions.h - `streamlife check` command line --------*- C++ -*-===//
+//
+// Parses the arguments of `streamlife check` into CheckOptions.
+//
+// A small hand parser rather than llvm::cl: llvm::cl keeps one process-wide
+// option registry, and the libLLVM/libclang-cpp shared libraries this tool
+// links register hundreds of their own options in it (e.g. -debug-pass,
+// -print-after-all). llvm::cl would accept those as `streamlife check` options
+// and its failures print several lines, whereas every bad argument here must be
+// one clear line and exit status 2. The table of options lives in one place
+// (CheckOptions.cpp) and generates the --help text too.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_TOOL_CHECK_CHECKOPTIONS_H
+#define STREAMLIFE_TOOL_CHECK_CHECKOPTIONS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace streamlife::check {
+
+enum class OutputFormat { Text, Json, Sarif };
+
+struct CheckOptions {
+  std::optional<std::string> BuildDir; ///< -p: where compile_commands.json is
+  OutputFormat Format = OutputFormat::Text;
+  std::optional<std::string> OutputFile; ///< --output; stdout when absent
+  std::string CudaPath;                  ///< --cuda-path
+  std::optional<std::string> SourceRoot; ///< --source-root: SARIF %SRCROOT%
+  std::vector<std::string> Files;
+  /// Arguments after `--`: the whole compile command without -p, extra
+  /// arguments appended to each database command with -p.
+  std::vector<std::string> CompilerArgs;
+  bool SawDoubleDash = false;
+  bool ShowHelp = false;
+};
+
+/// Parses \p Args (the arguments after "check"). The error message is one
+/// line, without the "streamlife: error: " prefix.
+llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args,
+                                               llvm::StringRef DefaultCudaPath);
+
+/// The --help text.
+std::string checkUsage();
+
+} // namespace streamlife::check
+
+#endif

@@ -1,0 +1,136 @@
+//===- CheckRunner.cpp - run the streamlife checks in-process -------------===//
+#include "CheckRunner.h"
+
+#include "SourceFileCache.h"
+
+#include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyOptions.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <algorithm>
+
+namespace streamlife::check {
+namespace {
+
+using clang::tidy::ClangTidyError;
+using clang::tidy::ClangTidyOptions;
+
+/// 'streamlife-*' only. The static analyzer's clang-analyzer-* checks live
+/// inside libclangTidy itself, so a user's `Checks: '*'` must not reach them:
+/// the override is appended after the file's own Checks and so wins.
+constexpr llvm::StringLiteral DefaultChecks = "-*,streamlife-*";
+constexpr llvm::StringLiteral ForcedChecks = "-clang-analyzer-*,-clang-diagnostic-*";
+
+std::unique_ptr<clang::tidy::ClangTidyOptionsProvider> makeOptionsProvider() {
+  ClangTidyOptions Defaults = ClangTidyOptions::getDefaults();
+  Defaults.Checks = DefaultChecks.str();
+  // Findings in the project's own headers count (helpers defined inline in a
+  // .cuh), system headers never do.
+  Defaults.HeaderFilterRegex = ".*";
+  Defaults.SystemHeaders = false;
+  ClangTidyOptions Overrides;
+  Overrides.Checks = ForcedChecks.str();
+  // Same switch as clang-tidy's: tests must not pick up a stray .clang-tidy.
+  if (llvm::sys::Process::GetEnv("CLANG_NO_DEFAULT_CONFIG"))
+    return std::make_unique<clang::tidy::DefaultOptionsProvider>(
+        clang::tidy::ClangTidyGlobalOptions(), Defaults.merge(Overrides, 0));
+  return std::make_unique<clang::tidy::FileOptionsProvider>(
+      clang::tidy::ClangTidyGlobalOptions(), std::move(Defaults), std::move(Overrides),
+      llvm::vfs::getRealFileSystem());
+}
+
+/// Every check of every linked module that the options enable, sorted.
+std::vector<std::string> enabledCheckNames(clang::tidy::ClangTidyContext &Context) {
+  clang::tidy::ClangTidyCheckFactories Factories;
+  for (const auto &Module : clang::tidy::ClangTidyModuleRegistry::entries())
+    Module.instantiate()->addCheckFactories(Factories);
+  std::vector<std::string> Names;
+  for (const auto &Factory : Factories)
+    if (Context.isCheckEnabled(Factory.getKey()))
+      Names.push_back(Factory.getKey().str());
+  llvm::sort(Names);
+  return Names;
+}
+
+/// clang-tidy reports paths as the compiler saw them, relative to the
+/// command's working directory.
+std::string resolvePath(llvm::StringRef Path, llvm::StringRef BuildDirectory) {
+  if (Path.empty() || llvm::sys::path::is_absolute(Path))
+    return Path.str();
+  llvm::SmallString<256> Absolute(BuildDirectory);
+  llvm::sys::path::append(Absolute, Path);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+  return std::string(Absolute);
+}
+
+SourceLocationInfo locate(SourceFileCache &Sources,
+                          const clang::tooling::DiagnosticMessage &Message,
+                          llvm::StringRef BuildDirectory) {
+  SourceLocationInfo Location;
+  Location.Path = resolvePath(Message.FilePath, BuildDirectory);
+  if (!Location.Path.empty())
+    Sources.resolve(Location.Path, Message.FileOffset, Location);
+  return Location;
+}
+
+Diagnostic convert(SourceFileCache &Sources, const ClangTidyError &Error) {
+  Diagnostic Result;
+  Result.CheckName = Error.DiagnosticName;
+  Result.Level = Error.DiagLevel == ClangTidyError::Error || Error.IsWarningAsError
+                     ? Severity::Error
+                     : Severity::Warning;
+  Result.Message = Error.Message.Message;
+  Result.Location = locate(Sources, Error.Message, Error.BuildDirectory);
+  for (const clang::tooling::DiagnosticMessage &Note : Error.Notes)
+    Result.Notes.push_back({Note.Message, locate(Sources, Note, Error.BuildDirectory)});
+  return Result;
+}
+
+bool isCompilerDiagnostic(const ClangTidyError &Error) {
+  return llvm::StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-");
+}
+
+bool byPosition(const Diagnostic &A, const Diagnostic &B) {
+  return std::tie(A.Location.Path, A.Location.Line, A.Location.Column, A.CheckName) <
+         std::tie(B.Location.Path, B.Location.Line, B.Location.Column, B.CheckName);
+}
+
+} // namespace
+
+CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
+                      llvm::ArrayRef<std::string> Files) {
+  clang::tidy::ClangTidyContext Context(makeOptionsProvider());
+  CheckReport Report;
+  Report.EnabledChecks = enabledCheckNames(Context);
+  SourceFileCache Sources;
+  for (const std::string &File : Files) {
+    std::vector<ClangTidyError> Errors = clang::tidy::runClangTidy(
+        Context, Database, {File}, llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+                                       llvm::vfs::getRealFileSystem()),
+        /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
+        /*StoreCheckProfile=*/"", /*Quiet=*/true);
+    FileResult Result;
+    Result.Path = File;
+    for (const ClangTidyError &Error : Errors) {
+      if (isCompilerDiagnostic(Error)) {
+        // Compiler warnings are filtered out by the check filter; errors
+        // always come through and mean the AST is incomplete.
+        if (Error.DiagLevel == ClangTidyError::Error)
+          Result.CompileErrors.push_back(convert(Sources, Error));
+        continue;
+      }
+      Result.Findings.push_back(convert(Sources, Error));
+    }
+    // A broken AST gives unreliable findings: report the errors, not those.
+    if (!Result.CompileErrors.empty())
+      Result.Findings.clear();
+    llvm::stable_sort(Result.Findings, byPosition);
+    Report.Files.push_back(std::move(Result));
+  }
+  return Report;
+}
+
+} // namespace streamlife::check

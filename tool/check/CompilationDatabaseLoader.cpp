@@ -1,0 +1,118 @@
+//===- CompilationDatabaseLoader.cpp - where compile commands come from ---===//
+#include "CompilationDatabaseLoader.h"
+
+#include "CompileCommandAdjuster.h"
+
+#include "clang/Tooling/CommonOptionsParser.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+namespace streamlife::check {
+namespace {
+
+llvm::Error inputError(const llvm::Twine &Message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
+}
+
+std::string absolutePath(llvm::StringRef Path) {
+  llvm::SmallString<256> Absolute(Path);
+  llvm::sys::fs::make_absolute(Absolute);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+  return std::string(Absolute);
+}
+
+/// Loads -p's database. \p BuildDirOrFile is a directory holding
+/// compile_commands.json, or that file itself.
+llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
+loadJsonDatabase(llvm::StringRef BuildDirOrFile) {
+  llvm::SmallString<256> JsonPath(BuildDirOrFile);
+  if (llvm::sys::fs::is_directory(JsonPath))
+    llvm::sys::path::append(JsonPath, "compile_commands.json");
+  else if (!llvm::sys::fs::exists(JsonPath))
+    return inputError("build directory '" + BuildDirOrFile + "' does not exist");
+  if (!llvm::sys::fs::exists(JsonPath))
+    return inputError("no compile_commands.json in '" + BuildDirOrFile +
+                      "' (configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+  std::string Message;
+  std::unique_ptr<clang::tooling::CompilationDatabase> Database =
+      clang::tooling::JSONCompilationDatabase::loadFromFile(
+          JsonPath, Message, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  if (!Database) {
+    // The parser's message may span lines; the contract is one line.
+    std::replace(Message.begin(), Message.end(), '\n', ' ');
+    return inputError("broken compile database '" + JsonPath + "': " + Message);
+  }
+  return std::move(Database);
+}
+
+} // namespace
+
+llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Options,
+                                                       llvm::StringRef ClangResourceDir) {
+  CompileCommandSettings Settings;
+  Settings.CudaPath = Options.CudaPath;
+  Settings.ClangResourceDir = ClangResourceDir.str();
+
+  std::unique_ptr<clang::tooling::CompilationDatabase> Database;
+  std::vector<std::string> Candidates;
+  if (Options.BuildDir) {
+    auto Loaded = loadJsonDatabase(*Options.BuildDir);
+    if (!Loaded)
+      return Loaded.takeError();
+    Database = std::move(*Loaded);
+    // With -p, arguments after `--` extend each recorded command.
+    Settings.ExtraArgs = Options.CompilerArgs;
+    if (Options.Files.empty()) {
+      Candidates = Database->getAllFiles();
+      if (Candidates.empty())
+        return inputError("compile database in '" + *Options.BuildDir + "' lists no files");
+    }
+  } else {
+    // The fixed command's working directory is the current one, like
+    // clang-tidy's `FILE -- ARGS`.
+    Database = std::make_unique<clang::tooling::FixedCompilationDatabase>(
+        ".", Options.CompilerArgs);
+  }
+  for (const std::string &File : Options.Files)
+    Candidates.push_back(absolutePath(File));
+
+  llvm::Error Errors = llvm::Error::success();
+  LoadedDatabase Result;
+  llvm::StringSet<> Seen;
+  for (size_t I = 0; I < Candidates.size(); ++I) {
+    const std::string &File = Candidates[I];
+    llvm::StringRef Shown = I < Options.Files.size() && !Options.Files.empty()
+                                ? llvm::StringRef(Options.Files[I])
+                                : llvm::StringRef(File);
+    if (!llvm::sys::fs::exists(File)) {
+      Errors = llvm::joinErrors(std::move(Errors),
+                                inputError(Shown + ": no such file"));
+      continue;
+    }
+    if (llvm::sys::fs::is_directory(File)) {
+      Errors = llvm::joinErrors(std::move(Errors),
+                                inputError(Shown + ": is a directory, not a source file"));
+      continue;
+    }
+    if (Options.BuildDir && Database->getCompileCommands(File).empty()) {
+      Errors = llvm::joinErrors(
+          std::move(Errors),
+          inputError(Shown + ": not in the compile database of '" + *Options.BuildDir + "'"));
+      continue;
+    }
+    if (Seen.insert(File).second)
+      Result.Files.push_back(File);
+  }
+  if (Errors)
+    return std::move(Errors);
+
+  auto Adjusted = std::make_unique<clang::tooling::ArgumentsAdjustingCompilations>(
+      std::move(Database));
+  Adjusted->appendArgumentsAdjuster(makeCompileCommandAdjuster(std::move(Settings)));
+  Result.Database = std::move(Adjusted);
+  return std::move(Result);
+}
+
+} // namespace streamlife::check

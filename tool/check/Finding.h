@@ -1,0 +1,73 @@
+//===- Finding.h - what one `streamlife check` run found -------*- C++ -*-===//
+//
+// The report model shared by the runner and the formatters. The runner turns
+// clang-tidy's byte offsets into lines and columns once, and keeps the text of
+// each location's source line, so that no formatter touches the file system
+// (the text formatter prints it under a caret, the SARIF formatter hashes it
+// into a fingerprint).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_TOOL_CHECK_FINDING_H
+#define STREAMLIFE_TOOL_CHECK_FINDING_H
+
+#include <string>
+#include <vector>
+
+namespace streamlife::check {
+
+/// A point in a source file; Line and Column are 1-based, Column counts bytes
+/// (as clang does). A location with an empty Path has no position, e.g. a
+/// driver error about a command-line argument.
+struct SourceLocationInfo {
+  std::string Path; ///< absolute, native separators
+  unsigned Line = 0;
+  unsigned Column = 0;
+  std::string LineText; ///< the whole source line, without its newline
+
+  bool hasPosition() const { return !Path.empty() && Line != 0; }
+};
+
+/// A note attached to a diagnostic: one step of the story (where the buffer
+/// was allocated, the unordered use, the stale event...).
+struct DiagnosticNote {
+  std::string Message;
+  SourceLocationInfo Location;
+};
+
+enum class Severity { Warning, Error };
+
+/// One diagnostic: a finding of a streamlife check, or a compiler error.
+struct Diagnostic {
+  std::string CheckName; ///< "streamlife-free-before-wait", "clang-diagnostic-error"
+  Severity Level = Severity::Warning;
+  std::string Message;
+  SourceLocationInfo Location;
+  std::vector<DiagnosticNote> Notes;
+};
+
+/// Everything known about one checked file.
+struct FileResult {
+  std::string Path;                    ///< as given on the command line
+  std::vector<Diagnostic> Findings;    ///< warnings of the streamlife checks
+  std::vector<Diagnostic> CompileErrors; ///< the compiler's own errors
+  bool parsedCleanly() const { return CompileErrors.empty(); }
+};
+
+/// The outcome of a whole run, in command-line order of the files.
+struct CheckReport {
+  std::vector<FileResult> Files;
+  /// Names of every enabled check, sorted: the SARIF rules table lists them
+  /// all, so that rule indices stay the same whatever was found.
+  std::vector<std::string> EnabledChecks;
+
+  unsigned findingCount() const {
+    unsigned N = 0;
+    for (const FileResult &F : Files)
+      N += F.Findings.size();
+    return N;
+  }
+};
+
+} // namespace streamlife::check
+
+#endif

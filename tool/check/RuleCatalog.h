@@ -1,0 +1,28 @@
+//===- RuleCatalog.h - what each streamlife check is about -----*- C++ -*-===//
+//
+// The descriptions a SARIF consumer (GitHub code scanning, an IDE) shows next
+// to a rule id. Rule ids are the check names, so they stay stable across runs
+// and versions; a check this table does not know yet still gets a rule, with
+// a generic description.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_TOOL_CHECK_RULECATALOG_H
+#define STREAMLIFE_TOOL_CHECK_RULECATALOG_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace streamlife::check {
+
+struct RuleDescription {
+  std::string ShortDescription;
+  std::string FullDescription;
+  std::string HelpUri;
+};
+
+RuleDescription describeRule(llvm::StringRef CheckName);
+
+} // namespace streamlife::check
+
+#endif
