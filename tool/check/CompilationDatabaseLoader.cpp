@@ -6,6 +6,8 @@
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -35,6 +37,20 @@ loadJsonDatabase(llvm::StringRef BuildDirOrFile) {
   if (!llvm::sys::fs::exists(JsonPath))
     return inputError("no compile_commands.json in '" + BuildDirOrFile +
                       "' (configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+  // JSONCompilationDatabase parses with the YAML parser, which prints syntax
+  // errors itself (several lines) and may still return a partial database;
+  // validate the JSON first so a broken file is one clear error.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
+      llvm::MemoryBuffer::getFile(JsonPath);
+  if (!Text)
+    return inputError("cannot read '" + JsonPath + "': " + Text.getError().message());
+  llvm::Expected<llvm::json::Value> Json = llvm::json::parse((*Text)->getBuffer());
+  if (!Json)
+    return inputError("broken compile database '" + JsonPath +
+                      "': invalid JSON: " + llvm::toString(Json.takeError()));
+  if (!Json->getAsArray())
+    return inputError("broken compile database '" + JsonPath +
+                      "': expected an array of compile commands");
   std::string Message;
   std::unique_ptr<clang::tooling::CompilationDatabase> Database =
       clang::tooling::JSONCompilationDatabase::loadFromFile(

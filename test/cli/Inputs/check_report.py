@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Validates `streamlife check` reports for the CLI tests (no network, no
+third-party packages).
+
+  check_report.py sarif FILE         required SARIF 2.1.0 fields, as GitHub code
+                                     scanning needs them; prints one summary line
+  check_report.py json FILE          the JSON report's shape; prints a summary
+  check_report.py same-fingerprints A B
+                                     A and B (SARIF) flag the same lines with the
+                                     same primaryLocationLineHash; prints the line
+                                     shift between them
+
+Every violation is printed as "error: ..." and the exit status is 1.
+"""
+import json
+import re
+import sys
+
+ERRORS = []
+
+
+def need(condition, message):
+    if not condition:
+        ERRORS.append(message)
+    return condition
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def check_physical_location(loc, where):
+    if not need(isinstance(loc, dict), f"{where}: physicalLocation missing"):
+        return
+    art = loc.get("artifactLocation", {})
+    need(isinstance(art.get("uri"), str) and art["uri"], f"{where}: artifactLocation.uri missing")
+    if "uriBaseId" in art:
+        need(not art["uri"].startswith("/") and "://" not in art["uri"],
+             f"{where}: uri with a uriBaseId must be relative, got {art['uri']}")
+    region = loc.get("region", {})
+    for key in ("startLine", "startColumn"):
+        need(isinstance(region.get(key), int) and region[key] >= 1,
+             f"{where}: region.{key} must be a positive integer")
+
+
+def check_sarif(path):
+    doc = load(path)
+    need(doc.get("version") == "2.1.0", "version must be 2.1.0")
+    need("sarif-2.1.0" in doc.get("$schema", ""), "$schema must name SARIF 2.1.0")
+    runs = doc.get("runs")
+    if not need(isinstance(runs, list) and len(runs) == 1, "exactly one run expected"):
+        return ""
+    run = runs[0]
+    driver = run.get("tool", {}).get("driver", {})
+    need(driver.get("name") == "streamlife", "tool.driver.name must be streamlife")
+    rules = driver.get("rules", [])
+    rule_ids = [r.get("id") for r in rules]
+    need(rule_ids == sorted(rule_ids), "rules must be sorted by id")
+    for rule in rules:
+        need(str(rule.get("id", "")).startswith("streamlife-"), f"rule id {rule.get('id')!r}")
+        need(rule.get("shortDescription", {}).get("text"), f"rule {rule.get('id')}: shortDescription.text")
+        need(re.match(r"^https?://", rule.get("helpUri", "")), f"rule {rule.get('id')}: helpUri")
+    base = run.get("originalUriBaseIds", {}).get("%SRCROOT%", {}).get("uri", "")
+    need(base.startswith("file://") and base.endswith("/"), "%SRCROOT% must be a file:// URI ending in /")
+    need(isinstance(run.get("invocations"), list) and run["invocations"]
+         and isinstance(run["invocations"][0].get("executionSuccessful"), bool),
+         "invocations[0].executionSuccessful missing")
+    results = run.get("results")
+    if not need(isinstance(results, list), "results must be an array"):
+        return ""
+    related_total = 0
+    for i, res in enumerate(results):
+        where = f"results[{i}]"
+        rule_id = res.get("ruleId")
+        need(rule_id in rule_ids, f"{where}: ruleId {rule_id!r} not in rules")
+        idx = res.get("ruleIndex")
+        need(isinstance(idx, int) and 0 <= idx < len(rules) and rules[idx].get("id") == rule_id,
+             f"{where}: ruleIndex does not point at its rule")
+        need(res.get("level") in ("warning", "error", "note"), f"{where}: level")
+        need(res.get("message", {}).get("text"), f"{where}: message.text")
+        locs = res.get("locations", [])
+        if need(len(locs) == 1, f"{where}: one location expected"):
+            check_physical_location(locs[0].get("physicalLocation"), where)
+        fp = res.get("partialFingerprints", {}).get("primaryLocationLineHash", "")
+        need(re.fullmatch(r"[0-9a-f]{16}:[1-9][0-9]*", fp), f"{where}: primaryLocationLineHash {fp!r}")
+        for j, rel in enumerate(res.get("relatedLocations", [])):
+            related_total += 1
+            need(isinstance(rel.get("id"), int), f"{where}.relatedLocations[{j}].id")
+            need(rel.get("message", {}).get("text"), f"{where}.relatedLocations[{j}].message.text")
+            check_physical_location(rel.get("physicalLocation"), f"{where}.relatedLocations[{j}]")
+    return "sarif ok: %d results, %d related locations, rules: %s" % (
+        len(results), related_total, ",".join(rule_ids))
+
+
+def check_json(path):
+    doc = load(path)
+    need(doc.get("version") == 1, "version must be 1")
+    need(doc.get("tool", {}).get("name") == "streamlife", "tool.name")
+    findings = doc.get("findings", [])
+    files = doc.get("files", [])
+    summary = doc.get("summary", {})
+    need(summary.get("findings") == len(findings), "summary.findings must count findings")
+    need(summary.get("files") == len(files), "summary.files must count files")
+    for i, f in enumerate(findings):
+        where = f"findings[{i}]"
+        need(str(f.get("check", "")).startswith("streamlife-"), f"{where}.check")
+        need(f.get("severity") in ("warning", "error"), f"{where}.severity")
+        need(f.get("message"), f"{where}.message")
+        loc = f.get("location", {})
+        need(loc.get("file") and loc.get("line", 0) >= 1 and loc.get("column", 0) >= 1, f"{where}.location")
+        for j, note in enumerate(f.get("notes", [])):
+            need(note.get("message") and note.get("location", {}).get("line", 0) >= 1,
+                 f"{where}.notes[{j}]")
+    for i, f in enumerate(files):
+        need(isinstance(f.get("parsed"), bool) and isinstance(f.get("compileErrors"), list),
+             f"files[{i}]")
+    return "json ok: %d findings in %d files, %d notes" % (
+        len(findings), len(files), sum(len(f.get("notes", [])) for f in findings))
+
+
+def fingerprints(doc):
+    out = []
+    for res in doc["runs"][0]["results"]:
+        region = res["locations"][0]["physicalLocation"]["region"]
+        out.append((res["ruleId"], res["partialFingerprints"]["primaryLocationLineHash"],
+                    region["startLine"]))
+    return out
+
+
+def same_fingerprints(a, b):
+    fa, fb = fingerprints(load(a)), fingerprints(load(b))
+    need(fa and len(fa) == len(fb), "both reports need the same, non-zero number of results")
+    shifts = set()
+    for (ra, ha, la), (rb, hb, lb) in zip(fa, fb):
+        need(ra == rb and ha == hb, f"fingerprint changed: {ra} {ha} vs {rb} {hb}")
+        shifts.add(lb - la)
+    return "fingerprints equal: %d results, line shift %s" % (
+        len(fa), ",".join(str(s) for s in sorted(shifts)))
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    kind = argv[1]
+    if kind == "sarif":
+        summary = check_sarif(argv[2])
+    elif kind == "json":
+        summary = check_json(argv[2])
+    elif kind == "same-fingerprints" and len(argv) == 4:
+        summary = same_fingerprints(argv[2], argv[3])
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for e in ERRORS:
+        print("error: " + e)
+    if ERRORS:
+        return 1
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
