@@ -37,6 +37,7 @@ config.substitutions.append(("%streamlife", cli))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%cuda_path", config.cuda_root))
 config.substitutions.append(("%examples", os.path.join(src, "examples")))
+config.substitutions.append(("%example_bin", os.path.join(obj, "examples")))
 config.substitutions.append(("%nvcc", config.nvcc or "nvcc"))
 config.substitutions.append(("%check_streamlife",
     "%s %s --clang-tidy=%s --plugin=%s --filecheck=%s --cuda-path=%s" % (
