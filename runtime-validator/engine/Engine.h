@@ -64,6 +64,27 @@ struct Range {
   Addr end() const { return Begin + Size; }
 };
 
+/// A Range size meaning "the whole allocation that contains Begin" (live or
+/// released). For kernel arguments: a pointer tells which allocation a kernel can
+/// touch, not which bytes. accessed() and launched() resolve it.
+constexpr std::uint64_t WholeAllocation = ~std::uint64_t(0);
+
+/// How a host synchronization seen on one thread reaches the other threads
+/// (their mutexes and queues are not intercepted). See engine/HostClocks.h.
+enum class HostKnowledge : std::uint8_t {
+  SharedAcrossThreads, ///< default: a sync seen by any thread is known to all later calls
+  PerThread,           ///< each thread knows only its own syncs
+};
+
+struct EngineOptions {
+  HostKnowledge Hosts = HostKnowledge::SharedAcrossThreads;
+  /// At most this many access records per segment and lifetime side; beyond it
+  /// the oldest is dropped and counted in Stats::DroppedRecords.
+  std::size_t MaxRecordsPerSegment = 64;
+  /// Findings remembered per lifetime to report each (access, lifetime) once.
+  std::size_t MaxRememberedReports = 1024;
+};
+
 enum class StreamFlavor : std::uint8_t {
   LegacyDefault,    ///< stream 0 / cudaStreamLegacy of a device
   PerThreadDefault, ///< cudaStreamPerThread: blocking w.r.t. the legacy stream
@@ -115,6 +136,11 @@ struct Finding {
   AccessPoint Unordered;       ///< the access that is not ordered (old lifetime)
   AccessPoint Released;        ///< the release (stream, site); Stream may be NoStream
   AccessPoint NewAccess;       ///< ReuseRace / UseBeforeAlloc / UseAfterFree: the new access
+  // ReuseRace only: Allocation/Allocated/Released above describe the PREVIOUS
+  // lifetime (the one whose access is unordered); these name the new one.
+  bool AfterUnsafeFree = false; ///< the previous release was reported as UnsafeFree
+  Range NewAllocation;          ///< the allocation the new access belongs to
+  AccessPoint Reallocated;      ///< its allocation stream and site
 };
 
 class FindingSink {
@@ -134,6 +160,7 @@ struct StreamInfo {
 class Engine {
 public:
   explicit Engine(FindingSink &Sink);
+  Engine(FindingSink &Sink, const EngineOptions &Options);
   ~Engine();
   Engine(const Engine &) = delete;
   Engine &operator=(const Engine &) = delete;
@@ -170,9 +197,17 @@ public:
   void accessed(ThreadId T, StreamId S, Range R, OpId Op);
   /// Convenience for launches: one enqueue (one tick of S) touching many ranges.
   void launched(ThreadId T, StreamId S, const std::vector<Range> &Touched, OpId Op);
+  /// A launch whose candidate pointers are raw 8-byte argument words: every word
+  /// that points into a tracked allocation touches that whole allocation. One
+  /// lock for the whole launch, so intercept/ need not call isTracked() per word.
+  void launchedWithPointers(ThreadId T, StreamId S, const Addr *Words, std::size_t Count,
+                            OpId Op);
 
-  /// True when Addr lies in a tracked, live allocation (lets intercept/ test
-  /// candidate pointers found in kernel arguments cheaply).
+  /// True when Addr lies in a tracked allocation, live or released (released
+  /// ranges stay tracked until a new allocation covers them, so that a kernel
+  /// argument pointing into freed memory reaches launched() and is reported as
+  /// UseAfterFree). Lets intercept/ test candidate pointers cheaply: a lock-free
+  /// bounds check rejects most words.
   bool isTracked(Addr A) const;
 
   // --- introspection for tests and the memory benchmark ---------------------
@@ -182,6 +217,9 @@ public:
     std::size_t ShadowSegments = 0;   ///< interval-map entries
     std::size_t RecordedAccesses = 0; ///< access records kept in shadow state
     std::size_t Findings = 0;
+    std::size_t DroppedRecords = 0; ///< records dropped by MaxRecordsPerSegment
+    std::size_t HostClocks = 0;     ///< 1 unless HostKnowledge::PerThread
+    std::size_t Events = 0;         ///< recorded events currently known
   };
   Stats stats() const;
 

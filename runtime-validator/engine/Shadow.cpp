@@ -1,0 +1,95 @@
+//===- Shadow.cpp - shadow state of device memory as byte ranges ----------===//
+
+#include "engine/Shadow.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace streamlife {
+namespace rt {
+
+bool Allocation::firstReport(const ReportKey &K, std::size_t Cap) {
+  if (std::find(Reported.begin(), Reported.end(), K) != Reported.end())
+    return false;
+  // Past the cap we keep reporting (report/ deduplicates by call site) rather
+  // than grow this lifetime's memory without bound.
+  if (Reported.size() < Cap)
+    Reported.push_back(K);
+  return true;
+}
+
+void Shadow::splitAt(Addr A) {
+  auto It = Segments.upper_bound(A);
+  if (It == Segments.begin())
+    return;
+  auto Containing = std::prev(It);
+  if (Containing->first == A || Containing->second.End <= A)
+    return;
+  Segment Upper = Containing->second; // same owner and records: both halves saw them
+  Containing->second.End = A;
+  Segments.emplace_hint(It, A, std::move(Upper));
+}
+
+void Shadow::fillGaps(Range R, const std::shared_ptr<Allocation> &Owner) {
+  if (R.Size == 0)
+    return;
+  Addr Cursor = R.Begin;
+  auto It = Segments.lower_bound(R.Begin);
+  if (It != Segments.begin() && std::prev(It)->second.End > Cursor)
+    Cursor = std::prev(It)->second.End;
+  while (Cursor < R.end()) {
+    Addr GapEnd = R.end();
+    if (It != Segments.end() && It->first < GapEnd)
+      GapEnd = It->first;
+    if (Cursor < GapEnd) {
+      Segment S;
+      S.End = GapEnd;
+      S.Owner = Owner;
+      S.Live = true;
+      Segments.emplace_hint(It, Cursor, std::move(S));
+    }
+    if (It == Segments.end() || It->first >= R.end())
+      break;
+    Cursor = std::max(Cursor, It->second.End);
+    ++It;
+  }
+  if (R.Begin < Lowest.load(std::memory_order_relaxed))
+    Lowest.store(R.Begin, std::memory_order_relaxed);
+  if (R.end() > Highest.load(std::memory_order_relaxed))
+    Highest.store(R.end(), std::memory_order_relaxed);
+}
+
+Segment *Shadow::find(Addr A, Addr *Begin) {
+  auto It = Segments.upper_bound(A);
+  if (It == Segments.begin())
+    return nullptr;
+  --It;
+  if (It->second.End <= A)
+    return nullptr;
+  if (Begin)
+    *Begin = It->first;
+  return &It->second;
+}
+
+const Segment *Shadow::find(Addr A, Addr *Begin) const {
+  return const_cast<Shadow *>(this)->find(A, Begin);
+}
+
+void Shadow::mergeEqualNeighbours() {
+  if (Segments.empty())
+    return;
+  auto It = Segments.begin();
+  auto Next = std::next(It);
+  while (Next != Segments.end()) {
+    if (It->second.End == Next->first && It->second.sameStateAs(Next->second)) {
+      It->second.End = Next->second.End;
+      Next = Segments.erase(Next);
+      continue;
+    }
+    It = Next;
+    ++Next;
+  }
+}
+
+} // namespace rt
+} // namespace streamlife

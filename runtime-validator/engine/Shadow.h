@@ -1,0 +1,159 @@
+//===- Shadow.h - shadow state of device memory as byte ranges ---*- C++ -*-===//
+//
+// Device memory as an interval map: segment begin -> Segment (end, owner, access
+// records). Caching allocators split one cudaMalloc segment into blocks and merge
+// freed neighbours back, so a lifetime is a set of byte ranges, never a pointer:
+// every operation works on ranges and splits segments at the range's ends.
+//
+// A segment belongs to one allocation (its Owner, kept alive by shared_ptr even
+// after the release, for reports) and is either Live (inside that allocation's
+// lifetime) or released (accesses are use-after-free). It carries
+//   * Current: accesses of the current lifetime, at most one per stream (a later
+//     access on the same stream is ordered after an earlier one, so it subsumes
+//     it for every check; its op is the one reports name);
+//   * Past: accesses of earlier lifetimes that a new lifetime must still be
+//     ordered after (which ones is the rules' decision, Engine.cpp).
+// This file only knows the mechanics: split, iterate, fill gaps, merge equal
+// neighbours. The rules live in Engine.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_ENGINE_SHADOW_H
+#define STREAMLIFE_RT_ENGINE_SHADOW_H
+
+#include "engine/Engine.h"
+#include "engine/VectorClock.h"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+using AllocId = std::uint64_t;
+
+/// Identity of a finding already reported for one lifetime, so that a loop
+/// repeating the same unordered access does not report it again.
+struct ReportKey {
+  FindingKind Kind;
+  AllocId OldLifetime; ///< ReuseRace: the previous lifetime; otherwise 0
+  StreamId OldStream;  ///< ReuseRace: the stream of the old access
+  StreamId NewStream;
+  OpId NewOp;
+  bool operator==(const ReportKey &O) const {
+    return Kind == O.Kind && OldLifetime == O.OldLifetime && OldStream == O.OldStream &&
+           NewStream == O.NewStream && NewOp == O.NewOp;
+  }
+};
+
+/// One lifetime of one allocation.
+struct Allocation {
+  AllocId Id = 0;
+  Range Bytes;
+  AllocKind Kind = AllocKind::Device;
+  int Device = 0;
+  StreamId Stream = NoStream; ///< allocation stream
+  Epoch Point;                ///< allocation point on Stream (StreamOrdered: an enqueued op)
+  OpId Site = NoOp;
+  bool Released = false;
+  ReleaseKind HowReleased = ReleaseKind::SyncFree;
+  StreamId ReleaseStream = NoStream;
+  OpId ReleaseSite = NoOp;
+  std::vector<ReportKey> Reported;
+
+  /// Remembers K; false when it was reported already.
+  bool firstReport(const ReportKey &K, std::size_t Cap);
+};
+
+struct AccessRecord {
+  StreamId Stream = NoStream;
+  Epoch At;
+  OpId Op = NoOp;
+  bool operator==(const AccessRecord &O) const {
+    return Stream == O.Stream && At.Slot == O.At.Slot && At.Time == O.At.Time && Op == O.Op;
+  }
+};
+
+/// An access of an earlier lifetime that later lifetimes must be ordered after.
+struct PastAccess {
+  AccessRecord Access;
+  std::shared_ptr<Allocation> Lifetime; ///< the lifetime the access belonged to
+  bool UnsafeAtRelease = false;         ///< it was reported as an unsafe free
+  bool operator==(const PastAccess &O) const {
+    return Access == O.Access && Lifetime == O.Lifetime && UnsafeAtRelease == O.UnsafeAtRelease;
+  }
+};
+
+struct Segment {
+  Addr End = 0;
+  std::shared_ptr<Allocation> Owner;
+  bool Live = false;
+  std::vector<AccessRecord> Current;
+  std::vector<PastAccess> Past;
+
+  bool sameStateAs(const Segment &O) const {
+    return Owner == O.Owner && Live == O.Live && Current == O.Current && Past == O.Past;
+  }
+};
+
+class Shadow {
+public:
+  using SegmentMap = std::map<Addr, Segment>;
+
+  /// Calls Fn(Begin, Segment &) for every segment overlapping R, in address
+  /// order, after making R's ends segment boundaries. Fn must not add or remove
+  /// segments.
+  template <typename Fn> void forEachIn(Range R, Fn &&F) {
+    if (R.Size == 0)
+      return;
+    splitAt(R.Begin);
+    splitAt(R.end());
+    auto It = Segments.upper_bound(R.Begin);
+    if (It != Segments.begin()) {
+      auto Prev = std::prev(It);
+      if (Prev->second.End > R.Begin)
+        It = Prev;
+    }
+    for (; It != Segments.end() && It->first < R.end(); ++It)
+      F(It->first, It->second);
+  }
+
+  /// Creates a live segment owned by Owner for every byte of R not covered yet.
+  void fillGaps(Range R, const std::shared_ptr<Allocation> &Owner);
+
+  /// The segment containing A (and its begin), or null.
+  Segment *find(Addr A, Addr *Begin = nullptr);
+  const Segment *find(Addr A, Addr *Begin = nullptr) const;
+
+  /// Lock-free pre-filter for isTracked(): false means A is surely untracked.
+  /// The bounds only grow, so a stale read errs towards "maybe".
+  bool mayContain(Addr A) const {
+    return A >= Lowest.load(std::memory_order_relaxed) &&
+           A < Highest.load(std::memory_order_relaxed);
+  }
+
+  /// Calls Fn(Segment &) on every segment (the sweep), then merges adjacent
+  /// segments whose state became identical.
+  template <typename Fn> void sweep(Fn &&F) {
+    for (auto &Entry : Segments)
+      F(Entry.second);
+    mergeEqualNeighbours();
+  }
+
+  std::size_t segments() const { return Segments.size(); }
+  const SegmentMap &map() const { return Segments; }
+
+private:
+  void splitAt(Addr A);
+  void mergeEqualNeighbours();
+
+  SegmentMap Segments;
+  std::atomic<Addr> Lowest{~Addr(0)};
+  std::atomic<Addr> Highest{0};
+};
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

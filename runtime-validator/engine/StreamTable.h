@@ -1,0 +1,103 @@
+//===- StreamTable.h - streams, their clocks and implicit ordering -*- C++ -*-===//
+//
+// Per stream: its descriptor, its clock slot and its vector clock. enqueue() is
+// the single place where work joins a stream, so it also applies the implicit
+// orderings CUDA adds without any API call:
+//   * the enqueuing host's knowledge (work enqueued after a host sync is ordered
+//     after what the host synchronized with);
+//   * legacy default stream semantics, per device: work on the legacy stream
+//     waits for all prior work of the blocking streams (Blocking and
+//     PerThreadDefault), and their later work waits for prior legacy work.
+//     Non-blocking streams take no part; priorities have no effect.
+//
+// The legacy ordering costs one compare per blocking stream when the legacy
+// stream enqueues, and one compare when a blocking stream enqueues: a join only
+// happens when the other side ticked since we last joined it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_ENGINE_STREAMTABLE_H
+#define STREAMLIFE_RT_ENGINE_STREAMTABLE_H
+
+#include "engine/Engine.h"
+#include "engine/HostClocks.h"
+#include "engine/VectorClock.h"
+
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+struct StreamState {
+  StreamDesc Desc;
+  StreamId Id = NoStream;
+  ClockSlot Slot = NoSlot;
+  VectorClock Clock;
+  bool Destroyed = false;
+
+  bool blocksOnLegacy() const {
+    return Desc.Flavor == StreamFlavor::Blocking || Desc.Flavor == StreamFlavor::PerThreadDefault;
+  }
+  /// The epoch of this stream's latest operation.
+  Epoch now() const { return Epoch{Slot, Clock.get(Slot)}; }
+};
+
+class StreamTable {
+public:
+  explicit StreamTable(SlotAllocator &Slots) : Slots(Slots) {}
+
+  /// The live stream with this (device, handle), created on first sight.
+  StreamState &lookupOrCreate(const StreamDesc &Desc);
+  /// Forgets the handle (CUDA may hand it out again for a new stream); the
+  /// stream's slot and past work stay known.
+  void destroy(StreamId S);
+  /// Null for an id the engine never handed out.
+  StreamState *get(StreamId S) {
+    return S < Streams.size() ? Streams[S].get() : nullptr;
+  }
+  const StreamState *get(StreamId S) const {
+    return S < Streams.size() ? Streams[S].get() : nullptr;
+  }
+  std::size_t size() const { return Streams.size(); }
+
+  /// One operation enqueued on S by a host with clock H: inherits H's knowledge,
+  /// the implicit legacy-stream ordering and, when given, an event's snapshot
+  /// (stream-wait-event). Returns the epoch of the new operation.
+  Epoch enqueue(StreamState &S, const HostClock &H, const VectorClock *Waited = nullptr);
+
+  /// True when S's next operation, enqueued by host H, would be ordered after E:
+  /// what S knows, what H knows, and the implicit legacy-stream ordering. A
+  /// host-side release (a caching allocator's block going back to S's pool) is
+  /// safe against E exactly when this holds, since only S's later work can reuse
+  /// the block.
+  bool nextWorkOrderedAfter(const StreamState &S, const HostClock &H, Epoch E) const;
+
+  /// Every stream ever seen on Device, destroyed ones included (their work still
+  /// completes before a device synchronization returns).
+  const std::vector<StreamId> &onDevice(int Device) const;
+
+private:
+  struct DeviceStreams {
+    StreamId Legacy = NoStream;
+    std::vector<StreamId> Blocking; ///< live Blocking and PerThreadDefault streams
+    std::vector<StreamId> All;
+  };
+  DeviceStreams &device(int Device) { return Devices[Device]; }
+  const DeviceStreams *findDevice(int Device) const {
+    auto It = Devices.find(Device);
+    return It == Devices.end() ? nullptr : &It->second;
+  }
+
+  SlotAllocator &Slots;
+  std::vector<std::unique_ptr<StreamState>> Streams;
+  std::map<std::pair<int, Handle>, StreamId> Live;
+  std::unordered_map<int, DeviceStreams> Devices;
+};
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

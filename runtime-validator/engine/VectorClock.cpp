@@ -1,0 +1,31 @@
+//===- VectorClock.cpp - vector clocks over dense clock slots -------------===//
+
+#include "engine/VectorClock.h"
+
+#include <algorithm>
+
+namespace streamlife {
+namespace rt {
+
+void VectorClock::join(const VectorClock &Other) {
+  if (Other.Times.size() > Times.size())
+    Times.resize(Other.Times.size(), 0);
+  const std::size_t N = Other.Times.size();
+  for (std::size_t I = 0; I < N; ++I)
+    Times[I] = std::max(Times[I], Other.Times[I]);
+}
+
+void VectorClock::meet(const VectorClock &Other) {
+  // Components missing from Other are zero there, so the minimum is zero.
+  if (Times.size() > Other.Times.size())
+    Times.resize(Other.Times.size());
+  for (std::size_t I = 0; I < Times.size(); ++I)
+    Times[I] = std::min(Times[I], Other.Times[I]);
+}
+
+void VectorClock::assign(const VectorClock &Other) {
+  Times.assign(Other.Times.begin(), Other.Times.end());
+}
+
+} // namespace rt
+} // namespace streamlife

@@ -1,0 +1,78 @@
+//===- VectorClock.h - vector clocks over dense clock slots -----*- C++ -*-===//
+//
+// A vector clock indexed by a dense "clock slot". Every stream and every host
+// clock owns one slot; component k of a clock is the latest tick of slot k that
+// the clock's owner is ordered after. An Epoch names one tick of one slot (an
+// access, an allocation point); "Epoch happens-before Clock" is one compare.
+//
+// Invariant the engine keeps: every change of an owner's clock ticks the owner's
+// own component. Then knowing (slot k, time t) means knowing k's whole clock as
+// of t, which lets callers skip a join with "if (C.get(k) < Other.get(k))".
+//
+// Storage grows only when a new slot appears; assign() and join() reuse the
+// existing capacity, so the steady state of a launch allocates nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_ENGINE_VECTORCLOCK_H
+#define STREAMLIFE_RT_ENGINE_VECTORCLOCK_H
+
+#include <cstdint>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+using ClockSlot = std::uint32_t;
+using ClockTime = std::uint64_t;
+constexpr ClockSlot NoSlot = ~ClockSlot(0);
+
+/// One tick of one slot: "the N-th thing that slot's owner did".
+struct Epoch {
+  ClockSlot Slot = NoSlot;
+  ClockTime Time = 0;
+};
+
+/// Hands out clock slots in creation order; streams and host clocks share them.
+class SlotAllocator {
+public:
+  ClockSlot allocate() { return Next++; }
+  ClockSlot count() const { return Next; }
+
+private:
+  ClockSlot Next = 0;
+};
+
+class VectorClock {
+public:
+  ClockTime get(ClockSlot S) const { return S < Times.size() ? Times[S] : 0; }
+  std::size_t width() const { return Times.size(); }
+
+  /// Advances the owner's own component; returns the new time.
+  ClockTime tick(ClockSlot Own) {
+    grow(Own);
+    return ++Times[Own];
+  }
+
+  /// True when E is ordered before (or is) the point this clock describes.
+  bool covers(const Epoch &E) const { return get(E.Slot) >= E.Time; }
+
+  /// Element-wise maximum: this owner now waits for everything Other knew.
+  void join(const VectorClock &Other);
+  /// Element-wise minimum: what both this and Other know (common knowledge).
+  void meet(const VectorClock &Other);
+  /// Copy that reuses this clock's storage (event records in steady state).
+  void assign(const VectorClock &Other);
+  void clear() { Times.clear(); }
+
+private:
+  void grow(ClockSlot S) {
+    if (S >= Times.size())
+      Times.resize(std::size_t(S) + 1, 0);
+  }
+  std::vector<ClockTime> Times;
+};
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

@@ -1,0 +1,154 @@
+//===- MemoryBoundTest.cpp - shadow state stays flat over long runs -------===//
+//
+// The shadow state must not grow with run length: records every host already
+// knows about are dropped, the rest are bounded per segment. The long test is a
+// synthetic training loop of a million launches and also prints the engine's
+// cost per launched() call (informative, not asserted: CI machines are noisy).
+//
+//===----------------------------------------------------------------------===//
+
+#include "EngineTestSupport.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+using namespace streamlife::rt;
+using namespace streamlife::rt::test;
+
+namespace {
+
+class MemoryBoundTest : public EngineTest {};
+
+TEST_F(MemoryBoundTest, RecordedAccessesAreDroppedOnceTheHostSynchronizedPastThem) {
+  StreamId A = stream(0xa), B = stream(0xb);
+  constexpr unsigned Blocks = 8;
+  for (unsigned I = 0; I < Blocks; ++I)
+    alloc(Range{Block.Begin + I * 0x10000, 256}, A);
+  for (unsigned I = 0; I < Blocks; ++I)
+    launch(B, Range{Block.Begin + I * 0x10000, 256}, ConsumerKernel);
+  EXPECT_EQ(E->stats().RecordedAccesses, Blocks);
+  for (unsigned I = 0; I < Blocks; ++I)
+    launch(A, Range{Block.Begin + I * 0x10000, 256}, ProducerKernel);
+  EXPECT_EQ(E->stats().RecordedAccesses, 2 * Blocks); // B's reads are still live
+  E->hostSyncsStream(0, B);
+  for (unsigned I = 0; I < Blocks; ++I)
+    launch(A, Range{Block.Begin + I * 0x10000, 256}, ProducerKernel);
+  EXPECT_EQ(E->stats().RecordedAccesses, Blocks); // only A's: B's died
+}
+
+TEST_F(MemoryBoundTest, RecordsBeyondThePerSegmentCapAreDroppedAndCounted) {
+  EngineOptions O;
+  O.MaxRecordsPerSegment = 4;
+  useOptions(O);
+  alloc(Block, NoStream, AllocKind::Device);
+  for (Handle H = 1; H <= 10; ++H)
+    launch(stream(H), Block, ConsumerKernel);
+  Engine::Stats S = E->stats();
+  EXPECT_EQ(S.RecordedAccesses, 4u);
+  EXPECT_EQ(S.DroppedRecords, 6u);
+  EXPECT_EQ(S.Streams, 10u);
+}
+
+TEST_F(MemoryBoundTest, EqualNeighbouringSegmentsMergeAgainOnceTheirRecordsDie) {
+  StreamId A = stream(0xa);
+  alloc(Block, A);
+  for (Addr Off = 0; Off < Block.Size; Off += 64)
+    launch(A, Range{Block.Begin + Off, 64}, ProducerKernel); // 64 segments
+  EXPECT_EQ(E->stats().ShadowSegments, Block.Size / 64);
+  E->hostSyncsStream(0, A);
+  StreamId Idle = stream(0x1d1e);
+  for (int I = 0; I < 20000; ++I) // enough operations for a sweep
+    launch(Idle, Range{0x1000, 8}, OtherKernel);
+  EXPECT_EQ(E->stats().ShadowSegments, 1u);
+  EXPECT_EQ(E->stats().RecordedAccesses, 0u);
+}
+
+/// A training-like loop: per step a block is allocated on the producer stream,
+/// written there, read on the consumer stream together with a long-lived
+/// weight, handed back with an event and released on the producer stream; the
+/// allocator polls the consumer event now and then (what makes the host learn).
+/// Every 16th step the block is split into two allocations.
+TEST_F(MemoryBoundTest, ShadowStateStaysFlatOverAMillionLaunches) {
+  StreamId Producer = stream(0xa), Consumer = stream(0xb);
+  const Range Weight{0x7e0000000000, 1 << 20};
+  alloc(Weight, NoStream, AllocKind::Device);
+  constexpr std::size_t Launches = 1000000;
+  constexpr std::size_t EarlyWindow = 10000;
+  constexpr Handle Produced = 0xe0, Consumed = 0xe1;
+
+  std::size_t Done = 0, EarlySegments = 0, EarlyRecords = 0, LateSegments = 0, LateRecords = 0;
+  std::vector<Range> ConsumerTouches(2);
+  std::vector<Range> ProducerTouches(1);
+  auto sample = [&] {
+    Engine::Stats S = E->stats();
+    if (Done <= EarlyWindow) {
+      EarlySegments = std::max(EarlySegments, S.ShadowSegments);
+      EarlyRecords = std::max(EarlyRecords, S.RecordedAccesses);
+    } else if (Done > Launches / 2) {
+      LateSegments = std::max(LateSegments, S.ShadowSegments);
+      LateRecords = std::max(LateRecords, S.RecordedAccesses);
+    }
+  };
+
+  auto Start = std::chrono::steady_clock::now();
+  for (std::size_t Step = 0; Done < Launches; ++Step) {
+    Range X{Block.Begin + (Step % 3) * 0x100000, 1 << 16};
+    bool Split = Step % 16 == 0;
+    if (Split) {
+      alloc(Range{X.Begin, X.Size / 2}, Producer);
+      alloc(Range{X.Begin + X.Size / 2, X.Size / 2}, Producer);
+    } else {
+      alloc(X, Producer);
+    }
+    ProducerTouches[0] = X;
+    E->launched(0, Producer, ProducerTouches, ProducerKernel);
+    E->eventRecorded(0, Produced, Producer);
+    E->streamWaitsEvent(0, Consumer, Produced);
+    ConsumerTouches[0] = X;
+    ConsumerTouches[1] = Weight;
+    E->launched(0, Consumer, ConsumerTouches, ConsumerKernel);
+    E->eventRecorded(0, Consumed, Consumer);
+    E->streamWaitsEvent(0, Producer, Consumed);
+    if (Split) {
+      freeOn(X.Begin, Producer);
+      freeOn(X.Begin + X.Size / 2, Producer);
+    } else {
+      freeOn(X.Begin, Producer);
+    }
+    if (Step % 64 == 63)
+      E->hostSyncsEvent(0, Consumed); // the allocator's event query succeeded
+    Done += 2;
+    if (Done % 1000 == 0)
+      sample();
+  }
+  auto Elapsed = std::chrono::steady_clock::now() - Start;
+  double NsPerLaunchInTrace =
+      std::chrono::duration<double, std::nano>(Elapsed).count() / static_cast<double>(Done);
+
+  EXPECT_EQ(total(), 0u) << "the trace is correctly synchronized";
+  EXPECT_GT(EarlySegments, 0u);
+  EXPECT_LE(LateSegments, EarlySegments);
+  EXPECT_LE(LateRecords, EarlyRecords);
+
+  // The launch path alone: two streams, one range each, steady state.
+  constexpr std::size_t Hot = 1000000;
+  auto HotStart = std::chrono::steady_clock::now();
+  for (std::size_t I = 0; I < Hot; ++I)
+    E->launched(0, I % 2 ? Consumer : Producer, ProducerTouches, OtherKernel);
+  double NsPerLaunched =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - HotStart)
+          .count() /
+      static_cast<double>(Hot);
+
+  Engine::Stats S = E->stats();
+  std::printf("[engine] %zu launches: shadow segments max %zu (first %zu launches) vs %zu "
+              "(second half); records max %zu vs %zu; dropped by cap %zu\n",
+              Done, EarlySegments, EarlyWindow, LateSegments, EarlyRecords, LateRecords,
+              S.DroppedRecords);
+  std::printf("[engine] %.1f ns per launch in the full trace (all calls of a step / 2 "
+              "launches); %.1f ns per launched() call alone\n",
+              NsPerLaunchInTrace, NsPerLaunched);
+}
+
+} // namespace

@@ -1,0 +1,393 @@
+//===- SyncTest.cpp - which calls order a consumer before a release -------===//
+//
+// Every test is the same small program with one synchronization pattern in the
+// middle: a block allocated on stream A, read by a kernel on stream B, then
+// released on A. The release is safe exactly when the pattern orders B's read
+// before it, so UnsafeFree (or its absence) pins the ordering semantics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EngineTestSupport.h"
+
+using namespace streamlife::rt;
+using namespace streamlife::rt::test;
+
+namespace {
+
+constexpr Handle EvConsumerDone = 0xe1;
+constexpr Handle EvOther = 0xe2;
+
+class SyncTest : public EngineTest {
+protected:
+  /// Allocation on A, consumer read on B; the test supplies what comes next.
+  void consumerReads() {
+    alloc(Block, A);
+    launch(A, Block, ProducerKernel);
+    record(EvOther, A);
+    wait(B, EvOther);
+    launch(B, Block, ConsumerKernel);
+  }
+  StreamId A = stream(0xa);
+  StreamId B = stream(0xb);
+};
+
+TEST_F(SyncTest, UnsafeFreeWhenNothingOrdersTheConsumer) {
+  consumerReads();
+  freeOn(Block.Begin, A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  const Finding &F = *Sink.first(FindingKind::UnsafeFree);
+  EXPECT_EQ(F.Unordered.Stream, B);
+  EXPECT_EQ(F.Unordered.Op, ConsumerKernel);
+  EXPECT_EQ(F.Released.Stream, A);
+  EXPECT_EQ(F.Released.Op, FreeSite);
+  EXPECT_EQ(F.Allocated.Stream, A);
+  EXPECT_EQ(F.Allocated.Op, AllocSite);
+  EXPECT_EQ(F.Bytes.Begin, Block.Begin);
+  EXPECT_EQ(F.Bytes.Size, Block.Size);
+  EXPECT_EQ(F.Alloc, AllocKind::CachingAllocator);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenAllocationStreamWaitsBeforeFree) {
+  consumerReads();
+  record(EvConsumerDone, B);
+  wait(A, EvConsumerDone);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheWaitComesAfterTheFree) {
+  consumerReads();
+  record(EvConsumerDone, B);
+  freeOn(Block.Begin, A);
+  wait(A, EvConsumerDone); // late: the block was already back in A's pool
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+  // The late wait still orders A's next use of the block: no reuse race.
+  alloc(Block, A);
+  launch(A, Block, ProducerKernel);
+  EXPECT_EQ(count(FindingKind::ReuseRace), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheWaitIsOnTheWrongStream) {
+  StreamId C = stream(0xc);
+  consumerReads();
+  record(EvConsumerDone, B);
+  wait(C, EvConsumerDone); // C is not the allocation stream
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheEventWasRecordedBeforeTheLastUse) {
+  consumerReads();
+  record(EvConsumerDone, B);          // stale: before the second read
+  launch(B, Block, OtherKernel);      // last use
+  wait(A, EvConsumerDone);
+  freeOn(Block.Begin, A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Op, OtherKernel);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheEventIsRecordedAgainAfterTheLastUse) {
+  consumerReads();
+  record(EvConsumerDone, B);
+  launch(B, Block, OtherKernel);
+  record(EvConsumerDone, B); // a record overwrites the previous snapshot
+  wait(A, EvConsumerDone);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenOnlyOneOfTwoConsumersIsWaitedFor) {
+  StreamId C = stream(0xc);
+  consumerReads();
+  wait(C, EvOther);
+  launch(C, Block, OtherKernel);
+  record(EvConsumerDone, B);
+  wait(A, EvConsumerDone); // C's read is not waited for
+  freeOn(Block.Begin, A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, C);
+}
+
+TEST_F(SyncTest, UnsafeFreeReportedOncePerUnorderedConsumer) {
+  StreamId C = stream(0xc);
+  consumerReads();
+  wait(C, EvOther);
+  launch(C, Block, OtherKernel);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 2u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenWaitingOnANeverRecordedEventIsANoOp) {
+  consumerReads();
+  wait(A, 0xdead); // never recorded: completes at once, orders nothing
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheEventWasDestroyedBeforeTheWait) {
+  consumerReads();
+  record(EvConsumerDone, B);
+  E->eventDestroyed(0, EvConsumerDone);
+  wait(A, EvConsumerDone);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedAfterHostStreamSync) {
+  consumerReads();
+  E->hostSyncsStream(0, B);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheHostSyncedTheWrongStream) {
+  consumerReads();
+  E->hostSyncsStream(0, A);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedAfterHostEventSyncOrSuccessfulQuery) {
+  consumerReads();
+  record(EvConsumerDone, B);
+  // cudaEventQuery == cudaSuccess is reported the same way as a sync.
+  E->hostSyncsEvent(0, EvConsumerDone);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheQueriedEventPrecedesTheLastUse) {
+  consumerReads();
+  record(EvConsumerDone, B);
+  launch(B, Block, OtherKernel);
+  E->hostSyncsEvent(0, EvConsumerDone);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedAfterDeviceSync) {
+  consumerReads();
+  E->hostSyncsDevice(0, 0);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenOnlyAnotherDeviceWasSynced) {
+  StreamId B1 = stream(0xb, StreamFlavor::NonBlocking, /*Device=*/1);
+  alloc(Block, A);
+  launch(B1, Block, ConsumerKernel); // peer access from device 1
+  E->hostSyncsDevice(0, 0);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, B1);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheOtherDeviceIsSynced) {
+  StreamId B1 = stream(0xb, StreamFlavor::NonBlocking, /*Device=*/1);
+  alloc(Block, A);
+  launch(B1, Block, ConsumerKernel);
+  E->hostSyncsDevice(0, 1);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedForTheSameHandleOnTwoDevicesBeingTwoStreams) {
+  StreamId A1 = stream(0xa, StreamFlavor::NonBlocking, /*Device=*/1);
+  EXPECT_NE(A, A1);
+  EXPECT_EQ(E->streamInfo(A1).Desc.Device, 1);
+  EXPECT_EQ(stream(0xa), A);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheSyncedStreamIsNewAfterItsHandleWasReused) {
+  alloc(Block, A);
+  launch(B, Block, ConsumerKernel);
+  E->streamDestroyed(0, B);
+  EXPECT_TRUE(E->streamInfo(B).Destroyed);
+  StreamId Reused = stream(0xb); // CUDA handed the same handle out again
+  EXPECT_NE(Reused, B);
+  E->hostSyncsStream(0, Reused); // says nothing about the old stream's work
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedForTheReleaseStreamsOwnAccesses) {
+  alloc(Block, A);
+  launch(A, Block, ProducerKernel);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenOrderedThroughAChainOfEvents) {
+  StreamId C = stream(0xc);
+  consumerReads();
+  record(EvConsumerDone, B);
+  wait(C, EvConsumerDone);
+  launch(C, Range{0x1000, 8}, OtherKernel); // untracked range: ignored
+  record(EvOther, C);
+  wait(A, EvOther); // A after C after B
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeReportsTheLastOpOfTheUnorderedStream) {
+  consumerReads();
+  launch(B, Block, OtherKernel);
+  freeOn(Block.Begin, A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Op, OtherKernel);
+}
+
+// --- legacy default stream, per-thread default stream, non-blocking ----------
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenALegacyStreamUseIsFollowedByABlockingRelease) {
+  StreamId L = legacy();
+  StreamId Bl = stream(0xbb, StreamFlavor::Blocking);
+  alloc(Block, Bl, AllocKind::StreamOrdered);
+  launch(L, Block, ConsumerKernel);
+  freeOn(Block.Begin, Bl, ReleaseKind::StreamOrdered); // Bl's free waits for L
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedForACachingReleaseOnABlockingStreamAfterLegacyUse) {
+  // The block goes back to Bl's pool without an enqueue, but Bl's next work
+  // (the only work that can reuse it) waits for the legacy stream.
+  StreamId L = legacy();
+  StreamId Bl = stream(0xbb, StreamFlavor::Blocking);
+  alloc(Block, Bl);
+  launch(L, Block, ConsumerKernel);
+  freeOn(Block.Begin, Bl);
+  alloc(Block, Bl);
+  launch(Bl, Block, ProducerKernel);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenALegacyStreamUseIsFollowedByANonBlockingRelease) {
+  StreamId L = legacy();
+  alloc(Block, A);
+  launch(L, Block, ConsumerKernel);
+  freeOn(Block.Begin, A, ReleaseKind::StreamOrdered);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheLegacyStreamReleasesAfterABlockingUse) {
+  StreamId L = legacy();
+  StreamId Bl = stream(0xbb, StreamFlavor::Blocking);
+  alloc(Block, L, AllocKind::StreamOrdered);
+  record(EvOther, L);
+  wait(Bl, EvOther);
+  launch(Bl, Block, ConsumerKernel);
+  freeOn(Block.Begin, L, ReleaseKind::StreamOrdered); // L's free waits for Bl
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheLegacyStreamReleasesAfterANonBlockingUse) {
+  StreamId L = legacy();
+  alloc(Block, L, AllocKind::StreamOrdered);
+  record(EvOther, L);
+  wait(B, EvOther);
+  launch(B, Block, ConsumerKernel);
+  freeOn(Block.Begin, L, ReleaseKind::StreamOrdered);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeBetweenTwoBlockingStreamsWithoutLegacyWork) {
+  legacy();
+  StreamId B1 = stream(0xb1, StreamFlavor::Blocking);
+  StreamId B2 = stream(0xb2, StreamFlavor::Blocking);
+  alloc(Block, B1);
+  launch(B2, Block, ConsumerKernel);
+  freeOn(Block.Begin, B1);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenLegacyWorkSitsBetweenTwoBlockingStreams) {
+  StreamId L = legacy();
+  StreamId B1 = stream(0xb1, StreamFlavor::Blocking);
+  StreamId B2 = stream(0xb2, StreamFlavor::Blocking);
+  alloc(Block, B1, AllocKind::StreamOrdered);
+  record(EvOther, B1);
+  wait(B2, EvOther);
+  launch(B2, Block, ConsumerKernel);
+  launch(L, Range{0x1000, 8}, OtherKernel); // waits for B2; B1's next work waits for it
+  freeOn(Block.Begin, B1, ReleaseKind::StreamOrdered);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedForThePerThreadDefaultStreamAgainstLegacy) {
+  StreamId L = legacy();
+  StreamId Ptds = stream(0x2, StreamFlavor::PerThreadDefault);
+  alloc(Block, Ptds, AllocKind::StreamOrdered);
+  launch(L, Block, ConsumerKernel);
+  freeOn(Block.Begin, Ptds, ReleaseKind::StreamOrdered);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheLegacyStreamIsOnAnotherDevice) {
+  StreamId L1 = legacy(/*Device=*/1);
+  StreamId Bl = stream(0xbb, StreamFlavor::Blocking, /*Device=*/0);
+  alloc(Block, Bl, AllocKind::StreamOrdered);
+  launch(L1, Block, ConsumerKernel);
+  freeOn(Block.Begin, Bl, ReleaseKind::StreamOrdered);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeRegardlessOfStreamPriorities) {
+  StreamDesc High;
+  High.StreamHandle = 0x77;
+  High.Flavor = StreamFlavor::NonBlocking;
+  High.Priority = -5;
+  StreamId Hi = E->stream(0, High);
+  EXPECT_EQ(E->streamInfo(Hi).Desc.Priority, -5);
+  alloc(Block, A);
+  launch(Hi, Block, ConsumerKernel);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+// --- host threads -------------------------------------------------------------
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenAnotherThreadSyncedFirstWithSharedHostKnowledge) {
+  consumerReads();
+  E->hostSyncsStream(/*T=*/1, B);            // e.g. the main thread synchronizes
+  E->released(/*T=*/2, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite); // autograd thread frees
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenAnotherThreadSyncedWithPerThreadHostKnowledge) {
+  EngineOptions O;
+  O.Hosts = HostKnowledge::PerThread;
+  useOptions(O);
+  A = stream(0xa);
+  B = stream(0xb);
+  consumerReads();
+  E->hostSyncsStream(/*T=*/1, B);
+  E->released(/*T=*/2, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(E->stats().HostClocks, 3u); // threads 0 (the program so far), 1 and 2
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheSameThreadSyncedWithPerThreadHostKnowledge) {
+  EngineOptions O;
+  O.Hosts = HostKnowledge::PerThread;
+  useOptions(O);
+  A = stream(0xa);
+  B = stream(0xb);
+  consumerReads();
+  E->hostSyncsStream(/*T=*/2, B);
+  E->released(/*T=*/2, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenAThreadSeenLaterInheritsCommonKnowledge) {
+  EngineOptions O;
+  O.Hosts = HostKnowledge::PerThread;
+  useOptions(O);
+  A = stream(0xa);
+  B = stream(0xb);
+  consumerReads();
+  E->hostSyncsStream(/*T=*/0, B); // the only thread so far: everyone knows
+  E->released(/*T=*/5, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite);
+  EXPECT_EQ(total(), 0u);
+}
+
+} // namespace
