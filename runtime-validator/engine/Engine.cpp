@@ -61,18 +61,15 @@ const char *findingKindName(FindingKind K) {
 
 namespace {
 
-/// A finding produced during one engine call, with the identity used to merge
-/// the per-segment pieces of one allocation into one report.
+/// A finding produced during one engine call. Key identifies it; Lifetime is
+/// the allocation whose Reported list remembers it across calls.
 struct PendingFinding {
   Finding F;
-  AllocId Lifetime;
-  ClockTime OldTime;
+  ReportKey Key;
 };
 
-bool sameFinding(const PendingFinding &P, const Finding &F, AllocId Lifetime, ClockTime OldTime) {
-  return P.F.Kind == F.Kind && P.Lifetime == Lifetime && P.OldTime == OldTime &&
-         P.F.Unordered.Stream == F.Unordered.Stream && P.F.NewAccess.Stream == F.NewAccess.Stream &&
-         P.F.NewAccess.Op == F.NewAccess.Op;
+ReportKey keyOf(const Finding &F, AllocId OldLifetime) {
+  return ReportKey{F.Kind, OldLifetime, F.Unordered, F.NewAccess};
 }
 
 /// Which release kinds free which allocation kinds (a caching allocator's blocks
@@ -127,16 +124,20 @@ struct Engine::Impl {
   std::uint64_t SweptAtVersion = 0;
 
   // --- findings ------------------------------------------------------------
-  void add(const Finding &F, AllocId Lifetime, ClockTime OldTime) {
+  /// Queues F unless this lifetime (Remember) reported it already. Pieces of
+  /// one finding from several segments of a call merge into one Bytes span.
+  void offer(Allocation &Remember, const Finding &F, AllocId OldLifetime = 0) {
+    ReportKey Key = keyOf(F, OldLifetime);
     for (PendingFinding &P : Pending) {
-      if (!sameFinding(P, F, Lifetime, OldTime))
+      if (!(P.Key == Key))
         continue;
       Addr Begin = std::min(P.F.Bytes.Begin, F.Bytes.Begin);
       Addr End = std::max(P.F.Bytes.end(), F.Bytes.end());
       P.F.Bytes = Range{Begin, End - Begin};
       return;
     }
-    Pending.push_back(PendingFinding{F, Lifetime, OldTime});
+    if (Remember.firstReport(Key, Opts.MaxRememberedReports))
+      Pending.push_back(PendingFinding{F, Key});
   }
 
   void flush() {
@@ -212,14 +213,10 @@ struct Engine::Impl {
         return;
       Range Bytes{Begin, Seg.End - Begin};
       if (!Seg.Live) {
-        if (!A.firstReport({FindingKind::UseAfterFree, 0, NoStream, S.Id, Op},
-                           Opts.MaxRememberedReports) &&
-            !pendingFor(FindingKind::UseAfterFree, A.Id, NoStream, S.Id, Op))
-          return;
         Finding F = describe(FindingKind::UseAfterFree, Bytes, A);
         F.Released = AccessPoint{A.ReleaseStream, A.ReleaseSite};
         F.NewAccess = AccessPoint{S.Id, Op};
-        add(F, A.Id, 0);
+        offer(A, F);
         return;
       }
 
@@ -233,10 +230,6 @@ struct Engine::Impl {
         if (S.Clock.covers(P.Access.At))
           continue;
         const Allocation &Old = *P.Lifetime;
-        if (!A.firstReport({FindingKind::ReuseRace, Old.Id, P.Access.Stream, S.Id, Op},
-                           Opts.MaxRememberedReports) &&
-            !pendingFor(FindingKind::ReuseRace, Old.Id, P.Access.Stream, S.Id, Op))
-          continue;
         Finding F = describe(FindingKind::ReuseRace, Bytes, Old);
         F.Unordered = AccessPoint{P.Access.Stream, P.Access.Op};
         F.Released = AccessPoint{Old.ReleaseStream, Old.ReleaseSite};
@@ -244,33 +237,18 @@ struct Engine::Impl {
         F.AfterUnsafeFree = P.UnsafeAtRelease;
         F.NewAllocation = A.Bytes;
         F.Reallocated = AccessPoint{A.Stream, A.Site};
-        add(F, Old.Id, P.Access.At.Time);
+        offer(A, F, Old.Id);
       }
 
       if (A.Kind == AllocKind::StreamOrdered && A.Point.Slot != NoSlot &&
-          !S.Clock.covers(A.Point) &&
-          (A.firstReport({FindingKind::UseBeforeAlloc, 0, NoStream, S.Id, Op},
-                         Opts.MaxRememberedReports) ||
-           pendingFor(FindingKind::UseBeforeAlloc, A.Id, NoStream, S.Id, Op))) {
+          !S.Clock.covers(A.Point)) {
         Finding F = describe(FindingKind::UseBeforeAlloc, Bytes, A);
         F.NewAccess = AccessPoint{S.Id, Op};
-        add(F, A.Id, 0);
+        offer(A, F);
       }
 
       recordAccess(Seg, S.Id, At, Op, Common);
     });
-  }
-
-  /// True when this call already produced the finding for another segment of
-  /// the same allocation (firstReport() then says "seen", but the pieces must
-  /// still be merged into that finding's Bytes).
-  bool pendingFor(FindingKind K, AllocId Lifetime, StreamId OldStream, StreamId NewStream,
-                  OpId Op) const {
-    for (const PendingFinding &P : Pending)
-      if (P.F.Kind == K && P.Lifetime == Lifetime && P.F.Unordered.Stream == OldStream &&
-          P.F.NewAccess.Stream == NewStream && P.F.NewAccess.Op == Op)
-        return true;
-    return false;
   }
 
   static Finding describe(FindingKind K, Range Bytes, const Allocation &A) {
@@ -426,7 +404,7 @@ struct Engine::Impl {
           Finding F = describe(FindingKind::UnsafeFree, Range{Begin, Seg.End - Begin}, *A);
           F.Unordered = AccessPoint{Rec.Stream, Rec.Op};
           F.Released = AccessPoint{R ? R->Id : NoStream, Site};
-          add(F, A->Id, Rec.At.Time);
+          offer(*A, F);
         }
         if (Unsafe || KeepOrderedAccesses)
           keepPast(Seg, PastAccess{Rec, A, Unsafe});

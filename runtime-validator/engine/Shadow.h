@@ -33,17 +33,17 @@ namespace rt {
 
 using AllocId = std::uint64_t;
 
-/// Identity of a finding already reported for one lifetime, so that a loop
-/// repeating the same unordered access does not report it again.
+/// Identity of a finding within one lifetime: the unordered old access (if any)
+/// and the new access, each as (stream, op). A loop repeating the same access
+/// is reported once; report/ deduplicates further by call-site pair.
 struct ReportKey {
   FindingKind Kind;
   AllocId OldLifetime; ///< ReuseRace: the previous lifetime; otherwise 0
-  StreamId OldStream;  ///< ReuseRace: the stream of the old access
-  StreamId NewStream;
-  OpId NewOp;
+  AccessPoint Old;     ///< UnsafeFree / ReuseRace: the unordered access
+  AccessPoint New;     ///< ReuseRace / UseBeforeAlloc / UseAfterFree: the new access
   bool operator==(const ReportKey &O) const {
-    return Kind == O.Kind && OldLifetime == O.OldLifetime && OldStream == O.OldStream &&
-           NewStream == O.NewStream && NewOp == O.NewOp;
+    return Kind == O.Kind && OldLifetime == O.OldLifetime && Old.Stream == O.Old.Stream &&
+           Old.Op == O.Old.Op && New.Stream == O.New.Stream && New.Op == O.New.Op;
   }
 };
 

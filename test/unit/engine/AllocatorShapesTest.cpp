@@ -199,3 +199,30 @@ TEST_F(ShapesTest, LaunchWithPointersTouchesEveryPointedToAllocationOnce) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(ShapesTest, ReuseRaceReportedOnceForOneOldAccessSpanningSeveralSegments) {
+  Range Whole{Base, 1024};
+  alloc(Whole, A);
+  launch(B, Range{Base, 512}, ConsumerKernel);       // two launches of the same
+  launch(B, Range{Base + 512, 512}, ConsumerKernel); // op: two segments, two epochs
+  freeOn(Base, A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Bytes.Size, Whole.Size);
+  alloc(Whole, A);
+  launch(A, Whole, ProducerKernel);
+  ASSERT_EQ(count(FindingKind::ReuseRace), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::ReuseRace)->Bytes.Size, Whole.Size);
+}
+
+TEST_F(ShapesTest, UnsafeFreeReportedPerDistinctUnorderedOpOfOneStream) {
+  Range Whole{Base, 1024};
+  alloc(Whole, A);
+  launch(B, Range{Base, 512}, ConsumerKernel);
+  launch(B, Range{Base + 512, 512}, OtherKernel);
+  freeOn(Base, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 2u);
+}
+
+} // namespace
