@@ -1,0 +1,69 @@
+//===- BlockEvents.h - what a stream-aware allocator tells us ---*- C++ -*-===//
+//
+// The allocator side of the validator. A stream-aware allocator hands out
+// blocks for use on one stream (the allocation stream) and takes them back
+// later; that is all the engine needs to know about it, because everything
+// else (the allocator's own event records, waits and queries) is ordinary CUDA
+// API traffic that intercept/ already sees.
+//
+// Two allocators plug in here:
+//   * the driver's stream-ordered pools (cuMemAllocAsync, cuMemAllocFromPoolAsync,
+//     cuMemFreeAsync): StreamOrderedPool.h, used now;
+//   * PyTorch's caching allocator, later: its trace tracker's ALLOC and
+//     FREE_COMPLETED map to blockAllocated/blockReleased, and record_stream to
+//     blockUsedOnStream (see the research notes, section 2).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_ALLOCATORS_BLOCKEVENTS_H
+#define STREAMLIFE_RT_ALLOCATORS_BLOCKEVENTS_H
+
+#include "engine/Engine.h"
+
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+class BlockEvents {
+public:
+  virtual ~BlockEvents();
+  /// Bytes were handed out for use on Stream, the block's allocation stream.
+  virtual void blockAllocated(ThreadId T, Range Bytes, StreamId Stream, OpId Site, int Device) = 0;
+  /// The block starting at Base went back to the allocator; for a stream-ordered
+  /// release the release is enqueued on Stream (the allocation stream for a
+  /// caching allocator's block).
+  virtual void blockReleased(ThreadId T, Addr Base, StreamId Stream, OpId Site) = 0;
+  /// record_stream: Consumer also uses the block. The allocator will reuse the
+  /// block only after an event it records on Consumer completed; that record and
+  /// the query are intercepted CUDA calls, so the ordering reaches the engine
+  /// through them. Kept per block so that reports can say a block was recorded.
+  virtual void blockUsedOnStream(ThreadId T, Addr Base, StreamId Consumer) = 0;
+};
+
+/// Forwards block events to the engine with the lifetime kinds of one allocator.
+class EngineBlockEvents : public BlockEvents {
+public:
+  EngineBlockEvents(Engine &E, AllocKind Alloc, ReleaseKind Release)
+      : E(E), Alloc(Alloc), Release(Release) {}
+
+  void blockAllocated(ThreadId T, Range Bytes, StreamId Stream, OpId Site, int Device) override;
+  void blockReleased(ThreadId T, Addr Base, StreamId Stream, OpId Site) override;
+  void blockUsedOnStream(ThreadId T, Addr Base, StreamId Consumer) override;
+
+  /// Streams recorded on the live block at Base (empty if none or unknown).
+  std::vector<StreamId> recordedStreams(Addr Base) const;
+
+private:
+  Engine &E;
+  AllocKind Alloc;
+  ReleaseKind Release;
+  mutable std::mutex Lock; ///< guards Recorded; never held across an engine call
+  std::map<Addr, std::vector<StreamId>> Recorded;
+};
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

@@ -1,0 +1,69 @@
+//===- InterceptEventsAndSync.cpp - events, waits, host synchronization ---===//
+//
+// Records and waits are translated once the driver accepted them; host syncs
+// and queries only when they returned CUDA_SUCCESS (a query that says "not
+// ready" teaches the host nothing; a successful one is how a caching allocator
+// learns that a block is free).
+//
+//===----------------------------------------------------------------------===//
+#include "intercept/Runtime.h"
+
+#include <cupti_driver_cbid.h>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+Handle eventHandle(CUevent E) { return reinterpret_cast<Handle>(E); }
+} // namespace
+
+void interceptEventsAndSync(const CallContext &C) {
+  ValidatorRuntime &R = C.R;
+  switch (C.Cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
+    if (C.exitedOk()) {
+      const auto &P = C.params<cuEventRecord_params>(); // WithFlags starts alike
+      if (!C.capturing(P.hStream))
+        R.Eng.eventRecorded(C.T, eventHandle(P.hEvent), C.stream(P.hStream));
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz:
+    if (C.exitedOk()) {
+      const auto &P = C.params<cuStreamWaitEvent_params>();
+      if (!C.capturing(P.hStream))
+        R.Eng.streamWaitsEvent(C.T, C.stream(P.hStream), eventHandle(P.hEvent));
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
+  case CUPTI_DRIVER_TRACE_CBID_cuEventQuery:
+    if (C.exitedOk())
+      R.Eng.hostSyncsEvent(C.T, eventHandle(C.params<cuEventQuery_params>().hEvent));
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz:
+    if (C.exitedOk())
+      R.Eng.hostSyncsStream(C.T, C.stream(C.params<cuStreamQuery_params>().hStream));
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
+  case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2:
+    if (C.exitedOk())
+      R.Eng.hostSyncsDevice(C.T, C.device());
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy:
+  case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2:
+    if (C.entering())
+      R.Eng.eventDestroyed(C.T, eventHandle(C.params<cuEventDestroy_v2_params>().hEvent));
+    return;
+  default:
+    return;
+  }
+}
+
+} // namespace rt
+} // namespace streamlife

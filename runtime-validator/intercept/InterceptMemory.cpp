@@ -1,0 +1,83 @@
+//===- InterceptMemory.cpp - allocations and frees ------------------------===//
+//
+// Allocations are recorded when the driver returned the pointer; frees before
+// the driver acts on them, because once the memory is back in the driver's
+// hands another thread's allocation may get it before our exit callback runs.
+// A synchronous free (cuMemFree, cudaFree) synchronizes the device first.
+// Pinned host memory (cuMemAllocHost, cuMemHostAlloc) is not tracked: the rules
+// are about device memory that an allocator hands to the next user.
+//
+//===----------------------------------------------------------------------===//
+#include "intercept/Runtime.h"
+
+#include <cupti_driver_cbid.h>
+
+namespace streamlife {
+namespace rt {
+
+void interceptMemory(const CallContext &C) {
+  ValidatorRuntime &R = C.R;
+  switch (C.Cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
+    if (C.exitedOk()) {
+      const auto &P = C.params<cuMemAlloc_v2_params>();
+      R.Eng.allocated(C.T, Range{*P.dptr, P.bytesize}, AllocKind::Device, NoStream, C.apiOp(),
+                      C.device());
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2:
+    if (C.exitedOk()) {
+      const auto &P = C.params<cuMemAllocPitch_v2_params>();
+      R.Eng.allocated(C.T, Range{*P.dptr, *P.pPitch * P.Height}, AllocKind::Device, NoStream,
+                      C.apiOp(), C.device());
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
+    if (C.exitedOk()) {
+      const auto &P = C.params<cuMemAllocManaged_params>();
+      R.Eng.allocated(C.T, Range{*P.dptr, P.bytesize}, AllocKind::Managed, NoStream, C.apiOp(),
+                      C.device());
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+    if (C.entering()) {
+      CUdeviceptr Ptr = C.params<cuMemFree_v2_params>().dptr;
+      if (Ptr && R.Eng.isTracked(Ptr)) {
+        R.Eng.hostSyncsDevice(C.T, C.device());
+        R.Eng.released(C.T, Ptr, ReleaseKind::SyncFree, NoStream, C.apiOp());
+      }
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
+    if (C.exitedOk()) {
+      const auto &P = C.params<cuMemAllocAsync_params>();
+      R.Pool.allocatedAsync(C.T, *P.dptr, P.bytesize, C.stream(P.hStream), C.apiOp(), C.device());
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
+    if (C.exitedOk()) {
+      const auto &P = C.params<cuMemAllocFromPoolAsync_params>();
+      R.Pool.allocatedAsync(C.T, *P.dptr, P.bytesize, C.stream(P.hStream), C.apiOp(), C.device());
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+    if (C.entering()) {
+      const auto &P = C.params<cuMemFreeAsync_params>();
+      if (P.dptr && !C.capturing(P.hStream))
+        R.Pool.freedAsync(C.T, P.dptr, C.stream(P.hStream), C.apiOp());
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
+    if (C.exitedOk())
+      R.Report.noteNotAnalysed(NotAnalysed::VirtualMemory);
+    return;
+  default:
+    return;
+  }
+}
+
+} // namespace rt
+} // namespace streamlife

@@ -1,0 +1,51 @@
+//===- InterceptStreams.cpp - stream creation, destruction, capture -------===//
+#include "intercept/Runtime.h"
+
+#include <cupti_driver_cbid.h>
+
+namespace streamlife {
+namespace rt {
+
+void interceptStreams(const CallContext &C) {
+  switch (C.Cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamCreate:
+    if (C.exitedOk()) {
+      const auto &P = C.params<cuStreamCreate_params>();
+      C.R.Streams.created(C.T, *P.phStream, P.Flags, 0, C.Data.context);
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority:
+    if (C.exitedOk()) {
+      const auto &P = C.params<cuStreamCreateWithPriority_params>();
+      C.R.Streams.created(C.T, *P.phStream, P.flags, P.priority, C.Data.context);
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2:
+    if (C.entering())
+      C.R.Streams.destroyed(C.T, C.params<cuStreamDestroy_v2_params>().hStream);
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz:
+    if (C.exitedOk()) {
+      C.R.ActiveCaptures.fetch_add(1);
+      C.R.Report.noteNotAnalysed(NotAnalysed::StreamCapture);
+    }
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz:
+    // A capture ends (successfully or invalidated) with this call either way.
+    if (!C.entering() && C.R.ActiveCaptures.load() > 0)
+      C.R.ActiveCaptures.fetch_sub(1);
+    return;
+  default:
+    return;
+  }
+}
+
+} // namespace rt
+} // namespace streamlife

@@ -1,0 +1,109 @@
+//===- KernelArguments.cpp - parameter layout and argument words ----------===//
+#include "intercept/KernelArguments.h"
+
+#include "intercept/CudaLibraries.h"
+
+#include <cstring>
+#include <mutex>
+
+namespace streamlife {
+namespace rt {
+
+void appendParamWords(const void *Bytes, std::size_t Size, std::vector<Addr> &Words) {
+  if (!Bytes)
+    return;
+  const unsigned char *P = static_cast<const unsigned char *>(Bytes);
+  for (std::size_t Off = 0; Off + sizeof(Addr) <= Size; Off += sizeof(Addr)) {
+    Addr W;
+    std::memcpy(&W, P + Off, sizeof(W)); // argument storage need not be aligned
+    if (W)
+      Words.push_back(W);
+  }
+}
+
+void wordsFromKernelParams(void *const *KernelParams, const std::vector<ParamSlot> &Layout,
+                           std::vector<Addr> &Words) {
+  if (!KernelParams)
+    return;
+  for (std::size_t I = 0; I < Layout.size(); ++I)
+    if (Layout[I].Size >= sizeof(Addr))
+      appendParamWords(KernelParams[I], Layout[I].Size, Words);
+}
+
+bool wordsFromExtra(void *const *Extra, std::vector<Addr> &Words) {
+  if (!Extra)
+    return false;
+  const void *Buffer = nullptr;
+  std::size_t Size = 0;
+  bool HaveSize = false;
+  for (int I = 0; I < 64; I += 2) {
+    void *Tag = Extra[I];
+    if (Tag == CU_LAUNCH_PARAM_END)
+      break;
+    if (Tag == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+      Buffer = Extra[I + 1];
+    } else if (Tag == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+      if (!Extra[I + 1])
+        return false;
+      Size = *static_cast<const std::size_t *>(Extra[I + 1]);
+      HaveSize = true;
+    } else {
+      return false; // an unknown tag: the rest of the list cannot be trusted
+    }
+  }
+  if (!Buffer || !HaveSize)
+    return false;
+  appendParamWords(Buffer, Size, Words);
+  return true;
+}
+
+KernelInfo KernelInfoCache::get(void *Function, const char *SymbolName, OpTable &Ops) {
+  {
+    std::shared_lock<std::shared_mutex> Guard(Lock);
+    auto It = Infos.find(Function);
+    if (It != Infos.end())
+      return It->second;
+  }
+  KernelInfo Info;
+  Info.Name = Ops.internName(std::string("kernel '") + (SymbolName ? SymbolName : "<unnamed>") + "'");
+  // The handle in cuLaunchKernel(Ex) is in practice a CUkernel (library-based
+  // loading since CUDA 12): cuFuncGetParamInfo rejects it with 400, while
+  // cuKernelGetParamInfo works (measured, runtime-notes section 8). Modules
+  // loaded with cuModuleLoad* still give CUfunctions, hence the fallback.
+  // CUDA 13.0 has no parameter-count call: ask until the index is rejected.
+  // A kernel without parameters answers index 0 with CUDA_ERROR_INVALID_VALUE,
+  // a handle of the wrong kind with CUDA_ERROR_INVALID_HANDLE.
+  auto Query = [&](auto Fn, auto Handle) {
+    std::vector<ParamSlot> Layout;
+    for (std::size_t I = 0; I < 4096; ++I) {
+      size_t Off = 0, Sz = 0;
+      CUresult Rc = Fn(Handle, I, &Off, &Sz);
+      if (Rc != CUDA_SUCCESS) {
+        bool Known = I > 0 || Rc == CUDA_ERROR_INVALID_VALUE;
+        return std::make_pair(Known, Layout);
+      }
+      Layout.push_back(ParamSlot{static_cast<std::uint32_t>(Off), static_cast<std::uint32_t>(Sz)});
+    }
+    return std::make_pair(true, Layout);
+  };
+  if (Driver.KernelGetParamInfo) {
+    auto [Ok, Layout] = Query(Driver.KernelGetParamInfo, reinterpret_cast<CUkernel>(Function));
+    if (Ok) {
+      Info.LayoutKnown = true;
+      Info.Layout = std::move(Layout);
+    }
+  }
+  if (!Info.LayoutKnown && Driver.FuncGetParamInfo) {
+    auto [Ok, Layout] = Query(Driver.FuncGetParamInfo, reinterpret_cast<CUfunction>(Function));
+    if (Ok) {
+      Info.LayoutKnown = true;
+      Info.Layout = std::move(Layout);
+    }
+  }
+  std::unique_lock<std::shared_mutex> Guard(Lock);
+  Infos.emplace(Function, Info);
+  return Info;
+}
+
+} // namespace rt
+} // namespace streamlife

@@ -1,0 +1,67 @@
+//===- KernelArguments.h - pointers in a launch's argument bytes -*- C++ -*-===//
+//
+// A kernel can touch every allocation that one of its arguments points into,
+// including pointers inside by-value structs (cuBLAS passes one params struct,
+// Triton 128-byte TMA descriptors). The driver tells each parameter's offset
+// and size; we read the bytes and hand every 8-byte-aligned word to the engine,
+// which keeps those that point into tracked allocations.
+//
+// ArgumentWords (no driver calls) is unit-tested on the CPU; KernelInfoCache
+// asks the driver once per function.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_INTERCEPT_KERNELARGUMENTS_H
+#define STREAMLIFE_RT_INTERCEPT_KERNELARGUMENTS_H
+
+#include "engine/Engine.h"
+#include "report/CallSites.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <shared_mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+struct DriverApi;
+
+struct ParamSlot {
+  std::uint32_t Offset = 0; ///< in the device-side parameter buffer
+  std::uint32_t Size = 0;
+};
+
+/// Appends the aligned 8-byte words of one parameter's bytes.
+void appendParamWords(const void *Bytes, std::size_t Size, std::vector<Addr> &Words);
+/// Words of a launch given as kernelParams (one pointer per parameter).
+void wordsFromKernelParams(void *const *KernelParams, const std::vector<ParamSlot> &Layout,
+                           std::vector<Addr> &Words);
+/// Words of a launch given as an `extra` list (CU_LAUNCH_PARAM_BUFFER_POINTER /
+/// _SIZE / _END). The packed buffer is scanned at every 8-aligned offset. False
+/// when the list is malformed (nothing is read then).
+bool wordsFromExtra(void *const *Extra, std::vector<Addr> &Words);
+
+struct KernelInfo {
+  NameId Name = 0;
+  bool LayoutKnown = false;
+  std::vector<ParamSlot> Layout;
+};
+
+class KernelInfoCache {
+public:
+  explicit KernelInfoCache(const DriverApi &Driver) : Driver(Driver) {}
+  /// Info for f, asking the driver on first sight. SymbolName is CUPTI's name
+  /// of the launched kernel (may be null).
+  KernelInfo get(void *Function, const char *SymbolName, OpTable &Ops);
+
+private:
+  const DriverApi &Driver;
+  mutable std::shared_mutex Lock; ///< never held across a driver call
+  std::unordered_map<void *, KernelInfo> Infos;
+};
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

@@ -1,0 +1,141 @@
+//===- Runtime.cpp - attach, detach, exit handling -------------------------===//
+//
+// Mechanism: CUPTI callbacks on the DRIVER API domain, for the cbids the
+// interceptor families own (CuptiSubscription.cpp). Why, from measurements on
+// the H200 machine (runtime-notes section 8, and the numbers in the closing
+// report of issue 3):
+//   * CUPTI sees every driver call whoever makes it: the runtime (which reaches
+//     the driver through dlsym + cuGetProcAddress, so symbol interposition of
+//     cu* misses it unless dlsym and cuGetProcAddress are wrapped too), cuBLAS,
+//     Triton's launchers (dlsym of cuLaunchKernelEx), PyTorch's
+//     cudaGetDriverEntryPointByVersion, NCCL. Interposition would have to
+//     chase every one of those lookup paths; CUPTI needs none.
+//   * A runtime call raises its runtime callback AND the driver callback of the
+//     driver call behind it (65 = 65 launches in the seed demo). Subscribing to
+//     the driver domain only counts each launch once and still covers programs
+//     that call the driver directly.
+//   * Only cbids we handle are enabled, so the rest of the driver API runs at
+//     full speed.
+// Cost: CUPTI allows one subscriber per process; when another tool holds it
+// (Nsight, a PyTorch profiler session started first), we print one line and
+// stay passive rather than break the program.
+//
+//===----------------------------------------------------------------------===//
+#include "intercept/Runtime.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+namespace streamlife {
+namespace rt {
+
+// Defined in CuptiSubscription.cpp.
+bool subscribeCupti(ValidatorRuntime &R, std::string &Why);
+void printApiStats(std::FILE *Out);
+
+namespace {
+
+std::atomic<ValidatorRuntime *> TheRuntime{nullptr};
+std::atomic<ThreadId> NextThread{0};
+thread_local ThreadId ThisThread = ~ThreadId(0);
+
+void finishProcess() {
+  ValidatorRuntime *R = TheRuntime.load();
+  if (!R)
+    return;
+  bool Used = R->UsedCuda.load();
+  R->Report.finish(*R, Used && R->Opts.print_summary);
+  if (R->Opts.api_stats)
+    printApiStats(stderr);
+  if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {
+    // Like the sanitizers: replace the exit status. Everything of ours is
+    // flushed above; flush stdio for the program, then end without running
+    // the remaining exit handlers a second time.
+    std::fflush(nullptr);
+    _exit(static_cast<int>(R->Opts.error_exitcode));
+  }
+}
+
+void atExit() { finishProcess(); }
+
+// A forked child runs no CUDA (the driver does not survive fork) and must not
+// print a second summary or rewrite the parent's report: it goes passive.
+void inForkedChild() { TheRuntime.store(nullptr); }
+
+} // namespace
+
+ValidatorRuntime::ValidatorRuntime(const Options &Opts, const DriverApi &Driver)
+    : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, stderr), Eng(Report),
+      Streams(Eng, this->Driver), Kernels(this->Driver), Pool(Eng) {}
+
+ValidatorRuntime *runtime() { return TheRuntime.load(std::memory_order_acquire); }
+
+ThreadId currentThread() {
+  if (ThisThread == ~ThreadId(0))
+    ThisThread = NextThread.fetch_add(1);
+  return ThisThread;
+}
+
+OpId CallContext::op(NameId Name) const {
+  void *Frames[MaxStackFrames];
+  int Depth = static_cast<int>(R.Opts.stack_depth);
+  int N = captureStack(Frames, Depth > MaxStackFrames ? MaxStackFrames : Depth);
+  return R.Ops.intern(Name, Frames, N);
+}
+
+bool CallContext::capturing(CUstream H) const {
+  if (R.ActiveCaptures.load(std::memory_order_relaxed) == 0 || !R.Driver.StreamIsCapturing)
+    return false;
+  CUstreamCaptureStatus Status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (R.Driver.StreamIsCapturing(H, &Status) != CUDA_SUCCESS)
+    return false;
+  return Status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/// Attaches to the process; runs before main (and before Python imports torch).
+__attribute__((constructor)) static void attachToProcess() {
+  Options Opts;
+  if (const char *Text = std::getenv("STREAMLIFE_OPTIONS")) {
+    std::vector<std::string> Errors;
+    parseOptionString(Opts, Text, Errors);
+    for (const std::string &E : Errors)
+      std::fprintf(stderr, "streamlife: error: STREAMLIFE_OPTIONS: %s\n", E.c_str());
+  }
+  DriverApi Driver;
+  std::string Why;
+  if (!loadDriver(Driver, Why)) {
+    // Shells and helpers of a CPU-only machine land here: stay silent.
+    if (Opts.verbosity > 0)
+      std::fprintf(stderr, "streamlife: note: not attached (pid %d): %s\n", getpid(), Why.c_str());
+    return;
+  }
+  auto *R = new ValidatorRuntime(Opts, Driver); // never deleted: CUDA calls back during exit
+  if (!subscribeCupti(*R, Why)) {
+    std::fprintf(stderr, "streamlife: warning: the runtime validator is not active in this process: %s\n",
+                 Why.c_str());
+    return;
+  }
+  TheRuntime.store(R, std::memory_order_release);
+  std::atexit(atExit);
+  pthread_atfork(nullptr, nullptr, inForkedChild);
+  if (Opts.verbosity > 0)
+    std::fprintf(stderr, "streamlife: note: attached to pid %d through CUPTI driver-API callbacks\n",
+                 getpid());
+}
+
+/// Also finishes when the library is unloaded without exit() (dlclose).
+__attribute__((destructor)) static void detachFromProcess() {
+  if (ValidatorRuntime *R = TheRuntime.load())
+    R->Report.finish(*R, R->UsedCuda.load() && R->Opts.print_summary);
+}
+
+/// CUDA teardown (a context being destroyed): print what is queued now, in case
+/// the process does not reach exit handlers after the runtime shut down.
+void flushAtCudaTeardown(ValidatorRuntime &R) { R.Report.drain(R); }
+
+} // namespace rt
+} // namespace streamlife

@@ -1,0 +1,146 @@
+//===- CallSites.cpp - op interning, stack capture and symbolization ------===//
+#include "report/CallSites.h"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace streamlife {
+namespace rt {
+
+int captureStack(void **Frames, int Max) {
+  if (Max <= 0)
+    return 0;
+  if (Max > MaxStackFrames)
+    Max = MaxStackFrames;
+  return backtrace(Frames, Max);
+}
+
+namespace {
+
+std::uint64_t hashOp(NameId Name, void *const *Frames, int Count) {
+  // FNV-1a over the name id and the return addresses.
+  std::uint64_t H = 1469598103934665603ull;
+  auto Mix = [&H](std::uint64_t V) {
+    for (int I = 0; I < 8; ++I) {
+      H ^= (V >> (8 * I)) & 0xff;
+      H *= 1099511628211ull;
+    }
+  };
+  Mix(Name);
+  for (int I = 0; I < Count; ++I)
+    Mix(reinterpret_cast<std::uintptr_t>(Frames[I]));
+  return H;
+}
+
+} // namespace
+
+OpTable::OpTable() {
+  Names.emplace_back("");
+  NameIds.emplace("", 0);
+  Ops.emplace_back(); // NoOp
+}
+
+NameId OpTable::internName(std::string_view Name) {
+  std::lock_guard<std::mutex> Guard(Lock);
+  auto It = NameIds.find(std::string(Name));
+  if (It != NameIds.end())
+    return It->second;
+  NameId Id = static_cast<NameId>(Names.size());
+  Names.emplace_back(Name);
+  NameIds.emplace(std::string(Name), Id);
+  return Id;
+}
+
+OpId OpTable::intern(NameId Name, void *const *Frames, int Count) {
+  if (Count < 0)
+    Count = 0;
+  std::uint64_t H = hashOp(Name, Frames, Count);
+  std::lock_guard<std::mutex> Guard(Lock);
+  auto Range = OpsByHash.equal_range(H);
+  for (auto It = Range.first; It != Range.second; ++It) {
+    const OpRecord &R = Ops[It->second];
+    if (R.Name == Name && R.Frames.size() == static_cast<std::size_t>(Count) &&
+        (Count == 0 || !std::memcmp(R.Frames.data(), Frames, sizeof(void *) * Count)))
+      return It->second;
+  }
+  OpId Id = static_cast<OpId>(Ops.size());
+  Ops.push_back(OpRecord{Name, std::vector<void *>(Frames, Frames + Count)});
+  OpsByHash.emplace(H, Id);
+  return Id;
+}
+
+std::string OpTable::name(NameId Id) const {
+  std::lock_guard<std::mutex> Guard(Lock);
+  return Id < Names.size() ? Names[Id] : std::string();
+}
+
+OpRecord OpTable::op(OpId Op) const {
+  std::lock_guard<std::mutex> Guard(Lock);
+  return Op < Ops.size() ? Ops[Op] : OpRecord();
+}
+
+std::size_t OpTable::size() const {
+  std::lock_guard<std::mutex> Guard(Lock);
+  return Ops.size() - 1;
+}
+
+Frame symbolize(void *ReturnAddress) {
+  Frame F;
+  F.PC = ReturnAddress;
+  // Symbolize the call instruction, not the one after it.
+  void *CallPC = static_cast<char *>(ReturnAddress) - 1;
+  Dl_info Info;
+  if (!dladdr(CallPC, &Info))
+    return F;
+  if (Info.dli_fname)
+    F.Module = Info.dli_fname;
+  F.ModuleOffset = reinterpret_cast<std::uintptr_t>(CallPC) -
+                   reinterpret_cast<std::uintptr_t>(Info.dli_fbase);
+  if (Info.dli_sname) {
+    int Status = 0;
+    char *Demangled = abi::__cxa_demangle(Info.dli_sname, nullptr, nullptr, &Status);
+    F.Function = Status == 0 && Demangled ? Demangled : Info.dli_sname;
+    std::free(Demangled);
+  }
+  return F;
+}
+
+bool isRuntimeModule(std::string_view ModulePath) {
+  std::size_t Slash = ModulePath.rfind('/');
+  std::string_view Base = Slash == std::string_view::npos ? ModulePath : ModulePath.substr(Slash + 1);
+  for (std::string_view Prefix :
+       {"libcuda.so", "libcudart.so", "libcupti.so", "libstreamlife_rt.so", "libcudart_static"})
+    if (Base.substr(0, Prefix.size()) == Prefix)
+      return true;
+  return false;
+}
+
+std::vector<Frame> userFrames(const std::vector<void *> &Frames, int Keep) {
+  std::vector<Frame> Out;
+  bool InUserCode = false;
+  for (void *PC : Frames) {
+    if (static_cast<int>(Out.size()) >= Keep)
+      break;
+    Frame F = symbolize(PC);
+    if (!InUserCode && (F.Module.empty() || isRuntimeModule(F.Module)))
+      continue;
+    InUserCode = true;
+    Out.push_back(std::move(F));
+  }
+  return Out;
+}
+
+std::string formatFrame(const Frame &F) {
+  char Offset[32];
+  std::snprintf(Offset, sizeof(Offset), "+0x%zx", static_cast<std::size_t>(F.ModuleOffset));
+  std::string Where = "(" + (F.Module.empty() ? std::string("<unknown module>") : F.Module) + Offset + ")";
+  return F.Function.empty() ? Where : F.Function + " " + Where;
+}
+
+} // namespace rt
+} // namespace streamlife

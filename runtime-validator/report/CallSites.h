@@ -1,0 +1,86 @@
+//===- CallSites.h - "what did this": names and native stacks ---*- C++ -*-===//
+//
+// The engine stores an OpId with every access, allocation and release; this
+// table gives it meaning: a name (a kernel, "cuMemcpyAsync", "cuMemFreeAsync")
+// and the raw return addresses of the CUDA call. Stacks are captured cheaply
+// (backtrace(), no symbolization) because almost none is ever reported; they
+// are symbolized only when a finding names them.
+//
+// Identical (name, stack) pairs share one OpId, so a loop that launches the
+// same kernel from the same place a million times adds one entry.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_REPORT_CALLSITES_H
+#define STREAMLIFE_RT_REPORT_CALLSITES_H
+
+#include "engine/Engine.h"
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+using NameId = std::uint32_t;
+
+/// Most frames a stack may keep (the stack_depth option is clamped to it).
+constexpr int MaxStackFrames = 64;
+
+/// Fills Frames with up to Max return addresses of the calling thread.
+int captureStack(void **Frames, int Max);
+
+struct OpRecord {
+  NameId Name = 0;
+  std::vector<void *> Frames;
+};
+
+class OpTable {
+public:
+  OpTable();
+  /// Interns a name; the same text always gets the same id.
+  NameId internName(std::string_view Name);
+  /// Interns (name, stack). Never returns NoOp.
+  OpId intern(NameId Name, void *const *Frames, int Count);
+  OpId intern(std::string_view Name, void *const *Frames, int Count) {
+    return intern(internName(Name), Frames, Count);
+  }
+
+  std::string name(NameId Id) const;
+  /// The record of Op; an empty record for NoOp or an unknown id.
+  OpRecord op(OpId Op) const;
+  std::size_t size() const;
+
+private:
+  mutable std::mutex Lock;
+  std::vector<std::string> Names;
+  std::unordered_map<std::string, NameId> NameIds;
+  std::vector<OpRecord> Ops; ///< index = OpId; Ops[0] is NoOp
+  std::unordered_multimap<std::uint64_t, OpId> OpsByHash;
+};
+
+/// One symbolized frame.
+struct Frame {
+  void *PC = nullptr;
+  std::string Function; ///< demangled; empty when unknown
+  std::string Module;   ///< path of the shared object or executable
+  std::uintptr_t ModuleOffset = 0;
+};
+
+Frame symbolize(void *ReturnAddress);
+/// True for frames inside the CUDA libraries, CUPTI or this validator: they are
+/// never the call site a user wants to see.
+bool isRuntimeModule(std::string_view ModulePath);
+/// Drops the leading runtime frames and keeps at most Keep frames; the first one
+/// is the call site. Empty when every frame is a runtime frame.
+std::vector<Frame> userFrames(const std::vector<void *> &Frames, int Keep);
+/// "main (/path/pipeline+0x1234)" or "(/path/pipeline+0x1234)".
+std::string formatFrame(const Frame &F);
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

@@ -1,0 +1,194 @@
+//===- FindingText.cpp - text and JSON reports -----------------------------===//
+#include "report/FindingText.h"
+
+#include "report/Json.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+
+std::string hex(std::uint64_t V) {
+  char Buf[24];
+  std::snprintf(Buf, sizeof(Buf), "0x%" PRIx64, V);
+  return Buf;
+}
+
+std::string bytesText(const Range &R) {
+  return std::to_string(R.Size) + (R.Size == 1 ? " byte" : " bytes") + " at [" + hex(R.Begin) +
+         ", " + hex(R.end()) + ")";
+}
+
+std::string orUnknown(const std::string &S, const char *Fallback) {
+  return S.empty() ? std::string(Fallback) : S;
+}
+
+void appendSite(std::string &Out, const char *Label, const SiteView &S) {
+  if (!S.Present)
+    return;
+  Out += "  ";
+  Out += Label;
+  Out += ": ";
+  Out += orUnknown(S.What, "unknown operation");
+  if (!S.Stream.empty())
+    Out += " on " + S.Stream;
+  Out += "\n";
+  if (S.Frames.empty())
+    Out += "    (no call stack: stack_depth=0, or only CUDA library frames)\n";
+  for (std::size_t I = 0; I < S.Frames.size(); ++I)
+    Out += "    #" + std::to_string(I) + " " + S.Frames[I] + "\n";
+}
+
+void writeSite(JsonWriter &W, const char *Key, const SiteView &S) {
+  if (!S.Present)
+    return;
+  W.key(Key).beginObject();
+  W.key("stream").value(S.Stream);
+  W.key("operation").value(S.What);
+  W.key("site").value(S.Frames.empty() ? std::string() : S.Frames.front());
+  W.key("stack").beginArray();
+  for (const std::string &F : S.Frames)
+    W.value(F);
+  W.endArray();
+  W.endObject();
+}
+
+} // namespace
+
+const char *allocKindText(AllocKind K) {
+  switch (K) {
+  case AllocKind::Device:
+    return "device";
+  case AllocKind::StreamOrdered:
+    return "stream-ordered";
+  case AllocKind::Managed:
+    return "managed";
+  case AllocKind::CachingAllocator:
+    return "caching-allocator block";
+  }
+  return "device";
+}
+
+std::string fixSentence(const ReportedFinding &F) {
+  const std::string Consumer = orUnknown(F.Access.Stream, "the consumer stream");
+  const std::string NewUser = orUnknown(F.NewAccess.Stream, "the accessing stream");
+  const std::string AllocStream =
+      F.Allocated.Stream.empty() ? orUnknown(F.Release.Stream, "the releasing stream") : F.Allocated.Stream;
+  switch (F.Kind) {
+  case FindingKind::UnsafeFree:
+    return "record an event on " + Consumer + " after its last use of the buffer and make " +
+           orUnknown(F.Release.Stream, AllocStream.c_str()) +
+           " wait on it before the release (wait first, then free), or keep the buffer alive "
+           "until then";
+  case FindingKind::ReuseRace:
+    if (!F.Access.Present)
+      return "make " + NewUser + " wait on an event recorded on " + AllocStream +
+             " after the allocation before it uses the buffer";
+    return "record an event on " + Consumer + " after its last use of the old buffer and make " +
+           AllocStream + " wait on it before the buffer is released, so that its reuse on " +
+           NewUser + " is ordered after that use";
+  case FindingKind::UseBeforeAlloc:
+    return "make " + NewUser + " wait on an event recorded on " + AllocStream +
+           " after the allocation before it uses the buffer";
+  case FindingKind::UseAfterFree:
+    return "enqueue the release after the last use: record an event on " + NewUser +
+           " after this use and make " + orUnknown(F.Release.Stream, "the releasing stream") +
+           " wait on it before the free";
+  }
+  return "";
+}
+
+std::string formatText(const ReportedFinding &F) {
+  std::string Out = "streamlife: error: ";
+  Out += findingKindName(F.Kind);
+  Out += ": ";
+  const std::string Alloc = std::string(allocKindText(F.Alloc)) + " allocation";
+  switch (F.Kind) {
+  case FindingKind::UnsafeFree:
+    Out += Alloc + " " + bytesText(F.Bytes) + " released on " +
+           orUnknown(F.Release.Stream, "the host (synchronous free)") + " while " +
+           orUnknown(F.Access.Stream, "another stream") + " may still access it";
+    break;
+  case FindingKind::ReuseRace:
+    Out += bytesText(F.Bytes) + " of a reused " + Alloc + " accessed on " +
+           orUnknown(F.NewAccess.Stream, "a stream") + " without being ordered after " +
+           (F.Access.Present ? orUnknown(F.Access.Stream, "the previous lifetime's access")
+                             : std::string("the allocation on ") +
+                                   orUnknown(F.Allocated.Stream, "the allocation stream"));
+    break;
+  case FindingKind::UseBeforeAlloc:
+    Out += Alloc + " " + bytesText(F.Bytes) + " accessed on " +
+           orUnknown(F.NewAccess.Stream, "a stream") + " before its allocation on " +
+           orUnknown(F.Allocated.Stream, "the allocation stream") + " is ordered before it";
+    break;
+  case FindingKind::UseAfterFree:
+    Out += Alloc + " " + bytesText(F.Bytes) + " accessed on " +
+           orUnknown(F.NewAccess.Stream, "a stream") + " after its release was enqueued on " +
+           orUnknown(F.Release.Stream, "the host");
+    break;
+  }
+  Out += "\n";
+  if (F.Allocation.Size && (F.Allocation.Begin != F.Bytes.Begin || F.Allocation.Size != F.Bytes.Size))
+    Out += "  the allocation is " + bytesText(F.Allocation) + "\n";
+  if (F.Kind == FindingKind::ReuseRace && F.AfterUnsafeFree)
+    Out += "  caused by the unsafe free of the previous lifetime reported above\n";
+  appendSite(Out, "new access", F.NewAccess);
+  appendSite(Out, "new allocation", F.Reallocated);
+  appendSite(Out, "unordered access", F.Access);
+  appendSite(Out, "release", F.Release);
+  appendSite(Out, "allocation", F.Allocated);
+  Out += "  fix: " + fixSentence(F) + "\n";
+  return Out;
+}
+
+std::string formatJson(const std::vector<ReportedFinding> &Findings,
+                       const std::vector<std::string> &Notes) {
+  JsonWriter W;
+  W.beginObject();
+  W.key("findings").beginArray();
+  for (const ReportedFinding &F : Findings) {
+    W.beginObject();
+    W.key("kind").value(findingKindName(F.Kind));
+    W.key("range").beginObject();
+    W.key("begin").value(hex(F.Bytes.Begin));
+    W.key("end").value(hex(F.Bytes.end()));
+    W.key("size").value(static_cast<std::uint64_t>(F.Bytes.Size));
+    W.endObject();
+    W.key("allocation").beginObject();
+    W.key("kind").value(allocKindText(F.Alloc));
+    W.key("begin").value(hex(F.Allocation.Begin));
+    W.key("size").value(static_cast<std::uint64_t>(F.Allocation.Size));
+    W.key("stream").value(F.Allocated.Stream);
+    W.key("operation").value(F.Allocated.What);
+    W.key("site").value(F.Allocated.Frames.empty() ? std::string() : F.Allocated.Frames.front());
+    W.endObject();
+    writeSite(W, "access", F.Access);
+    writeSite(W, "release", F.Release);
+    writeSite(W, "new_access", F.NewAccess);
+    writeSite(W, "new_allocation", F.Reallocated);
+    if (F.Kind == FindingKind::ReuseRace)
+      W.key("after_unsafe_free").value(F.AfterUnsafeFree);
+    W.key("fix").value(fixSentence(F));
+    W.endObject();
+  }
+  W.endArray();
+  W.key("notes").beginArray();
+  for (const std::string &N : Notes)
+    W.value(N);
+  W.endArray();
+  W.key("summary").beginObject();
+  W.key("findings").value(static_cast<std::uint64_t>(Findings.size()));
+  W.endObject();
+  W.endObject();
+  return W.str() + "\n";
+}
+
+std::string summaryLine(std::size_t Count) {
+  return "streamlife: summary: " + std::to_string(Count) + (Count == 1 ? " finding" : " findings");
+}
+
+} // namespace rt
+} // namespace streamlife

@@ -1,0 +1,55 @@
+//===- FindingText.h - every sentence a user reads --------------*- C++ -*-===//
+//
+// Turns a finding whose ids are already resolved to names (streams, kernels,
+// call sites) into the text report, the JSON report and the one-sentence fix.
+// Pure functions, so the wording is unit-tested without a GPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_REPORT_FINDINGTEXT_H
+#define STREAMLIFE_RT_REPORT_FINDINGTEXT_H
+
+#include "engine/Engine.h"
+
+#include <string>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+/// One side of a finding (allocation, access, release), resolved to text.
+struct SiteView {
+  bool Present = false;
+  std::string Stream;              ///< "stream #2 (0x5581...)"; empty if none
+  std::string What;                ///< "kernel 'consume'", "cuMemFreeAsync"
+  std::vector<std::string> Frames; ///< symbolized, call site first
+};
+
+struct ReportedFinding {
+  FindingKind Kind = FindingKind::UnsafeFree;
+  AllocKind Alloc = AllocKind::Device;
+  Range Bytes;
+  Range Allocation;
+  SiteView Allocated;
+  SiteView Access;    ///< the unordered access of the old lifetime
+  SiteView Release;
+  SiteView NewAccess; ///< the access that races (reuse, use before alloc/after free)
+  // ReuseRace only: the new lifetime (Allocation/Allocated/Release above are the old one).
+  bool AfterUnsafeFree = false;
+  Range NewAllocation;
+  SiteView Reallocated;
+};
+
+const char *allocKindText(AllocKind K); ///< "stream-ordered", "managed", ...
+std::string fixSentence(const ReportedFinding &F);
+/// The multi-line text report; its first line starts "streamlife: error: <kind>:".
+std::string formatText(const ReportedFinding &F);
+/// {"findings":[...],"notes":[...],"summary":{"findings":N}}
+std::string formatJson(const std::vector<ReportedFinding> &Findings,
+                       const std::vector<std::string> &Notes);
+/// "streamlife: summary: 1 finding" / "streamlife: summary: 0 findings"
+std::string summaryLine(std::size_t Count);
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

@@ -1,0 +1,135 @@
+//===- Options.cpp - STREAMLIFE_OPTIONS parsing, generated from Options.inc -===//
+#include "report/Options.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+
+const char *typeMetavar(OptionType T) {
+  switch (T) {
+  case OptionType::Int:
+    return "N";
+  case OptionType::Bool:
+    return "BOOL";
+  case OptionType::String:
+    return "VALUE";
+  }
+  return "VALUE";
+}
+
+bool parseInt(std::string_view Text, long &Out) {
+  if (Text.empty() || Text.size() > 20)
+    return false;
+  std::string Copy(Text);
+  char *End = nullptr;
+  errno = 0;
+  long V = std::strtol(Copy.c_str(), &End, 10);
+  if (errno != 0 || End != Copy.c_str() + Copy.size())
+    return false;
+  Out = V;
+  return true;
+}
+
+bool parseBool(std::string_view Text, bool &Out) {
+  if (Text == "1" || Text == "true" || Text == "yes") {
+    Out = true;
+    return true;
+  }
+  if (Text == "0" || Text == "false" || Text == "no") {
+    Out = false;
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
+const std::vector<OptionInfo> &optionTable() {
+  static const std::vector<OptionInfo> Table = {
+#define STREAMLIFE_OPTION(Type, Name, Default, Help) {#Name, OptionType::Type, #Default, Help},
+#include "report/Options.inc"
+  };
+  return Table;
+}
+
+const OptionInfo *findOption(std::string_view Name) {
+  for (const OptionInfo &Info : optionTable())
+    if (Name == Info.Name)
+      return &Info;
+  return nullptr;
+}
+
+bool setOption(Options &O, std::string_view Name, std::string_view Value, std::string &Error) {
+  auto SetInt = [&](long &Field) {
+    if (parseInt(Value, Field))
+      return true;
+    Error = "option '" + std::string(Name) + "' expects an integer, got '" + std::string(Value) + "'";
+    return false;
+  };
+  auto SetBool = [&](bool &Field) {
+    if (parseBool(Value, Field))
+      return true;
+    Error = "option '" + std::string(Name) + "' expects 0, 1, true or false, got '" +
+            std::string(Value) + "'";
+    return false;
+  };
+  auto SetString = [&](std::string &Field) {
+    Field = std::string(Value);
+    return true;
+  };
+#define STREAMLIFE_OPTION(Type, Name_, Default, Help)                                               \
+  if (Name == #Name_)                                                                              \
+    return Set##Type(O.Name_);
+#include "report/Options.inc"
+  Error = "unknown option '" + std::string(Name) + "'";
+  return false;
+}
+
+bool parseOptionString(Options &O, std::string_view Text, std::vector<std::string> &Errors) {
+  std::size_t Before = Errors.size();
+  while (!Text.empty()) {
+    std::size_t Colon = Text.find(':');
+    std::string_view Item = Text.substr(0, Colon);
+    Text = Colon == std::string_view::npos ? std::string_view() : Text.substr(Colon + 1);
+    if (Item.empty())
+      continue;
+    std::size_t Eq = Item.find('=');
+    if (Eq == std::string_view::npos) {
+      Errors.push_back("expected name=value, got '" + std::string(Item) + "'");
+      continue;
+    }
+    std::string Error;
+    if (!setOption(O, Item.substr(0, Eq), Item.substr(Eq + 1), Error))
+      Errors.push_back(Error);
+  }
+  return Errors.size() == Before;
+}
+
+std::string flagName(const OptionInfo &Info) {
+  std::string Flag = "--";
+  for (const char *C = Info.Name; *C; ++C)
+    Flag += *C == '_' ? '-' : *C;
+  return Flag;
+}
+
+std::string renderFlagHelp() {
+  std::string Out;
+  for (const OptionInfo &Info : optionTable()) {
+    std::string Line = "  " + flagName(Info) + " " + typeMetavar(Info.Type);
+    Out += Line;
+    Out += std::string(Line.size() < 30 ? 30 - Line.size() : 1, ' ');
+    Out += Info.Help;
+    std::string Default = Info.DefaultText;
+    if (Default != "\"\"")
+      Out += " (default: " + Default + ")";
+    Out += "\n";
+  }
+  return Out;
+}
+
+} // namespace rt
+} // namespace streamlife

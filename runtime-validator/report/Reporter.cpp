@@ -1,0 +1,181 @@
+//===- Reporter.cpp - finding queue, dedup, text and JSON output -----------===//
+#include "report/Reporter.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace streamlife {
+namespace rt {
+
+StreamNamer::~StreamNamer() = default;
+
+const char *notAnalysedText(NotAnalysed N) {
+  switch (N) {
+  case NotAnalysed::HostFunctions:
+    return "host functions enqueued on streams (cuLaunchHostFunc, cuStreamAddCallback): what they "
+           "do on the host is not modelled, only their place in stream order";
+  case NotAnalysed::GraphLaunches:
+    return "kernels and copies inside CUDA graphs (cuGraphLaunch): only the graph launch's place "
+           "in stream order is modelled";
+  case NotAnalysed::StreamCapture:
+    return "work captured into a CUDA graph (stream capture) is not recorded as accesses";
+  case NotAnalysed::BatchCopies3D:
+    return "3D batch copies (cuMemcpy3DBatchAsync)";
+  case NotAnalysed::VirtualMemory:
+    return "virtual memory mappings (cuMemMap/cuMemUnmap, e.g. PyTorch expandable segments): "
+           "their ranges are not tracked";
+  case NotAnalysed::KernelParameters:
+    return "the parameters of some kernels could not be decoded (no parameter info from the "
+           "driver): their pointer arguments are not recorded as accesses";
+  case NotAnalysed::StreamMemoryOperations:
+    return "stream memory operations (cuStreamWaitValue/cuStreamWriteValue/cuStreamBatchMemOp)";
+  case NotAnalysed::Count:
+    break;
+  }
+  return "";
+}
+
+Reporter::Reporter(const Options &Opts, OpTable &Ops, std::FILE *Out)
+    : Opts(Opts), Ops(Ops), Out(Out) {}
+
+Reporter::~Reporter() = default;
+
+void Reporter::report(const Finding &F) {
+  std::lock_guard<std::mutex> Guard(QueueLock);
+  Queue.push_back(F);
+  Pending.fetch_add(1, std::memory_order_release);
+}
+
+std::string Reporter::siteKey(OpId Op) const {
+  if (Op == NoOp)
+    return "-";
+  OpRecord R = Ops.op(Op);
+  // The call site is the first frame outside the CUDA libraries; two ops that
+  // differ only deeper in the stack are the same site.
+  std::vector<Frame> User = userFrames(R.Frames, 1);
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), "%u@%p", R.Name, User.empty() ? nullptr : User.front().PC);
+  return Buf;
+}
+
+std::string Reporter::dedupKey(const Finding &F) const {
+  OpId AccessOp = F.Unordered.Op != NoOp ? F.Unordered.Op : F.NewAccess.Op;
+  return std::string(findingKindName(F.Kind)) + "|" + siteKey(AccessOp) + "|" +
+         siteKey(F.Released.Op) + "|" + siteKey(F.NewAccess.Op);
+}
+
+SiteView Reporter::resolveSite(const AccessPoint &P, StreamNamer &Namer,
+                               const char *DefaultWhat) const {
+  SiteView S;
+  if (P.Stream == NoStream && P.Op == NoOp)
+    return S;
+  S.Present = true;
+  if (P.Stream != NoStream)
+    S.Stream = Namer.streamName(P.Stream);
+  OpRecord R = Ops.op(P.Op);
+  S.What = Ops.name(R.Name);
+  if (S.What.empty())
+    S.What = DefaultWhat;
+  for (const Frame &F : userFrames(R.Frames, static_cast<int>(Opts.report_frames)))
+    S.Frames.push_back(formatFrame(F));
+  return S;
+}
+
+ReportedFinding Reporter::resolve(const Finding &F, StreamNamer &Namer) const {
+  ReportedFinding R;
+  R.Kind = F.Kind;
+  R.Alloc = F.Alloc;
+  R.Bytes = F.Bytes;
+  R.Allocation = F.Allocation;
+  R.Allocated = resolveSite(F.Allocated, Namer, "allocation");
+  R.Access = resolveSite(F.Unordered, Namer, "access");
+  R.Release = resolveSite(F.Released, Namer, "release");
+  R.NewAccess = resolveSite(F.NewAccess, Namer, "access");
+  if (F.Kind == FindingKind::ReuseRace) {
+    R.AfterUnsafeFree = F.AfterUnsafeFree;
+    R.NewAllocation = F.NewAllocation;
+    R.Reallocated = resolveSite(F.Reallocated, Namer, "allocation");
+  }
+  return R;
+}
+
+void Reporter::drain(StreamNamer &Namer) {
+  if (!hasPending())
+    return;
+  std::vector<Finding> Batch;
+  {
+    std::lock_guard<std::mutex> Guard(QueueLock);
+    Batch.swap(Queue);
+    Pending.store(0, std::memory_order_release);
+  }
+  for (const Finding &F : Batch) {
+    std::string Key = Opts.dedup ? dedupKey(F) : std::string();
+    ReportedFinding R = resolve(F, Namer);
+    std::lock_guard<std::mutex> Guard(StateLock);
+    if (Opts.dedup && !SeenKeys.insert(Key).second)
+      continue;
+    Reported.push_back(R);
+    std::string Text = formatText(R);
+    std::fputs(Text.c_str(), Out);
+    std::fflush(Out);
+  }
+}
+
+void Reporter::noteNotAnalysed(NotAnalysed N) {
+  unsigned I = static_cast<unsigned>(N);
+  if (I >= static_cast<unsigned>(NotAnalysed::Count) || NoteShown[I].exchange(true))
+    return;
+  note(std::string("not analysed: ") + notAnalysedText(N));
+}
+
+void Reporter::note(const std::string &Text) {
+  std::lock_guard<std::mutex> Guard(StateLock);
+  for (const std::string &Seen : Notes)
+    if (Seen == Text)
+      return;
+  Notes.push_back(Text);
+  std::fprintf(Out, "streamlife: note: %s\n", Text.c_str());
+  std::fflush(Out);
+}
+
+std::size_t Reporter::findingCount() const {
+  std::lock_guard<std::mutex> Guard(StateLock);
+  return Reported.size();
+}
+
+std::vector<ReportedFinding> Reporter::findings() const {
+  std::lock_guard<std::mutex> Guard(StateLock);
+  return Reported;
+}
+
+void Reporter::finish(StreamNamer &Namer, bool PrintSummary) {
+  if (Finished.exchange(true))
+    return;
+  drain(Namer);
+  std::vector<ReportedFinding> All;
+  std::vector<std::string> AllNotes;
+  {
+    std::lock_guard<std::mutex> Guard(StateLock);
+    All = Reported;
+    AllNotes = Notes;
+  }
+  if (PrintSummary) {
+    std::fprintf(Out, "%s\n", summaryLine(All.size()).c_str());
+    std::fflush(Out);
+  }
+  if (Opts.report.empty())
+    return;
+  std::string Json = formatJson(All, AllNotes);
+  std::FILE *File = std::fopen(Opts.report.c_str(), "w");
+  if (!File) {
+    std::fprintf(Out, "streamlife: error: cannot write the report '%s': %s\n", Opts.report.c_str(),
+                 std::strerror(errno));
+    std::fflush(Out);
+    return;
+  }
+  std::fwrite(Json.data(), 1, Json.size(), File);
+  std::fclose(File);
+}
+
+} // namespace rt
+} // namespace streamlife

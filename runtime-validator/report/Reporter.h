@@ -1,0 +1,101 @@
+//===- Reporter.h - gathers, deduplicates and prints findings ---*- C++ -*-===//
+//
+// The engine calls report() with its lock held, so report() only queues.
+// drain() runs later on the intercepting thread, outside every engine and CUDA
+// call: it resolves stream ids and call sites to text, drops findings whose
+// (access site, release site) pair was already reported, and prints the rest
+// to stderr at once, so nothing is lost if the program dies early. finish()
+// prints the summary and writes the JSON report; it runs once (at exit, at
+// CUDA teardown or at library unload, whichever comes first).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_REPORT_REPORTER_H
+#define STREAMLIFE_RT_REPORT_REPORTER_H
+
+#include "engine/Engine.h"
+#include "report/CallSites.h"
+#include "report/FindingText.h"
+#include "report/Options.h"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+/// Names a stream for messages ("stream #2 (0x5581...)"); intercept/ implements
+/// it over Engine::streamInfo. Never called with the engine lock held.
+class StreamNamer {
+public:
+  virtual ~StreamNamer();
+  virtual std::string streamName(StreamId S) = 0;
+};
+
+/// What the validator saw but cannot analyse; each is printed once.
+enum class NotAnalysed : unsigned {
+  HostFunctions,
+  GraphLaunches,
+  StreamCapture,
+  BatchCopies3D,
+  VirtualMemory,
+  KernelParameters,
+  StreamMemoryOperations,
+  Count
+};
+const char *notAnalysedText(NotAnalysed N);
+
+class Reporter : public FindingSink {
+public:
+  /// Out is where text goes (stderr in the library, a buffer in tests).
+  Reporter(const Options &Opts, OpTable &Ops, std::FILE *Out);
+  ~Reporter() override;
+
+  void report(const Finding &F) override;
+  bool hasPending() const { return Pending.load(std::memory_order_acquire) != 0; }
+  void drain(StreamNamer &Namer);
+
+  void noteNotAnalysed(NotAnalysed N);
+  /// Prints "streamlife: note: ..." once per distinct Text (e.g. a failed init).
+  void note(const std::string &Text);
+
+  /// Unique findings so far (after deduplication).
+  std::size_t findingCount() const;
+  std::vector<ReportedFinding> findings() const;
+
+  /// Drains, prints the summary (if PrintSummary) and writes the JSON report
+  /// when the report option names a file. Only the first call does anything.
+  void finish(StreamNamer &Namer, bool PrintSummary);
+  bool finished() const { return Finished.load(); }
+
+  /// Resolves one engine finding to text (exposed for tests).
+  ReportedFinding resolve(const Finding &F, StreamNamer &Namer) const;
+
+private:
+  SiteView resolveSite(const AccessPoint &P, StreamNamer &Namer, const char *DefaultWhat) const;
+  std::string dedupKey(const Finding &F) const;
+  std::string siteKey(OpId Op) const;
+
+  const Options &Opts;
+  OpTable &Ops;
+  std::FILE *Out;
+
+  std::mutex QueueLock; ///< guards Queue; taken under the engine lock
+  std::vector<Finding> Queue;
+  std::atomic<std::size_t> Pending{0};
+
+  mutable std::mutex StateLock; ///< guards everything below; never held across CUDA
+  std::set<std::string> SeenKeys;
+  std::vector<ReportedFinding> Reported;
+  std::vector<std::string> Notes;
+  std::atomic<bool> NoteShown[static_cast<unsigned>(NotAnalysed::Count)] = {};
+  std::atomic<bool> Finished{false};
+};
+
+} // namespace rt
+} // namespace streamlife
+
+#endif
