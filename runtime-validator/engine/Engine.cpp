@@ -332,13 +332,18 @@ struct Engine::Impl {
       A->Point = Kind == AllocKind::StreamOrdered ? Streams.enqueue(*St, H) : St->now();
     }
 
-    // Bytes that were still live end their old lifetime here (a caching
-    // allocator's block inside its cudaMalloc'd segment, or a missed free): the
-    // old accesses become Past, so the new lifetime must be ordered after them.
+    // Bytes that were still live end their old lifetime here. For an
+    // allocation of the same kind (a free we did not see, an allocator reusing
+    // its own memory) the old accesses become Past: the new lifetime must be
+    // ordered after them. A block carved out of a live allocation of another
+    // kind (a caching allocator's block inside its cudaMalloc'd segment) does
+    // not inherit the segment's accesses: those were attributed to the whole
+    // segment before the allocator's blocks were known (a pointer names an
+    // allocation, not bytes), so they would make every first block a race.
     const VectorClock &Common = Hosts.commonKnowledge();
     Memory.forEachIn(R, [&](Addr, Segment &Seg) {
       pruneDead(Seg, Common);
-      if (Seg.Live)
+      if (Seg.Live && sameKindClass(Seg.Owner->Kind, Kind))
         for (const AccessRecord &Rec : Seg.Current)
           keepPast(Seg, PastAccess{Rec, Seg.Owner, false});
       Seg.Current.clear();

@@ -138,6 +138,28 @@ TEST_F(ShapesTest, BlocksInsideACudaMallocSegmentHaveTheirOwnLifetimes) {
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
+TEST_F(ShapesTest, ReuseRaceNotReportedForABlockCarvedOutOfASegmentUsedBeforeBlocksWereKnown) {
+  // Before the allocator's tracker is attached, kernels touch the cudaMalloc'd
+  // segment as a whole; the first block the tracker reports must not race with
+  // those coarse accesses.
+  Range Segment{Base, 4096};
+  alloc(Segment, NoStream, AllocKind::Device);
+  launch(B, Range{Base + 2048, WholeAllocation}, ConsumerKernel);
+  alloc(Range{Base, 1024}, A);
+  launch(A, Range{Base, 1024}, ProducerKernel);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(ShapesTest, ReuseRaceWhenACudaMallocReturnsBytesOfAnUnreleasedCudaMalloc) {
+  // Same kind over live bytes: a free we did not see. The new lifetime must be
+  // ordered after the old accesses.
+  alloc(Block, NoStream, AllocKind::Device);
+  launch(B, Block, ConsumerKernel);
+  alloc(Block, NoStream, AllocKind::Device);
+  launch(A, Block, ProducerKernel);
+  EXPECT_EQ(count(FindingKind::ReuseRace), 1u);
+}
+
 TEST_F(ShapesTest, ReuseRaceWhenANewAllocationCoversBytesThatWereNeverReleased) {
   // A missed free (or an allocator we cannot see) hands live bytes out again:
   // the new lifetime must still be ordered after the old accesses.
