@@ -29,6 +29,13 @@
 //                 after the allocation point.
 //   UseAfterFree  an access to a range whose release was already enqueued.
 //
+// Where each decision is made and why (engine/*.h, engine/Engine.cpp): host
+// knowledge across threads (HostClocks.h, EngineOptions::Hosts), the legacy
+// stream (StreamTable.h), what a new lifetime must be ordered after, why
+// UseBeforeAlloc is limited to AllocKind::StreamOrdered, and the memory bound
+// (Engine.cpp). A synchronous free (ReleaseKind::SyncFree) first synchronizes
+// the allocation's device, then releases.
+//
 // Threading: every method is thread-safe (one internal lock). The FindingSink is
 // called with that lock held: it must not call back into the engine or CUDA.
 //
