@@ -279,14 +279,8 @@ struct Engine::Impl {
   }
 
   // --- synchronization -----------------------------------------------------
-  void syncStreamInto(HostClock &H, const StreamState &S) {
-    if (H.Clock.get(S.Slot) < S.Clock.get(S.Slot))
-      H.Clock.join(S.Clock);
-  }
-
   void syncDevice(HostClock &H, int Device) {
-    for (StreamId Id : Streams.onDevice(Device))
-      syncStreamInto(H, *Streams.get(Id));
+    Streams.syncDevice(H, Device);
     Hosts.learned(H);
   }
 
@@ -444,7 +438,7 @@ Engine::~Engine() = default;
 
 StreamId Engine::stream(ThreadId, const StreamDesc &Desc) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  return P->Streams.lookupOrCreate(Desc).Id;
+  return P->Streams.lookupOrCreate(Desc, P->Hosts.commonKnowledge()).Id;
 }
 
 void Engine::streamDestroyed(ThreadId, StreamId S) {
@@ -583,6 +577,7 @@ Engine::Stats Engine::stats() const {
   S.Findings = P->FindingCount;
   S.DroppedRecords = P->DroppedRecords;
   S.HostClocks = P->Hosts.threads();
+  S.ClockSlots = P->Slots.count();
   S.Events = P->Events.size();
   return S;
 }

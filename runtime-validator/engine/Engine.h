@@ -226,6 +226,7 @@ public:
     std::size_t Findings = 0;
     std::size_t DroppedRecords = 0; ///< records dropped by MaxRecordsPerSegment
     std::size_t HostClocks = 0;     ///< 1 unless HostKnowledge::PerThread
+    std::size_t ClockSlots = 0;     ///< vector clock width (streams' slots are reused)
     std::size_t Events = 0;         ///< recorded events currently known
   };
   Stats stats() const;

@@ -7,7 +7,27 @@
 namespace streamlife {
 namespace rt {
 
-StreamState &StreamTable::lookupOrCreate(const StreamDesc &Desc) {
+ClockSlot StreamTable::takeSlot(const VectorClock &Common, ClockTime &ContinueFrom) {
+  for (std::size_t I = 0; I < Retiring.size();) {
+    if (Common.covers(Epoch{Retiring[I].Slot, Retiring[I].Final})) {
+      FreeSlots.push_back(Retiring[I]);
+      Retiring[I] = Retiring.back();
+      Retiring.pop_back();
+      continue;
+    }
+    ++I;
+  }
+  if (FreeSlots.empty()) {
+    ContinueFrom = 0;
+    return Slots.allocate();
+  }
+  RetiredSlot Reused = FreeSlots.back();
+  FreeSlots.pop_back();
+  ContinueFrom = Reused.Final;
+  return Reused.Slot;
+}
+
+StreamState &StreamTable::lookupOrCreate(const StreamDesc &Desc, const VectorClock &Common) {
   auto Key = std::make_pair(Desc.Device, Desc.StreamHandle);
   auto It = Live.find(Key);
   if (It != Live.end())
@@ -16,10 +36,15 @@ StreamState &StreamTable::lookupOrCreate(const StreamDesc &Desc) {
   auto S = std::make_unique<StreamState>();
   S->Desc = Desc;
   S->Id = static_cast<StreamId>(Streams.size());
-  S->Slot = Slots.allocate();
+  ClockTime ContinueFrom = 0;
+  S->Slot = takeSlot(Common, ContinueFrom);
+  // A reused slot's new owner starts where the old owner stopped. Everyone is
+  // ordered after the old owner's work, so claiming to know it costs nothing,
+  // and the new owner's first operation gets a fresh epoch.
+  S->Clock.raise(S->Slot, ContinueFrom);
   Live.emplace(Key, S->Id);
   DeviceStreams &D = device(Desc.Device);
-  D.All.push_back(S->Id);
+  D.Live.push_back(S->Id);
   if (Desc.Flavor == StreamFlavor::LegacyDefault)
     D.Legacy = S->Id;
   else if (S->blocksOnLegacy())
@@ -37,7 +62,13 @@ void StreamTable::destroy(StreamId Id) {
   DeviceStreams &D = device(S->Desc.Device);
   if (D.Legacy == Id)
     D.Legacy = NoStream;
-  D.Blocking.erase(std::remove(D.Blocking.begin(), D.Blocking.end(), Id), D.Blocking.end());
+  auto Drop = [Id](std::vector<StreamId> &V) { V.erase(std::remove(V.begin(), V.end(), Id), V.end()); };
+  Drop(D.Blocking);
+  Drop(D.Live);
+  D.Retired.join(S->Clock);
+  Retiring.push_back(RetiredSlot{S->Slot, S->Clock.get(S->Slot)});
+  S->Clock.clear();
+  S->Clock.shrink();
 }
 
 Epoch StreamTable::enqueue(StreamState &S, const HostClock &H, const VectorClock *Waited) {
@@ -82,10 +113,16 @@ bool StreamTable::nextWorkOrderedAfter(const StreamState &S, const HostClock &H,
   return false;
 }
 
-const std::vector<StreamId> &StreamTable::onDevice(int Device) const {
-  static const std::vector<StreamId> None;
-  auto It = Devices.find(Device);
-  return It == Devices.end() ? None : It->second.All;
+void StreamTable::syncDevice(HostClock &H, int Device) const {
+  const DeviceStreams *D = findDevice(Device);
+  if (!D)
+    return;
+  for (StreamId Id : D->Live) {
+    const StreamState &S = *Streams[Id];
+    if (H.Clock.get(S.Slot) < S.Clock.get(S.Slot))
+      H.Clock.join(S.Clock);
+  }
+  H.Clock.join(D->Retired);
 }
 
 } // namespace rt

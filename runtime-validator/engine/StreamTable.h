@@ -14,6 +14,14 @@
 // stream enqueues, and one compare when a blocking stream enqueues: a join only
 // happens when the other side ticked since we last joined it.
 //
+// Stream churn (a stream per request) must not widen every clock forever, so
+// the clock slot of a destroyed stream is reused, TSan-style, but only once
+// every host thread is ordered after the stream's last operation: from then on
+// no access record of the old stream can matter, and the new owner continues
+// the slot's counter, so epochs stay unambiguous. A destroyed stream's clock
+// moves into its device's Retired clock (a device sync still waits for its
+// work) and its own storage is freed; only its descriptor stays, for reports.
+//
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ENGINE_STREAMTABLE_H
 #define STREAMLIFE_RT_ENGINE_STREAMTABLE_H
@@ -50,9 +58,10 @@ public:
   explicit StreamTable(SlotAllocator &Slots) : Slots(Slots) {}
 
   /// The live stream with this (device, handle), created on first sight.
-  StreamState &lookupOrCreate(const StreamDesc &Desc);
+  /// Common is what every host thread knows (slots are recycled against it).
+  StreamState &lookupOrCreate(const StreamDesc &Desc, const VectorClock &Common);
   /// Forgets the handle (CUDA may hand it out again for a new stream); the
-  /// stream's slot and past work stay known.
+  /// stream's past work stays known to device syncs and access records.
   void destroy(StreamId S);
   /// Null for an id the engine never handed out.
   StreamState *get(StreamId S) {
@@ -75,16 +84,22 @@ public:
   /// the block.
   bool nextWorkOrderedAfter(const StreamState &S, const HostClock &H, Epoch E) const;
 
-  /// Every stream ever seen on Device, destroyed ones included (their work still
-  /// completes before a device synchronization returns).
-  const std::vector<StreamId> &onDevice(int Device) const;
+  /// Makes H wait for all work ever enqueued on Device, destroyed streams
+  /// included (their work still completes before a device sync returns).
+  void syncDevice(HostClock &H, int Device) const;
 
 private:
   struct DeviceStreams {
     StreamId Legacy = NoStream;
     std::vector<StreamId> Blocking; ///< live Blocking and PerThreadDefault streams
-    std::vector<StreamId> All;
+    std::vector<StreamId> Live; ///< live streams of the device
+    VectorClock Retired;        ///< join of the final clocks of destroyed streams
   };
+  struct RetiredSlot {
+    ClockSlot Slot;
+    ClockTime Final; ///< the slot's last tick; a new owner continues from here
+  };
+  ClockSlot takeSlot(const VectorClock &Common, ClockTime &ContinueFrom);
   DeviceStreams &device(int Device) { return Devices[Device]; }
   const DeviceStreams *findDevice(int Device) const {
     auto It = Devices.find(Device);
@@ -95,6 +110,8 @@ private:
   std::vector<std::unique_ptr<StreamState>> Streams;
   std::map<std::pair<int, Handle>, StreamId> Live;
   std::unordered_map<int, DeviceStreams> Devices;
+  std::vector<RetiredSlot> Retiring; ///< destroyed, maybe still known unfinished
+  std::vector<RetiredSlot> FreeSlots;
 };
 
 } // namespace rt

@@ -53,6 +53,15 @@ public:
     return ++Times[Own];
   }
 
+  /// Sets component S to at least T (a reused slot continues its counter).
+  void raise(ClockSlot S, ClockTime T) {
+    if (T == 0)
+      return;
+    grow(S);
+    if (Times[S] < T)
+      Times[S] = T;
+  }
+
   /// True when E is ordered before (or is) the point this clock describes.
   bool covers(const Epoch &E) const { return get(E.Slot) >= E.Time; }
 
@@ -63,6 +72,7 @@ public:
   /// Copy that reuses this clock's storage (event records in steady state).
   void assign(const VectorClock &Other);
   void clear() { Times.clear(); }
+  void shrink() { Times.shrink_to_fit(); }
 
 private:
   void grow(ClockSlot S) {

@@ -152,3 +152,66 @@ TEST_F(MemoryBoundTest, ShadowStateStaysFlatOverAMillionLaunches) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(MemoryBoundTest, ClockWidthStaysFlatWhenStreamsAreCreatedAndDestroyedPerRequest) {
+  StreamId A = stream(0xa);
+  alloc(Block, A);
+  for (Handle Request = 1; Request <= 10000; ++Request) {
+    StreamId S = stream(0x1000 + Request);
+    E->eventRecorded(0, 0xe0, A);
+    E->streamWaitsEvent(0, S, 0xe0);
+    launch(S, Block, ConsumerKernel);
+    E->hostSyncsStream(0, S); // the request's result is read back
+    E->streamDestroyed(0, S);
+  }
+  Engine::Stats St = E->stats();
+  EXPECT_EQ(St.Streams, 10001u);        // ids stay unique for reports
+  EXPECT_LE(St.ClockSlots, 4u);         // host, A, and a reused request slot
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(MemoryBoundTest, UnsafeFreeForADestroyedStreamsPendingWorkAndNoSlotReuseBeforeTheHostKnows) {
+  StreamId A = stream(0xa);
+  alloc(Block, A);
+  StreamId Old = stream(0xb);
+  launch(Old, Block, ConsumerKernel);
+  E->streamDestroyed(0, Old); // its kernel may still be running
+  StreamId New = stream(0xc);
+  launch(New, Range{0x1000, 8}, OtherKernel);
+  EXPECT_EQ(E->stats().ClockSlots, 4u); // host, A, Old, New: Old's slot not reused
+  freeOn(Block.Begin, A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, Old);
+  EXPECT_TRUE(E->streamInfo(Old).Destroyed);
+}
+
+TEST_F(MemoryBoundTest, UnsafeFreeNotReportedWhenADeviceSyncWaitedForADestroyedStream) {
+  StreamId A = stream(0xa);
+  alloc(Block, A);
+  StreamId Old = stream(0xb);
+  launch(Old, Block, ConsumerKernel);
+  E->streamDestroyed(0, Old);
+  E->hostSyncsDevice(0, 0); // still waits for the destroyed stream's work
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(MemoryBoundTest, AReusedSlotGivesTheNewStreamFreshEpochs) {
+  StreamId A = stream(0xa);
+  StreamId Old = stream(0xb);
+  launch(Old, Range{0x1000, 8}, OtherKernel);
+  E->hostSyncsStream(0, Old);
+  E->streamDestroyed(0, Old);
+  StreamId New = stream(0xc); // takes Old's slot
+  EXPECT_EQ(E->stats().ClockSlots, 3u);
+  alloc(Block, A);
+  launch(New, Block, ConsumerKernel); // must not look ordered: nobody waited
+  freeOn(Block.Begin, A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, New);
+}
+
+} // namespace
