@@ -1,0 +1,82 @@
+//===- OptionsTest.cpp - the option table and STREAMLIFE_OPTIONS ----------===//
+#include "report/Options.h"
+
+#include <gtest/gtest.h>
+
+using namespace streamlife::rt;
+
+namespace {
+
+TEST(OptionsTest, DefaultsComeFromTheTable) {
+  Options O;
+  EXPECT_EQ(O.error_exitcode, 0);
+  EXPECT_EQ(O.report, "");
+  EXPECT_TRUE(O.dedup);
+  EXPECT_GT(O.stack_depth, 0);
+}
+
+TEST(OptionsTest, ParsesColonSeparatedPairs) {
+  Options O;
+  std::vector<std::string> Errors;
+  EXPECT_TRUE(parseOptionString(O, "error_exitcode=66:report=/tmp/r.json:dedup=0", Errors));
+  EXPECT_TRUE(Errors.empty());
+  EXPECT_EQ(O.error_exitcode, 66);
+  EXPECT_EQ(O.report, "/tmp/r.json");
+  EXPECT_FALSE(O.dedup);
+}
+
+TEST(OptionsTest, LaterValuesWin) {
+  Options O;
+  std::vector<std::string> Errors;
+  EXPECT_TRUE(parseOptionString(O, "error_exitcode=3:error_exitcode=4", Errors));
+  EXPECT_EQ(O.error_exitcode, 4);
+}
+
+TEST(OptionsTest, EmptyItemsAreSkipped) {
+  Options O;
+  std::vector<std::string> Errors;
+  EXPECT_TRUE(parseOptionString(O, "::verbosity=1:", Errors));
+  EXPECT_EQ(O.verbosity, 1);
+}
+
+TEST(OptionsTest, UnknownNameIsAnErrorAndTheRestStillApplies) {
+  Options O;
+  std::vector<std::string> Errors;
+  EXPECT_FALSE(parseOptionString(O, "bogus=1:error_exitcode=9", Errors));
+  ASSERT_EQ(Errors.size(), 1u);
+  EXPECT_EQ(Errors[0], "unknown option 'bogus'");
+  EXPECT_EQ(O.error_exitcode, 9);
+}
+
+TEST(OptionsTest, BadValuesKeepThePreviousValue) {
+  Options O;
+  std::vector<std::string> Errors;
+  EXPECT_FALSE(parseOptionString(O, "error_exitcode=x:dedup=maybe:stack_depth", Errors));
+  ASSERT_EQ(Errors.size(), 3u);
+  EXPECT_EQ(Errors[0], "option 'error_exitcode' expects an integer, got 'x'");
+  EXPECT_EQ(Errors[1], "option 'dedup' expects 0, 1, true or false, got 'maybe'");
+  EXPECT_EQ(Errors[2], "expected name=value, got 'stack_depth'");
+  EXPECT_EQ(O.error_exitcode, 0);
+  EXPECT_TRUE(O.dedup);
+}
+
+TEST(OptionsTest, IntegersRejectTrailingGarbage) {
+  Options O;
+  std::string Error;
+  EXPECT_FALSE(setOption(O, "error_exitcode", "12abc", Error));
+  EXPECT_TRUE(setOption(O, "error_exitcode", "-1", Error));
+  EXPECT_EQ(O.error_exitcode, -1);
+}
+
+TEST(OptionsTest, FlagNamesAndHelpAreGeneratedFromTheTable) {
+  const OptionInfo *Info = findOption("error_exitcode");
+  ASSERT_NE(Info, nullptr);
+  EXPECT_EQ(flagName(*Info), "--error-exitcode");
+  EXPECT_EQ(findOption("error-exitcode"), nullptr);
+  std::string Help = renderFlagHelp();
+  for (const OptionInfo &Row : optionTable())
+    EXPECT_NE(Help.find(flagName(Row)), std::string::npos) << Row.Name;
+  EXPECT_NE(Help.find("--report VALUE"), std::string::npos);
+}
+
+} // namespace

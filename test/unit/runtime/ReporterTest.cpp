@@ -1,0 +1,154 @@
+//===- ReporterTest.cpp - queueing, dedup by call-site pair, finish -------===//
+#include "report/Reporter.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+using namespace streamlife::rt;
+
+namespace {
+
+class FixedNames : public StreamNamer {
+public:
+  std::string streamName(StreamId S) override { return "stream #" + std::to_string(S); }
+};
+
+// Two distinct call sites in this (non-runtime) binary.
+__attribute__((noinline)) void *siteA() { return __builtin_return_address(0); }
+__attribute__((noinline)) void *siteB() { return __builtin_return_address(0); }
+
+struct ReporterFixture : ::testing::Test {
+  ReporterFixture() {
+    Out = open_memstream(&Buffer, &Size);
+    void *A = siteA();
+    void *B = siteB();
+    KernelAtA = Ops.intern("kernel 'consume'", &A, 1);
+    KernelAtB = Ops.intern("kernel 'consume'", &B, 1);
+    FreeAtA = Ops.intern("cuMemFreeAsync", &A, 1);
+    FreeAtB = Ops.intern("cuMemFreeAsync", &B, 1);
+  }
+  ~ReporterFixture() override {
+    std::fclose(Out);
+    std::free(Buffer);
+  }
+  std::string text() {
+    std::fflush(Out);
+    return std::string(Buffer, Size);
+  }
+  Finding unsafeFree(OpId Access, OpId Release, Addr Base = 0x1000) {
+    Finding F{};
+    F.Kind = FindingKind::UnsafeFree;
+    F.Bytes = Range{Base, 64};
+    F.Allocation = F.Bytes;
+    F.Alloc = AllocKind::StreamOrdered;
+    F.Allocated = AccessPoint{1, Release};
+    F.Unordered = AccessPoint{2, Access};
+    F.Released = AccessPoint{1, Release};
+    return F;
+  }
+  static std::size_t count(const std::string &Text, const std::string &What) {
+    std::size_t N = 0;
+    for (std::size_t P = Text.find(What); P != std::string::npos; P = Text.find(What, P + 1))
+      ++N;
+    return N;
+  }
+
+  Options Opts;
+  OpTable Ops;
+  FixedNames Names;
+  char *Buffer = nullptr;
+  std::size_t Size = 0;
+  std::FILE *Out = nullptr;
+  OpId KernelAtA, KernelAtB, FreeAtA, FreeAtB;
+};
+
+TEST_F(ReporterFixture, ReportOnlyQueuesUntilDrained) {
+  Reporter R(Opts, Ops, Out);
+  R.report(unsafeFree(KernelAtA, FreeAtA));
+  EXPECT_TRUE(R.hasPending());
+  EXPECT_EQ(text(), "");
+  R.drain(Names);
+  EXPECT_FALSE(R.hasPending());
+  EXPECT_EQ(count(text(), "streamlife: error: unsafe-free:"), 1u);
+  EXPECT_NE(text().find("stream #2"), std::string::npos);
+}
+
+TEST_F(ReporterFixture, SameCallSitePairIsReportedOnce) {
+  Reporter R(Opts, Ops, Out);
+  // A loop: the same access and release sites, different blocks.
+  for (Addr Base : {0x1000, 0x2000, 0x3000})
+    R.report(unsafeFree(KernelAtA, FreeAtA, Base));
+  R.drain(Names);
+  EXPECT_EQ(R.findingCount(), 1u);
+  EXPECT_EQ(count(text(), "streamlife: error:"), 1u);
+}
+
+TEST_F(ReporterFixture, DifferentSitesAreDifferentFindings) {
+  Reporter R(Opts, Ops, Out);
+  R.report(unsafeFree(KernelAtA, FreeAtA));
+  R.report(unsafeFree(KernelAtB, FreeAtA));
+  R.report(unsafeFree(KernelAtA, FreeAtB));
+  R.drain(Names);
+  EXPECT_EQ(R.findingCount(), 3u);
+}
+
+TEST_F(ReporterFixture, DedupCanBeSwitchedOff) {
+  Opts.dedup = false;
+  Reporter R(Opts, Ops, Out);
+  R.report(unsafeFree(KernelAtA, FreeAtA));
+  R.report(unsafeFree(KernelAtA, FreeAtA));
+  R.drain(Names);
+  EXPECT_EQ(R.findingCount(), 2u);
+}
+
+TEST_F(ReporterFixture, CallSiteIsSymbolizedIntoThisBinary) {
+  Reporter R(Opts, Ops, Out);
+  R.report(unsafeFree(KernelAtA, FreeAtA));
+  R.drain(Names);
+  EXPECT_NE(text().find("    #0 "), std::string::npos) << text();
+  EXPECT_NE(text().find("RuntimeReportTests+0x"), std::string::npos) << text();
+}
+
+TEST_F(ReporterFixture, NotesArePrintedOncePerKind) {
+  Reporter R(Opts, Ops, Out);
+  R.noteNotAnalysed(NotAnalysed::GraphLaunches);
+  R.noteNotAnalysed(NotAnalysed::GraphLaunches);
+  R.noteNotAnalysed(NotAnalysed::HostFunctions);
+  EXPECT_EQ(count(text(), "streamlife: note: not analysed: "), 2u);
+  EXPECT_EQ(count(text(), "cuGraphLaunch"), 1u);
+}
+
+TEST_F(ReporterFixture, FinishPrintsSummaryOnceAndWritesJson) {
+  std::string Path = ::testing::TempDir() + "streamlife-reporter-test.json";
+  Opts.report = Path;
+  Reporter R(Opts, Ops, Out);
+  R.report(unsafeFree(KernelAtA, FreeAtA));
+  R.finish(Names, true);
+  R.finish(Names, true);
+  EXPECT_EQ(count(text(), "streamlife: summary: 1 finding\n"), 1u);
+  std::ifstream In(Path);
+  std::stringstream Json;
+  Json << In.rdbuf();
+  EXPECT_NE(Json.str().find("\"kind\":\"unsafe-free\""), std::string::npos) << Json.str();
+  EXPECT_NE(Json.str().find("\"summary\":{\"findings\":1}"), std::string::npos);
+  std::remove(Path.c_str());
+}
+
+TEST_F(ReporterFixture, FinishWithoutSummaryStaysSilentWhenClean) {
+  Reporter R(Opts, Ops, Out);
+  R.finish(Names, false);
+  EXPECT_EQ(text(), "");
+}
+
+TEST_F(ReporterFixture, UnwritableReportIsOneErrorLine) {
+  Opts.report = "/nonexistent-dir/r.json";
+  Reporter R(Opts, Ops, Out);
+  R.finish(Names, true);
+  EXPECT_NE(text().find("streamlife: error: cannot write the report '/nonexistent-dir/r.json': "),
+            std::string::npos);
+}
+
+} // namespace
