@@ -290,6 +290,28 @@ TEST_F(SyncTest, UnsafeFreeWhenTheLegacyStreamReleasesAfterANonBlockingUse) {
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenAnEventOnTheLegacyStreamFollowsBlockingWork) {
+  // An event recorded on the legacy stream captures prior blocking-stream work.
+  StreamId L = legacy();
+  StreamId Bl = stream(0xbb, StreamFlavor::Blocking);
+  alloc(Block, A);
+  launch(Bl, Block, ConsumerKernel);
+  record(EvConsumerDone, L);
+  wait(A, EvConsumerDone);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenAnEventOnTheLegacyStreamFollowsNonBlockingWork) {
+  StreamId L = legacy();
+  alloc(Block, A);
+  launch(B, Block, ConsumerKernel);
+  record(EvConsumerDone, L);
+  wait(A, EvConsumerDone);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
 TEST_F(SyncTest, UnsafeFreeBetweenTwoBlockingStreamsWithoutLegacyWork) {
   legacy();
   StreamId B1 = stream(0xb1, StreamFlavor::Blocking);
