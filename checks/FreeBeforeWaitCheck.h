@@ -1,0 +1,28 @@
+//===--- FreeBeforeWaitCheck.h - streamlife ----------------------------*- C++ -*-===//
+
+#ifndef STREAMLIFE_CHECKS_FREE_BEFORE_WAIT_CHECK_H
+#define STREAMLIFE_CHECKS_FREE_BEFORE_WAIT_CHECK_H
+
+#include "LifetimeCheckBase.h"
+
+namespace clang {
+namespace tidy {
+namespace streamlife {
+
+/// Finds a buffer released on its allocation stream while a use on another stream is not yet ordered before the release.
+///
+/// For the user-facing documentation see README.md, streamlife-free-before-wait.
+class FreeBeforeWaitCheck : public LifetimeCheckBase {
+public:
+  FreeBeforeWaitCheck(StringRef Name, ClangTidyContext *Context)
+      : LifetimeCheckBase(Name, Context) {}
+
+protected:
+  void reportFindings(const FunctionFindings &Findings) override;
+};
+
+} // namespace streamlife
+} // namespace tidy
+} // namespace clang
+
+#endif // STREAMLIFE_CHECKS_FREE_BEFORE_WAIT_CHECK_H

@@ -1,0 +1,48 @@
+//===--- LifetimeCheckBase.h - streamlife -----------------------*- C++ -*-===//
+//
+// What the three dataflow checks share: the options that extend the API
+// model, the matcher for function definitions, and the call into the cached
+// per-function analysis. Each check only picks its findings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STREAMLIFE_CHECKS_LIFETIMECHECKBASE_H
+#define STREAMLIFE_CHECKS_LIFETIMECHECKBASE_H
+
+#include "ApiModel.h"
+#include "LifetimeDataflow.h"
+#include "clang-tidy/ClangTidyCheck.h"
+
+namespace clang {
+namespace tidy {
+namespace streamlife {
+
+class LifetimeCheckBase : public ClangTidyCheck {
+public:
+  LifetimeCheckBase(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus || LangOpts.C99;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void onEndOfTranslationUnit() override;
+
+protected:
+  /// Emits the findings of one function that belong to this check.
+  virtual void reportFindings(const FunctionFindings &Findings) = 0;
+
+private:
+  /// User rows for the API model: "name:buffer-arg:stream-arg;..." with
+  /// 0-based argument positions and -1 for "none".
+  const StringRef AllocateFunctions;
+  const StringRef UseFunctions;
+  const StringRef ReleaseFunctions;
+  ApiModel Model;
+};
+
+} // namespace streamlife
+} // namespace tidy
+} // namespace clang
+
+#endif // STREAMLIFE_CHECKS_LIFETIMECHECKBASE_H

@@ -1,0 +1,115 @@
+//===--- LifetimeReporter.cpp - streamlife --------------------------------===//
+
+#include "LifetimeReporter.h"
+#include "clang/AST/Stmt.h"
+
+namespace clang {
+namespace tidy {
+namespace streamlife {
+
+namespace {
+
+/// "stream 'ag'", or "the legacy default stream".
+std::string describe(const NamedStream &S) {
+  if (S.IsLegacyDefault)
+    return "the legacy default stream";
+  return "stream '" + S.Name + "'";
+}
+
+/// "'ag'", or "the legacy default stream", for sentences that already said
+/// "stream" once.
+std::string shortName(const NamedStream &S) {
+  if (S.IsLegacyDefault)
+    return "the legacy default stream";
+  return "'" + S.Name + "'";
+}
+
+SourceLocation at(const Stmt *S) { return S->getBeginLoc(); }
+
+} // namespace
+
+void LifetimeReporter::report(const FreeBeforeWaitFinding &Finding) {
+  const auto &First = Finding.Uses.front();
+  Check.diag(at(Finding.ReleaseSite), "'%0' is released on %1 while %2 may "
+                                      "still use it")
+      << Finding.Buffer << describe(Finding.ReleaseStream)
+      << describe(First.Stream);
+  if (Finding.AllocSite)
+    Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
+               DiagnosticIDs::Note)
+        << Finding.Buffer << describe(Finding.AllocStream);
+  for (const auto &Use : Finding.Uses) {
+    Check.diag(at(Use.Site), "used on %0 here", DiagnosticIDs::Note)
+        << describe(Use.Stream);
+    if (Use.FromEarlierIteration)
+      Check.diag(at(Use.Site),
+                 "the use happens in an earlier loop iteration than the "
+                 "release",
+                 DiagnosticIDs::Note);
+    for (const auto &[WaitSite, Waiter] : Use.WrongStreamWaits)
+      Check.diag(at(WaitSite), "the wait is on %0, not on the release %1",
+                 DiagnosticIDs::Note)
+          << describe(Waiter) << describe(Finding.ReleaseStream);
+  }
+  for (const auto &[WaitSite, Waiter] : Finding.LateWaits)
+    Check.diag(at(WaitSite), "%0 waits for %1 only after the release",
+               DiagnosticIDs::Note)
+        << describe(Waiter) << shortName(First.Stream);
+  const auto &Last = Finding.Uses.back();
+  Check.diag(at(Last.Site),
+             "record an event on %0 after this use and make %1 wait on it "
+             "before the release",
+             DiagnosticIDs::Note)
+      << shortName(Last.Stream) << shortName(Finding.ReleaseStream);
+}
+
+void LifetimeReporter::report(const MissingConsumerEventFinding &Finding) {
+  Check.diag(at(Finding.WaitSite),
+             "%0 waits on event '%1' recorded on %2 before its last use of "
+             "'%3'")
+      << describe(Finding.WaitingStream) << Finding.Event
+      << shortName(Finding.EventStream) << Finding.Buffer;
+  if (Finding.RecordSite)
+    Check.diag(at(Finding.RecordSite), "event '%0' recorded here",
+               DiagnosticIDs::Note)
+        << Finding.Event;
+  Check.diag(at(Finding.LastUseSite), "last use on %0 here",
+             DiagnosticIDs::Note)
+      << describe(Finding.EventStream);
+  Check.diag(at(Finding.LastUseSite),
+             "record the event on %0 after this use, then make %1 wait on it",
+             DiagnosticIDs::Note)
+      << shortName(Finding.EventStream) << shortName(Finding.WaitingStream);
+}
+
+void LifetimeReporter::report(const UseBeforeAllocFinding &Finding) {
+  Check.diag(at(Finding.UseSite),
+             "'%0' is used on %1 before %2 is ordered after its allocation on "
+             "%3")
+      << Finding.Buffer << describe(Finding.UseStream)
+      << shortName(Finding.UseStream) << describe(Finding.AllocStream);
+  Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
+             DiagnosticIDs::Note)
+      << Finding.Buffer << describe(Finding.AllocStream);
+  Check.diag(at(Finding.UseSite),
+             "record an event on %0 after the allocation and make %1 wait on "
+             "it before this use",
+             DiagnosticIDs::Note)
+      << shortName(Finding.AllocStream) << shortName(Finding.UseStream);
+}
+
+void LifetimeReporter::reportRecordStreamInLoop(const Expr *Call,
+                                                llvm::StringRef Buffer,
+                                                const Stmt *Loop) {
+  Check.diag(Call->getBeginLoc(),
+             "record_stream on '%0' inside a loop hands buffer reuse to the "
+             "allocator's event polling; record an event on the consumer "
+             "stream and make the allocation stream wait on it before the "
+             "release")
+      << Buffer;
+  Check.diag(Loop->getBeginLoc(), "inside this loop", DiagnosticIDs::Note);
+}
+
+} // namespace streamlife
+} // namespace tidy
+} // namespace clang

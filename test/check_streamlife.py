@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Runs one streamlife check over a test file and verifies its diagnostics.
+
+Usage (from lit, through %check_streamlife):
+  check_streamlife.py --clang-tidy=BIN --plugin=SO --filecheck=BIN
+      [--cuda-path=DIR] [-check-suffixes=A,B] [-config=YAML]
+      FILE CHECK-NAME [-- COMPILER-ARGS...]
+
+The file's own `// CHECK-MESSAGES[-SUFFIX]:` and `// CHECK-NOTES[-SUFFIX]:`
+lines are the expectations. They are blanked in a temporary copy (so that
+[[@LINE]] still refers to the original lines) before clang-tidy runs on it.
+CHECK-MESSAGES sees warnings and errors only; CHECK-NOTES sees notes too (in a
+file with both, the CHECK-MESSAGES lines are matched among the notes).
+Every warning must be expected: FileCheck runs with
+-implicit-check-not='{{warning|error}}:'. A file without expectations must
+produce no warning at all.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def fail(message):
+    sys.stderr.write("check_streamlife.py: %s\n" % message)
+    sys.exit(1)
+
+
+def parse_args(argv):
+    compiler_args = []
+    if "--" in argv:
+        at = argv.index("--")
+        argv, compiler_args = argv[:at], argv[at + 1:]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clang-tidy", required=True)
+    parser.add_argument("--plugin", required=True)
+    parser.add_argument("--filecheck", required=True)
+    parser.add_argument("--cuda-path", default="/usr/local/cuda")
+    parser.add_argument("-check-suffixes", "--check-suffixes", default="")
+    parser.add_argument("-config", "--config", default=None)
+    parser.add_argument("input")
+    parser.add_argument("check_name")
+    args = parser.parse_args(argv)
+    # clang-tidy runs in a temporary directory: make the paths absolute.
+    for name in ("clang_tidy", "plugin", "filecheck", "input"):
+        value = getattr(args, name)
+        if os.path.sep in value:
+            setattr(args, name, os.path.abspath(value))
+    return args, compiler_args
+
+
+def prefixes_for(suffixes):
+    """[(messages prefix, notes prefix)] for each requested suffix."""
+    result = []
+    for suffix in suffixes.split(",") if suffixes else [""]:
+        suffix = suffix.strip()
+        if suffix and not re.fullmatch(r"[A-Za-z0-9_-]+", suffix):
+            fail("invalid check suffix %r" % suffix)
+        tail = "-" + suffix if suffix else ""
+        result.append(("CHECK-MESSAGES" + tail, "CHECK-NOTES" + tail))
+    return result
+
+
+def run_filecheck(filecheck, check_file, prefix, output, label):
+    command = [filecheck, "-input-file=" + output, check_file,
+               "--check-prefixes=" + prefix, "-implicit-check-not={{warning|error}}:"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.stderr.write("FileCheck (%s, %s) failed:\n%s\n" % (label, prefix, result.stderr))
+        sys.exit(1)
+
+
+def main(argv):
+    args, compiler_args = parse_args(argv)
+    with open(args.input, encoding="utf-8") as f:
+        original = f.read()
+
+    checks = prefixes_for(args.check_suffixes)
+    all_prefixes = [p for pair in checks for p in pair]
+    any_expectation = any(re.search(r"//\s*" + re.escape(p) + r"(-NOT|-NEXT|-SAME)?:", original)
+                          for p in all_prefixes)
+
+    # Blank every CHECK line (ours and other suffixes') but keep the line.
+    stripped = re.sub(r"//\s*CHECK-[A-Z0-9_-]+:.*", "//", original)
+
+    suffix = os.path.splitext(args.input)[1] or ".cpp"
+    with tempfile.TemporaryDirectory(prefix="check-streamlife-") as tmp:
+        source = os.path.join(tmp, os.path.basename(args.input))
+        with open(source, "w", encoding="utf-8") as f:
+            f.write(stripped)
+        command = [args.clang_tidy, "-load", args.plugin,
+                   "-checks=-*," + args.check_name, source]
+        if args.config is not None:
+            command.append("-config=" + args.config)
+        command += ["--"] + compiler_args
+        result = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
+        output = result.stdout + result.stderr
+        # Report paths as the test's own, so failures point at the real file.
+        output = output.replace(source, args.input)
+        if result.returncode != 0:
+            fail("clang-tidy failed (exit %d):\n%s" % (result.returncode, output))
+        sys.stdout.write("------------------------ clang-tidy output ------------------------\n")
+        sys.stdout.write(output)
+        sys.stdout.write("-------------------------------------------------------------------\n")
+
+        diagnostics = [line for line in output.splitlines()
+                       if re.search(r":\d+:\d+: (warning|error|note):", line)]
+        if not any_expectation:
+            unexpected = [line for line in diagnostics if re.search(r": (warning|error):", line)]
+            if unexpected:
+                fail("expected no warnings, got:\n" + "\n".join(unexpected))
+            return 0
+
+        messages = os.path.join(tmp, "messages.txt")
+        notes = os.path.join(tmp, "notes.txt")
+        with open(messages, "w", encoding="utf-8") as f:
+            f.write("\n".join(l for l in diagnostics if not re.search(r": note:", l)) + "\n")
+        with open(notes, "w", encoding="utf-8") as f:
+            f.write("\n".join(diagnostics) + "\n")
+        for messages_prefix, notes_prefix in checks:
+            has_messages = re.search(r"//\s*" + re.escape(messages_prefix) + r"(-NOT|-NEXT|-SAME)?:", original)
+            has_notes = re.search(r"//\s*" + re.escape(notes_prefix) + r"(-NOT|-NEXT|-SAME)?:", original)
+            if not has_messages and not has_notes:
+                fail("no %s or %s lines in %s" % (messages_prefix, notes_prefix, args.input))
+            # A file may mix the two: CHECK-MESSAGES lines then only pin
+            # warnings among the notes, in file order.
+            if has_notes:
+                prefixes = notes_prefix + ("," + messages_prefix if has_messages else "")
+                run_filecheck(args.filecheck, args.input, prefixes, notes, "notes")
+            else:
+                run_filecheck(args.filecheck, args.input, messages_prefix, messages, "messages")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
