@@ -3,6 +3,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 namespace streamlife::check {
@@ -137,6 +138,13 @@ CommandLineArguments translateNvccCommand(const CommandLineArguments &NvccArgs) 
       ++I;
       continue;
     }
+    // Relocatable device code changes what host code may do (kernel launches
+    // from device code), so clang must know.
+    if (Arg == "-rdc=true" || Arg == "--relocatable-device-code=true" || Arg == "-dc" ||
+        Arg == "--device-c") {
+      Out.push_back("-fgpu-rdc");
+      continue;
+    }
     if (Arg.starts_with("-")) {
       I += keepParseRelevantFlag(NvccArgs, I, Out);
       continue; // every other nvcc flag is dropped
@@ -160,6 +168,16 @@ makeCompileCommandAdjuster(CompileCommandSettings Settings) {
       Inserted.insert(Inserted.end(), {"-x", "cuda", "--cuda-host-only", "-nocudalib"});
       if (!hasFlagPrefix(Result, "--cuda-path"))
         Inserted.push_back("--cuda-path=" + Settings.CudaPath);
+    }
+    // nvcc puts CCCL (cuda/std, thrust, cub; include/cccl since CUDA 13) on
+    // the system include path through nvcc.profile; clang's CUDA driver does
+    // not, so .cu code including <cuda/std/...> or <thrust/...> would not
+    // parse. Mirror nvcc.
+    if (isCudaSource(File) || selectsCudaMode(Result)) {
+      llvm::SmallString<128> Cccl(Settings.CudaPath);
+      llvm::sys::path::append(Cccl, "include", "cccl");
+      if (llvm::sys::fs::is_directory(Cccl) && !llvm::is_contained(Result, std::string(Cccl)))
+        Inserted.insert(Inserted.end(), {"-isystem", std::string(Cccl)});
     }
     if (!Settings.ClangResourceDir.empty() && !hasFlagPrefix(Result, "-resource-dir"))
       Inserted.push_back("-resource-dir=" + Settings.ClangResourceDir);
