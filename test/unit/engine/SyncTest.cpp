@@ -366,6 +366,30 @@ TEST_F(SyncTest, UnsafeFreeRegardlessOfStreamPriorities) {
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
+// --- host knowledge flows into later work ---------------------------------------
+
+TEST_F(SyncTest, UseBeforeAllocNotReportedWhenTheHostSyncedTheAllocationStreamFirst) {
+  alloc(Block, A, AllocKind::StreamOrdered);
+  E->hostSyncsStream(0, A);
+  launch(B, Block, ConsumerKernel); // enqueued after the sync: inherits it
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheReleaseStreamInheritedASyncThroughLaterWork) {
+  // Per-thread knowledge, so that the sync is not common knowledge: only the
+  // work thread 1 enqueues on A carries it to the release by thread 2.
+  EngineOptions O;
+  O.Hosts = HostKnowledge::PerThread;
+  useOptions(O);
+  A = stream(0xa);
+  B = stream(0xb);
+  consumerReads();
+  E->hostSyncsStream(/*T=*/1, B);
+  E->launched(/*T=*/1, A, {Range{0x1000, 8}}, OtherKernel);
+  E->released(/*T=*/2, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite);
+  EXPECT_EQ(total(), 0u);
+}
+
 // --- host threads -------------------------------------------------------------
 
 TEST_F(SyncTest, UnsafeFreeNotReportedWhenAnotherThreadSyncedFirstWithSharedHostKnowledge) {
