@@ -274,8 +274,10 @@ struct Engine::Impl {
     Segment *Seg = Memory.find(R.Begin);
     if (!Seg)
       return;
-    std::shared_ptr<Allocation> Owner = Seg->Owner; // keep alive across the walk
-    touch(S, At, Owner->Bytes, Op, Owner.get());
+    // A raw pointer is enough: touch() only splits segments, which copies
+    // owners; nothing it does can drop the last reference.
+    const Allocation *Owner = Seg->Owner.get();
+    touch(S, At, Owner->Bytes, Op, Owner);
   }
 
   // --- synchronization -----------------------------------------------------
