@@ -128,12 +128,12 @@ struct Engine::Impl {
   /// one finding from several segments of a call merge into one Bytes span.
   void offer(Allocation &Remember, const Finding &F, AllocId OldLifetime = 0) {
     ReportKey Key = keyOf(F, OldLifetime);
-    for (PendingFinding &P : Pending) {
-      if (!(P.Key == Key))
+    for (PendingFinding &Queued : Pending) {
+      if (!(Queued.Key == Key))
         continue;
-      Addr Begin = std::min(P.F.Bytes.Begin, F.Bytes.Begin);
-      Addr End = std::max(P.F.Bytes.end(), F.Bytes.end());
-      P.F.Bytes = Range{Begin, End - Begin};
+      Addr Begin = std::min(Queued.F.Bytes.Begin, F.Bytes.Begin);
+      Addr End = std::max(Queued.F.Bytes.end(), F.Bytes.end());
+      Queued.F.Bytes = Range{Begin, End - Begin};
       return;
     }
     if (Remember.firstReport(Key, Opts.MaxRememberedReports))
@@ -141,9 +141,9 @@ struct Engine::Impl {
   }
 
   void flush() {
-    for (const PendingFinding &P : Pending) {
+    for (const PendingFinding &Queued : Pending) {
       ++FindingCount;
-      Sink.report(P.F);
+      Sink.report(Queued.F);
     }
     Pending.clear();
   }
@@ -159,21 +159,21 @@ struct Engine::Impl {
                    Seg.Past.end());
   }
 
-  void keepPast(Segment &Seg, const PastAccess &P) {
+  void keepPast(Segment &Seg, const PastAccess &Kept) {
     for (PastAccess &Old : Seg.Past) {
-      if (Old.Access.Stream != P.Access.Stream)
+      if (Old.Access.Stream != Kept.Access.Stream)
         continue;
       // Same stream: whatever is ordered after the later access is ordered after
       // the earlier one too (even from an older lifetime), so one record does.
-      if (Old.Access.At.Time <= P.Access.At.Time)
-        Old = P;
+      if (Old.Access.At.Time <= Kept.Access.At.Time)
+        Old = Kept;
       return;
     }
     if (Seg.Past.size() >= Opts.MaxRecordsPerSegment) {
       Seg.Past.erase(Seg.Past.begin());
       ++DroppedRecords;
     }
-    Seg.Past.push_back(P);
+    Seg.Past.push_back(Kept);
   }
 
   void recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const VectorClock &Common) {
@@ -221,20 +221,20 @@ struct Engine::Impl {
       }
 
       for (std::size_t I = 0; I < Seg.Past.size();) {
-        PastAccess &P = Seg.Past[I];
-        if (Common.covers(P.Access.At)) {
+        const PastAccess &Before = Seg.Past[I];
+        if (Common.covers(Before.Access.At)) {
           Seg.Past.erase(Seg.Past.begin() + I);
           continue;
         }
         ++I;
-        if (S.Clock.covers(P.Access.At))
+        if (S.Clock.covers(Before.Access.At))
           continue;
-        const Allocation &Old = *P.Lifetime;
+        const Allocation &Old = *Before.Lifetime;
         Finding F = describe(FindingKind::ReuseRace, Bytes, Old);
-        F.Unordered = AccessPoint{P.Access.Stream, P.Access.Op};
+        F.Unordered = AccessPoint{Before.Access.Stream, Before.Access.Op};
         F.Released = AccessPoint{Old.ReleaseStream, Old.ReleaseSite};
         F.NewAccess = AccessPoint{S.Id, Op};
-        F.AfterUnsafeFree = P.UnsafeAtRelease;
+        F.AfterUnsafeFree = Before.UnsafeAtRelease;
         F.NewAllocation = A.Bytes;
         F.Reallocated = AccessPoint{A.Stream, A.Site};
         offer(A, F, Old.Id);
