@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Run the runtime benchmarks side by side and print the comparison table.
+
+Called by run.sh after it has built the programs. Each workload runs plain,
+under `streamlife run`, and under
+`compute-sanitizer --tool memcheck --track-stream-ordered-races all`, the
+three modes interleaved within each repeat so that drift (clocks, other
+tenants) hits them alike. Reported numbers are medians over repeats of each
+program's own median:
+
+  launch-bound: host microseconds per launch (launch + event record + wait);
+                the validator's cost is the difference, target <= 1 us
+  gpu-bound:    wall milliseconds per pipeline trial; the validator's cost
+                is the ratio, target <= 1.1x
+
+Every run must also compute the right result, and the validator must find
+nothing (both workloads are correct programs); otherwise the table says so
+and the exit status is 1. Exit 2 when a program cannot be run at all.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+METRICS = {
+    "launch-bound": ("host_us_per_launch_median", "host us per launch"),
+    "gpu-bound": ("wall_ms_median", "wall ms per trial"),
+}
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin-dir", required=True, help="where launch_bound and gpu_bound are")
+    parser.add_argument("--streamlife", required=True, help="the streamlife CLI")
+    parser.add_argument("--sanitizer", default="", help="compute-sanitizer ('' to skip)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sanitizer-repeat", type=int, default=1)
+    parser.add_argument("--launches", type=int, default=100000)
+    parser.add_argument("--layers", type=int, default=32)
+    parser.add_argument("--timeout", type=float, default=400, help="seconds per run")
+    parser.add_argument("--log-dir", required=True, help="keeps every run's stdout/stderr")
+    return parser.parse_args(argv)
+
+
+class Run:
+    def __init__(self, value=None, result=None, findings=None, problem=None):
+        self.value, self.result, self.findings, self.problem = value, result, findings, problem
+
+
+def run_once(args, workload, mode, index):
+    program = {"launch-bound": [os.path.join(args.bin_dir, "launch_bound"),
+                                "--launches", str(args.launches)],
+               "gpu-bound": [os.path.join(args.bin_dir, "gpu_bound"),
+                             "--layers", str(args.layers)]}[workload]
+    prefix = {"plain": [],
+              "streamlife": [args.streamlife, "run", "--"],
+              "compute-sanitizer": [args.sanitizer, "--tool", "memcheck",
+                                    "--track-stream-ordered-races", "all"]}[mode]
+    command = prefix + program
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return Run(problem="timed out after %gs" % args.timeout)
+    except OSError as error:
+        print("compare: error: cannot run %s: %s" % (command[0], error), file=sys.stderr)
+        sys.exit(2)
+    stem = os.path.join(args.log_dir, "%s.%s.%d" % (workload, mode, index))
+    with open(stem + ".out", "w") as f:
+        f.write(proc.stdout)
+    with open(stem + ".err", "w") as f:
+        f.write(proc.stderr)
+
+    key = METRICS[workload][0]
+    match = re.search(r"\b%s=([0-9.]+)" % key, proc.stdout)
+    result = re.findall(r"^result: (.*)$", proc.stdout, re.M)
+    findings = None
+    if mode == "streamlife":
+        summary = re.search(r"^streamlife: summary: (\d+) findings?$", proc.stderr, re.M)
+        findings = int(summary.group(1)) if summary else None
+    elif mode == "compute-sanitizer":
+        summary = re.search(r"ERROR SUMMARY: (\d+) error", proc.stdout + proc.stderr)
+        findings = int(summary.group(1)) if summary else None
+    if proc.returncode != 0 or match is None:
+        first_error = next((l for l in proc.stderr.splitlines() if l.strip()), "no stderr")
+        return Run(problem="exit %d%s (%s), see %s.err" % (
+            proc.returncode, "" if match else ", no %s= line" % key, first_error, stem))
+    return Run(float(match.group(1)), result[-1] if result else "(none)", findings)
+
+
+def fmt(value, unit=""):
+    return "-" if value is None else "%.3f%s" % (value, unit)
+
+
+def main(argv):
+    args = parse_args(argv)
+    modes = ["plain", "streamlife"] + (["compute-sanitizer"] if args.sanitizer else [])
+    runs = {(w, m): [] for w in METRICS for m in modes}
+    for index in range(max(args.repeat, args.sanitizer_repeat)):
+        for workload in METRICS:
+            for mode in modes:
+                wanted = args.sanitizer_repeat if mode == "compute-sanitizer" else args.repeat
+                if index >= wanted:
+                    continue
+                run = run_once(args, workload, mode, index)
+                print("compare: %-12s %-17s #%d: %s" % (
+                    workload, mode, index + 1,
+                    run.problem or "%s=%g, result: %s, findings: %s" % (
+                        METRICS[workload][0], run.value, run.result, run.findings)))
+                sys.stdout.flush()
+                runs[(workload, mode)].append(run)
+
+    def median(workload, mode):
+        values = [r.value for r in runs.get((workload, mode), []) if r.value is not None]
+        return statistics.median(values) if values else None
+
+    problems = []
+    for (workload, mode), rs in runs.items():
+        for r in rs:
+            if r.problem:
+                problems.append("%s under %s: %s" % (workload, mode, r.problem))
+            elif r.result != "ok":
+                problems.append("%s under %s printed result: %s" % (workload, mode, r.result))
+            elif mode == "streamlife" and r.findings != 0:
+                problems.append("%s under streamlife: %s finding(s) in a correct program" % (
+                    workload, "no summary line, so unknown" if r.findings is None else r.findings))
+
+    print()
+    print("streamlife runtime benchmark: medians of %d repeat(s) (compute-sanitizer: %d)" % (
+        args.repeat, args.sanitizer_repeat))
+    header = ("workload", "metric", "plain", "streamlife", "cost", "target", "compute-sanitizer", "cs cost")
+    rows = [header]
+    verdicts = []
+    for workload, (_, label) in METRICS.items():
+        plain = median(workload, "plain")
+        validated = median(workload, "streamlife")
+        sanitized = median(workload, "compute-sanitizer")
+        if workload == "launch-bound":
+            cost = None if None in (plain, validated) else validated - plain
+            cost_text = "-" if cost is None else "%+.3f us" % cost
+            met = cost is not None and cost <= 1.0
+            target = "<=1 us: " + ("met" if met else "MISSED")
+            cs_cost = "-" if None in (plain, sanitized) else "%+.3f us (%.1fx)" % (sanitized - plain, sanitized / plain)
+        else:
+            cost = None if None in (plain, validated) or not plain else validated / plain
+            cost_text = "-" if cost is None else "%.3fx" % cost
+            met = cost is not None and cost <= 1.1
+            target = "<=1.1x: " + ("met" if met else "MISSED")
+            cs_cost = "-" if None in (plain, sanitized) or not plain else "%.2fx" % (sanitized / plain)
+        verdicts.append(met)
+        rows.append((workload, label, fmt(plain), fmt(validated), cost_text, target,
+                     fmt(sanitized) if args.sanitizer else "n/a", cs_cost if args.sanitizer else "n/a"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    print()
+    for problem in problems:
+        print("compare: PROBLEM: " + problem)
+    print("compare: logs in %s" % args.log_dir)
+    print("compare: targets %s" % ("met" if all(verdicts) else "MISSED"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
