@@ -459,6 +459,9 @@ private:
   bool Reporting = false;
   std::map<EntityKey, std::string> EntityNames;
   std::map<StreamId, std::string> StreamNames;
+  /// The name a buffer had where it was allocated (it may be released
+  /// through another variable after `keep = cur`).
+  std::map<const Stmt *, std::string> AllocatedNames;
   std::map<std::pair<const Stmt *, EntityKey>, size_t> FreeBeforeWaitIndex;
   std::set<std::pair<const Stmt *, EntityKey>> MissingEventSeen;
   std::set<std::pair<const Stmt *, EntityKey>> UseBeforeAllocSeen;
@@ -581,6 +584,7 @@ void FunctionAnalyzer::applyUse(const ResolvedOp &Op, LifetimeState &State) {
       if (Reporting && UseBeforeAllocSeen.insert({Op.Site, Key}).second)
         Out.UseBeforeAlloc.push_back({Op.Site, named(Key), named(S),
                                       Buffer.AllocSite,
+                                      AllocatedNames[Buffer.AllocSite],
                                       named(*Buffer.AllocStream)});
       // Warn at the first unordered use only.
       Buffer.AllocFacts.OrderedStreams.insert({S, Op.Site});
@@ -616,6 +620,7 @@ void FunctionAnalyzer::applyRelease(const ResolvedOp &Op,
         Finding.ReleaseStream = named(R);
         if (Buffer.AllocSite && Buffer.AllocStream) {
           Finding.AllocSite = Buffer.AllocSite;
+          Finding.AllocName = AllocatedNames[Buffer.AllocSite];
           Finding.AllocStream = named(*Buffer.AllocStream);
         }
         auto [It, Inserted] =
@@ -693,6 +698,7 @@ void FunctionAnalyzer::apply(const ResolvedOp &Op, LifetimeState &State) {
       Fresh.AllocStream = Op.Stream;
       Fresh.AllocPending = true;
       Fresh.RacyReleases = State.Buffers[Key].RacyReleases;
+      AllocatedNames.try_emplace(Op.Site, named(Key));
       State.Buffers[Key] = std::move(Fresh);
     }
     break;

@@ -37,6 +37,7 @@ struct FreeBeforeWaitFinding {
   std::string Buffer;
   NamedStream ReleaseStream;
   const Stmt *AllocSite = nullptr; ///< Null when allocated elsewhere.
+  std::string AllocName;           ///< The buffer's name at the allocation.
   NamedStream AllocStream;
   struct RacingUse {
     const Stmt *Site = nullptr;
@@ -70,6 +71,7 @@ struct UseBeforeAllocFinding {
   std::string Buffer;
   NamedStream UseStream;
   const Stmt *AllocSite = nullptr;
+  std::string AllocName;
   NamedStream AllocStream;
 };
 

@@ -37,7 +37,7 @@ void LifetimeReporter::report(const FreeBeforeWaitFinding &Finding) {
   if (Finding.AllocSite)
     Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
                DiagnosticIDs::Note)
-        << Finding.Buffer << describe(Finding.AllocStream);
+        << Finding.AllocName << describe(Finding.AllocStream);
   for (const auto &Use : Finding.Uses) {
     Check.diag(at(Use.Site), "used on %0 here", DiagnosticIDs::Note)
         << describe(Use.Stream);
@@ -90,7 +90,7 @@ void LifetimeReporter::report(const UseBeforeAllocFinding &Finding) {
       << shortName(Finding.UseStream) << describe(Finding.AllocStream);
   Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
              DiagnosticIDs::Note)
-      << Finding.Buffer << describe(Finding.AllocStream);
+      << Finding.AllocName << describe(Finding.AllocStream);
   Check.diag(at(Finding.UseSite),
              "record an event on %0 after the allocation and make %1 wait on "
              "it before this use",
