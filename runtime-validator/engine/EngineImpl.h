@@ -1,0 +1,73 @@
+//===- EngineImpl.h - the engine's state, shared by its rule files -*- C++ -*-===//
+//
+// Private to engine/. Engine.cpp holds the entry points; the rules live in
+// AccessRules.cpp (ReuseRace, UseBeforeAlloc, UseAfterFree), LifetimeRules.cpp
+// (allocations, releases, UnsafeFree) and RecordRetention.cpp (which access
+// records are kept: the memory bound). Every member function runs with Mu held.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_ENGINE_ENGINEIMPL_H
+#define STREAMLIFE_RT_ENGINE_ENGINEIMPL_H
+
+#include "engine/Engine.h"
+#include "engine/EventTable.h"
+#include "engine/FindingQueue.h"
+#include "engine/HostClocks.h"
+#include "engine/Shadow.h"
+#include "engine/StreamTable.h"
+#include "engine/VectorClock.h"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace streamlife {
+namespace rt {
+
+struct Engine::Impl {
+  Impl(FindingSink &Sink, const EngineOptions &Opts);
+
+  FindingSink &Sink;
+  EngineOptions Opts;
+  mutable std::mutex Mu;
+
+  SlotAllocator Slots;
+  HostClocks Hosts;
+  StreamTable Streams;
+  EventTable Events;
+  Shadow Memory;
+  /// Live allocations by base address (released() names only the base).
+  std::unordered_multimap<Addr, std::shared_ptr<Allocation>> LiveByBase;
+  AllocId NextAllocation = 1;
+
+  FindingQueue Findings{Opts.MaxRememberedReports};
+  std::size_t FindingCount = 0;
+  std::size_t DroppedRecords = 0;
+  std::size_t OpsSinceSweep = 0;
+  std::uint64_t SweptAtVersion = 0;
+
+  void syncDevice(HostClock &H, int Device);
+
+  // AccessRules.cpp
+  /// Work on S at epoch At touches R (WholeAllocation resolved).
+  void access(StreamState &S, Epoch At, Range R, OpId Op);
+  /// Only, when set, restricts the access to that allocation's segments.
+  void touch(StreamState &S, Epoch At, Range R, OpId Op, const Allocation *Only);
+
+  // LifetimeRules.cpp
+  void allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device);
+  void release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site);
+  std::shared_ptr<Allocation> findLive(Addr Base, ReleaseKind Kind);
+  void forgetLive(const Allocation &A);
+
+  // RecordRetention.cpp
+  void pruneDead(Segment &Seg, const VectorClock &Common);
+  void keepPast(Segment &Seg, const PastAccess &Kept);
+  void recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const VectorClock &Common);
+  void maybeSweep();
+};
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

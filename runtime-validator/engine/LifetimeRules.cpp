@@ -1,0 +1,185 @@
+//===- LifetimeRules.cpp - allocations, releases and UnsafeFree -----------===//
+//
+// A lifetime starts at allocated() and ends at released() (or when a new
+// allocation of the same kind covers live bytes: a free we did not see).
+//
+// UnsafeFree: at a release on stream R, an access of the lifetime by another
+// stream that is not ordered before R's next work (R's clock, the releasing
+// host's knowledge, the implicit legacy-stream ordering) may still run when the
+// memory is handed out again.
+//
+// What a new lifetime must be ordered after (Segment::Past). An unsafe access is
+// always kept: the next lifetime's accesses that are not ordered after it are
+// the corruption itself (ReuseRace, AfterUnsafeFree). A caching allocator hands
+// a released block to the next allocation on its stream A with no ordering at
+// all, so for CachingAllocator releases every still-live access is kept too: a
+// new lifetime first used on a stream B that never waited on A races with A's
+// old accesses. The driver's stream-ordered pools order reuse themselves (stream
+// order, event dependencies, or a completed free), and a synchronous cudaFree
+// synchronized the device, so there only the unsafe accesses are kept.
+//
+//===----------------------------------------------------------------------===//
+
+#include "engine/EngineImpl.h"
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+
+/// Which release kinds free which allocation kinds (a caching allocator's blocks
+/// may sit inside a cudaMalloc'd segment that starts at the same address).
+bool releases(ReleaseKind R, AllocKind A) {
+  switch (R) {
+  case ReleaseKind::SyncFree:
+    return A == AllocKind::Device || A == AllocKind::Managed;
+  case ReleaseKind::StreamOrdered:
+    return A == AllocKind::StreamOrdered;
+  case ReleaseKind::CachingAllocator:
+    return A == AllocKind::CachingAllocator;
+  }
+  return false;
+}
+
+bool sameKindClass(AllocKind A, AllocKind B) {
+  auto Class = [](AllocKind K) { return K == AllocKind::Managed ? AllocKind::Device : K; };
+  return Class(A) == Class(B);
+}
+
+} // namespace
+
+std::shared_ptr<Allocation> Engine::Impl::findLive(Addr Base, ReleaseKind Kind) {
+  auto [Begin, End] = LiveByBase.equal_range(Base);
+  std::shared_ptr<Allocation> Best;
+  for (auto It = Begin; It != End; ++It)
+    if (releases(Kind, It->second->Kind) && (!Best || It->second->Id > Best->Id))
+      Best = It->second;
+  if (Best)
+    return Best;
+  // The intercept layer may not know what kind the pointer is (cudaFree of a
+  // pool pointer): fall back to the newest live allocation at Base.
+  for (auto It = Begin; It != End; ++It)
+    if (!Best || It->second->Id > Best->Id)
+      Best = It->second;
+  return Best;
+}
+
+void Engine::Impl::forgetLive(const Allocation &A) {
+  auto [Begin, End] = LiveByBase.equal_range(A.Bytes.Begin);
+  for (auto It = Begin; It != End; ++It) {
+    if (It->second.get() == &A) {
+      LiveByBase.erase(It);
+      return;
+    }
+  }
+}
+
+void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device) {
+  if (R.Size == 0 || R.Size == WholeAllocation || R.Begin + R.Size < R.Begin)
+    return;
+  HostClock &H = Hosts.of(T);
+  auto A = std::make_shared<Allocation>();
+  A->Id = NextAllocation++;
+  A->Bytes = R;
+  A->Kind = Kind;
+  A->Device = Device;
+  A->Site = Site;
+  if (StreamState *St = Streams.get(S)) {
+    A->Stream = St->Id;
+    A->Point = Kind == AllocKind::StreamOrdered ? Streams.enqueue(*St, H) : St->now();
+  }
+
+  // Bytes that were still live end their old lifetime here. For an
+  // allocation of the same kind (a free we did not see, an allocator reusing
+  // its own memory) the old accesses become Past: the new lifetime must be
+  // ordered after them. A block carved out of a live allocation of another
+  // kind (a caching allocator's block inside its cudaMalloc'd segment) does
+  // not inherit the segment's accesses: those were attributed to the whole
+  // segment before the allocator's blocks were known (a pointer names an
+  // allocation, not bytes), so they would make every first block a race.
+  const VectorClock &Common = Hosts.commonKnowledge();
+  Memory.forEachIn(R, [&](Addr, Segment &Seg) {
+    pruneDead(Seg, Common);
+    if (Seg.Live && sameKindClass(Seg.Owner->Kind, Kind))
+      for (const AccessRecord &Rec : Seg.Current)
+        keepPast(Seg, PastAccess{Rec, Seg.Owner, false});
+    Seg.Current.clear();
+    Seg.Owner = A;
+    Seg.Live = true;
+  });
+  Memory.fillGaps(R, A);
+
+  // An older live allocation of the same kind fully inside R lost all its
+  // bytes: it can no longer be released, so stop tracking it.
+  auto [Begin, End] = LiveByBase.equal_range(R.Begin);
+  for (auto It = Begin; It != End;) {
+    const Allocation &Old = *It->second;
+    if (sameKindClass(Old.Kind, Kind) && Old.Bytes.end() <= R.end())
+      It = LiveByBase.erase(It);
+    else
+      ++It;
+  }
+  LiveByBase.emplace(R.Begin, std::move(A));
+}
+
+void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site) {
+  HostClock &H = Hosts.of(T);
+  std::shared_ptr<Allocation> A = findLive(Base, Kind);
+  if (Kind == ReleaseKind::SyncFree) {
+    // cudaFree synchronizes the device before it frees. For a pointer we do
+    // not track we still know the device if its bytes were ever tracked.
+    int Device = 0;
+    bool Known = false;
+    if (A) {
+      Device = A->Device;
+      Known = true;
+    } else if (const Segment *Seg = Memory.find(Base)) {
+      Device = Seg->Owner->Device;
+      Known = true;
+    }
+    if (Known)
+      syncDevice(H, Device);
+  }
+  if (!A)
+    return; // untracked pointer or a double free: not this engine's rules
+
+  StreamState *R = Kind == ReleaseKind::SyncFree ? nullptr : Streams.get(S);
+  if (R && Kind == ReleaseKind::StreamOrdered)
+    Streams.enqueue(*R, H); // the free is an operation on R
+  // The release point: R's clock joined with the releasing host's knowledge
+  // (and the legacy-stream ordering R's next work inherits).
+  auto OrderedBeforeRelease = [&](const AccessRecord &Rec) {
+    if (R)
+      return Rec.Stream == R->Id || Streams.nextWorkOrderedAfter(*R, H, Rec.At);
+    return H.Clock.covers(Rec.At);
+  };
+  const bool KeepOrderedAccesses = Kind == ReleaseKind::CachingAllocator;
+
+  const VectorClock &Common = Hosts.commonKnowledge();
+  Memory.forEachIn(A->Bytes, [&](Addr Begin, Segment &Seg) {
+    if (Seg.Owner != A || !Seg.Live)
+      return;
+    pruneDead(Seg, Common);
+    for (const AccessRecord &Rec : Seg.Current) {
+      bool Unsafe = !OrderedBeforeRelease(Rec);
+      if (Unsafe) {
+        Finding F = describeFinding(FindingKind::UnsafeFree, Range{Begin, Seg.End - Begin}, *A);
+        F.Unordered = AccessPoint{Rec.Stream, Rec.Op};
+        F.Released = AccessPoint{R ? R->Id : NoStream, Site};
+        Findings.offer(*A, F);
+      }
+      if (Unsafe || KeepOrderedAccesses)
+        keepPast(Seg, PastAccess{Rec, A, Unsafe});
+    }
+    Seg.Current.clear();
+    Seg.Live = false;
+  });
+  A->Released = true;
+  A->HowReleased = Kind;
+  A->ReleaseStream = R ? R->Id : NoStream;
+  A->ReleaseSite = Site;
+  forgetLive(*A);
+}
+
+} // namespace rt
+} // namespace streamlife

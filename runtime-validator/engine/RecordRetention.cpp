@@ -1,0 +1,95 @@
+//===- RecordRetention.cpp - which access records are kept, and how long --===//
+//
+// The memory bound. An access record that the common host knowledge covers can
+// never be part of a finding again: a release checks against a host clock that
+// contains it, and every future enqueue starts from a host clock (and a thread
+// seen later starts from the common knowledge, HostClocks.h). Such records are
+// dropped whenever a segment is touched and by a periodic sweep, which also
+// merges neighbouring segments whose state became identical. Of the rest, one
+// record per stream per segment suffices: a later access on the same stream is
+// ordered after the earlier one, so whatever is ordered after the later access
+// is ordered after both (the later op is the one reports name). A cap per
+// segment (EngineOptions::MaxRecordsPerSegment) bounds programs with very many
+// streams; what it drops is counted (Stats::DroppedRecords).
+//
+// The sweep runs at most every max(4096, 2 x segments) operations and only when
+// some host learnt something since the last one, so its cost per operation is
+// constant.
+//
+//===----------------------------------------------------------------------===//
+
+#include "engine/EngineImpl.h"
+
+#include <algorithm>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+constexpr std::size_t MinSweepInterval = 4096;
+} // namespace
+
+void Engine::Impl::pruneDead(Segment &Seg, const VectorClock &Common) {
+  auto DeadNow = [&](const AccessRecord &R) { return Common.covers(R.At); };
+  Seg.Current.erase(std::remove_if(Seg.Current.begin(), Seg.Current.end(), DeadNow),
+                    Seg.Current.end());
+  Seg.Past.erase(std::remove_if(Seg.Past.begin(), Seg.Past.end(),
+                                [&](const PastAccess &P) { return DeadNow(P.Access); }),
+                 Seg.Past.end());
+}
+
+void Engine::Impl::keepPast(Segment &Seg, const PastAccess &Kept) {
+  for (PastAccess &Old : Seg.Past) {
+    if (Old.Access.Stream != Kept.Access.Stream)
+      continue;
+    // Same stream: whatever is ordered after the later access is ordered after
+    // the earlier one too (even from an older lifetime), so one record does.
+    if (Old.Access.At.Time <= Kept.Access.At.Time)
+      Old = Kept;
+    return;
+  }
+  if (Seg.Past.size() >= Opts.MaxRecordsPerSegment) {
+    Seg.Past.erase(Seg.Past.begin());
+    ++DroppedRecords;
+  }
+  Seg.Past.push_back(Kept);
+}
+
+void Engine::Impl::recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const VectorClock &Common) {
+  bool Updated = false;
+  std::size_t Out = 0;
+  for (std::size_t I = 0; I < Seg.Current.size(); ++I) {
+    AccessRecord &R = Seg.Current[I];
+    if (R.Stream == S) {
+      R.At = At;
+      R.Op = Op;
+      Updated = true;
+    } else if (Common.covers(R.At)) {
+      continue; // dead: drop while we are here
+    }
+    if (Out != I)
+      Seg.Current[Out] = R;
+    ++Out;
+  }
+  Seg.Current.resize(Out);
+  if (Updated)
+    return;
+  if (Seg.Current.size() >= Opts.MaxRecordsPerSegment) {
+    Seg.Current.erase(Seg.Current.begin());
+    ++DroppedRecords;
+  }
+  Seg.Current.push_back(AccessRecord{S, At, Op});
+}
+
+void Engine::Impl::maybeSweep() {
+  if (++OpsSinceSweep < std::max(MinSweepInterval, 2 * Memory.segments()))
+    return;
+  OpsSinceSweep = 0;
+  if (Hosts.version() == SweptAtVersion)
+    return; // nothing died since the last sweep
+  SweptAtVersion = Hosts.version();
+  const VectorClock &Common = Hosts.commonKnowledge();
+  Memory.sweep([&](Segment &Seg) { pruneDead(Seg, Common); });
+}
+} // namespace rt
+} // namespace streamlife
