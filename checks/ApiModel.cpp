@@ -225,8 +225,10 @@ std::optional<ApiOperation> ApiModel::classify(const CallExpr *Call) const {
     return std::nullopt;
   const ApiSignature *Sig = nullptr;
   auto Found = Table.find(canonicalName(Callee->getName()));
-  if (Found != Table.end() && Callee->getDeclContext()->isFileContext() &&
-      !Callee->getDeclContext()->isNamespace())
+  // The C APIs live in the global namespace (inside extern "C" blocks);
+  // everything else is matched by its qualified name.
+  if (Found != Table.end() &&
+      Callee->getDeclContext()->getRedeclContext()->isTranslationUnit())
     Sig = &Found->second;
   if (!Sig) {
     std::string Qualified = Callee->getQualifiedNameAsString();
