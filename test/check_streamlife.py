@@ -119,18 +119,24 @@ def main(argv):
             f.write("\n".join(l for l in diagnostics if not re.search(r": note:", l)) + "\n")
         with open(notes, "w", encoding="utf-8") as f:
             f.write("\n".join(diagnostics) + "\n")
-        for messages_prefix, notes_prefix in checks:
-            has_messages = re.search(r"//\s*" + re.escape(messages_prefix) + r"(-NOT|-NEXT|-SAME)?:", original)
-            has_notes = re.search(r"//\s*" + re.escape(notes_prefix) + r"(-NOT|-NEXT|-SAME)?:", original)
-            if not has_messages and not has_notes:
-                fail("no %s or %s lines in %s" % (messages_prefix, notes_prefix, args.input))
-            # A file may mix the two: CHECK-MESSAGES lines then only pin
-            # warnings among the notes, in file order.
-            if has_notes:
-                prefixes = notes_prefix + ("," + messages_prefix if has_messages else "")
-                run_filecheck(args.filecheck, args.input, prefixes, notes, "notes")
-            else:
-                run_filecheck(args.filecheck, args.input, messages_prefix, messages, "messages")
+        def present(prefix):
+            return re.search(r"//\s*" + re.escape(prefix) + r"(-NOT|-NEXT|-SAME)?:", original)
+
+        # All requested suffixes are checked in one FileCheck run, so lines
+        # without a suffix apply to every run (as in clang-tidy's own tests).
+        messages_prefixes = [m for m, _ in checks if present(m)]
+        notes_prefixes = [n for _, n in checks if present(n)]
+        if not messages_prefixes and not notes_prefixes:
+            fail("no CHECK-MESSAGES or CHECK-NOTES lines for suffixes %r in %s"
+                 % (args.check_suffixes, args.input))
+        # A file may mix the two: CHECK-MESSAGES lines then only pin
+        # warnings among the notes, in file order.
+        if notes_prefixes:
+            run_filecheck(args.filecheck, args.input,
+                          ",".join(notes_prefixes + messages_prefixes), notes, "notes")
+        else:
+            run_filecheck(args.filecheck, args.input,
+                          ",".join(messages_prefixes), messages, "messages")
     return 0
 
 
