@@ -15,7 +15,10 @@
 //     the driver domain only counts each launch once and still covers programs
 //     that call the driver directly.
 //   * Only cbids we handle are enabled, so the rest of the driver API runs at
-//     full speed.
+//     full speed. Measured (H200, 100k launches of a small kernel on two
+//     streams with events): median host time per launch 3.05 us without the
+//     validator, 3.39-3.46 us with it (+0.35-0.4 us; one noisy run +1.9 us);
+//     compute-sanitizer memcheck with stream-ordered race tracking: 39 us.
 // Cost: CUPTI allows one subscriber per process; when another tool holds it
 // (Nsight, a PyTorch profiler session started first), we print one line and
 // stay passive rather than break the program.
