@@ -68,7 +68,7 @@ StreamInfo Engine::streamInfo(StreamId S) const {
 
 void Engine::eventRecorded(ThreadId T, Handle Event, StreamId S) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  StreamState *St = P->Streams.get(S);
+  StreamState *St = P->Streams.live(S);
   if (!St)
     return;
   Epoch At = P->Streams.enqueue(*St, P->Hosts.of(T));
@@ -77,7 +77,7 @@ void Engine::eventRecorded(ThreadId T, Handle Event, StreamId S) {
 
 void Engine::streamWaitsEvent(ThreadId T, StreamId S, Handle Event) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  StreamState *St = P->Streams.get(S);
+  StreamState *St = P->Streams.live(S);
   const RecordedEvent *E = P->Events.find(Event);
   if (!St || !E)
     return; // waiting on a never-recorded event completes at once
@@ -98,7 +98,7 @@ void Engine::hostSyncsEvent(ThreadId T, Handle Event) {
 
 void Engine::hostSyncsStream(ThreadId T, StreamId S) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  const StreamState *St = P->Streams.get(S);
+  const StreamState *St = P->Streams.live(S);
   if (!St)
     return;
   HostClock &H = P->Hosts.of(T);
@@ -134,7 +134,7 @@ void Engine::released(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId 
 
 void Engine::accessed(ThreadId T, StreamId S, Range R, OpId Op) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  StreamState *St = P->Streams.get(S);
+  StreamState *St = P->Streams.live(S);
   if (!St)
     return;
   Epoch At = P->Streams.enqueue(*St, P->Hosts.of(T));
@@ -145,7 +145,7 @@ void Engine::accessed(ThreadId T, StreamId S, Range R, OpId Op) {
 
 void Engine::launched(ThreadId T, StreamId S, const std::vector<Range> &Touched, OpId Op) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  StreamState *St = P->Streams.get(S);
+  StreamState *St = P->Streams.live(S);
   if (!St)
     return;
   Epoch At = P->Streams.enqueue(*St, P->Hosts.of(T));
@@ -158,7 +158,7 @@ void Engine::launched(ThreadId T, StreamId S, const std::vector<Range> &Touched,
 void Engine::launchedWithPointers(ThreadId T, StreamId S, const Addr *Words, std::size_t Count,
                                   OpId Op) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  StreamState *St = P->Streams.get(S);
+  StreamState *St = P->Streams.live(S);
   if (!St)
     return;
   Epoch At = P->Streams.enqueue(*St, P->Hosts.of(T));

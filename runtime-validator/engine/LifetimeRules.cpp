@@ -84,7 +84,7 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
   A->Kind = Kind;
   A->Device = Device;
   A->Site = Site;
-  if (StreamState *St = Streams.get(S)) {
+  if (StreamState *St = Streams.live(S)) {
     A->Stream = St->Id;
     A->Point = Kind == AllocKind::StreamOrdered ? Streams.enqueue(*St, H) : St->now();
   }
@@ -143,7 +143,7 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
   if (!A)
     return; // untracked pointer or a double free: not this engine's rules
 
-  StreamState *R = Kind == ReleaseKind::SyncFree ? nullptr : Streams.get(S);
+  StreamState *R = Kind == ReleaseKind::SyncFree ? nullptr : Streams.live(S);
   if (R && Kind == ReleaseKind::StreamOrdered)
     Streams.enqueue(*R, H); // the free is an operation on R
   // The release point: R's clock joined with the releasing host's knowledge

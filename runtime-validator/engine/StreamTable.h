@@ -70,6 +70,12 @@ public:
   const StreamState *get(StreamId S) const {
     return S < Streams.size() ? Streams[S].get() : nullptr;
   }
+  /// Null for an unknown or destroyed stream: work can no longer be enqueued on
+  /// it (its clock slot may already belong to a new stream).
+  StreamState *live(StreamId S) {
+    StreamState *St = get(S);
+    return St && !St->Destroyed ? St : nullptr;
+  }
   std::size_t size() const { return Streams.size(); }
 
   /// One operation enqueued on S by a host with clock H: inherits H's knowledge,

@@ -214,4 +214,21 @@ TEST_F(MemoryBoundTest, AReusedSlotGivesTheNewStreamFreshEpochs) {
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, New);
 }
 
+TEST_F(MemoryBoundTest, WorkOnADestroyedStreamIdIsIgnoredAndCannotTickAReusedSlot) {
+  StreamId A = stream(0xa);
+  StreamId Old = stream(0xb);
+  E->hostSyncsStream(0, Old);
+  E->streamDestroyed(0, Old);
+  StreamId New = stream(0xc); // takes Old's slot
+  alloc(Block, A);
+  launch(Old, Block, ConsumerKernel); // a stale id: nothing is enqueued
+  record(0xe, Old);
+  EXPECT_EQ(E->stats().RecordedAccesses, 0u);
+  launch(New, Block, ConsumerKernel);
+  wait(A, 0xe); // never recorded: orders nothing
+  freeOn(Block.Begin, A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, New);
+}
+
 } // namespace
