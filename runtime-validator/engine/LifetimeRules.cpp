@@ -16,11 +16,14 @@
 // new lifetime first used on a stream B that never waited on A races with A's
 // old accesses. The driver's stream-ordered pools order reuse themselves (stream
 // order, event dependencies, or a completed free), and a synchronous cudaFree
-// synchronized the device, so there only the unsafe accesses are kept.
+// synchronized the device, so there only the unsafe accesses are kept, and
+// older lifetimes' accesses that this release is ordered after are dropped.
 //
 //===----------------------------------------------------------------------===//
 
 #include "engine/EngineImpl.h"
+
+#include <algorithm>
 
 namespace streamlife {
 namespace rt {
@@ -160,6 +163,15 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
     if (Seg.Owner != A || !Seg.Live)
       return;
     pruneDead(Seg, Common);
+    if (!KeepOrderedAccesses) {
+      // The next lifetime will be ordered after this release (driver pool,
+      // device sync), so older lifetimes' accesses ordered before it are done.
+      Seg.Past.erase(std::remove_if(Seg.Past.begin(), Seg.Past.end(),
+                                    [&](const PastAccess &Old) {
+                                      return OrderedBeforeRelease(Old.Access);
+                                    }),
+                     Seg.Past.end());
+    }
     for (const AccessRecord &Rec : Seg.Current) {
       bool Unsafe = !OrderedBeforeRelease(Rec);
       if (Unsafe) {

@@ -337,6 +337,29 @@ TEST_F(ReuseTest, ReuseRaceAfterAnUnsafeStreamOrderedFree) {
   EXPECT_TRUE(Sink.first(FindingKind::ReuseRace)->AfterUnsafeFree);
 }
 
+TEST_F(ReuseTest, ReuseRaceNotReportedAgainstAnOldUnsafeAccessThatALaterSafeFreeOrdered) {
+  // Lifetime 1: B's read is not waited for (unsafe). Lifetime 2: A waits for
+  // B before freeing, which orders B's old read too; the driver orders
+  // lifetime 3 after that free, so C's use is no reuse race.
+  StreamId C = stream(0xc);
+  alloc(Block, A, AllocKind::StreamOrdered);
+  record(0xe, A);
+  wait(B, 0xe);
+  launch(B, Block, ConsumerKernel);
+  freeOn(Block.Begin, A, ReleaseKind::StreamOrdered);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  alloc(Block, A, AllocKind::StreamOrdered);
+  record(0xe, A);
+  wait(B, 0xe);
+  launch(B, Block, OtherKernel);
+  record(0xf, B);
+  wait(A, 0xf);
+  freeOn(Block.Begin, A, ReleaseKind::StreamOrdered);
+  alloc(Block, C, AllocKind::StreamOrdered);
+  launch(C, Block, ProducerKernel);
+  EXPECT_EQ(total(), 1u);
+}
+
 // --- use after free ----------------------------------------------------------
 
 TEST_F(ReuseTest, UseAfterFreeWhenWorkIsEnqueuedAfterTheRelease) {
