@@ -26,7 +26,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/ADT/DenseSet.h"
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -880,9 +880,29 @@ void FunctionAnalyzer::run(const FunctionDecl *Function) {
 
   // Reverse post-order: a predecessor with a later (or equal) position
   // reaches a block through a loop back edge.
+  // (A hand-written DFS: CFG successor lists hold null entries for edges
+  // the builder proved unreachable, which llvm's graph iterators follow.)
   std::vector<const CFGBlock *> Order;
-  for (const CFGBlock *Block : llvm::ReversePostOrderTraversal<const CFG *>(Graph.get()))
-    Order.push_back(Block);
+  {
+    llvm::DenseSet<const CFGBlock *> Seen;
+    std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>>
+        Stack;
+    Seen.insert(&Graph->getEntry());
+    Stack.push_back({&Graph->getEntry(), Graph->getEntry().succ_begin()});
+    while (!Stack.empty()) {
+      auto &[Block, Next] = Stack.back();
+      if (Next == Block->succ_end()) {
+        Order.push_back(Block);
+        Stack.pop_back();
+        continue;
+      }
+      const CFGBlock *Succ = Next->getReachableBlock();
+      ++Next;
+      if (Succ && Seen.insert(Succ).second)
+        Stack.push_back({Succ, Succ->succ_begin()});
+    }
+    std::reverse(Order.begin(), Order.end());
+  }
   llvm::DenseMap<const CFGBlock *, unsigned> Position;
   for (unsigned I = 0; I < Order.size(); ++I)
     Position[Order[I]] = I;

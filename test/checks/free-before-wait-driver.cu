@@ -1,3 +1,4 @@
+// REQUIRES: checker, cuda-headers
 // RUN: %check_streamlife %s streamlife-free-before-wait -- %cuda_args
 //
 // streamlife-free-before-wait over the CUDA driver API (cuda.h defines some

@@ -1,3 +1,4 @@
+// REQUIRES: checker, cuda-headers
 // RUN: %check_streamlife %s streamlife-free-before-wait -- %cuda_args
 //
 // Calls to functions defined in this translation unit are followed through

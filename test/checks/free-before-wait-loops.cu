@@ -1,3 +1,4 @@
+// REQUIRES: checker, cuda-headers
 // RUN: %check_streamlife %s streamlife-free-before-wait -- %cuda_args
 //
 // Producer/consumer pipelines across loop iterations (the seed's four

@@ -1,3 +1,4 @@
+// REQUIRES: checker, cuda-headers
 // RUN: %check_streamlife %s streamlife-free-before-wait -- %cuda_args
 // RUN: %check_streamlife -check-suffixes=,OPT %s streamlife-free-before-wait \
 // RUN:   -config='{CheckOptions: {streamlife-free-before-wait.ReleaseFunctions: "pool::release:0:1", streamlife-free-before-wait.UseFunctions: "enqueueWork:1:0", streamlife-free-before-wait.AllocateFunctions: "pool::acquire:0:1"}}' \

@@ -1,3 +1,4 @@
+// REQUIRES: checker, cuda-headers
 // RUN: %check_streamlife %s streamlife-free-before-wait -- %cuda_args
 //
 // Orderings that make a release safe besides wait-on-event: host syncs of the

@@ -1,3 +1,4 @@
+// REQUIRES: checker, cuda-headers
 // RUN: %check_streamlife %s streamlife-missing-consumer-event -- %cuda_args
 //
 // streamlife-missing-consumer-event: the allocation stream waits on an event

@@ -1,0 +1,32 @@
+// REQUIRES: checker, torch-headers, cuda-headers
+// RUN: %check_streamlife %s streamlife-record-stream-in-loop -- -std=c++17 %torch_include -I%cuda_path/include
+//
+// The same rule against the real PyTorch headers: at::Tensor::record_stream
+// (ATen/core/TensorBody.h) and c10::cuda::CUDACachingAllocator::recordStream.
+
+#include <ATen/core/Tensor.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+
+void handOffEveryLayer(at::Tensor *params, c10::cuda::CUDAStream compute,
+                       int layers) {
+  for (int layer = 0; layer < layers; ++layer) {
+    params[layer].record_stream(compute);
+    // CHECK-NOTES: :[[@LINE-1]]:5: warning: record_stream on 'params[layer]' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release [streamlife-record-stream-in-loop]
+    // CHECK-NOTES: :[[@LINE-3]]:3: note: inside this loop
+  }
+}
+
+void allocatorHandOff(const at::Tensor &t, c10::cuda::CUDAStream compute,
+                      int n) {
+  while (n-- > 0)
+    c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(),
+                                                  compute);
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: record_stream on 't.storage().data_ptr()' inside a loop
+}
+
+// Once, outside any loop: fine.
+void handOffOnce(const at::Tensor &t, c10::cuda::CUDAStream compute) {
+  t.record_stream(compute);
+  c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(),
+                                                compute);
+}
