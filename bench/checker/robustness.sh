@@ -37,13 +37,32 @@ if (( ${#files[@]} == 0 )); then
       Samples --include='*.cu' --include='*.cpp' | sort)
 fi
 
+CUDA="${CUDA_PATH:-/usr/local/cuda}"
+# Host overloads of min/max(float, float): nvcc's math headers declare them
+# __host__ __device__, clang's CUDA wrappers __device__ only, so samples that
+# call max() on floats in host code (simpleStreams, simpleMultiCopy) would not
+# parse under clang. A harness shim, not a change to their code.
+SHIM="$OUT_DIR/host_minmax_shim.h"
+cat > "$SHIM" <<'SHIM_EOF'
+#pragma once
+#if defined(__CUDA__) && !defined(__CUDA_ARCH__)
+__host__ static inline float max(float a, float b) { return a < b ? b : a; }
+__host__ static inline float min(float a, float b) { return b < a ? b : a; }
+#endif
+SHIM_EOF
+
 crashes=0
 printf 'file\texit\tfindings\trun\tchecks\n'
 for f in "${files[@]}"; do
   log="$OUT_DIR/$(echo "$f" | tr '/' '_').txt"
-  # Their Makefiles/CMake add Common/ and the sample's own directory.
-  (cd "$SAMPLES" && "$STREAMLIFE" check "$f" -- -I"$SAMPLES/Common" \
-      -I"$SAMPLES/$(dirname "$f")" -std=c++17 ${EXTRA_ARGS:-}) > "$log" 2>&1
+  # Their CMake adds Common/, the sample's own directory and (for .cpp files,
+  # through CUDA::cudart) the toolkit's include directory.
+  args=(-I"$SAMPLES/Common" -I"$SAMPLES/$(dirname "$f")" -std=c++17)
+  case "$f" in
+    *.cu) args+=(-include "$SHIM") ;;
+    *) args+=(-isystem "$CUDA/include") ;;
+  esac
+  (cd "$SAMPLES" && "$STREAMLIFE" check "$f" -- "${args[@]}" ${EXTRA_ARGS:-}) > "$log" 2>&1
   status=$?
   findings=$(grep -c ': warning: .*\[streamlife-' "$log")
   checks=$(grep -o '\[streamlife-[a-z-]*\]' "$log" | sort | uniq -c | awk '{printf "%s%s x%s", sep, $2, $1; sep=", "}')

@@ -15,6 +15,7 @@
 #include "ReportFormatters.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -70,6 +71,8 @@ unsigned reportCompileErrors(const check::CheckReport &Report) {
 } // namespace
 
 int runCheckCommand(int Argc, const char **Argv) {
+  // A crash in a check must say so, with a stack, not die silently.
+  llvm::sys::PrintStackTraceOnErrorSignal("streamlife");
   // Argv[0] is "check"; its options follow.
   llvm::Expected<check::CheckOptions> Parsed = check::parseCheckOptions(
       llvm::ArrayRef(Argv + 1, Argv + Argc), STREAMLIFE_DEFAULT_CUDA_PATH);

@@ -8,6 +8,7 @@
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
 
 #include <algorithm>
@@ -107,6 +108,9 @@ CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
   Report.EnabledChecks = enabledCheckNames(Context);
   SourceFileCache Sources;
   for (const std::string &File : Files) {
+    // Names the file in the stack dump should a check crash on it.
+    llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
+                                              File.c_str());
     std::vector<ClangTidyError> Errors = clang::tidy::runClangTidy(
         Context, Database, {File}, llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
                                        llvm::vfs::getRealFileSystem()),
