@@ -23,7 +23,7 @@ void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelP
     return;
   ValidatorRuntime &R = C.R;
   StreamId S = C.stream(H);
-  KernelInfo Info = R.Kernels.get(reinterpret_cast<void *>(F), C.Data.symbolName, R.Ops);
+  const KernelInfo &Info = *R.Kernels.get(reinterpret_cast<void *>(F), C.Data.symbolName, R.Ops);
   static thread_local std::vector<Addr> Words;
   Words.clear();
   if (Extra) {

@@ -57,12 +57,26 @@ bool wordsFromExtra(void *const *Extra, std::vector<Addr> &Words) {
   return true;
 }
 
-KernelInfo KernelInfoCache::get(void *Function, const char *SymbolName, OpTable &Ops) {
+const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, OpTable &Ops) {
+  // A launch loop launches the same kernel again and again: remember the last
+  // one per thread and skip the shared lock.
+  static thread_local void *LastFunction = nullptr;
+  static thread_local const KernelInfo *LastInfo = nullptr;
+  static thread_local const KernelInfoCache *LastCache = nullptr;
+  if (Function == LastFunction && LastCache == this)
+    return LastInfo;
+  const KernelInfo *Found = nullptr;
   {
     std::shared_lock<std::shared_mutex> Guard(Lock);
     auto It = Infos.find(Function);
     if (It != Infos.end())
-      return It->second;
+      Found = &It->second;
+  }
+  if (Found) {
+    LastFunction = Function;
+    LastInfo = Found;
+    LastCache = this;
+    return Found;
   }
   KernelInfo Info;
   Info.Name = Ops.internName(std::string("kernel '") + (SymbolName ? SymbolName : "<unnamed>") + "'");
@@ -101,8 +115,12 @@ KernelInfo KernelInfoCache::get(void *Function, const char *SymbolName, OpTable 
     }
   }
   std::unique_lock<std::shared_mutex> Guard(Lock);
-  Infos.emplace(Function, Info);
-  return Info;
+  // Another thread may have inserted it meanwhile; emplace keeps the first.
+  const KernelInfo *Stored = &Infos.emplace(Function, std::move(Info)).first->second;
+  LastFunction = Function;
+  LastInfo = Stored;
+  LastCache = this;
+  return Stored;
 }
 
 } // namespace rt

@@ -52,8 +52,9 @@ class KernelInfoCache {
 public:
   explicit KernelInfoCache(const DriverApi &Driver) : Driver(Driver) {}
   /// Info for f, asking the driver on first sight. SymbolName is CUPTI's name
-  /// of the launched kernel (may be null).
-  KernelInfo get(void *Function, const char *SymbolName, OpTable &Ops);
+  /// of the launched kernel (may be null). The entry lives as long as the
+  /// cache (entries are never erased), so the pointer can be kept.
+  const KernelInfo *get(void *Function, const char *SymbolName, OpTable &Ops);
 
 private:
   const DriverApi &Driver;

@@ -36,6 +36,28 @@ int StreamResolver::currentDevice(CUcontext Ctx) {
 }
 
 StreamId StreamResolver::resolve(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx) {
+  // The few streams a thread is launching on right now, without any lock.
+  struct Recent {
+    const StreamResolver *Owner = nullptr;
+    CUstream Handle = nullptr;
+    CUcontext Context = nullptr;
+    bool PerThread = false;
+    std::uint64_t Generation = 0;
+    StreamId Id = NoStream;
+  };
+  static thread_local Recent Cache[4];
+  static thread_local unsigned Next = 0;
+  std::uint64_t Gen = Generation.load(std::memory_order_acquire);
+  for (const Recent &C : Cache)
+    if (C.Owner == this && C.Handle == H && C.Context == Ctx && C.PerThread == PerThreadApi &&
+        C.Generation == Gen)
+      return C.Id;
+  StreamId Id = resolveSlow(T, H, PerThreadApi, Ctx);
+  Cache[Next++ % 4] = Recent{this, H, Ctx, PerThreadApi, Gen, Id};
+  return Id;
+}
+
+StreamId StreamResolver::resolveSlow(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx) {
   std::uint64_t Raw = reinterpret_cast<std::uint64_t>(H);
   StreamDesc Desc;
   if (Raw == 0)
@@ -94,6 +116,7 @@ StreamId StreamResolver::learn(ThreadId T, CUstream H, CUcontext Ctx, bool HaveF
 }
 
 StreamId StreamResolver::created(ThreadId T, CUstream H, unsigned Flags, int Priority, CUcontext Ctx) {
+  Generation.fetch_add(1, std::memory_order_acq_rel);
   {
     std::unique_lock<std::shared_mutex> Guard(Lock);
     Known.erase(key(reinterpret_cast<std::uint64_t>(H), 0));
@@ -114,6 +137,7 @@ void StreamResolver::destroyed(ThreadId T, CUstream H) {
     Id = It->second;
     Known.erase(It);
   }
+  Generation.fetch_add(1, std::memory_order_acq_rel);
   E.streamDestroyed(T, Id);
 }
 

@@ -20,6 +20,7 @@
 #include "engine/Engine.h"
 #include "intercept/CudaLibraries.h"
 
+#include <atomic>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -46,8 +47,13 @@ public:
 private:
   StreamId learn(ThreadId T, CUstream H, CUcontext Ctx, bool HaveFlags, unsigned Flags, int Priority);
 
+  StreamId resolveSlow(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx);
+
   Engine &E;
   const DriverApi &Driver;
+  /// Bumped whenever a handle may change meaning (creation, destruction), so
+  /// that per-thread caches of recent answers are dropped.
+  std::atomic<std::uint64_t> Generation{1};
   mutable std::shared_mutex Lock; ///< guards Known; never held across a driver call
   std::unordered_map<std::uint64_t, StreamId> Known; ///< key: handle ^ device << 56
 };
