@@ -108,6 +108,7 @@ void Reporter::drain(StreamNamer &Namer) {
     Batch.swap(Queue);
     Pending.store(0, std::memory_order_release);
   }
+  bool Added = false;
   for (const Finding &F : Batch) {
     std::string Key = Opts.dedup ? dedupKey(F) : std::string();
     ReportedFinding R = resolve(F, Namer);
@@ -115,9 +116,42 @@ void Reporter::drain(StreamNamer &Namer) {
     if (Opts.dedup && !SeenKeys.insert(Key).second)
       continue;
     Reported.push_back(R);
+    Added = true;
     std::string Text = formatText(R);
     std::fputs(Text.c_str(), Out);
     std::fflush(Out);
+  }
+  if (Added)
+    writeJsonReport();
+}
+
+void Reporter::writeJsonReport() {
+  if (Opts.report.empty())
+    return;
+  std::vector<ReportedFinding> All;
+  std::vector<std::string> AllNotes;
+  {
+    std::lock_guard<std::mutex> Guard(StateLock);
+    All = Reported;
+    AllNotes = Notes;
+  }
+  std::string Json = formatJson(All, AllNotes);
+  // Write a sibling and rename it, so that a reader never sees half a report.
+  std::string Temp = Opts.report + ".tmp";
+  bool Ok = false;
+  if (std::FILE *File = std::fopen(Temp.c_str(), "w")) {
+    bool Written = std::fwrite(Json.data(), 1, Json.size(), File) == Json.size();
+    Ok = (std::fclose(File) == 0) && Written && std::rename(Temp.c_str(), Opts.report.c_str()) == 0;
+  }
+  if (!Ok) {
+    int Err = errno;
+    std::lock_guard<std::mutex> Guard(StateLock);
+    if (!ReportWriteFailed) {
+      ReportWriteFailed = true;
+      std::fprintf(Out, "streamlife: error: cannot write the report '%s': %s\n",
+                   Opts.report.c_str(), std::strerror(Err));
+      std::fflush(Out);
+    }
   }
 }
 
@@ -152,29 +186,11 @@ void Reporter::finish(StreamNamer &Namer, bool PrintSummary) {
   if (Finished.exchange(true))
     return;
   drain(Namer);
-  std::vector<ReportedFinding> All;
-  std::vector<std::string> AllNotes;
-  {
-    std::lock_guard<std::mutex> Guard(StateLock);
-    All = Reported;
-    AllNotes = Notes;
-  }
   if (PrintSummary) {
-    std::fprintf(Out, "%s\n", summaryLine(All.size()).c_str());
+    std::fprintf(Out, "%s\n", summaryLine(findingCount()).c_str());
     std::fflush(Out);
   }
-  if (Opts.report.empty())
-    return;
-  std::string Json = formatJson(All, AllNotes);
-  std::FILE *File = std::fopen(Opts.report.c_str(), "w");
-  if (!File) {
-    std::fprintf(Out, "streamlife: error: cannot write the report '%s': %s\n", Opts.report.c_str(),
-                 std::strerror(errno));
-    std::fflush(Out);
-    return;
-  }
-  std::fwrite(Json.data(), 1, Json.size(), File);
-  std::fclose(File);
+  writeJsonReport();
 }
 
 } // namespace rt

@@ -4,9 +4,10 @@
 // drain() runs later on the intercepting thread, outside every engine and CUDA
 // call: it resolves stream ids and call sites to text, drops findings whose
 // (access site, release site) pair was already reported, and prints the rest
-// to stderr at once, so nothing is lost if the program dies early. finish()
-// prints the summary and writes the JSON report; it runs once (at exit, at
-// CUDA teardown or at library unload, whichever comes first).
+// to stderr at once, and rewrites the JSON report (if one was asked for), so
+// nothing is lost if the program dies early (abort, _exit, a crash in the CUDA
+// runtime). finish() prints the summary and writes the final JSON report; it
+// runs once (at exit or at library unload, whichever comes first).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_REPORT_REPORTER_H
@@ -78,6 +79,8 @@ private:
   SiteView resolveSite(const AccessPoint &P, StreamNamer &Namer, const char *DefaultWhat) const;
   std::string dedupKey(const Finding &F) const;
   std::string siteKey(OpId Op) const;
+  /// (Re)writes the JSON report with what was found so far.
+  void writeJsonReport();
 
   const Options &Opts;
   OpTable &Ops;
@@ -91,6 +94,7 @@ private:
   std::set<std::string> SeenKeys;
   std::vector<ReportedFinding> Reported;
   std::vector<std::string> Notes;
+  bool ReportWriteFailed = false;
   std::atomic<bool> NoteShown[static_cast<unsigned>(NotAnalysed::Count)] = {};
   std::atomic<bool> Finished{false};
 };

@@ -1,0 +1,187 @@
+//===- fake_cuda_program.cpp - plays a CUDA program's driver calls --------===//
+//
+// Usage: fake_cuda_program SCENARIO. Drives libstreamlife_rt.so through the fake
+// CUPTI (FakeCupti.cpp, found through $STREAMLIFE_CUPTI_LIBRARY) with the
+// driver calls a CUDA program would make, so that the interceptors, the engine
+// and the reports are tested end to end without a GPU. Each scenario mirrors a
+// pattern from examples/cuda; see run-fake-cuda.test for the expectations.
+//
+//===----------------------------------------------------------------------===//
+#include <cupti.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+using CallFn = void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *);
+CallFn Call = nullptr;
+
+CUstream const StreamA = reinterpret_cast<CUstream>(0x5000);
+CUstream const StreamB = reinterpret_cast<CUstream>(0x6000);
+CUevent const Event1 = reinterpret_cast<CUevent>(0x7100);
+CUevent const Event2 = reinterpret_cast<CUevent>(0x7200);
+CUfunction const Kernel3Params = reinterpret_cast<CUfunction>(0x1000);
+CUfunction const KernelStruct = reinterpret_cast<CUfunction>(0x2000);
+CUfunction const KernelUnknown = reinterpret_cast<CUfunction>(0x3000);
+constexpr CUdeviceptr Buffer = 0x7f0000000000;
+constexpr CUdeviceptr Output = 0x7f1000000000;
+constexpr size_t Bytes = 4096;
+
+void createStream(CUstream S) {
+  CUstream Out = S;
+  cuStreamCreate_params P{&Out, CU_STREAM_NON_BLOCKING};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, "cuStreamCreate", &P, CUDA_SUCCESS, nullptr);
+}
+
+void allocAsync(CUdeviceptr Ptr, CUstream S) {
+  CUdeviceptr Out = Ptr;
+  cuMemAllocAsync_params P{&Out, Bytes, S};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, "cuMemAllocAsync", &P, CUDA_SUCCESS, nullptr);
+}
+
+void allocSync(CUdeviceptr Ptr) {
+  CUdeviceptr Out = Ptr;
+  cuMemAlloc_v2_params P{&Out, Bytes};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", &P, CUDA_SUCCESS, nullptr);
+}
+
+void freeAsync(CUdeviceptr Ptr, CUstream S) {
+  cuMemFreeAsync_params P{Ptr, S};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, "cuMemFreeAsync", &P, CUDA_SUCCESS, nullptr);
+}
+
+void freeSync(CUdeviceptr Ptr) {
+  cuMemFree_v2_params P{Ptr};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "cuMemFree_v2", &P, CUDA_SUCCESS, nullptr);
+}
+
+/// Makes Waiter wait for everything enqueued on Producer so far.
+void order(CUstream Waiter, CUstream Producer, CUevent E) {
+  cuEventRecord_params R{E, Producer};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", &R, CUDA_SUCCESS, nullptr);
+  cuStreamWaitEvent_params W{Waiter, E, 0};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", &W, CUDA_SUCCESS, nullptr);
+}
+
+void launch(CUfunction F, CUstream S, void **Params, void **Extra, const char *Name) {
+  cuLaunchKernel_params P{F, 1, 1, 1, 32, 1, 1, 0, S, Params, Extra};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &P, CUDA_SUCCESS, Name);
+}
+
+/// consume(const float *in, float *out, int n) on S, reading Ptr.
+void consume(CUdeviceptr Ptr, CUstream S) {
+  CUdeviceptr In = Ptr, Out = Output;
+  int N = 1024;
+  void *Params[] = {&In, &Out, &N};
+  launch(Kernel3Params, S, Params, nullptr, "_Z7consumePKfPfi");
+}
+
+void syncDevice() {
+  // cuCtxSynchronize has no parameters.
+  Call(CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize", nullptr, CUDA_SUCCESS, nullptr);
+}
+
+void prologue() {
+  createStream(StreamA);
+  createStream(StreamB);
+  allocSync(Output);
+  allocAsync(Buffer, StreamA);
+  order(StreamB, StreamA, Event1);
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  std::string Scenario = Argc > 1 ? Argv[1] : "";
+  if (Scenario == "none") {
+    std::puts("ran");
+    return 0;
+  }
+  const char *Cupti = std::getenv("STREAMLIFE_CUPTI_LIBRARY");
+  void *Lib = Cupti ? dlopen(Cupti, RTLD_NOW) : nullptr;
+  Call = Lib ? reinterpret_cast<CallFn>(dlsym(Lib, "fakeCuptiCall")) : nullptr;
+  if (!Call) {
+    std::fprintf(stderr, "fake_cuda_program: set STREAMLIFE_CUPTI_LIBRARY to the fake CUPTI\n");
+    return 2;
+  }
+
+  if (Scenario == "unsafe-free" || Scenario == "abort") {
+    // no_lifetime_management: consumer on B, free on A with no wait.
+    prologue();
+    consume(Buffer, StreamB);
+    freeAsync(Buffer, StreamA);
+    if (Scenario == "abort")
+      std::abort();
+  } else if (Scenario == "loop") {
+    // The same bug ten times from the same call sites: one finding.
+    createStream(StreamA);
+    createStream(StreamB);
+    allocSync(Output);
+    for (int I = 0; I < 10; ++I) {
+      allocAsync(Buffer + I * 0x10000, StreamA);
+      order(StreamB, StreamA, Event1);
+      consume(Buffer + I * 0x10000, StreamB);
+      freeAsync(Buffer + I * 0x10000, StreamA);
+    }
+  } else if (Scenario == "ordered") {
+    // stall_producer: wait on the consumer, then free.
+    prologue();
+    consume(Buffer, StreamB);
+    order(StreamA, StreamB, Event2);
+    freeAsync(Buffer, StreamA);
+  } else if (Scenario == "struct") {
+    // A by-value struct {int n; float *in; float *out;} through cuFuncGetParamInfo.
+    prologue();
+    struct {
+      long N;
+      CUdeviceptr In, Out;
+    } Args{1024, Buffer + 256, Output};
+    void *Params[] = {&Args};
+    launch(KernelStruct, StreamB, Params, nullptr, "_Z6structK4Args");
+    freeAsync(Buffer, StreamA);
+  } else if (Scenario == "extra") {
+    // A packed argument buffer (CU_LAUNCH_PARAM_BUFFER_POINTER).
+    prologue();
+    CUdeviceptr Packed[3] = {Buffer, Output, 1024};
+    size_t Size = sizeof(Packed);
+    void *Extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, Packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &Size,
+                     CU_LAUNCH_PARAM_END};
+    launch(Kernel3Params, StreamB, nullptr, Extra, "_Z7consumePKfPfi");
+    freeAsync(Buffer, StreamA);
+  } else if (Scenario == "unknown-params") {
+    // The driver cannot describe this kernel: said, not silently passed.
+    prologue();
+    CUdeviceptr In = Buffer;
+    void *Params[] = {&In};
+    launch(KernelUnknown, StreamB, Params, nullptr, "_Z7unknownPf");
+    freeAsync(Buffer, StreamA);
+  } else if (Scenario == "sync-free") {
+    // cudaMalloc + cudaFree: the free synchronizes the device first.
+    createStream(StreamB);
+    allocSync(Buffer);
+    consume(Buffer, StreamB);
+    freeSync(Buffer);
+  } else if (Scenario == "host-synced") {
+    // The host synchronized the device before the stream-ordered free.
+    prologue();
+    consume(Buffer, StreamB);
+    syncDevice();
+    freeAsync(Buffer, StreamA);
+  } else if (Scenario == "graph") {
+    createStream(StreamA);
+    cuGraphLaunch_params G{reinterpret_cast<CUgraphExec>(0x9000), StreamA};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &G, CUDA_SUCCESS, nullptr);
+    Call(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &G, CUDA_SUCCESS, nullptr);
+    cuLaunchHostFunc_params H{StreamA, nullptr, nullptr};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, "cuLaunchHostFunc", &H, CUDA_SUCCESS, nullptr);
+  } else {
+    std::fprintf(stderr, "fake_cuda_program: unknown scenario '%s'\n", Scenario.c_str());
+    return 2;
+  }
+  std::puts("ran");
+  return 0;
+}
