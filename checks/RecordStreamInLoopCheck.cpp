@@ -3,7 +3,7 @@
 #include "RecordStreamInLoopCheck.h"
 #include "LifetimeReporter.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -16,34 +16,35 @@ namespace streamlife {
 
 namespace {
 
-/// The innermost loop around \p Call whose body (condition or increment)
-/// runs once per iteration, looking no further than the enclosing function,
-/// lambda or block: a lambda written in a loop is not called by the loop.
-const Stmt *enclosingLoop(const Stmt *Call, ASTContext &Ctx) {
-  DynTypedNode Child = DynTypedNode::create(*Call);
-  while (true) {
-    DynTypedNodeList Parents = Ctx.getParents(Child);
-    if (Parents.empty())
-      return nullptr;
-    const DynTypedNode &Parent = Parents[0];
-    if (Parent.get<LambdaExpr>() || Parent.get<BlockExpr>() ||
-        Parent.get<FunctionDecl>() || Parent.get<ObjCMethodDecl>())
-      return nullptr;
-    const Stmt *ChildStmt = Child.get<Stmt>();
-    if (const auto *For = Parent.get<ForStmt>()) {
-      if (ChildStmt != For->getInit()) // The init runs once.
-        return For;
-    } else if (const auto *RangeFor = Parent.get<CXXForRangeStmt>()) {
-      if (ChildStmt == RangeFor->getBody())
-        return RangeFor;
-    } else if (const auto *While = Parent.get<WhileStmt>()) {
-      return While;
-    } else if (const auto *Do = Parent.get<DoStmt>()) {
-      return Do;
-    }
-    Child = Parent;
+/// Finds the hand-off calls a loop runs on every iteration: its body, and
+/// the condition and increment of a for loop. It stops at nested loops
+/// (they report their own calls, against the innermost loop) and at lambdas
+/// and blocks (written in the loop, but not run by it).
+class LoopBodyScan : public RecursiveASTVisitor<LoopBodyScan> {
+public:
+  explicit LoopBodyScan(const llvm::StringSet<> &Functions)
+      : Functions(Functions) {}
+
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool TraverseBlockExpr(BlockExpr *) { return true; }
+  bool TraverseForStmt(ForStmt *) { return true; }
+  bool TraverseWhileStmt(WhileStmt *) { return true; }
+  bool TraverseDoStmt(DoStmt *) { return true; }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt *) { return true; }
+
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Callee && Callee->getDeclName().isIdentifier() &&
+        Functions.count(Callee->getQualifiedNameAsString()))
+      Found.push_back(Call);
+    return true;
   }
-}
+
+  std::vector<const CallExpr *> Found;
+
+private:
+  const llvm::StringSet<> &Functions;
+};
 
 } // namespace
 
@@ -52,16 +53,17 @@ RecordStreamInLoopCheck::RecordStreamInLoopCheck(StringRef Name,
     : ClangTidyCheck(Name, Context),
       RecordStreamFunctions(
           Options.get("RecordStreamFunctions", "")) {
-  Functions = {"::at::Tensor::record_stream", "::at::TensorBase::record_stream",
-               "::at::record_stream",
-               "::c10::cuda::CUDACachingAllocator::recordStream",
-               "::c10::cuda::CUDACachingAllocator::CUDAAllocator::recordStream"};
+  for (StringRef Name :
+       {"at::Tensor::record_stream", "at::TensorBase::record_stream",
+        "at::record_stream", "c10::cuda::CUDACachingAllocator::recordStream",
+        "c10::cuda::CUDACachingAllocator::CUDAAllocator::recordStream"})
+    Functions.insert(Name);
   llvm::SmallVector<StringRef, 4> Extra;
   RecordStreamFunctions.split(Extra, ';', -1, false);
   for (StringRef Name : Extra) {
     Name = Name.trim();
-    Functions.push_back(Name.starts_with("::") ? Name.str()
-                                               : ("::" + Name).str());
+    Name.consume_front("::");
+    Functions.insert(Name);
   }
 }
 
@@ -70,38 +72,53 @@ void RecordStreamInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void RecordStreamInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  std::vector<StringRef> Names(Functions.begin(), Functions.end());
-  auto Loop = stmt(anyOf(forStmt(), whileStmt(), doStmt(), cxxForRangeStmt()));
+  // Loops are matched and their bodies scanned, rather than calls matched
+  // and their parents walked: the parent map of a large translation unit
+  // (the PyTorch headers) costs more than the whole analysis.
   Finder->addMatcher(
-      callExpr(callee(functionDecl(hasAnyName(Names))), hasAncestor(Loop),
-               unless(isExpansionInSystemHeader()))
-          .bind("call"),
+      stmt(anyOf(forStmt(), whileStmt(), doStmt(), cxxForRangeStmt()),
+           unless(isExpansionInSystemHeader()))
+          .bind("loop"),
       this);
 }
 
 void RecordStreamInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call");
-  const Stmt *Loop = enclosingLoop(Call, *Result.Context);
-  if (!Loop)
-    return;
-  // The buffer: the tensor a member call is made on, else the first argument.
-  const Expr *Buffer = nullptr;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-    Buffer = Member->getImplicitObjectArgument();
-  else if (Call->getNumArgs() > 0)
-    Buffer = Call->getArg(0);
-  std::string Name = "<buffer>";
-  if (Buffer) {
-    CharSourceRange Range = Lexer::makeFileCharRange(
-        CharSourceRange::getTokenRange(
-            Buffer->IgnoreParenImpCasts()->getSourceRange()),
-        *Result.SourceManager, getLangOpts());
-    StringRef Text = Lexer::getSourceText(Range, *Result.SourceManager,
-                                          getLangOpts());
-    if (!Text.empty())
-      Name = Text.str();
+  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
+  LoopBodyScan Scan(Functions);
+  if (const auto *For = dyn_cast<ForStmt>(Loop)) {
+    Scan.TraverseStmt(const_cast<Expr *>(For->getCond()));
+    Scan.TraverseStmt(const_cast<Expr *>(For->getInc()));
+    Scan.TraverseStmt(const_cast<Stmt *>(For->getBody()));
+  } else if (const auto *While = dyn_cast<WhileStmt>(Loop)) {
+    Scan.TraverseStmt(const_cast<Expr *>(While->getCond()));
+    Scan.TraverseStmt(const_cast<Stmt *>(While->getBody()));
+  } else if (const auto *Do = dyn_cast<DoStmt>(Loop)) {
+    Scan.TraverseStmt(const_cast<Stmt *>(Do->getBody()));
+    Scan.TraverseStmt(const_cast<Expr *>(Do->getCond()));
+  } else if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(Loop)) {
+    Scan.TraverseStmt(const_cast<Stmt *>(RangeFor->getBody()));
   }
-  LifetimeReporter(*this).reportRecordStreamInLoop(Call, Name, Loop);
+  for (const CallExpr *Call : Scan.Found) {
+    // The buffer: the tensor a member call is made on, else the first
+    // argument.
+    const Expr *Buffer = nullptr;
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      Buffer = Member->getImplicitObjectArgument();
+    else if (Call->getNumArgs() > 0)
+      Buffer = Call->getArg(0);
+    std::string Name = "<buffer>";
+    if (Buffer) {
+      CharSourceRange Range = Lexer::makeFileCharRange(
+          CharSourceRange::getTokenRange(
+              Buffer->IgnoreParenImpCasts()->getSourceRange()),
+          *Result.SourceManager, getLangOpts());
+      StringRef Text =
+          Lexer::getSourceText(Range, *Result.SourceManager, getLangOpts());
+      if (!Text.empty())
+        Name = Text.str();
+    }
+    LifetimeReporter(*this).reportRecordStreamInLoop(Call, Name, Loop);
+  }
 }
 
 } // namespace streamlife

@@ -4,8 +4,7 @@
 #define STREAMLIFE_CHECKS_RECORD_STREAM_IN_LOOP_CHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
-#include <string>
-#include <vector>
+#include "llvm/ADT/StringSet.h"
 
 namespace clang {
 namespace tidy {
@@ -32,7 +31,8 @@ private:
   /// Extra fully qualified names, ';'-separated, that hand a buffer to the
   /// allocator like record_stream.
   const StringRef RecordStreamFunctions;
-  std::vector<std::string> Functions;
+  /// Qualified names (without the leading '::') of the hand-off calls.
+  llvm::StringSet<> Functions;
 };
 
 } // namespace streamlife
