@@ -1,8 +1,13 @@
 //===- RuleCatalog.cpp - what each streamlife check is about --------------===//
 #include "RuleCatalog.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 
+#ifndef STREAMLIFE_PROJECT_URL
+#define STREAMLIFE_PROJECT_URL ""
+#endif
 #ifndef STREAMLIFE_CHECK_DOCS_URL
 #define STREAMLIFE_CHECK_DOCS_URL ""
 #endif
@@ -44,10 +49,24 @@ const KnownRule KnownRules[] = {
      "memory grows in hot loops; order the release with an event wait instead."},
 };
 
+/// "streamlife-free-before-wait" -> "FreeBeforeWait".
+std::string friendlyName(llvm::StringRef CheckName) {
+  CheckName.consume_front("streamlife-");
+  llvm::SmallVector<llvm::StringRef, 8> Words;
+  CheckName.split(Words, '-', -1, /*KeepEmpty=*/false);
+  std::string Name;
+  for (llvm::StringRef Word : Words)
+    Name += (llvm::Twine(llvm::toUpper(Word.front())) + Word.drop_front()).str();
+  return Name;
+}
+
 } // namespace
+
+llvm::StringRef projectUrl() { return STREAMLIFE_PROJECT_URL; }
 
 RuleDescription describeRule(llvm::StringRef CheckName) {
   RuleDescription Result;
+  Result.FriendlyName = friendlyName(CheckName);
   llvm::StringRef DocsUrl = STREAMLIFE_CHECK_DOCS_URL;
   if (!DocsUrl.empty())
     Result.HelpUri = (DocsUrl + CheckName + ".md").str();

@@ -16,12 +16,16 @@
 namespace streamlife::check {
 
 struct RuleDescription {
+  std::string FriendlyName; ///< Pascal case: "FreeBeforeWait"
   std::string ShortDescription;
   std::string FullDescription;
   std::string HelpUri;
 };
 
 RuleDescription describeRule(llvm::StringRef CheckName);
+
+/// The project's home page, or empty.
+llvm::StringRef projectUrl();
 
 } // namespace streamlife::check
 

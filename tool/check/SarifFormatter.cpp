@@ -93,12 +93,7 @@ public:
     llvm::json::Object Run{
         {"tool",
          llvm::json::Object{
-             {"driver", llvm::json::Object{
-                            {"name", "streamlife"},
-                            {"version", Settings.ToolVersion},
-                            {"semanticVersion", Settings.ToolVersion},
-                            {"rules", std::move(Rules)},
-                        }}}},
+             {"driver", driver(std::move(Rules))}}},
         {"originalUriBaseIds",
          llvm::json::Object{{SourceRootId, llvm::json::Object{{"uri", toFileUri(SourceRoot)}}}}},
         {"invocations",
@@ -116,12 +111,28 @@ public:
   }
 
 private:
+  llvm::json::Object driver(llvm::json::Array Rules) {
+    llvm::json::Object Driver{
+        {"name", "streamlife"},
+        {"version", Settings.ToolVersion},
+        {"semanticVersion", Settings.ToolVersion},
+        {"rules", std::move(Rules)},
+    };
+    if (!projectUrl().empty())
+      Driver["informationUri"] = projectUrl();
+    return Driver;
+  }
+
   llvm::json::Value ruleFor(llvm::StringRef Check) {
     unsigned Index = RuleIndex.size();
     RuleIndex[Check] = Index;
     RuleDescription Description = describeRule(Check);
+    // GitHub code scanning requires "help" (GH2012); "name" is the friendly
+    // name SARIF recommends next to the stable id.
     llvm::json::Object Rule{
         {"id", Check},
+        {"name", Description.FriendlyName},
+        {"help", llvm::json::Object{{"text", Description.FullDescription}}},
         {"shortDescription", llvm::json::Object{{"text", Description.ShortDescription}}},
         {"fullDescription", llvm::json::Object{{"text", Description.FullDescription}}},
         {"defaultConfiguration", llvm::json::Object{{"level", "warning"}}},

@@ -54,12 +54,16 @@ def check_sarif(path):
     run = runs[0]
     driver = run.get("tool", {}).get("driver", {})
     need(driver.get("name") == "streamlife", "tool.driver.name must be streamlife")
+    need(re.match(r"^https?://", driver.get("informationUri", "")), "tool.driver.informationUri")
     rules = driver.get("rules", [])
     rule_ids = [r.get("id") for r in rules]
     need(rule_ids == sorted(rule_ids), "rules must be sorted by id")
     for rule in rules:
         need(str(rule.get("id", "")).startswith("streamlife-"), f"rule id {rule.get('id')!r}")
         need(rule.get("shortDescription", {}).get("text"), f"rule {rule.get('id')}: shortDescription.text")
+        # GitHub code scanning rejects rules without help (multitool GH2012).
+        need(rule.get("help", {}).get("text"), f"rule {rule.get('id')}: help.text")
+        need(re.fullmatch(r"[A-Z][A-Za-z0-9]*", rule.get("name", "")), f"rule {rule.get('id')}: name")
         need(re.match(r"^https?://", rule.get("helpUri", "")), f"rule {rule.get('id')}: helpUri")
     base = run.get("originalUriBaseIds", {}).get("%SRCROOT%", {}).get("uri", "")
     need(base.startswith("file://") and base.endswith("/"), "%SRCROOT% must be a file:// URI ending in /")
