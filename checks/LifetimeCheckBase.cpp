@@ -2,6 +2,7 @@
 
 #include "LifetimeCheckBase.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include <tuple>
 
 using namespace clang::ast_matchers;
 
@@ -14,15 +15,16 @@ LifetimeCheckBase::LifetimeCheckBase(StringRef Name, ClangTidyContext *Context)
       AllocateFunctions(Options.getLocalOrGlobal("AllocateFunctions", "")),
       UseFunctions(Options.getLocalOrGlobal("UseFunctions", "")),
       ReleaseFunctions(Options.getLocalOrGlobal("ReleaseFunctions", "")) {
-  const std::pair<OpKind, StringRef> UserRows[] = {
-      {OpKind::Allocate, AllocateFunctions},
-      {OpKind::Use, UseFunctions},
-      {OpKind::Release, ReleaseFunctions}};
-  for (const auto &[Kind, Spec] : UserRows)
+  const std::tuple<OpKind, StringRef, StringRef> UserRows[] = {
+      {OpKind::Allocate, "AllocateFunctions", AllocateFunctions},
+      {OpKind::Use, "UseFunctions", UseFunctions},
+      {OpKind::Release, "ReleaseFunctions", ReleaseFunctions}};
+  for (const auto &[Kind, Option, Spec] : UserRows)
     if (!Model.addUserFunctions(Kind, Spec))
-      configurationDiag("invalid entry in '%0': expected "
-                        "'name:buffer-argument:stream-argument'")
-          << Spec;
+      configurationDiag("invalid entry in option '%0' of check '%1': expected "
+                        "'name:buffer-argument:stream-argument' entries "
+                        "separated by ';'")
+          << Option << Name;
 }
 
 void LifetimeCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
@@ -32,10 +34,11 @@ void LifetimeCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void LifetimeCheckBase::registerMatchers(MatchFinder *Finder) {
-  // Templated bodies are skipped: their calls are not resolved yet.
+  // Templated bodies are skipped (their calls are not resolved yet); their
+  // instantiations are analysed, and clang-tidy merges the identical
+  // diagnostics of several instantiations.
   Finder->addMatcher(functionDecl(isDefinition(), hasBody(stmt()),
-                                  unless(isExpansionInSystemHeader()),
-                                  unless(ast_matchers::isTemplateInstantiation()))
+                                  unless(isExpansionInSystemHeader()))
                          .bind("function"),
                      this);
 }
