@@ -9,6 +9,7 @@
 // synchronization behavior") and are not.
 //
 //===----------------------------------------------------------------------===//
+#include "intercept/CopyRanges.h"
 #include "intercept/Runtime.h"
 
 #include <cupti_driver_cbid.h>
@@ -45,22 +46,16 @@ std::uint64_t sideAddress(CUmemorytype Type, const void *Host, CUdeviceptr Devic
 
 void add2D(Copy &C, CUmemorytype Type, const void *Host, CUdeviceptr Device, std::size_t X,
            std::size_t Y, std::size_t Pitch, std::size_t Width, std::size_t Height) {
-  std::uint64_t Base = sideAddress(Type, Host, Device);
-  if (!Base || !Width || !Height)
-    return;
-  std::size_t Stride = Pitch ? Pitch : Width;
-  add(C, Base + Y * Stride + X, (Height - 1) * Stride + Width);
+  Range R = pitchedSpan(sideAddress(Type, Host, Device), X, Y, Pitch, Width, Height);
+  add(C, R.Begin, R.Size);
 }
 
 void add3D(Copy &C, CUmemorytype Type, const void *Host, CUdeviceptr Device, std::size_t X,
            std::size_t Y, std::size_t Z, std::size_t Pitch, std::size_t SliceHeight,
            std::size_t Width, std::size_t Height, std::size_t Depth) {
-  std::uint64_t Base = sideAddress(Type, Host, Device);
-  if (!Base || !Width || !Height || !Depth)
-    return;
-  std::size_t Stride = Pitch ? Pitch : Width;
-  std::size_t Rows = SliceHeight ? SliceHeight : Height;
-  add(C, Base + (Z * Rows + Y) * Stride + X, ((Depth - 1) * Rows + (Height - 1)) * Stride + Width);
+  Range R = pitchedSpan3D(sideAddress(Type, Host, Device), X, Y, Z, Pitch, SliceHeight, Width,
+                          Height, Depth);
+  add(C, R.Begin, R.Size);
 }
 
 template <typename P> void from2D(Copy &C, const P *Copy2D) {

@@ -24,6 +24,11 @@ thread_local int CachedDevice = 0;
 
 } // namespace
 
+std::uint64_t StreamResolver::nextGeneration() {
+  static std::atomic<std::uint64_t> Next{1};
+  return Next.fetch_add(1, std::memory_order_relaxed);
+}
+
 int StreamResolver::currentDevice(CUcontext Ctx) {
   if (Ctx && Ctx == CachedCtx)
     return CachedDevice;
@@ -42,6 +47,7 @@ StreamId StreamResolver::resolve(ThreadId T, CUstream H, bool PerThreadApi, CUco
     CUstream Handle = nullptr;
     CUcontext Context = nullptr;
     bool PerThread = false;
+    ThreadId Thread = 0; ///< the per-thread stream depends on it
     std::uint64_t Generation = 0;
     StreamId Id = NoStream;
   };
@@ -50,10 +56,10 @@ StreamId StreamResolver::resolve(ThreadId T, CUstream H, bool PerThreadApi, CUco
   std::uint64_t Gen = Generation.load(std::memory_order_acquire);
   for (const Recent &C : Cache)
     if (C.Owner == this && C.Handle == H && C.Context == Ctx && C.PerThread == PerThreadApi &&
-        C.Generation == Gen)
+        C.Thread == T && C.Generation == Gen)
       return C.Id;
   StreamId Id = resolveSlow(T, H, PerThreadApi, Ctx);
-  Cache[Next++ % 4] = Recent{this, H, Ctx, PerThreadApi, Gen, Id};
+  Cache[Next++ % 4] = Recent{this, H, Ctx, PerThreadApi, T, Gen, Id};
   return Id;
 }
 
@@ -116,7 +122,7 @@ StreamId StreamResolver::learn(ThreadId T, CUstream H, CUcontext Ctx, bool HaveF
 }
 
 StreamId StreamResolver::created(ThreadId T, CUstream H, unsigned Flags, int Priority, CUcontext Ctx) {
-  Generation.fetch_add(1, std::memory_order_acq_rel);
+  invalidateCaches();
   {
     std::unique_lock<std::shared_mutex> Guard(Lock);
     Known.erase(key(reinterpret_cast<std::uint64_t>(H), 0));
@@ -137,7 +143,7 @@ void StreamResolver::destroyed(ThreadId T, CUstream H) {
     Id = It->second;
     Known.erase(It);
   }
-  Generation.fetch_add(1, std::memory_order_acq_rel);
+  invalidateCaches();
   E.streamDestroyed(T, Id);
 }
 

@@ -51,9 +51,13 @@ private:
 
   Engine &E;
   const DriverApi &Driver;
-  /// Bumped whenever a handle may change meaning (creation, destruction), so
-  /// that per-thread caches of recent answers are dropped.
-  std::atomic<std::uint64_t> Generation{1};
+  /// Changes whenever a handle may change meaning (creation, destruction), so
+  /// that per-thread caches of recent answers are dropped. Values are unique
+  /// across resolvers, so that a resolver built where an old one lived never
+  /// matches the old one's cache entries.
+  std::atomic<std::uint64_t> Generation{nextGeneration()};
+  static std::uint64_t nextGeneration();
+  void invalidateCaches() { Generation.store(nextGeneration(), std::memory_order_release); }
   mutable std::shared_mutex Lock; ///< guards Known; never held across a driver call
   std::unordered_map<std::uint64_t, StreamId> Known; ///< key: handle ^ device << 56
 };

@@ -1,0 +1,117 @@
+//===- StreamResolverTest.cpp - canonical stream handles -------------------===//
+//
+// The special handles (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) and real
+// handles, resolved against a real engine and fake driver entry points.
+//
+//===----------------------------------------------------------------------===//
+#include "intercept/StreamResolver.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace streamlife::rt;
+
+namespace {
+
+int CurrentDevice = 0;
+std::map<CUstream, unsigned> Flags;
+
+CUresult fakeCtxGetDevice(CUdevice *D) {
+  *D = CurrentDevice;
+  return CUDA_SUCCESS;
+}
+CUresult fakeStreamGetFlags(CUstream S, unsigned *F) {
+  auto It = Flags.find(S);
+  if (It == Flags.end())
+    return CUDA_ERROR_INVALID_HANDLE;
+  *F = It->second;
+  return CUDA_SUCCESS;
+}
+
+class NoFindings : public FindingSink {
+public:
+  void report(const Finding &) override {}
+};
+
+struct StreamResolverTest : ::testing::Test {
+  StreamResolverTest() : E(Sink), Resolver(E, Driver) {
+    CurrentDevice = 0;
+    Flags.clear();
+  }
+  static DriverApi makeDriver() {
+    DriverApi D;
+    D.CtxGetDevice = fakeCtxGetDevice;
+    D.StreamGetFlags = fakeStreamGetFlags;
+    return D;
+  }
+  CUcontext ctx(int Device) { return reinterpret_cast<CUcontext>(0xc000 + Device); }
+
+  NoFindings Sink;
+  Engine E;
+  DriverApi Driver = makeDriver();
+  StreamResolver Resolver;
+};
+
+TEST_F(StreamResolverTest, NullAndLegacyHandleAreTheLegacyStream) {
+  StreamId Null = Resolver.resolve(0, nullptr, false, ctx(0));
+  StreamId Legacy = Resolver.resolve(0, CU_STREAM_LEGACY, false, ctx(0));
+  EXPECT_EQ(Null, Legacy);
+  EXPECT_EQ(E.streamInfo(Null).Desc.Flavor, StreamFlavor::LegacyDefault);
+  EXPECT_EQ(Resolver.name(Null), "stream #" + std::to_string(Null) + " (legacy default stream, device 0)");
+}
+
+TEST_F(StreamResolverTest, NullInAPerThreadCallIsThePerThreadStream) {
+  StreamId Ptsz = Resolver.resolve(3, nullptr, true, ctx(0));
+  StreamId PerThread = Resolver.resolve(3, CU_STREAM_PER_THREAD, false, ctx(0));
+  StreamId Legacy = Resolver.resolve(3, nullptr, false, ctx(0));
+  EXPECT_EQ(Ptsz, PerThread);
+  EXPECT_NE(Ptsz, Legacy);
+  EXPECT_EQ(E.streamInfo(Ptsz).Desc.Flavor, StreamFlavor::PerThreadDefault);
+}
+
+TEST_F(StreamResolverTest, EachThreadHasItsOwnPerThreadStream) {
+  StreamId T1 = Resolver.resolve(1, CU_STREAM_PER_THREAD, false, ctx(0));
+  StreamId T2 = Resolver.resolve(2, CU_STREAM_PER_THREAD, false, ctx(0));
+  EXPECT_NE(T1, T2);
+  // The legacy stream is shared by all threads.
+  EXPECT_EQ(Resolver.resolve(1, nullptr, false, ctx(0)), Resolver.resolve(2, nullptr, false, ctx(0)));
+}
+
+TEST_F(StreamResolverTest, EachDeviceHasItsOwnLegacyStream) {
+  StreamId D0 = Resolver.resolve(0, nullptr, false, ctx(0));
+  CurrentDevice = 1;
+  StreamId D1 = Resolver.resolve(0, nullptr, false, ctx(1));
+  EXPECT_NE(D0, D1);
+  EXPECT_EQ(E.streamInfo(D1).Desc.Device, 1);
+}
+
+TEST_F(StreamResolverTest, UnknownStreamsAreLearntFromTheDriver) {
+  CUstream S = reinterpret_cast<CUstream>(0x5000);
+  Flags[S] = CU_STREAM_NON_BLOCKING;
+  StreamId Id = Resolver.resolve(0, S, false, ctx(0));
+  EXPECT_EQ(E.streamInfo(Id).Desc.Flavor, StreamFlavor::NonBlocking);
+  EXPECT_EQ(Resolver.name(Id), "stream #" + std::to_string(Id) + " (0x5000, non-blocking)");
+  // A real handle means the same stream whichever call variant names it.
+  EXPECT_EQ(Resolver.resolve(0, S, true, ctx(0)), Id);
+}
+
+TEST_F(StreamResolverTest, CreatedStreamsKeepTheirFlags) {
+  CUstream S = reinterpret_cast<CUstream>(0x6000);
+  StreamId Id = Resolver.created(0, S, CU_STREAM_DEFAULT, -1, ctx(0));
+  EXPECT_EQ(E.streamInfo(Id).Desc.Flavor, StreamFlavor::Blocking);
+  EXPECT_EQ(E.streamInfo(Id).Desc.Priority, -1);
+  EXPECT_EQ(Resolver.resolve(0, S, false, ctx(0)), Id);
+}
+
+TEST_F(StreamResolverTest, AReusedHandleIsANewStream) {
+  CUstream S = reinterpret_cast<CUstream>(0x7000);
+  StreamId First = Resolver.created(0, S, CU_STREAM_NON_BLOCKING, 0, ctx(0));
+  EXPECT_EQ(Resolver.resolve(0, S, false, ctx(0)), First); // now in the thread's cache
+  Resolver.destroyed(0, S);
+  StreamId Second = Resolver.created(0, S, CU_STREAM_NON_BLOCKING, 0, ctx(0));
+  EXPECT_NE(First, Second);
+  EXPECT_EQ(Resolver.resolve(0, S, false, ctx(0)), Second);
+}
+
+} // namespace
