@@ -89,7 +89,8 @@ std::optional<EntityKey> resolveEntity(const Expr *E, ASTContext &Ctx) {
 /// The stream an expression denotes; nothing when it cannot be told (a call
 /// result, a non-constant subscript, ...). Unknown streams make the analysis
 /// skip the operation rather than guess.
-std::optional<StreamId> resolveStream(const Expr *E, ASTContext &Ctx) {
+std::optional<StreamId> resolveStream(const Expr *E, ASTContext &Ctx,
+                                      unsigned Depth = 0) {
   if (!E)
     return std::nullopt;
   const Expr *Bare = E->IgnoreParenCasts();
@@ -108,6 +109,16 @@ std::optional<StreamId> resolveStream(const Expr *E, ASTContext &Ctx) {
   if (!E->isValueDependent() &&
       E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
     return StreamId::legacy();
+  // A local copy of another named stream (`cudaStream_t s = this->stream;`)
+  // is that stream: two names for one queue must not look like two queues.
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Bare))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (Var->isLocalVarDecl() && Var->getInit() && Depth < 4 &&
+          isStreamType(Var->getType()))
+        if (std::optional<StreamId> Init =
+                resolveStream(Var->getInit(), Ctx, Depth + 1);
+            Init && Init->Kind == StreamId::Named)
+          return Init;
   if (std::optional<EntityKey> Key = resolveEntity(E, Ctx))
     return StreamId{StreamId::Named, *Key};
   return std::nullopt;
@@ -644,7 +655,16 @@ void FunctionAnalyzer::applyWait(const ResolvedOp &Op, LifetimeState &State) {
       Facts.OrderedStreams.insert({R, Op.Site});
   });
   auto Recorded = State.Events.find(Event);
-  if (Recorded == State.Events.end() || !Recorded->second.Stream)
+  if (Recorded == State.Events.end()) {
+    // The event was recorded where this function cannot see it (by the
+    // caller, or by an opaque function): in doubt, take the wait to order
+    // everything before it rather than warn about code that may be right.
+    forEachWork(State, [&](const StreamId &, WorkFacts &Facts) {
+      Facts.OrderedStreams.insert({R, Op.Site});
+    });
+    return;
+  }
+  if (!Recorded->second.Stream)
     return;
   const StreamId &Consumer = *Recorded->second.Stream;
   for (auto &[Key, Buffer] : State.Buffers) {

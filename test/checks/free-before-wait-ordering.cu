@@ -227,3 +227,30 @@ void unknownFlagsAssumedBlocking(cudaStream_t compute) {
   consume<<<1, 32, 0, compute>>>(buf);
   cudaFreeAsync(buf, 0);
 }
+
+// A local copy of a stream handle is the same stream.
+struct Worker {
+  cudaStream_t stream;
+  void run(cudaStream_t compute, cudaEvent_t done) {
+    cudaStream_t s = stream;
+    float *buf;
+    cudaMallocAsync(&buf, 1024, stream);
+    consume<<<1, 32, 0, compute>>>(buf);
+    cudaEventRecord(done, compute);
+    cudaStreamWaitEvent(s, done, 0);
+    cudaFreeAsync(buf, stream);
+  }
+};
+
+// An event recorded where the function cannot see it (an opaque call) is
+// taken to order what came before the wait: in doubt, no warning.
+void recordOnConsumer(cudaEvent_t event, cudaStream_t stream);
+void opaqueRecord(cudaStream_t alloc, cudaStream_t compute) {
+  cudaEvent_t done;
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(buf);
+  recordOnConsumer(done, compute);
+  cudaStreamWaitEvent(alloc, done, 0);
+  cudaFreeAsync(buf, alloc);
+}
