@@ -89,10 +89,13 @@ OpId CallContext::op(NameId Name) const {
   // (measured on the H200: 100k launches, 32 frames), several times the launch
   // itself. A launch-bound loop launches the same kernel from the same place
   // again and again, so after stacks_per_op full stacks per (name, thread) the
-  // last op is reused: the call site stays right for loops, and the added cost
-  // per launch drops to the engine's.
+  // last op is reused. Every RecheckEvery-th reuse unwinds again: when the call
+  // site has moved, sampling starts over, so a kernel launched from a new place
+  // gets its own site within RecheckEvery calls.
+  constexpr std::uint32_t RecheckEvery = 64;
   struct Sampled {
     std::uint32_t Count = 0;
+    std::uint32_t SinceCheck = 0;
     OpId Last = NoOp;
   };
   static thread_local std::unordered_map<NameId, Sampled> PerName;
@@ -100,7 +103,8 @@ OpId CallContext::op(NameId Name) const {
   Sampled *S = nullptr;
   if (Limit > 0) {
     S = &PerName[Name];
-    if (S->Count >= static_cast<std::uint64_t>(Limit) && S->Last != NoOp)
+    if (S->Count >= static_cast<std::uint64_t>(Limit) && S->Last != NoOp &&
+        ++S->SinceCheck < RecheckEvery)
       return S->Last;
   }
   void *Frames[MaxStackFrames];
@@ -108,6 +112,9 @@ OpId CallContext::op(NameId Name) const {
   int N = captureStack(Frames, Depth > MaxStackFrames ? MaxStackFrames : Depth);
   OpId Op = R.Ops.intern(Name, Frames, N);
   if (S) {
+    if (S->SinceCheck >= RecheckEvery && Op != S->Last)
+      S->Count = 0; // the site moved: sample afresh
+    S->SinceCheck = 0;
     ++S->Count;
     S->Last = Op;
   }
