@@ -11,7 +11,7 @@ namespace streamlife {
 
 /// Finds a buffer released on its allocation stream while a use on another stream is not yet ordered before the release.
 ///
-/// For the user-facing documentation see README.md, streamlife-free-before-wait.
+/// For the user-facing documentation see checks/README.md, streamlife-free-before-wait.
 class FreeBeforeWaitCheck : public LifetimeCheckBase {
 public:
   FreeBeforeWaitCheck(StringRef Name, ClangTidyContext *Context)

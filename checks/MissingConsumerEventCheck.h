@@ -11,7 +11,7 @@ namespace streamlife {
 
 /// Finds the allocation stream waiting on a consumer event recorded before the consumer's last use of a buffer.
 ///
-/// For the user-facing documentation see README.md, streamlife-missing-consumer-event.
+/// For the user-facing documentation see checks/README.md, streamlife-missing-consumer-event.
 class MissingConsumerEventCheck : public LifetimeCheckBase {
 public:
   MissingConsumerEventCheck(StringRef Name, ClangTidyContext *Context)

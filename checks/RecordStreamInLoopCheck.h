@@ -15,7 +15,7 @@ namespace streamlife {
 /// depend on the allocator polling events instead of on stream order. A
 /// one-off hand-off outside loops is fine. Needs no dataflow.
 ///
-/// For the user-facing documentation see README.md,
+/// For the user-facing documentation see checks/README.md,
 /// streamlife-record-stream-in-loop.
 class RecordStreamInLoopCheck : public ClangTidyCheck {
 public:

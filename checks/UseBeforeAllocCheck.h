@@ -11,7 +11,7 @@ namespace streamlife {
 
 /// Finds a stream-ordered allocation used on another stream before that stream is ordered after the allocation.
 ///
-/// For the user-facing documentation see README.md, streamlife-use-before-alloc.
+/// For the user-facing documentation see checks/README.md, streamlife-use-before-alloc.
 class UseBeforeAllocCheck : public LifetimeCheckBase {
 public:
   UseBeforeAllocCheck(StringRef Name, ClangTidyContext *Context)
