@@ -139,6 +139,10 @@ __attribute__((constructor)) static void attachToProcess() {
     for (const std::string &E : Errors)
       std::fprintf(stderr, "streamlife: error: STREAMLIFE_OPTIONS: %s\n", E.c_str());
   }
+  // Several processes of one command (a launcher and its workers) would
+  // overwrite one report; '%p' gives each its own.
+  for (std::size_t At = Opts.report.find("%p"); At != std::string::npos; At = Opts.report.find("%p"))
+    Opts.report.replace(At, 2, std::to_string(getpid()));
   DriverApi Driver;
   std::string Why;
   if (!loadDriver(Driver, Why)) {
