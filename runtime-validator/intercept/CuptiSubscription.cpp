@@ -186,12 +186,6 @@ std::string cuptiError(CUptiResult Rc) {
 
 } // namespace
 
-// Owned by no family above: stream memory operations are only noted.
-void notAnalysedStreamMemOps(const CallContext &C) {
-  if (C.entering())
-    C.R.Report.noteNotAnalysed(NotAnalysed::StreamMemoryOperations);
-}
-
 OpId CallContext::apiOp() const {
   NameId Name = Cbid < MaxCbid ? ApiNames[Cbid].load(std::memory_order_relaxed) : 0;
   if (Name == 0) {

@@ -40,14 +40,14 @@ void interceptEventsAndSync(const CallContext &C) {
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
   case CUPTI_DRIVER_TRACE_CBID_cuEventQuery:
-    if (C.exitedOk())
+    if (C.exitedOk()) // both take just the event
       R.Eng.hostSyncsEvent(C.T, eventHandle(C.params<cuEventQuery_params>().hEvent));
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz:
-    if (C.exitedOk())
+    if (C.exitedOk()) // all four take just the stream
       R.Eng.hostSyncsStream(C.T, C.stream(C.params<cuStreamQuery_params>().hStream));
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:

@@ -47,5 +47,13 @@ void interceptStreams(const CallContext &C) {
   }
 }
 
+/// cuStreamWaitValue*/cuStreamWriteValue*/cuStreamBatchMemOp: waits and writes
+/// on 32/64-bit flags in memory. Their ordering effect depends on values only
+/// the GPU sees, so they are noted, never passed silently.
+void notAnalysedStreamMemOps(const CallContext &C) {
+  if (C.entering())
+    C.R.Report.noteNotAnalysed(NotAnalysed::StreamMemoryOperations);
+}
+
 } // namespace rt
 } // namespace streamlife

@@ -3,7 +3,7 @@
 // The driver calls libstreamlife_rt.so makes itself. Kernel 0x1000 has the
 // parameters (float *, float *, int); every other handle is rejected as
 // cuKernelGetParamInfo rejects a CUfunction, and cuFuncGetParamInfo knows
-// kernel 0x2000 as one 24-byte by-value struct.
+// kernel 0x2000 as one 24-byte by-value struct. Stream 0x8000 is capturing.
 //
 //===----------------------------------------------------------------------===//
 #include <cuda.h>
@@ -25,8 +25,10 @@ CUresult cuStreamGetPriority(CUstream, int *Priority) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus *Status) {
-  *Status = CU_STREAM_CAPTURE_STATUS_NONE;
+// Stream 0x8000 is capturing into a graph.
+CUresult cuStreamIsCapturing(CUstream Stream, CUstreamCaptureStatus *Status) {
+  *Status = reinterpret_cast<unsigned long>(Stream) == 0x8000 ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                                               : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
 

@@ -14,6 +14,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -170,6 +175,49 @@ int main(int Argc, char **Argv) {
     prologue();
     consume(Buffer, StreamB);
     syncDevice();
+    freeAsync(Buffer, StreamA);
+  } else if (Scenario == "fork") {
+    // A finding, then a forked child that exits normally: one summary only.
+    prologue();
+    consume(Buffer, StreamB);
+    freeAsync(Buffer, StreamA);
+    std::fflush(nullptr);
+    pid_t Child = fork();
+    if (Child == 0)
+      std::exit(0);
+    int Status = 0;
+    waitpid(Child, &Status, 0);
+  } else if (Scenario == "threads") {
+    // Eight threads, each with its own stream, allocate, launch and free in
+    // stream order concurrently: correct, and nothing may deadlock.
+    std::vector<std::thread> Threads;
+    for (int T = 0; T < 8; ++T)
+      Threads.emplace_back([T] {
+        CUstream S = reinterpret_cast<CUstream>(0x10000 + T * 0x100);
+        createStream(S);
+        for (int I = 0; I < 2000; ++I) {
+          CUdeviceptr P = Buffer + (T * 2000 + I) * 0x10000ull;
+          allocAsync(P, S);
+          consume(P, S);
+          freeAsync(P, S);
+        }
+      });
+    for (std::thread &T : Threads)
+      T.join();
+  } else if (Scenario == "capture") {
+    // A capturing stream's work goes into a graph, not onto the GPU: it is
+    // not recorded as accesses (and said so), so the free is not racing it.
+    CUstream Capturing = reinterpret_cast<CUstream>(0x8000);
+    prologue();
+    createStream(Capturing);
+    cuStreamBeginCapture_v2_params B{Capturing, CU_STREAM_CAPTURE_MODE_GLOBAL};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", &B,
+         CUDA_SUCCESS, nullptr);
+    consume(Buffer, Capturing);
+    CUgraph Graph = nullptr;
+    cuStreamEndCapture_params End{Capturing, &Graph};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &End, CUDA_SUCCESS,
+         nullptr);
     freeAsync(Buffer, StreamA);
   } else if (Scenario == "graph") {
     createStream(StreamA);
