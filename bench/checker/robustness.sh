@@ -17,7 +17,9 @@
 #   Samples/ that uses streams, events or stream-ordered allocation.
 # env:   STREAMLIFE (default: build/bin/streamlife of this checkout),
 #        OUT_DIR (default: a temporary directory; keeps each file's output),
-#        EXTRA_ARGS (added to every compile command)
+#        EXTRA_ARGS (added to every compile command),
+#        MANIFEST (write "FILE ARGS..." of every file that parsed there: the
+#        input of bench.py --manifest)
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 STREAMLIFE="${STREAMLIFE:-$ROOT/build/bin/streamlife}"
@@ -29,6 +31,7 @@ SAMPLES="$(cd "$1" && pwd)"; shift
 [[ -x "$STREAMLIFE" ]] || { echo "robustness: no streamlife at $STREAMLIFE" >&2; exit 2; }
 OUT_DIR="${OUT_DIR:-$(mktemp -d)}"
 mkdir -p "$OUT_DIR"
+[[ -n "${MANIFEST:-}" ]] && : > "$MANIFEST"
 
 files=("$@")
 if (( ${#files[@]} == 0 )); then
@@ -55,11 +58,18 @@ crashes=0
 printf 'file\texit\tfindings\trun\tchecks\n'
 for f in "${files[@]}"; do
   log="$OUT_DIR/$(echo "$f" | tr '/' '_').txt"
-  # Their CMake adds Common/, the sample's own directory and (for .cpp files,
-  # through CUDA::cudart) the toolkit's include directory.
-  args=(-I"$SAMPLES/Common" -I"$SAMPLES/$(dirname "$f")" -std=c++17)
+  # What their CMake gives the compiler: Common/ (and Common/UtilNPP for the
+  # NPP samples), the sample's own directory and its inc/, the toolkit's
+  # include directory for .cpp files (through CUDA::cudart), and relocatable
+  # device code where the sample sets CUDA_SEPARABLE_COMPILATION.
+  dir="$SAMPLES/$(dirname "$f")"
+  args=(-I"$SAMPLES/Common" -I"$SAMPLES/Common/UtilNPP" -I"$dir" -std=c++17)
+  for inc in "$dir/inc" "$dir/../inc"; do [[ -d "$inc" ]] && args+=(-I"$inc"); done
   case "$f" in
-    *.cu) args+=(-include "$SHIM") ;;
+    *.cu)
+      args+=(-include "$SHIM")
+      grep -qs 'CUDA_SEPARABLE_COMPILATION ON' "$dir/CMakeLists.txt" "$dir/../CMakeLists.txt" &&
+        args+=(-fgpu-rdc) ;;
     *) args+=(-isystem "$CUDA/include") ;;
   esac
   (cd "$SAMPLES" && "$STREAMLIFE" check "$f" -- "${args[@]}" ${EXTRA_ARGS:-}) > "$log" 2>&1
@@ -74,6 +84,11 @@ for f in "${files[@]}"; do
   esac
   grep -q -e 'Stack dump' -e 'PLEASE submit a bug report' "$log" && { run=CRASH; crashes=$((crashes + 1)); }
   printf '%s\t%s\t%s\t%s\t%s\n' "$f" "$status" "$findings" "$run" "$checks"
+  if [[ -n "${MANIFEST:-}" && ( $status == 0 || $status == 1 ) ]]; then
+    printf '%q' "$SAMPLES/$f" >> "$MANIFEST"
+    for a in "${args[@]}" ${EXTRA_ARGS:-}; do printf ' %q' "$a" >> "$MANIFEST"; done
+    echo >> "$MANIFEST"
+  fi
 done
 echo "robustness: ${#files[@]} files, $crashes crashes; outputs in $OUT_DIR" >&2
 (( crashes == 0 ))
