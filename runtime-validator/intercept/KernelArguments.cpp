@@ -3,6 +3,9 @@
 
 #include "intercept/CudaLibraries.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -79,7 +82,14 @@ const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, O
     return Found;
   }
   KernelInfo Info;
-  Info.Name = Ops.internName(std::string("kernel '") + (SymbolName ? SymbolName : "<unnamed>") + "'");
+  std::string Name = SymbolName ? SymbolName : "<unnamed>";
+  int Status = 0;
+  if (char *Demangled = abi::__cxa_demangle(Name.c_str(), nullptr, nullptr, &Status)) {
+    if (Status == 0)
+      Name = Demangled;
+    std::free(Demangled);
+  }
+  Info.Name = Ops.internName("kernel '" + Name + "'");
   // The handle in cuLaunchKernel(Ex) is in practice a CUkernel (library-based
   // loading since CUDA 12): cuFuncGetParamInfo rejects it with 400, while
   // cuKernelGetParamInfo works (measured, runtime-notes section 8). Modules

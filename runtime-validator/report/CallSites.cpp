@@ -1,10 +1,13 @@
 //===- CallSites.cpp - op interning, stack capture and symbolization ------===//
 #include "report/CallSites.h"
 
+#include "report/ElfSymbols.h"
+
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -101,10 +104,22 @@ Frame symbolize(void *ReturnAddress) {
     F.Module = Info.dli_fname;
   F.ModuleOffset = reinterpret_cast<std::uintptr_t>(CallPC) -
                    reinterpret_cast<std::uintptr_t>(Info.dli_fbase);
-  if (Info.dli_sname) {
+  // The module's own symbol table names static functions exactly; dladdr's
+  // nearest exported symbol is only a fallback (it may be another function).
+  // dladdr names the main executable by its argv[0], which may be relative
+  // to a directory the program has left; /proc/self/exe is always right.
+  std::string Name;
+  if (!F.Module.empty() && !isRuntimeModule(F.Module)) {
+    bool MainProgram = program_invocation_name && F.Module == program_invocation_name;
+    Name = elfFunctionAt(MainProgram ? std::string("/proc/self/exe") : F.Module, F.ModuleOffset,
+                         reinterpret_cast<std::uintptr_t>(CallPC));
+  }
+  if (Name.empty() && Info.dli_sname)
+    Name = Info.dli_sname;
+  if (!Name.empty()) {
     int Status = 0;
-    char *Demangled = abi::__cxa_demangle(Info.dli_sname, nullptr, nullptr, &Status);
-    F.Function = Status == 0 && Demangled ? Demangled : Info.dli_sname;
+    char *Demangled = abi::__cxa_demangle(Name.c_str(), nullptr, nullptr, &Status);
+    F.Function = Status == 0 && Demangled ? Demangled : Name;
     std::free(Demangled);
   }
   return F;

@@ -146,7 +146,7 @@ int main(int Argc, char **Argv) {
       CUdeviceptr In, Out;
     } Args{1024, Buffer + 256, Output};
     void *Params[] = {&Args};
-    launch(KernelStruct, StreamB, Params, nullptr, "_Z6structK4Args");
+    launch(KernelStruct, StreamB, Params, nullptr, "_Z7structK4Args");
     freeAsync(Buffer, StreamA);
   } else if (Scenario == "extra") {
     // A packed argument buffer (CU_LAUNCH_PARAM_BUFFER_POINTER).
