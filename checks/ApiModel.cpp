@@ -142,7 +142,8 @@ ApiModel::ApiModel() {
   add("cuStreamCreate", createStream(0, 1));
   add("cuStreamCreateWithPriority", createStream(0, 1));
 
-  // --- PyTorch caching allocator hand-off --------------------------------------
+  // --- PyTorch caching allocator hand-off
+  // --------------------------------------
   ApiSignature TensorRecord{OpKind::RecordStream};
   TensorRecord.Stream = 0; // implicit object argument is the buffer
   add("at::Tensor::record_stream", TensorRecord);

@@ -41,11 +41,11 @@ enum class OpKind {
 /// the data-driven API table; -1 means "no such operand".
 struct ApiSignature {
   OpKind Kind;
-  int Buffer = -1;   ///< Buffer operand (for Allocate: the address of it).
-  int Buffer2 = -1;  ///< Second buffer operand (copies: the source).
-  int Stream = -1;   ///< Stream operand (for CreateStream: its address).
-  int Event = -1;    ///< Event operand.
-  int Flags = -1;    ///< Stream creation flags (CreateStream only).
+  int Buffer = -1;    ///< Buffer operand (for Allocate: the address of it).
+  int Buffer2 = -1;   ///< Second buffer operand (copies: the source).
+  int Stream = -1;    ///< Stream operand (for CreateStream: its address).
+  int Event = -1;     ///< Event operand.
+  int Flags = -1;     ///< Stream creation flags (CreateStream only).
   int ArgsArray = -1; ///< A `void *args[]` kernel parameter array.
 };
 

@@ -1,4 +1,5 @@
-//===--- FreeBeforeWaitCheck.cpp - streamlife --------------------------------------===//
+//===--- FreeBeforeWaitCheck.cpp - streamlife
+//--------------------------------------===//
 
 #include "FreeBeforeWaitCheck.h"
 #include "LifetimeReporter.h"

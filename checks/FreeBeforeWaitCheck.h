@@ -1,4 +1,5 @@
-//===--- FreeBeforeWaitCheck.h - streamlife ----------------------------*- C++ -*-===//
+//===--- FreeBeforeWaitCheck.h - streamlife ----------------------------*- C++
+//-*-===//
 
 #ifndef STREAMLIFE_CHECKS_FREE_BEFORE_WAIT_CHECK_H
 #define STREAMLIFE_CHECKS_FREE_BEFORE_WAIT_CHECK_H
@@ -9,9 +10,11 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-/// Finds a buffer released on its allocation stream while a use on another stream is not yet ordered before the release.
+/// Finds a buffer released on its allocation stream while a use on another
+/// stream is not yet ordered before the release.
 ///
-/// For the user-facing documentation see checks/README.md, streamlife-free-before-wait.
+/// For the user-facing documentation see checks/README.md,
+/// streamlife-free-before-wait.
 class FreeBeforeWaitCheck : public LifetimeCheckBase {
 public:
   FreeBeforeWaitCheck(StringRef Name, ClangTidyContext *Context)

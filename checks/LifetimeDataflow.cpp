@@ -127,7 +127,8 @@ std::optional<StreamId> resolveStream(const Expr *E, ASTContext &Ctx,
 /// The expressions naming the buffers an operand refers to: looks through
 /// pointer arithmetic, `&p[i]`, and `void *args[] = {&a, &b}` kernel
 /// parameter arrays.
-void collectBufferExprs(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
+void collectBufferExprs(const Expr *E,
+                        llvm::SmallVectorImpl<const Expr *> &Out) {
   if (!E)
     return;
   E = E->IgnoreParenCasts();
@@ -156,8 +157,8 @@ void collectBufferExprs(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out)
   }
   if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
     if (Unary->getOpcode() == UO_AddrOf)
-      if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(
-              Unary->getSubExpr()->IgnoreParens()))
+      if (const auto *Subscript =
+              dyn_cast<ArraySubscriptExpr>(Unary->getSubExpr()->IgnoreParens()))
         if (Subscript->getBase()->getType()->isPointerType())
           return collectBufferExprs(Subscript->getBase(), Out);
   }
@@ -190,8 +191,8 @@ std::string sourceText(const Expr *E, ASTContext &Ctx) {
   Range = Lexer::makeFileCharRange(Range, SM, Ctx.getLangOpts());
   if (Range.isInvalid()) {
     // A macro argument spelled inside the macro: fall back to the spelling.
-    Range = CharSourceRange::getTokenRange(
-        SM.getSpellingLoc(E->getBeginLoc()), SM.getSpellingLoc(E->getEndLoc()));
+    Range = CharSourceRange::getTokenRange(SM.getSpellingLoc(E->getBeginLoc()),
+                                           SM.getSpellingLoc(E->getEndLoc()));
   }
   return Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
 }
@@ -250,8 +251,7 @@ OperandExprs fromApiOperation(const ApiOperation &Op, ASTContext &Ctx) {
 /// A function defined in this translation unit, outside system headers,
 /// that the analysis follows through a summary.
 const FunctionDecl *summarizableCallee(const CallExpr *Call,
-                                       const ApiModel &Model,
-                                       ASTContext &Ctx) {
+                                       const ApiModel &Model, ASTContext &Ctx) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || isa<CUDAKernelCallExpr>(Call))
     return nullptr;
@@ -261,7 +261,8 @@ const FunctionDecl *summarizableCallee(const CallExpr *Call,
   if (Definition->isTemplated() ||
       Ctx.getSourceManager().isInSystemHeader(Definition->getLocation()))
     return nullptr;
-  if (Callee->getDeclName().isIdentifier() && Model.isModelled(Callee->getName()))
+  if (Callee->getDeclName().isIdentifier() &&
+      Model.isModelled(Callee->getName()))
     return nullptr;
   return Definition;
 }
@@ -325,7 +326,8 @@ public:
     auto [It, Inserted] = Summaries.try_emplace(Function);
     if (Inserted) {
       // A recursive call sees the empty summary inserted above.
-      FunctionSummary Built = SummaryBuilder(Function, Ctx, Model, *this).build();
+      FunctionSummary Built =
+          SummaryBuilder(Function, Ctx, Model, *this).build();
       Summaries[Function] = std::move(Built);
       return Summaries[Function];
     }
@@ -477,8 +479,7 @@ private:
   std::set<std::pair<const Stmt *, EntityKey>> MissingEventSeen;
   std::set<std::pair<const Stmt *, EntityKey>> UseBeforeAllocSeen;
   /// Late waits by release site, merged into the findings at the end.
-  std::map<const Stmt *,
-           std::vector<std::pair<const Stmt *, NamedStream>>>
+  std::map<const Stmt *, std::vector<std::pair<const Stmt *, NamedStream>>>
       LateWaits;
 };
 
@@ -593,10 +594,9 @@ void FunctionAnalyzer::applyUse(const ResolvedOp &Op, LifetimeState &State) {
     if (Buffer.AllocSite && Buffer.AllocPending && Buffer.AllocStream &&
         !orderedBefore(*Buffer.AllocStream, Buffer.AllocFacts, S, State)) {
       if (Reporting && UseBeforeAllocSeen.insert({Op.Site, Key}).second)
-        Out.UseBeforeAlloc.push_back({Op.Site, named(Key), named(S),
-                                      Buffer.AllocSite,
-                                      AllocatedNames[Buffer.AllocSite],
-                                      named(*Buffer.AllocStream)});
+        Out.UseBeforeAlloc.push_back(
+            {Op.Site, named(Key), named(S), Buffer.AllocSite,
+             AllocatedNames[Buffer.AllocSite], named(*Buffer.AllocStream)});
       // Warn at the first unordered use only.
       Buffer.AllocFacts.OrderedStreams.insert({S, Op.Site});
     }
@@ -634,8 +634,8 @@ void FunctionAnalyzer::applyRelease(const ResolvedOp &Op,
           Finding.AllocName = AllocatedNames[Buffer.AllocSite];
           Finding.AllocStream = named(*Buffer.AllocStream);
         }
-        auto [It, Inserted] =
-            FreeBeforeWaitIndex.insert({{Op.Site, Key}, Out.FreeBeforeWait.size()});
+        auto [It, Inserted] = FreeBeforeWaitIndex.insert(
+            {{Op.Site, Key}, Out.FreeBeforeWait.size()});
         if (Inserted)
           Out.FreeBeforeWait.push_back(std::move(Finding));
       }
@@ -689,9 +689,9 @@ void FunctionAnalyzer::applyWait(const ResolvedOp &Op, LifetimeState &State) {
           (!LastUse || before(LastUse, Use.Site)))
         LastUse = Use.Site;
     if (LastUse && Reporting && MissingEventSeen.insert({Op.Site, Key}).second)
-      Out.MissingConsumerEvent.push_back({Op.Site, named(R), named(Event),
-                                          named(Consumer), named(Key),
-                                          Recorded->second.RecordSite, LastUse});
+      Out.MissingConsumerEvent.push_back(
+          {Op.Site, named(R), named(Event), named(Consumer), named(Key),
+           Recorded->second.RecordSite, LastUse});
   }
 }
 
@@ -744,7 +744,8 @@ void FunctionAnalyzer::apply(const ResolvedOp &Op, LifetimeState &State) {
     break;
   case OpKind::SyncStream:
     for (auto &[Key, Buffer] : State.Buffers) {
-      for (auto It = Buffer.PendingUses.begin(); It != Buffer.PendingUses.end();)
+      for (auto It = Buffer.PendingUses.begin();
+           It != Buffer.PendingUses.end();)
         It = orderedBefore(It->first.Stream, It->second, *Op.Stream, State)
                  ? Buffer.PendingUses.erase(It)
                  : std::next(It);
@@ -758,7 +759,8 @@ void FunctionAnalyzer::apply(const ResolvedOp &Op, LifetimeState &State) {
     if (!Op.Event)
       break;
     for (auto &[Key, Buffer] : State.Buffers) {
-      for (auto It = Buffer.PendingUses.begin(); It != Buffer.PendingUses.end();)
+      for (auto It = Buffer.PendingUses.begin();
+           It != Buffer.PendingUses.end();)
         It = It->second.CoveringEvents.count(*Op.Event)
                  ? Buffer.PendingUses.erase(It)
                  : std::next(It);
@@ -809,7 +811,8 @@ void FunctionAnalyzer::apply(const ResolvedOp &Op, LifetimeState &State) {
 void FunctionAnalyzer::transferAssignment(const EntityKey &Target,
                                           QualType Type, const Expr *RHS,
                                           LifetimeState &State) {
-  std::optional<EntityKey> Source = RHS ? resolveEntity(RHS, Ctx) : std::nullopt;
+  std::optional<EntityKey> Source =
+      RHS ? resolveEntity(RHS, Ctx) : std::nullopt;
   if (isEventType(Type)) {
     // Events are handles: the copy denotes the same recorded point.
     bool Known = Source && State.Events.count(*Source);
@@ -881,8 +884,7 @@ void FunctionAnalyzer::transfer(const Stmt *S, LifetimeState &State) {
         continue;
       // An initialisation is an assignment to the new variable.
       EntityNames.try_emplace(EntityKey{Var}, Var->getName().str());
-      transferAssignment(EntityKey{Var}, Var->getType(), Var->getInit(),
-                         State);
+      transferAssignment(EntityKey{Var}, Var->getType(), Var->getInit(), State);
     }
   }
 }

@@ -150,7 +150,8 @@ struct BufferState {
 
 /// The last record of an event.
 struct EventState {
-  std::optional<StreamId> Stream; ///< Unknown after a join of disagreeing paths.
+  std::optional<StreamId>
+      Stream; ///< Unknown after a join of disagreeing paths.
   const Stmt *RecordSite = nullptr;
   friend bool operator==(const EventState &A, const EventState &B) {
     return A.Stream == B.Stream && A.RecordSite == B.RecordSite;

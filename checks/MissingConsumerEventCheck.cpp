@@ -1,4 +1,5 @@
-//===--- MissingConsumerEventCheck.cpp - streamlife --------------------------------------===//
+//===--- MissingConsumerEventCheck.cpp - streamlife
+//--------------------------------------===//
 
 #include "MissingConsumerEventCheck.h"
 #include "LifetimeReporter.h"
@@ -7,7 +8,8 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-void MissingConsumerEventCheck::reportFindings(const FunctionFindings &Findings) {
+void MissingConsumerEventCheck::reportFindings(
+    const FunctionFindings &Findings) {
   LifetimeReporter Reporter(*this);
   for (const auto &Finding : Findings.MissingConsumerEvent)
     Reporter.report(Finding);

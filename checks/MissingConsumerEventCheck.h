@@ -1,4 +1,5 @@
-//===--- MissingConsumerEventCheck.h - streamlife ----------------------------*- C++ -*-===//
+//===--- MissingConsumerEventCheck.h - streamlife ----------------------------*-
+//C++ -*-===//
 
 #ifndef STREAMLIFE_CHECKS_MISSING_CONSUMER_EVENT_CHECK_H
 #define STREAMLIFE_CHECKS_MISSING_CONSUMER_EVENT_CHECK_H
@@ -9,9 +10,11 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-/// Finds the allocation stream waiting on a consumer event recorded before the consumer's last use of a buffer.
+/// Finds the allocation stream waiting on a consumer event recorded before the
+/// consumer's last use of a buffer.
 ///
-/// For the user-facing documentation see checks/README.md, streamlife-missing-consumer-event.
+/// For the user-facing documentation see checks/README.md,
+/// streamlife-missing-consumer-event.
 class MissingConsumerEventCheck : public LifetimeCheckBase {
 public:
   MissingConsumerEventCheck(StringRef Name, ClangTidyContext *Context)

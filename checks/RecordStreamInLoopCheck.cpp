@@ -1,4 +1,5 @@
-//===--- RecordStreamInLoopCheck.cpp - streamlife --------------------------===//
+//===--- RecordStreamInLoopCheck.cpp - streamlife
+//--------------------------===//
 
 #include "RecordStreamInLoopCheck.h"
 #include "LifetimeReporter.h"
@@ -51,8 +52,7 @@ private:
 RecordStreamInLoopCheck::RecordStreamInLoopCheck(StringRef Name,
                                                  ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
-      RecordStreamFunctions(
-          Options.get("RecordStreamFunctions", "")) {
+      RecordStreamFunctions(Options.get("RecordStreamFunctions", "")) {
   for (StringRef Name :
        {"at::Tensor::record_stream", "at::TensorBase::record_stream",
         "at::record_stream", "c10::cuda::CUDACachingAllocator::recordStream",

@@ -1,4 +1,5 @@
-//===--- StreamlifeTidyModule.cpp - streamlife -----------------------------===//
+//===--- StreamlifeTidyModule.cpp - streamlife
+//-----------------------------===//
 //
 // Registers the streamlife checks as a clang-tidy module. Linking this
 // object (the plugin, or the `streamlife check` CLI) is what makes the checks

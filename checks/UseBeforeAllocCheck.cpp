@@ -1,4 +1,5 @@
-//===--- UseBeforeAllocCheck.cpp - streamlife --------------------------------------===//
+//===--- UseBeforeAllocCheck.cpp - streamlife
+//--------------------------------------===//
 
 #include "UseBeforeAllocCheck.h"
 #include "LifetimeReporter.h"

@@ -1,4 +1,5 @@
-//===--- UseBeforeAllocCheck.h - streamlife ----------------------------*- C++ -*-===//
+//===--- UseBeforeAllocCheck.h - streamlife ----------------------------*- C++
+//-*-===//
 
 #ifndef STREAMLIFE_CHECKS_USE_BEFORE_ALLOC_CHECK_H
 #define STREAMLIFE_CHECKS_USE_BEFORE_ALLOC_CHECK_H
@@ -9,9 +10,11 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-/// Finds a stream-ordered allocation used on another stream before that stream is ordered after the allocation.
+/// Finds a stream-ordered allocation used on another stream before that stream
+/// is ordered after the allocation.
 ///
-/// For the user-facing documentation see checks/README.md, streamlife-use-before-alloc.
+/// For the user-facing documentation see checks/README.md,
+/// streamlife-use-before-alloc.
 class UseBeforeAllocCheck : public LifetimeCheckBase {
 public:
   UseBeforeAllocCheck(StringRef Name, ClangTidyContext *Context)
