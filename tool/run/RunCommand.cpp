@@ -45,7 +45,7 @@ void printHelp() {
               "Equivalent: LD_PRELOAD=<lib>/libstreamlife_rt.so STREAMLIFE_OPTIONS=name=value:... CMD\n"
               "\n"
               "options (STREAMLIFE_OPTIONS names use '_' for '-'):\n%s"
-              "  --help                        print this help\n"
+              "  --help                      print this help\n"
               "\n"
               "exit status: CMD's own, or --error-exitcode's when something was found;\n"
               "2 usage error, 126 CMD not executable, 127 CMD not found\n",
