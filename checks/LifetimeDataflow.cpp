@@ -481,6 +481,15 @@ private:
   /// Late waits by release site, merged into the findings at the end.
   std::map<const Stmt *, std::vector<std::pair<const Stmt *, NamedStream>>>
       LateWaits;
+  /// Waits on events recorded before a use, by use site: (wait, waiting
+  /// stream, event).
+  struct StaleWait {
+    const Stmt *WaitSite;
+    StreamId Waiter;
+    std::string Event;
+  };
+  std::map<const Stmt *, std::vector<StaleWait>> StaleWaits;
+  std::map<const Stmt *, StreamId> ReleaseStreams;
 };
 
 std::optional<EntityKey> FunctionAnalyzer::entity(const Expr *E) {
@@ -627,6 +636,7 @@ void FunctionAnalyzer::applyRelease(const ResolvedOp &Op,
                     return before(A.Site, B.Site);
                   });
         Finding.ReleaseSite = Op.Site;
+        ReleaseStreams[Op.Site] = R;
         Finding.Buffer = named(Key);
         Finding.ReleaseStream = named(R);
         if (Buffer.AllocSite && Buffer.AllocStream) {
@@ -678,17 +688,24 @@ void FunctionAnalyzer::applyWait(const ResolvedOp &Op, LifetimeState &State) {
             }) == Waits.end())
           Waits.push_back({Op.Site, named(R)});
       }
-    // A stale event: the allocation stream waits on an event the consumer
+    // A stale event: the waiting stream waits on an event the consumer
     // recorded before (or without) its last use of the buffer.
-    if (!Buffer.AllocStream || *Buffer.AllocStream != R || R == Consumer)
+    if (R == Consumer)
       continue;
     const Stmt *LastUse = nullptr;
-    for (const auto &[Use, Facts] : Buffer.PendingUses)
-      if (Use.Stream == Consumer && !Facts.CoveringEvents.count(Event) &&
-          !orderedBefore(Use.Stream, Facts, R, State) &&
-          (!LastUse || before(LastUse, Use.Site)))
+    for (const auto &[Use, Facts] : Buffer.PendingUses) {
+      if (Use.Stream != Consumer || Facts.CoveringEvents.count(Event) ||
+          orderedBefore(Use.Stream, Facts, R, State))
+        continue;
+      if (Reporting)
+        StaleWaits[Use.Site].push_back({Op.Site, R, named(Event)});
+      if (!LastUse || before(LastUse, Use.Site))
         LastUse = Use.Site;
-    if (LastUse && Reporting && MissingEventSeen.insert({Op.Site, Key}).second)
+    }
+    // Reported when the waiting stream is the allocation stream, the one
+    // whose later allocations reuse the block.
+    if (LastUse && Buffer.AllocStream && *Buffer.AllocStream == R &&
+        Reporting && MissingEventSeen.insert({Op.Site, Key}).second)
       Out.MissingConsumerEvent.push_back(
           {Op.Site, named(R), named(Event), named(Consumer), named(Key),
            Recorded->second.RecordSite, LastUse});
@@ -987,6 +1004,17 @@ void FunctionAnalyzer::run(const FunctionDecl *Function) {
     transferBlock(Block, State);
   }
   for (FreeBeforeWaitFinding &Finding : Out.FreeBeforeWait) {
+    for (FreeBeforeWaitFinding::RacingUse &Use : Finding.Uses) {
+      auto Stale = StaleWaits.find(Use.Site);
+      if (Stale == StaleWaits.end())
+        continue;
+      for (const StaleWait &Wait : Stale->second)
+        if (Wait.Waiter == ReleaseStreams[Finding.ReleaseSite] &&
+            std::none_of(
+                Use.StaleWaits.begin(), Use.StaleWaits.end(),
+                [&](const auto &W) { return W.first == Wait.WaitSite; }))
+          Use.StaleWaits.push_back({Wait.WaitSite, Wait.Event});
+    }
     auto Found = LateWaits.find(Finding.ReleaseSite);
     if (Found == LateWaits.end())
       continue;

@@ -46,6 +46,9 @@ struct FreeBeforeWaitFinding {
     /// Waits that ordered the use before some stream other than the release
     /// stream: (wait site, the stream that waited).
     std::vector<std::pair<const Stmt *, NamedStream>> WrongStreamWaits;
+    /// Waits of the release stream on an event recorded on the consumer
+    /// before this use: (wait site, event name).
+    std::vector<std::pair<const Stmt *, std::string>> StaleWaits;
   };
   std::vector<RacingUse> Uses;
   /// Waits of the release stream for the consumer issued after the release.

@@ -46,6 +46,11 @@ void LifetimeReporter::report(const FreeBeforeWaitFinding &Finding) {
                  "the use happens in an earlier loop iteration than the "
                  "release",
                  DiagnosticIDs::Note);
+    for (const auto &[WaitSite, Event] : Use.StaleWaits)
+      Check.diag(at(WaitSite),
+                 "%0 waits on event '%1' recorded on %2 before this use",
+                 DiagnosticIDs::Note)
+          << describe(Finding.ReleaseStream) << Event << shortName(Use.Stream);
     for (const auto &[WaitSite, Waiter] : Use.WrongStreamWaits)
       Check.diag(at(WaitSite), "the wait is on %0, not on the release %1",
                  DiagnosticIDs::Note)

@@ -1,5 +1,5 @@
 //===--- MissingConsumerEventCheck.h - streamlife ----------------------------*-
-//C++ -*-===//
+// C++ -*-===//
 
 #ifndef STREAMLIFE_CHECKS_MISSING_CONSUMER_EVENT_CHECK_H
 #define STREAMLIFE_CHECKS_MISSING_CONSUMER_EVENT_CHECK_H

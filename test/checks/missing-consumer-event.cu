@@ -1,5 +1,6 @@
 // REQUIRES: checker, cuda-headers
 // RUN: %check_streamlife %s streamlife-missing-consumer-event -- %cuda_args
+// RUN: %check_streamlife -check-suffixes=FBW %s streamlife-free-before-wait -- %cuda_args
 //
 // streamlife-missing-consumer-event: the allocation stream waits on an event
 // the consumer recorded BEFORE its last use of the buffer (a stale event), so
@@ -22,6 +23,11 @@ void staleEvent(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done) {
   // CHECK-NOTES: :[[@LINE-4]]:3: note: last use on stream 'compute' here
   // CHECK-NOTES: :[[@LINE-5]]:3: note: record the event on 'compute' after this use, then make 'alloc' wait on it
   cudaFreeAsync(buf, alloc);
+  // The same bug seen from the release: a note names the stale wait.
+  // CHECK-NOTES-FBW: :[[@LINE-2]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
+  // CHECK-NOTES-FBW: :[[@LINE-11]]:3: note: 'buf' allocated on stream 'alloc' here
+  // CHECK-NOTES-FBW: :[[@LINE-10]]:3: note: used on stream 'compute' here
+  // CHECK-NOTES-FBW: :[[@LINE-10]]:3: note: stream 'alloc' waits on event 'done' recorded on 'compute' before this use
 }
 
 // Recorded after the first use but before the last one.
@@ -37,6 +43,7 @@ void staleAfterSecondUse(cudaStream_t alloc, cudaStream_t compute,
   // CHECK-NOTES: :[[@LINE-4]]:3: note: event 'done' recorded here
   // CHECK-NOTES: :[[@LINE-4]]:3: note: last use on stream 'compute' here
   cudaFreeAsync(buf, alloc);
+  // CHECK-MESSAGES-FBW: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
 }
 
 // Recorded after the last use: correct.
@@ -63,6 +70,7 @@ void staleInLoop(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done,
     cudaStreamWaitEvent(alloc, done, 0);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: stream 'alloc' waits on event 'done' recorded on 'compute' before its last use of 'buf'
     cudaFreeAsync(buf, alloc);
+    // CHECK-MESSAGES-FBW: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
   }
 }
 
@@ -113,6 +121,7 @@ void driverStaleEvent(CUstream alloc, CUstream copy, CUevent done,
   cuStreamWaitEvent(alloc, done, 0);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: stream 'alloc' waits on event 'done' recorded on 'copy' before its last use of 'buf'
   cuMemFreeAsync(buf, alloc);
+  // CHECK-MESSAGES-FBW: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'copy' may still use it
 }
 
 // The stale event is only recorded on one branch; on the other, the fresh
@@ -129,4 +138,5 @@ void staleOnOneBranch(cudaStream_t alloc, cudaStream_t compute,
   cudaStreamWaitEvent(alloc, done, 0);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: stream 'alloc' waits on event 'done' recorded on 'compute' before its last use of 'buf'
   cudaFreeAsync(buf, alloc);
+  // CHECK-MESSAGES-FBW: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
 }
