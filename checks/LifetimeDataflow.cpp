@@ -214,6 +214,9 @@ struct SummaryOp {
   llvm::SmallVector<unsigned, 2> BufferParams;
   SummaryOperand Stream;
   int EventParam = -1;
+  /// An event local to the summarised function (its own record-then-wait
+  /// hand-off): the callee's variable names it in every caller.
+  const VarDecl *LocalEvent = nullptr;
 };
 
 /// What a function does, in source order, to the buffers, streams and
@@ -232,6 +235,7 @@ struct OperandExprs {
   const Expr *Stream = nullptr;
   std::optional<StreamId> FixedStream;
   const Expr *Event = nullptr;
+  std::optional<EntityKey> FixedEvent;
   std::optional<bool> NonBlocking; ///< CreateStream only.
 };
 
@@ -294,6 +298,17 @@ private:
     if (!Param || Param->getDeclContext() != Function)
       return -1;
     return Param->getFunctionScopeIndex();
+  }
+  /// A plain local variable of the summarised function (not static).
+  const VarDecl *localVariable(const Expr *E) const {
+    if (!E)
+      return nullptr;
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts());
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || !Var->isLocalVarDecl() || Var->isStaticLocal() ||
+        Var->getDeclContext() != Function)
+      return nullptr;
+    return Var;
   }
   SummaryOperand streamOperand(const Expr *E,
                                std::optional<StreamId> Fixed) const {
@@ -363,7 +378,10 @@ void SummaryBuilder::addOperation(const OperandExprs &Exprs) {
   case OpKind::StreamWaitEvent:
   case OpKind::SyncEvent:
     Op.EventParam = paramIndex(Exprs.Event);
-    if (Op.EventParam < 0)
+    Op.LocalEvent = Exprs.FixedEvent
+                        ? dyn_cast_or_null<VarDecl>(Exprs.FixedEvent->Base)
+                        : localVariable(Exprs.Event);
+    if (Op.EventParam < 0 && !Op.LocalEvent)
       return;
     break;
   case OpKind::SyncStream:
@@ -403,6 +421,8 @@ bool SummaryBuilder::VisitCallExpr(CallExpr *Call) {
     Exprs.Stream = Arg(Inner.Stream.Param);
     Exprs.FixedStream = Inner.Stream.Fixed;
     Exprs.Event = Arg(Inner.EventParam);
+    if (Inner.LocalEvent)
+      Exprs.FixedEvent = EntityKey{Inner.LocalEvent};
     addOperation(Exprs);
   }
   return true;
@@ -549,7 +569,9 @@ ResolvedOp FunctionAnalyzer::resolve(const OperandExprs &Exprs,
   } else {
     Op.Stream = stream(Exprs.Stream);
   }
-  if (Exprs.Event)
+  if (Exprs.FixedEvent)
+    Op.Event = Exprs.FixedEvent;
+  else if (Exprs.Event)
     Op.Event = entity(Exprs.Event);
   Op.NonBlocking = Exprs.NonBlocking;
   return Op;
@@ -756,8 +778,15 @@ void FunctionAnalyzer::apply(const ResolvedOp &Op, LifetimeState &State) {
     break;
   }
   case OpKind::StreamWaitEvent:
-    if (Op.Event)
+    if (Op.Event) {
       applyWait(Op, State);
+    } else {
+      // An event we cannot name (`events[i]`): in doubt, the wait orders
+      // everything enqueued so far before the waiting stream.
+      forEachWork(State, [&](const StreamId &, WorkFacts &Facts) {
+        Facts.OrderedStreams.insert({*Op.Stream, Op.Site});
+      });
+    }
     break;
   case OpKind::SyncStream:
     for (auto &[Key, Buffer] : State.Buffers) {
@@ -773,8 +802,12 @@ void FunctionAnalyzer::apply(const ResolvedOp &Op, LifetimeState &State) {
     }
     break;
   case OpKind::SyncEvent:
-    if (!Op.Event)
+    if (!Op.Event) {
+      // An event we cannot name: in doubt, the host waited for everything.
+      ResolvedOp Sync{OpKind::SyncDevice, Op.Site};
+      apply(Sync, State);
       break;
+    }
     for (auto &[Key, Buffer] : State.Buffers) {
       for (auto It = Buffer.PendingUses.begin();
            It != Buffer.PendingUses.end();)
@@ -878,6 +911,11 @@ void FunctionAnalyzer::transferCall(const CallExpr *Call,
     Exprs.Stream = Arg(Summarized.Stream.Param);
     Exprs.FixedStream = Summarized.Stream.Fixed;
     Exprs.Event = Arg(Summarized.EventParam);
+    if (Summarized.LocalEvent) {
+      Exprs.FixedEvent = EntityKey{Summarized.LocalEvent};
+      EntityNames.try_emplace(*Exprs.FixedEvent,
+                              Summarized.LocalEvent->getName().str());
+    }
     apply(resolve(Exprs, Call), State);
   }
 }

@@ -134,3 +134,29 @@ void selfContainedHelper(cudaStream_t alloc, cudaStream_t compute) {
   selfContained();
   cudaFreeAsync(buf, alloc);
 }
+
+// A helper doing the hand-off with its own local event.
+static void handOffWithLocalEvent(cudaStream_t from, cudaStream_t to) {
+  cudaEvent_t event;
+  cudaEventCreate(&event);
+  cudaEventRecord(event, from);
+  cudaStreamWaitEvent(to, event, 0);
+}
+
+void helperWaitLocalEvent(cudaStream_t alloc, cudaStream_t compute) {
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(buf);
+  handOffWithLocalEvent(compute, alloc);
+  cudaFreeAsync(buf, alloc);
+}
+
+void helperWaitLocalEventWrongDirection(cudaStream_t alloc,
+                                        cudaStream_t compute) {
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(buf);
+  handOffWithLocalEvent(alloc, compute);
+  cudaFreeAsync(buf, alloc);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
+}

@@ -254,3 +254,22 @@ void opaqueRecord(cudaStream_t alloc, cudaStream_t compute) {
   cudaStreamWaitEvent(alloc, done, 0);
   cudaFreeAsync(buf, alloc);
 }
+
+// Events picked at run time (events[i]) cannot be followed: a wait or a sync
+// on one is taken to order everything before it, rather than warn.
+void eventArrays(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t *events,
+                 int n) {
+  for (int i = 0; i < n; ++i) {
+    float *a, *b;
+    cudaMallocAsync(&a, 1024, alloc);
+    cudaMallocAsync(&b, 1024, alloc);
+    consume<<<1, 32, 0, compute>>>(a);
+    cudaEventRecord(events[i], compute);
+    cudaStreamWaitEvent(alloc, events[i], 0);
+    cudaFreeAsync(a, alloc);
+    consume<<<1, 32, 0, compute>>>(b);
+    cudaEventRecord(events[i], compute);
+    cudaEventSynchronize(events[i]);
+    cudaFreeAsync(b, alloc);
+  }
+}
