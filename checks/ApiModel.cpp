@@ -90,14 +90,13 @@ ApiModel::ApiModel() {
   add("cudaMemcpyPeerAsync", use(0, 2, 5));
   add("cudaMemcpyToSymbolAsync", use(1, -1, 5));
   add("cudaMemcpyFromSymbolAsync", use(0, -1, 5));
-  add("cudaMemcpy2DToArrayAsync", use(2, -1, 7));
-  add("cudaMemcpy2DFromArrayAsync", use(0, -1, 7));
+  add("cudaMemcpy2DToArrayAsync", use(3, -1, 8));
+  add("cudaMemcpy2DFromArrayAsync", use(0, -1, 8));
   add("cudaMemcpyToArrayAsync", use(3, -1, 6));
   add("cudaMemcpyFromArrayAsync", use(0, -1, 6));
   add("cudaMemsetAsync", use(0, -1, 3));
   add("cudaMemset2DAsync", use(0, -1, 5));
   add("cudaMemset3DAsync", use(-1, -1, 3)); // operand inside a struct
-  add("cudaMemPrefetchAsync", use(0, -1, 3));
   add("cudaLaunchKernel", launch(3, 5));
   add("cudaLaunchCooperativeKernel", launch(3, 5));
   add("cudaEventRecord", record(0, 1));
@@ -130,7 +129,6 @@ ApiModel::ApiModel() {
   add("cuMemsetD2D8Async", use(0, -1, 5));
   add("cuMemsetD2D16Async", use(0, -1, 5));
   add("cuMemsetD2D32Async", use(0, -1, 5));
-  add("cuMemPrefetchAsync", use(0, -1, 3));
   add("cuLaunchKernel", launch(9, 8));
   add("cuLaunchCooperativeKernel", launch(9, 8));
   add("cuEventRecord", record(0, 1));

@@ -179,6 +179,20 @@ void copiesAndSetsAreUses(cudaStream_t alloc, cudaStream_t copy, float *host) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'g' is released on stream 'alloc' while stream 'copy' may still use it
 }
 
+// Copies between arrays and linear memory use the linear side.
+void arrayCopies(cudaStream_t alloc, cudaStream_t copy, cudaArray_t array) {
+  float *a, *b;
+  cudaMallocAsync(&a, 1024, alloc);
+  cudaMallocAsync(&b, 1024, alloc);
+  cudaStreamSynchronize(alloc);
+  cudaMemcpy2DToArrayAsync(array, 0, 0, a, 64, 64, 16, cudaMemcpyDeviceToDevice, copy);
+  cudaMemcpy2DFromArrayAsync(b, 64, array, 0, 0, 64, 16, cudaMemcpyDeviceToDevice, copy);
+  cudaFreeAsync(a, alloc);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'a' is released on stream 'alloc' while stream 'copy' may still use it
+  cudaFreeAsync(b, alloc);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'b' is released on stream 'alloc' while stream 'copy' may still use it
+}
+
 // cudaMallocFromPoolAsync allocates like cudaMallocAsync; an offset pointer
 // still names the buffer.
 void poolAllocationAndOffsets(cudaStream_t alloc, cudaStream_t compute,
