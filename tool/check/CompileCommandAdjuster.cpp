@@ -17,8 +17,10 @@ bool isNvccCommand(llvm::StringRef Compiler) {
 
 namespace {
 
+/// .cu sources, and .cuh headers given as FILES on their own.
 bool isCudaSource(llvm::StringRef File) {
-  return llvm::sys::path::extension(File).equals_insensitive(".cu");
+  llvm::StringRef Extension = llvm::sys::path::extension(File);
+  return Extension.equals_insensitive(".cu") || Extension.equals_insensitive(".cuh");
 }
 
 /// nvcc options that take a separate value and are dropped with it (the value

@@ -8,8 +8,9 @@
 //    nv-legate skip .cu files in clang-tidy altogether. Only what changes the
 //    host-side parse is kept: macros, include paths, the language standard,
 //    forced includes;
-//  - .cu files get `-x cuda --cuda-host-only -nocudalib --cuda-path=DIR`
-//    unless the command already selects a CUDA mode;
+//  - .cu (and .cuh) files get `-x cuda --cuda-host-only -nocudalib
+//    --cuda-path=DIR` unless the command already selects a CUDA mode, and
+//    CCCL's include directory as nvcc adds it;
 //  - clang's resource directory (builtin and CUDA wrapper headers) is pinned,
 //    because LibTooling would otherwise look for it next to this executable;
 //  - the user's extra arguments (after `--` together with -p) are appended.
