@@ -257,7 +257,7 @@ NameId FunctionLowering::entity(const Expr *E) {
 NameId FunctionLowering::temporary(const Expr *E) {
   EntityKey Key;
   Key.Temporary = E;
-  return name(Key, [&] { return sourceText(E, Ctx); });
+  return name(Key, [] { return std::string(); }); // unnamed (see NameInfo)
 }
 
 NameId FunctionLowering::variable(const VarDecl *Var) {

@@ -22,7 +22,7 @@ namespace streamlife {
 namespace core {
 
 std::string nameSpelling(const ir::Module &M, NameId N) {
-  if (N == NoId || N >= M.Names.size())
+  if (N == NoId || N >= M.Names.size() || M.Names[N].Spelling.empty())
     return "<buffer>";
   return M.Names[N].Spelling;
 }
@@ -66,6 +66,14 @@ void FindingCollector::racingRelease(SiteId Release, NameId Buffer,
     Out.FreeBeforeWait.push_back(std::move(Finding));
   }
   FreeBeforeWaitFinding &Finding = Out.FreeBeforeWait[It->second];
+  // A name that may hold objects of several allocations (the one before a
+  // loop and the one in it): the note names the first in source order.
+  if (!Inserted && Object.AllocSite != NoId && Object.AllocStream &&
+      (Finding.AllocSite == NoId || before(Object.AllocSite, Finding.AllocSite))) {
+    Finding.AllocSite = Object.AllocSite;
+    Finding.AllocName = Object.AllocName;
+    Finding.AllocStream = *Object.AllocStream;
+  }
   // One racing use per site: a site pending in several groups (an earlier
   // iteration's instance and this one) comes from an earlier iteration only
   // if every instance does.

@@ -18,6 +18,8 @@ namespace core {
 //===----------------------------------------------------------------------===//
 
 bool SiteList::contains(SiteId S) const {
+  if (!Head || S < Head->MinSite || S > Head->MaxSite)
+    return false;
   for (const Node *N = Head.get(); N; N = N->Next.get())
     if (N->Site == S)
       return true;
@@ -28,7 +30,9 @@ SiteList SiteList::with(SiteId S) const {
   if (contains(S))
     return *this;
   SiteList Result;
-  Result.Head = std::make_shared<const Node>(Node{S, size() + 1, Head});
+  SiteId Min = Head ? std::min(Head->MinSite, S) : S;
+  SiteId Max = Head ? std::max(Head->MaxSite, S) : S;
+  Result.Head = std::make_shared<const Node>(Node{S, size() + 1, Min, Max, Head});
   return Result;
 }
 
@@ -41,6 +45,15 @@ SiteList SiteList::unite(const SiteList &Other) const {
   // what the other path still has.)
   const SiteList &Longer = size() >= Other.size() ? *this : Other;
   const SiteList &Shorter = size() >= Other.size() ? Other : *this;
+  if (Longer.size() - Shorter.size() > Shorter.size()) {
+    // Far apart in length (a use added to a long list): adding the few
+    // sites is cheaper than looking for a shared tail.
+    SiteList Result = Longer;
+    std::vector<SiteId> Few = Shorter.sites();
+    for (auto It = Few.rbegin(); It != Few.rend(); ++It)
+      Result = Result.with(*It);
+    return Result;
+  }
   const Node *N = Longer.Head.get();
   while (N && N->Size > Shorter.size())
     N = N->Next.get();

@@ -123,6 +123,10 @@ private:
   struct Node {
     SiteId Site;
     size_t Size;
+    /// The smallest and largest site of the list from here: front ends
+    /// number sites in program order (either direction), so a new site is
+    /// usually outside the range and membership is O(1).
+    SiteId MinSite, MaxSite;
     std::shared_ptr<const Node> Next;
   };
   std::shared_ptr<const Node> Head;

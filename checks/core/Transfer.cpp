@@ -476,6 +476,15 @@ void Transfer::bind(const Inst &I, bool IsMove, LifetimeState &State) const {
   }
   if (IsMove && Source != NoId)
     State.Names.erase(Source); // moved from: no release
+  // An object made by a call (an unnamed temporary) takes the name it is
+  // first bound to, for "'buf' allocated on ... here".
+  for (ObjectId Id : Held) {
+    auto Object = State.Objects.find(Id);
+    if (Object != State.Objects.end() && Object->second.AllocName != NoId &&
+        Object->second.AllocName < M.Names.size() &&
+        M.Names[Object->second.AllocName].Spelling.empty())
+      Object->second.AllocName = Dest;
+  }
   kill(Dest, ValueKind::Buffer, I.Site, State);
   if (!Held.empty())
     State.Names[Dest] = std::move(Held);
