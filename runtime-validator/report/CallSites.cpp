@@ -77,6 +77,11 @@ OpId OpTable::intern(NameId Name, void *const *Frames, int Count) {
   return Id;
 }
 
+OpId OpTable::sameStack(OpId Op, NameId Name) {
+  OpRecord R = op(Op);
+  return intern(Name, R.Frames.data(), static_cast<int>(R.Frames.size()));
+}
+
 std::string OpTable::name(NameId Id) const {
   std::lock_guard<std::mutex> Guard(Lock);
   return Id < Names.size() ? Names[Id] : std::string();

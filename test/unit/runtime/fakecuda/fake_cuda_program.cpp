@@ -34,6 +34,9 @@ CUfunction const KernelStruct = reinterpret_cast<CUfunction>(0x2000);
 CUfunction const KernelUnknown = reinterpret_cast<CUfunction>(0x3000);
 constexpr CUdeviceptr Buffer = 0x7f0000000000;
 constexpr CUdeviceptr Output = 0x7f1000000000;
+constexpr CUdeviceptr Stale = 0x7f2000000000;
+constexpr CUdeviceptr GraphOutput = 0x7f3000000000;
+CUfunction const KernelForeach = reinterpret_cast<CUfunction>(0x4000);
 constexpr size_t Bytes = 4096;
 
 void createStream(CUstream S) {
@@ -219,6 +222,44 @@ int main(int Argc, char **Argv) {
     Call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &End, CUDA_SUCCESS,
          nullptr);
     freeAsync(Buffer, StreamA);
+  } else if (Scenario == "capture-alloc") {
+    // torch.cuda.graph: an output allocated while its stream captures is
+    // graph memory; the eager stream reads it after a replay (issue 9's
+    // false use-before-alloc).
+    CUstream Capturing = reinterpret_cast<CUstream>(0x8000);
+    prologue();
+    createStream(Capturing);
+    cuStreamBeginCapture_v2_params B{Capturing, CU_STREAM_CAPTURE_MODE_GLOBAL};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", &B,
+         CUDA_SUCCESS, nullptr);
+    allocAsync(GraphOutput, Capturing);
+    CUgraph Graph = nullptr;
+    cuStreamEndCapture_params End{Capturing, &Graph};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &End, CUDA_SUCCESS,
+         nullptr);
+    cuGraphLaunch_params G{reinterpret_cast<CUgraphExec>(0x9000), StreamB};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &G, CUDA_SUCCESS, nullptr);
+    consume(GraphOutput, StreamB);
+  } else if (Scenario == "foreach-stale" || Scenario == "foreach-race") {
+    // A _foreach_ launch over one tensor whose metadata struct still holds the
+    // pointer of a tensor of an earlier launch (stale slot 1): not an access,
+    // so freeing that tensor on its own stream afterwards is no race.
+    // foreach-race frees the launch's own tensor on the other stream without a
+    // wait: the decoded slot is an access.
+    prologue();
+    allocAsync(Stale, StreamA);
+    unsigned char Meta[3144] = {};
+    CUdeviceptr Slots[2][64] = {{Buffer, Stale}, {Output, Stale + 256}};
+    std::memcpy(Meta, Slots, sizeof(Slots));
+    long long Numel[2] = {1024, 1024};
+    std::memcpy(Meta + 1024, Numel, sizeof(Numel)); // numel_for_tensor
+    // block_to_tensor[0] = 0 and block_to_chunk[0] = 0 are already zero.
+    void *Params[] = {Meta};
+    launch(KernelForeach, StreamB, Params, nullptr,
+           "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_"
+           "kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4plusIfEfEEEvT_"
+           "T0_DpT1_");
+    freeAsync(Scenario == "foreach-race" ? Buffer : Stale, StreamA);
   } else if (Scenario == "graph") {
     createStream(StreamA);
     cuGraphLaunch_params G{reinterpret_cast<CUgraphExec>(0x9000), StreamA};
