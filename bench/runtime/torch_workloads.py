@@ -49,6 +49,8 @@ def command(workload, mode, options):
         cmd = [sys.executable, path] + args
     if mode == "streamlife":
         cmd = [options.streamlife, "run"] + options.streamlife_args + ["--"] + cmd
+    elif mode == "streamlife-nostack":  # the cost of stack capture, for comparison
+        cmd = [options.streamlife, "run", "--stack-depth", "0"] + options.streamlife_args + ["--"] + cmd
     elif mode == "cs":
         cmd = [options.compute_sanitizer, "--tool", "memcheck", "--track-stream-ordered-races", "all",
                "--target-processes", "all", "--print-limit", "100"] + cmd
@@ -56,7 +58,7 @@ def command(workload, mode, options):
 
 
 def findings(mode, text):
-    if mode == "streamlife":
+    if mode.startswith("streamlife"):
         found = [int(n) for n in re.findall(r"streamlife: summary: (\d+) finding", text)]
         return str(sum(found)) if found else "no summary"
     if mode == "csan":
@@ -94,7 +96,7 @@ def run(workload, mode, alloc, options):
         env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
     if mode == "csan":
         env["TORCH_CUDA_SANITIZER"] = "1"
-    if mode == "streamlife":
+    if mode.startswith("streamlife"):
         env["STREAMLIFE_OPTIONS"] = ":".join(x for x in [env.get("STREAMLIFE_OPTIONS", ""), "api_stats=1"] if x)
     cmd = command(workload, mode, options)
     start = time.time()
@@ -111,7 +113,7 @@ def run(workload, mode, alloc, options):
     times = [float(t) for t in re.findall(r"ms/step: ([0-9.]+)", text)]
     ok = "result: ok" in text and rc == 0
     return {"ms": max(times) if times else None, "findings": findings(mode, text), "ok": ok, "rc": rc,
-            "wall": wall, "observed": observed(text) if mode == "streamlife" else "", "log": log}
+            "wall": wall, "observed": observed(text) if mode.startswith("streamlife") else "", "log": log}
 
 
 def main():
@@ -119,7 +121,8 @@ def main():
     parser.add_argument("--streamlife", required=True)
     parser.add_argument("--streamlife-args", default="", help="extra `streamlife run` flags, space separated")
     parser.add_argument("--compute-sanitizer", default="/usr/local/cuda/bin/compute-sanitizer")
-    parser.add_argument("--modes", default="plain,streamlife,csan,cs")
+    parser.add_argument("--modes", default="plain,streamlife,csan,cs",
+                        help="any of plain, streamlife, streamlife-nostack (--stack-depth 0), csan, cs")
     parser.add_argument("--alloc", default="async,native")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--steps", type=int, default=20)

@@ -20,6 +20,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// The fake libnccl.so.2 (FakeNccl.cpp); the validator interposes these.
+extern "C" {
+int ncclAllReduce(const void *, void *, size_t, int, int, void *, CUstream);
+int ncclSend(const void *, size_t, int, int, void *, CUstream);
+int ncclRecv(void *, size_t, int, int, void *, CUstream);
+int ncclGroupStart();
+int ncclGroupEnd();
+}
+
 namespace {
 
 using CallFn = void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *);
@@ -260,6 +269,28 @@ int main(int Argc, char **Argv) {
            "kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4plusIfEfEEEvT_"
            "T0_DpT1_");
     freeAsync(Scenario == "foreach-race" ? Buffer : Stale, StreamA);
+  } else if (Scenario == "nccl-unsafe" || Scenario == "nccl-ordered") {
+    // An all-reduce of the buffer on stream B, then its release on A, with
+    // (ordered) or without a wait for B.
+    prologue();
+    void *Comm = reinterpret_cast<void *>(0xc0);
+    constexpr int Float32 = 7, Sum = 0;
+    ncclAllReduce(reinterpret_cast<void *>(Buffer), reinterpret_cast<void *>(Buffer), 256, Float32, Sum, Comm,
+                  StreamB);
+    if (Scenario == "nccl-ordered")
+      order(StreamA, StreamB, Event2);
+    freeAsync(Buffer, StreamA);
+  } else if (Scenario == "nccl-group") {
+    // Point-to-point inside a group: recorded when the group ends (not at all
+    // when ncclGroupEnd fails).
+    prologue();
+    void *Comm = reinterpret_cast<void *>(0xc0);
+    constexpr int Float32 = 7;
+    ncclGroupStart();
+    ncclSend(reinterpret_cast<void *>(Buffer), 256, Float32, 1, Comm, StreamB);
+    ncclRecv(reinterpret_cast<void *>(Buffer + 2048), 256, Float32, 1, Comm, StreamB);
+    ncclGroupEnd();
+    freeAsync(Buffer, StreamA);
   } else if (Scenario == "graph") {
     createStream(StreamA);
     cuGraphLaunch_params G{reinterpret_cast<CUgraphExec>(0x9000), StreamA};
