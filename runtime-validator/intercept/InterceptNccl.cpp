@@ -4,7 +4,7 @@
 // DT_NEEDED library (measured on the GPU machine, torch 2.11 + the
 // nvidia-nccl wheel, NCCL 2.28.9), so its calls bind through the dynamic
 // linker's global scope, where the preloaded validator comes first. Each
-// definition below forwards to the next one (dlsym(RTLD_NEXT), looked up once)
+// definition below forwards to the real one (looked up once, see next())
 // and, when the call succeeded, records its buffers (NcclCollectives.h) as
 // accesses on the call's stream: NCCL's kernels carry no user pointers in
 // their parameters, so the kernel launch alone would show none.
@@ -48,8 +48,21 @@ struct Pending {
 thread_local int GroupDepth = 0;
 thread_local std::vector<Pending> Grouped;
 
+/// The real NCCL function. PyTorch's libnccl.so.2 is not in the global scope:
+/// libtorch_cuda.so needs it, but Python loads torch's extension with
+/// RTLD_LOCAL, so dlsym(RTLD_NEXT) from the preloaded validator finds nothing
+/// (measured: every collective failed with ncclInvalidUsage). libtorch_cuda's
+/// own calls still bind to us first (the global scope precedes its local one),
+/// so the library is asked directly: already loaded, found by its soname.
 template <typename Fn> Fn next(const char *Name) {
-  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, Name));
+  if (void *F = dlsym(RTLD_NEXT, Name))
+    return reinterpret_cast<Fn>(F);
+  if (void *Nccl = dlopen("libnccl.so.2", RTLD_LAZY | RTLD_NOLOAD)) {
+    void *F = dlsym(Nccl, Name);
+    dlclose(Nccl); // NOLOAD took a reference; the library stays loaded
+    return reinterpret_cast<Fn>(F);
+  }
+  return nullptr;
 }
 
 int ranksOf(Comm C) {

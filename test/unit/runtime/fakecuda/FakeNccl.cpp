@@ -1,8 +1,8 @@
 //===- FakeNccl.cpp - a stand-in libnccl.so.2 for CPU-only tests ----------===//
 //
-// fake_cuda_program links against it (DT_NEEDED, as libtorch_cuda.so links the
-// real one), so the validator's interposed definitions come first and forward
-// here. Every call succeeds; the communicator has two ranks. ncclGroupEnd
+// The stand-in libtorch_cuda.so (FakeTorchCuda.cpp) links against it
+// (DT_NEEDED, as the real one links NCCL), so the validator's interposed
+// definitions come first and forward here. Every call succeeds; the communicator has two ranks. ncclGroupEnd
 // fails while FAKE_NCCL_FAIL_GROUP is set.
 //
 //===----------------------------------------------------------------------===//

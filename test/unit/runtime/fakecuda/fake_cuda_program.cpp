@@ -20,15 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-// The fake libnccl.so.2 (FakeNccl.cpp); the validator interposes these.
-extern "C" {
-int ncclAllReduce(const void *, void *, size_t, int, int, void *, CUstream);
-int ncclSend(const void *, size_t, int, int, void *, CUstream);
-int ncclRecv(void *, size_t, int, int, void *, CUstream);
-int ncclGroupStart();
-int ncclGroupEnd();
-}
-
 namespace {
 
 using CallFn = void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *);
@@ -95,6 +86,26 @@ void consume(CUdeviceptr Ptr, CUstream S) {
   int N = 1024;
   void *Params[] = {&In, &Out, &N};
   launch(Kernel3Params, S, Params, nullptr, "_Z7consumePKfPfi");
+}
+
+/// A function of the stand-in libtorch_cuda.so (FakeTorchCuda.cpp), loaded the
+/// way Python loads torch: RTLD_LOCAL, so its libnccl.so.2 stays out of the
+/// global scope.
+template <typename Fn> Fn fakeTorch(const char *Name) {
+  void *Lib = dlopen("libfaketorchcuda.so", RTLD_NOW | RTLD_LOCAL);
+  if (!Lib) {
+    std::fprintf(stderr, "fake_cuda_program: %s\n", dlerror());
+    std::exit(2);
+  }
+  return reinterpret_cast<Fn>(dlsym(Lib, Name));
+}
+
+/// Exits like a training script when a collective fails.
+void ncclChecked(int Rc) {
+  if (Rc != 0) {
+    std::fprintf(stderr, "fake_cuda_program: NCCL error %d\n", Rc);
+    std::exit(1);
+  }
 }
 
 void syncDevice() {
@@ -273,10 +284,8 @@ int main(int Argc, char **Argv) {
     // An all-reduce of the buffer on stream B, then its release on A, with
     // (ordered) or without a wait for B.
     prologue();
-    void *Comm = reinterpret_cast<void *>(0xc0);
-    constexpr int Float32 = 7, Sum = 0;
-    ncclAllReduce(reinterpret_cast<void *>(Buffer), reinterpret_cast<void *>(Buffer), 256, Float32, Sum, Comm,
-                  StreamB);
+    auto AllReduce = fakeTorch<int (*)(void *, size_t, void *)>("fakeTorchAllReduce");
+    ncclChecked(AllReduce(reinterpret_cast<void *>(Buffer), 256, StreamB));
     if (Scenario == "nccl-ordered")
       order(StreamA, StreamB, Event2);
     freeAsync(Buffer, StreamA);
@@ -284,12 +293,10 @@ int main(int Argc, char **Argv) {
     // Point-to-point inside a group: recorded when the group ends (not at all
     // when ncclGroupEnd fails).
     prologue();
-    void *Comm = reinterpret_cast<void *>(0xc0);
-    constexpr int Float32 = 7;
-    ncclGroupStart();
-    ncclSend(reinterpret_cast<void *>(Buffer), 256, Float32, 1, Comm, StreamB);
-    ncclRecv(reinterpret_cast<void *>(Buffer + 2048), 256, Float32, 1, Comm, StreamB);
-    ncclGroupEnd();
+    auto SendRecv = fakeTorch<int (*)(void *, void *, size_t, void *)>("fakeTorchSendRecv");
+    int Rc = SendRecv(reinterpret_cast<void *>(Buffer), reinterpret_cast<void *>(Buffer + 2048), 256, StreamB);
+    if (!std::getenv("FAKE_NCCL_FAIL_GROUP"))
+      ncclChecked(Rc);
     freeAsync(Buffer, StreamA);
   } else if (Scenario == "graph") {
     createStream(StreamA);
