@@ -2,6 +2,7 @@
 #include "report/CallSites.h"
 
 #include "report/ElfSymbols.h"
+#include "report/FastUnwind.h"
 
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -20,7 +21,7 @@ int captureStack(void **Frames, int Max) {
     return 0;
   if (Max > MaxStackFrames)
     Max = MaxStackFrames;
-  return backtrace(Frames, Max);
+  return fastBacktrace(Frames, Max);
 }
 
 namespace {
