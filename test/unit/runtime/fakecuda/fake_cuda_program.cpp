@@ -298,6 +298,22 @@ int main(int Argc, char **Argv) {
     if (!std::getenv("FAKE_NCCL_FAIL_GROUP"))
       ncclChecked(Rc);
     freeAsync(Buffer, StreamA);
+  } else if (Scenario == "launch-loop") {
+    // For profiling the validator's per-call cost (not a test): a correct
+    // producer/consumer loop, FAKE_LOOP_ITERATIONS times (default 100000).
+    const char *Env = std::getenv("FAKE_LOOP_ITERATIONS");
+    long Iterations = Env ? std::atol(Env) : 100000;
+    createStream(StreamA);
+    createStream(StreamB);
+    allocSync(Output);
+    for (long I = 0; I < Iterations; ++I) {
+      CUdeviceptr P = Buffer + (I % 64) * 0x100000ull;
+      allocAsync(P, StreamA);
+      order(StreamB, StreamA, Event1);
+      consume(P, StreamB);
+      order(StreamA, StreamB, Event2);
+      freeAsync(P, StreamA);
+    }
   } else if (Scenario == "graph") {
     createStream(StreamA);
     cuGraphLaunch_params G{reinterpret_cast<CUgraphExec>(0x9000), StreamA};
