@@ -2,6 +2,7 @@
 
 #include "ApiModel.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -74,6 +75,28 @@ bool isPointeeRecordNamed(QualType T, llvm::StringRef Name) {
     if (const auto *Record = Ptr->getPointeeType()->getAsRecordDecl())
       return Record->getName() == Name;
   return false;
+}
+
+/// The name a function's row is keyed by: its qualified name, with members
+/// of class template specializations (`rmm::device_uvector<float>::data`)
+/// named by their pattern (`rmm::device_uvector::data`).
+std::string tableName(const FunctionDecl *F) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(F);
+  if (!Method)
+    return F->getQualifiedNameAsString();
+  const CXXRecordDecl *Parent = Method->getParent();
+  std::string Class = Parent->getQualifiedNameAsString();
+  std::string Plain = Parent->getNameAsString();
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Parent)) {
+    Class = Spec->getSpecializedTemplate()->getQualifiedNameAsString();
+    Plain = Spec->getSpecializedTemplate()->getNameAsString();
+  }
+  // A constructor's name prints with the template arguments; use the
+  // class's plain name.
+  std::string Member = isa<CXXConstructorDecl>(Method)
+                           ? Plain
+                           : Method->getNameAsString();
+  return Class + "::" + Member;
 }
 
 } // namespace
@@ -151,14 +174,18 @@ ApiModel::ApiModel() {
   AllocatorRecord.Buffer = 0;
   AllocatorRecord.Stream = 1;
   add("c10::cuda::CUDACachingAllocator::recordStream", AllocatorRecord);
+
+  addTorchRows();
+  addRmmRows();
 }
 
 void ApiModel::add(llvm::StringRef Name, ApiSignature Sig) {
   Table[Name] = Sig;
   llvm::raw_string_ostream OS(Fingerprint);
-  OS << Name << ':' << static_cast<int>(Sig.Kind);
+  OS << Name << ':' << static_cast<int>(Sig.Kind) << ':'
+     << Sig.MissingStreamIsCurrent;
   for (const Operand &O : {Sig.Buffer, Sig.Buffer2, Sig.Stream, Sig.Event,
-                           Sig.Flags, Sig.ArgsArray})
+                           Sig.Flags, Sig.ArgsArray, Sig.Stream2})
     OS << ':' << static_cast<int>(O.Role) << '.' << O.Index;
   OS << ';';
 }
@@ -189,6 +216,16 @@ bool ApiModel::addUserFunctions(OpKind Kind, llvm::StringRef Spec) {
     ApiSignature Sig{Kind};
     Sig.Buffer = Buffer;
     Sig.Stream = Stream;
+    if (Kind == OpKind::StreamWaitStreams) {
+      // "name:waiting-stream-argument:waited-streams-argument".
+      Sig.Buffer = Operand();
+      Sig.Stream = Buffer;
+      Sig.Stream2 = Stream;
+      if (Buffer < 0 || Stream < 0) {
+        AllValid = false;
+        continue;
+      }
+    }
     if (Kind == OpKind::Release && Stream < 0)
       Sig.Kind = OpKind::ReleaseSync;
     add(Name.trim(), Sig);
@@ -225,6 +262,105 @@ std::optional<ClassKind> ApiModel::classOf(QualType T) const {
   if (Found == Classes.end())
     return std::nullopt;
   return Found->second;
+}
+
+std::optional<StreamSource>
+ApiModel::streamSource(const CallExpr *Call) const {
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || StreamSources.empty())
+    return std::nullopt;
+  auto Found = StreamSources.find(tableName(Callee));
+  if (Found == StreamSources.end())
+    return std::nullopt;
+  // `getCurrentCUDAStream(device)` names another device's current stream:
+  // only the default argument is this device's.
+  for (const Expr *Arg : Call->arguments())
+    if (!isa<CXXDefaultArgExpr>(Arg))
+      return std::nullopt;
+  return Found->second;
+}
+
+bool ApiModel::isBufferAccessor(const CXXMemberCallExpr *Call) const {
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  return Method && Method->getDeclName().isIdentifier() &&
+         BufferAccessors.contains(Method->getName()) &&
+         classOf(Call->getImplicitObjectArgument()->getType()) ==
+             ClassKind::OwnedBuffer;
+}
+
+std::optional<TensorOpKind> ApiModel::tensorOp(const CallExpr *Call) const {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || TensorMetadata.empty())
+    return std::nullopt;
+  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+  bool OnTensor = Method && classOf(Method->getThisType()->getPointeeType()) ==
+                                ClassKind::OwnedBuffer &&
+                  Method->getParent()->getQualifiedNameAsString().rfind(
+                      "at::", 0) == 0;
+  bool AtenFunction = false;
+  if (!Method) {
+    const DeclContext *Ctx = Callee->getDeclContext()->getEnclosingNamespaceContext();
+    const auto *NS = dyn_cast<NamespaceDecl>(Ctx);
+    // ATen's operators live in namespace `at` itself (at::empty, at::add,
+    // at::operator+); at::cuda, at::native, ... are not tensor ops.
+    AtenFunction = NS && NS->getName() == "at" &&
+                   NS->getParent()->getRedeclContext()->isTranslationUnit();
+  }
+  if (!OnTensor && !AtenFunction)
+    return std::nullopt;
+  if (isa<CXXConstructorDecl, CXXDestructorDecl, CXXConversionDecl>(Callee))
+    return std::nullopt;
+  std::string Name = Callee->getDeclName().isIdentifier()
+                         ? Callee->getName().str()
+                         : Callee->getNameAsString();
+  if (Callee->getOverloadedOperator() == OO_Equal ||
+      TensorMetadata.contains(Name) || llvm::StringRef(Name).starts_with("is_") ||
+      llvm::StringRef(Name).starts_with("sym_") ||
+      llvm::StringRef(Name).starts_with("_"))
+    return std::nullopt;
+  if (TensorSyncs.contains(Name))
+    return TensorOpKind::Sync;
+  QualType Result = Callee->getReturnType();
+  bool ReturnsTensor = !Result->isReferenceType() &&
+                       classOf(Result) == ClassKind::OwnedBuffer;
+  // A non-tensor, non-void result (sizes, scalars, tuples of views) and no
+  // tensor operand: not a stream operation.
+  bool TensorOperand = OnTensor;
+  for (const ParmVarDecl *P : Callee->parameters())
+    TensorOperand |= classOf(P->getType()) == ClassKind::OwnedBuffer;
+  if (!TensorOperand && !ReturnsTensor)
+    return std::nullopt;
+  if (ReturnsTensor && TensorViews.contains(Name))
+    return TensorOpKind::View;
+  return ReturnsTensor ? TensorOpKind::Produce : TensorOpKind::Use;
+}
+
+bool ApiModel::isContainerInsert(const CallExpr *Call) const {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+  if (!Method || !Method->getDeclName().isIdentifier() ||
+      !Method->getParent()->isInStdNamespace())
+    return false;
+  return llvm::is_contained(
+      std::initializer_list<llvm::StringRef>{
+          "push_back", "emplace_back", "push_front", "emplace_front", "push",
+          "emplace", "insert", "emplace_hint", "try_emplace",
+          "insert_or_assign"},
+      Method->getName());
+}
+
+ApiModel::OwnerEnd ApiModel::ownerEnd(const CXXMemberCallExpr *Call) const {
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  if (!Method || !Method->getDeclName().isIdentifier() ||
+      classOf(Call->getImplicitObjectArgument()->getType()) !=
+          ClassKind::OwnedBuffer)
+    return OwnerEnd::None;
+  if (Method->getName() == "reset" && Method->getNumParams() == 0)
+    return OwnerEnd::Reset;
+  if (Method->getName() == "release" && Method->getNumParams() == 0 &&
+      classOf(Method->getReturnType()) == ClassKind::OwnedBuffer)
+    return OwnerEnd::MoveOut;
+  return OwnerEnd::None;
 }
 
 bool ApiModel::isStreamType(QualType T) const {
@@ -264,7 +400,7 @@ std::optional<ApiOperation> ApiModel::classify(const CallExpr *Call) const {
       Callee->getDeclContext()->getRedeclContext()->isTranslationUnit())
     Sig = &Found->second;
   if (!Sig) {
-    std::string Qualified = Callee->getQualifiedNameAsString();
+    std::string Qualified = tableName(Callee);
     auto QFound = Table.find(Qualified);
     if (QFound == Table.end())
       return std::nullopt;
@@ -289,8 +425,16 @@ ApiModel::classify(const CXXConstructExpr *Construct) const {
   const CXXConstructorDecl *Ctor = Construct->getConstructor();
   if (!Ctor || Table.empty())
     return std::nullopt;
-  auto Found = Table.find(Ctor->getQualifiedNameAsString());
+  auto Found = Table.find(tableName(Ctor));
   if (Found == Table.end())
+    return std::nullopt;
+  // A constructor row describes the constructors that take a stream (the
+  // allocating ones, a guard's); copies and moves are bindings, not rows.
+  if (Ctor->isCopyOrMoveConstructor() ||
+      (Found->second.Kind == OpKind::Allocate &&
+       llvm::none_of(Ctor->parameters(), [&](const ParmVarDecl *P) {
+         return isStreamType(P->getType());
+       })))
     return std::nullopt;
   llvm::ArrayRef<const Expr *> Args(Construct->getArgs(),
                                     Construct->getNumArgs());
@@ -340,8 +484,10 @@ std::optional<ApiOperation> ApiModel::bind(const ApiSignature &Sig,
   if (Stream.Role == Operand::Arg && Callee &&
       static_cast<unsigned>(Stream.Index) < Callee->getNumParams()) {
     QualType AtRow = Callee->getParamDecl(Stream.Index)->getType();
-    bool KnownOther = !isStreamType(AtRow) && !AtRow->isDependentType() &&
-                      (AtRow->isPointerType() || AtRow->isIntegerType());
+    // Any parameter that is not a stream: overloads of owned-buffer
+    // constructors (rmm's `(size, stream)`, `(size, alignment, stream)`,
+    // `(value, stream)`) move the stream around too.
+    bool KnownOther = !isStreamType(AtRow) && !AtRow->isDependentType();
     if (KnownOther) {
       int StreamParam = -1, Count = 0;
       for (unsigned P = 0; P < Callee->getNumParams(); ++P)
@@ -361,13 +507,16 @@ std::optional<ApiOperation> ApiModel::bind(const ApiSignature &Sig,
     break;
   default: {
     const Expr *S = operand(Stream);
-    if (!S || isa<CXXDefaultArgExpr>(S))
+    if ((!S || isa<CXXDefaultArgExpr>(S)) && Sig.MissingStreamIsCurrent)
+      Op.StreamIsCurrent = true;
+    else if (!S || isa<CXXDefaultArgExpr>(S))
       Op.StreamDefaulted = true;
     else
       Op.Stream = S;
   }
   }
   Op.Event = operand(Sig.Event);
+  Op.Stream2 = operand(Sig.Stream2);
   Op.Flags = operand(Sig.Flags);
   if (Op.Flags && isa<CXXDefaultArgExpr>(Op.Flags))
     Op.Flags = nullptr;

@@ -14,6 +14,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 #include <string>
@@ -38,6 +39,10 @@ enum class OpKind {
   CreateStream,    ///< Stream (through its address) created; Flags says how.
   PushCurrentStream, ///< Stream becomes the current stream (guard ctor).
   SetReleaseStream,  ///< Buffer (owned) is released on Stream from now on.
+  SetCurrentStream,  ///< Stream replaces the current stream (unscoped:
+                     ///< setCurrentCUDAStream; a guard's exit restores).
+  StreamWaitStreams, ///< Later work on Stream waits for all work so far on
+                     ///< Stream2 (a fork/join helper: cudf's join_streams).
 };
 
 /// Where an operand of an API comes from: an argument by position, the
@@ -87,6 +92,27 @@ struct ApiSignature {
   Operand Event;     ///< Event operand.
   Operand Flags;     ///< Stream creation flags (CreateStream only).
   Operand ArgsArray; ///< A `void *args[]` kernel parameter array.
+  Operand Stream2;   ///< StreamWaitStreams: the streams waited for.
+  /// PyTorch style: a stream argument left out (or a parameterless
+  /// overload, `CUDAEvent::record()`) means the current stream, not the
+  /// legacy default stream.
+  bool MissingStreamIsCurrent = false;
+};
+
+/// What a PyTorch tensor operation (an ATen function or a method of
+/// at::Tensor that the API table has no row for) does, on the current stream.
+enum class TensorOpKind {
+  Use,     ///< Reads/writes its tensor operands (in-place ops, copy_).
+  Produce, ///< Also allocates the tensor it returns (empty, clone, to, mul).
+  View,    ///< Returns a view that shares its operand's storage.
+  Sync,    ///< Also makes the host wait for the current stream (item()).
+};
+
+/// Where a stream-returning call's stream comes from, when it is not simply
+/// the variable it initialises.
+enum class StreamSource {
+  Current,       ///< c10::cuda::getCurrentCUDAStream()
+  LegacyDefault, ///< c10::cuda::getDefaultCUDAStream(): the null stream
 };
 
 /// One abstract operation with its operand expressions taken from a call.
@@ -104,6 +130,7 @@ struct ApiOperation {
   bool StreamIsCurrent = false; ///< The operation runs on the current stream.
   const Expr *Event = nullptr;
   const Expr *Flags = nullptr;
+  const Expr *Stream2 = nullptr; ///< StreamWaitStreams: the waited streams.
 };
 
 /// Maps calls to abstract operations. Built once per check from the built-in
@@ -134,6 +161,21 @@ public:
   /// cudaEvent_t / CUevent, or a class with an Event row.
   bool isEventType(QualType T) const;
 
+  /// A call that yields a known stream (see StreamSource), or nothing.
+  std::optional<StreamSource> streamSource(const CallExpr *Call) const;
+  /// `t.data_ptr<T>()`, `b.data()`: an accessor of an owned buffer's device
+  /// pointer, which names the buffer when passed to a launch or a copy.
+  bool isBufferAccessor(const CXXMemberCallExpr *Call) const;
+  /// A PyTorch tensor operation without a row (see TensorOpKind), or nothing.
+  std::optional<TensorOpKind> tensorOp(const CallExpr *Call) const;
+  /// `q.push_back(t)`, `v.emplace_back(...)`: an owned object stored into a
+  /// standard container, where the analysis stops following it.
+  bool isContainerInsert(const CallExpr *Call) const;
+  /// Member calls that end an owned object's ownership of its buffer:
+  /// `t.reset()` (released), `v.release()` (moved out into the result).
+  enum class OwnerEnd { None, Reset, MoveOut };
+  OwnerEnd ownerEnd(const CXXMemberCallExpr *Call) const;
+
   /// True if \p Name (after stripping _v2/_ptsz/_ptds) is a modelled API.
   bool isModelled(llvm::StringRef Name) const;
 
@@ -147,12 +189,20 @@ public:
 
 private:
   void add(llvm::StringRef Name, ApiSignature Sig);
+  /// Library tables, one file each (ApiModelTorch.cpp, ApiModelRmm.cpp).
+  void addTorchRows();
+  void addRmmRows();
   std::optional<ApiOperation> bind(const ApiSignature &Sig, const Expr *Call,
                                    const FunctionDecl *Callee,
                                    llvm::ArrayRef<const Expr *> Args,
                                    const Expr *Object) const;
   llvm::StringMap<ApiSignature> Table;
   llvm::StringMap<ClassKind> Classes;
+  llvm::StringMap<StreamSource> StreamSources;
+  llvm::StringSet<> BufferAccessors;  ///< Method names, on owned buffers.
+  llvm::StringSet<> TensorViews;      ///< Tensor methods/ops returning views.
+  llvm::StringSet<> TensorMetadata;   ///< Tensor methods with no device work.
+  llvm::StringSet<> TensorSyncs;      ///< Tensor methods that sync the host.
   std::string Fingerprint;
 };
 

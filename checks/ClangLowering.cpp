@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ClangLowering.h"
+#include <functional>
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/CFG.h"
@@ -215,6 +216,11 @@ private:
   void lowerAssignment(NameId Target, QualType Type, const Expr *RHS,
                        const Stmt *Site);
   void lowerScopeEnd(const VarDecl *Var, SourceLocation Loc, bool Destructor);
+  // PyTorch / RMM objects (see the section below).
+  bool lowerObjectCall(const CallExpr *Call);
+  void lowerTensorOp(const CallExpr *Call, TensorOpKind Kind);
+  NameId valueName(const Expr *E);
+  const Expr *throughAccessor(const Expr *E) const;
 
   ir::Inst &emit(ir::OpKind Kind, SourceLocation Loc) {
     ir::Inst I{Kind};
@@ -284,15 +290,47 @@ StreamRef FunctionLowering::stream(const Expr *E, unsigned Depth) {
       E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
     return StreamRef::legacy();
   // A stream object converted to its handle (`operator cudaStream_t()`,
-  // `.stream()`) of a class with a Stream row is that object's stream.
+  // `.stream()`, rmm's `.value()` / `.view()`) of a class with a Stream row
+  // is that object's stream.
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Bare)) {
     const Expr *Object = Member->getImplicitObjectArgument();
     const auto *Method = Member->getMethodDecl();
     if (Object && Method && Model.classOf(Object->getType()) == ClassKind::Stream &&
         (isa<CXXConversionDecl>(Method) ||
-         (Method->getDeclName().isIdentifier() && Method->getName() == "stream")))
+         (Method->getDeclName().isIdentifier() &&
+          (Method->getName() == "stream" || Method->getName() == "value" ||
+           Method->getName() == "view"))))
       return stream(Object, Depth);
   }
+  if (const auto *Call = dyn_cast<CallExpr>(Bare)) {
+    // getCurrentCUDAStream(), getDefaultCUDAStream().
+    if (std::optional<StreamSource> Source = Model.streamSource(Call))
+      return *Source == StreamSource::Current ? StreamRef::current()
+                                              : StreamRef::legacy();
+    // An element of a container of streams (`streams[i]`,
+    // `streams.at(i)`): the container stands for all of its streams.
+    const Expr *Container = nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+      Container = Op->getArg(0);
+    else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+             Member && Member->getMethodDecl() &&
+             Member->getMethodDecl()->getDeclName().isIdentifier() &&
+             llvm::is_contained(std::initializer_list<StringRef>{
+                                    "at", "front", "back"},
+                                Member->getMethodDecl()->getName()))
+      Container = Member->getImplicitObjectArgument();
+    if (Container && Model.isStreamType(Call->getType()))
+      if (NameId N = entity(Container); N != NoId)
+        return StreamRef::named(N);
+  }
+  // A copy or conversion of a stream object (`CUDAStream s` passed by
+  // value, `cuda_stream_view(handle)`, a span over a vector of streams).
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Bare))
+    if (Construct->getNumArgs() >= 1 && Depth < 8 &&
+        (Construct->getNumArgs() == 1 ||
+         isa<CXXDefaultArgExpr>(Construct->getArg(1))))
+      return stream(Construct->getArg(0), Depth + 1);
   // A local copy of another named stream (`cudaStream_t s = this->stream;`)
   // is that stream: two names for one queue must not look like two queues.
   if (const auto *Ref = dyn_cast<DeclRefExpr>(Bare))
@@ -300,7 +338,10 @@ StreamRef FunctionLowering::stream(const Expr *E, unsigned Depth) {
       if (Var->isLocalVarDecl() && Var->getInit() && Depth < 4 &&
           Model.isStreamType(Var->getType())) {
         StreamRef Init = stream(Var->getInit(), Depth + 1);
-        if (Init.Kind == StreamRef::Named)
+        // `auto s = getCurrentCUDAStream();` is taken as the current
+        // stream where s is used (code rarely switches in between).
+        if (Init.Kind == StreamRef::Named || Init.Kind == StreamRef::Current ||
+            Init.Kind == StreamRef::LegacyDefault)
           return Init;
       }
   NameId N = entity(E);
@@ -328,6 +369,15 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
     break;
   case streamlife::OpKind::SetReleaseStream:
     Kind = OpKind::SetReleaseStream;
+    break;
+  case streamlife::OpKind::StreamWaitStreams:
+    Kind = OpKind::WaitStream;
+    break;
+  case streamlife::OpKind::SetCurrentStream:
+    // Replaces the innermost current stream: a pop, then a push (so that a
+    // loop of setCurrentCUDAStream calls does not grow the stack).
+    emit(OpKind::PopCurrentStream, Site->getBeginLoc());
+    Kind = OpKind::PushCurrentStream;
     break;
   }
   ir::Inst I{Kind};
@@ -359,10 +409,12 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
     llvm::SmallVector<const Expr *, 4> Named;
     collectBufferExprs(Operand, Named);
     for (const Expr *E : Named) {
+      // `t.data_ptr<float>()`, `v.data()`: the owned buffer itself.
+      const Expr *Owner = throughAccessor(E);
       // Scalars passed to kernels are values, not buffers.
-      if (KernelArguments && !E->getType()->isPointerType())
+      if (KernelArguments && !E->getType()->isPointerType() && Owner == E)
         continue;
-      if (NameId N = entity(E); N != NoId)
+      if (NameId N = valueName(Owner); N != NoId)
         I.Names.push_back(N);
     }
   }
@@ -379,11 +431,21 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
   }
   if (Op.Event)
     I.Event = entity(Op.Event);
+  if (Kind == OpKind::WaitStream) {
+    I.Stream2 = stream(Op.Stream2);
+    if (!I.Stream.known() || !I.Stream2.known())
+      return;
+  }
   if (Kind == OpKind::Allocate && !I.Names.empty()) {
     // An allocation that writes an owned object is released by its last
     // owner; everything else needs an explicit release.
-    if (Op.BufferIsResult && Model.classOf(Op.Call->getType()) ==
-                                 ClassKind::OwnedBuffer)
+    if (Op.BufferIsResult &&
+        (Model.classOf(Op.Call->getType()) == ClassKind::OwnedBuffer ||
+         (isa<CXXConstructExpr>(Op.Call) &&
+          Model.classOf(cast<CXXConstructExpr>(Op.Call)
+                            ->getConstructor()
+                            ->getThisType()
+                            ->getPointeeType()) == ClassKind::OwnedBuffer)))
       I.Own = ir::Ownership::Owned;
   }
   if ((Kind == OpKind::Allocate || Kind == OpKind::Use ||
@@ -404,9 +466,15 @@ void FunctionLowering::lowerSummarizedCall(const CallExpr *Call,
     if (const Expr *Target = addressee(Arg))
       Mapped.AddressOf = entity(Target);
     llvm::SmallVector<const Expr *, 2> Named;
-    collectBufferExprs(Arg, Named);
+    // A tensor passed by value is a copy of the caller's name.
+    const Expr *Passed = Arg->IgnoreImplicit()->IgnoreParenCasts();
+    if (const auto *Copy = dyn_cast<CXXConstructExpr>(Passed);
+        Copy && Copy->getNumArgs() == 1 &&
+        Copy->getConstructor()->isCopyOrMoveConstructor())
+      Passed = Copy->getArg(0);
+    collectBufferExprs(Passed, Named);
     if (Named.size() == 1)
-      Mapped.Value = entity(Named[0]);
+      Mapped.Value = valueName(throughAccessor(Named[0]));
     Mapped.Stream = stream(Arg);
     I.Args.push_back(Mapped);
   }
@@ -427,7 +495,19 @@ void FunctionLowering::lowerCall(const CallExpr *Call) {
                         Operator->getArg(1), Call);
         return;
       }
+      // Stored where no name follows it (`q.back().params = t`,
+      // `ring[i % N] = t`): the object escapes.
+      if (Model.classOf(Operator->getArg(1)->getType()) ==
+          ClassKind::OwnedBuffer) {
+        if (NameId Stored = valueName(Operator->getArg(1)); Stored != NoId) {
+          ir::Inst &Escape = emit(ir::OpKind::Escape, Call->getBeginLoc());
+          Escape.Names.push_back(Stored);
+        }
+        return;
+      }
     }
+  if (lowerObjectCall(Call))
+    return;
   if (const FunctionDecl *Callee = TU.summarizableCallee(Call))
     if (Callee != Function->getDefinition() && Callee != Function)
       lowerSummarizedCall(Call, Callee);
@@ -451,8 +531,38 @@ void FunctionLowering::lowerAssignment(NameId Target, QualType Type,
       FromTemporary = true;
     }
   }
-  if (Source == NoId && RHS)
-    Source = entity(RHS);
+  // `keep = w`, `Tensor keep(w)`, `owner = std::move(w)`: the copy shares
+  // w's object, the move takes it.
+  bool IsMove = false;
+  if (Source == NoId && RHS) {
+    const Expr *From = RHS->IgnoreImplicit()->IgnoreParenCasts();
+    for (unsigned Depth = 0; Depth < 4; ++Depth) {
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(From);
+          Construct && Construct->getNumArgs() == 1 &&
+          Construct->getConstructor()->isCopyOrMoveConstructor()) {
+        IsMove |= Construct->getConstructor()->isMoveConstructor();
+        From = Construct->getArg(0)->IgnoreImplicit()->IgnoreParenCasts();
+        continue;
+      }
+      if (const auto *Call = dyn_cast<CallExpr>(From);
+          Call && Call->isCallToStdMove() && Call->getNumArgs() == 1) {
+        IsMove = true;
+        From = Call->getArg(0)->IgnoreImplicit()->IgnoreParenCasts();
+        continue;
+      }
+      break;
+    }
+    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Site);
+        Operator && Operator->getNumArgs() == 2 &&
+        isa<CXXMethodDecl>(Operator->getDirectCallee()) &&
+        cast<CXXMethodDecl>(Operator->getDirectCallee())
+            ->isMoveAssignmentOperator())
+      IsMove = true;
+    Source = valueName(From);
+    if (!FromTemporary && Source != NoId && IsMove &&
+        !Model.isEventType(Type))
+      I.Kind = ir::OpKind::Move;
+  }
   I.Names.push_back(Source);
   if (FromTemporary) {
     // The temporary's value now lives in the target only.
@@ -499,8 +609,16 @@ void FunctionLowering::lowerStmt(const Stmt *S) {
       if (Names.count(Key))
         Source = Names[Key];
     }
-    if (Source == NoId)
-      Source = entity(Value);
+    if (Source == NoId) {
+      // `return out;` is a move construction from `out` (C++17 elides
+      // only for prvalues).
+      const Expr *From = Value->IgnoreImplicit()->IgnoreParenCasts();
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(From);
+          Construct && Construct->getNumArgs() == 1 &&
+          Construct->getConstructor()->isCopyOrMoveConstructor())
+        From = Construct->getArg(0);
+      Source = valueName(From);
+    }
     ir::Inst &I = emit(ir::OpKind::Bind, Return->getBeginLoc());
     I.Names.push_back(Out.Return);
     I.Names.push_back(Source);
@@ -584,6 +702,142 @@ ir::Function FunctionLowering::lower() {
   return std::move(Out);
 }
 
+//===----------------------------------------------------------------------===//
+// PyTorch and RMM objects: tensor operations on the current stream, owners
+// that end (reset, release), stores into containers
+//===----------------------------------------------------------------------===//
+
+/// The name holding an expression's value: a named entity, or the temporary
+/// a call or construction produced (`x.mul(2).add_(1)`).
+NameId FunctionLowering::valueName(const Expr *E) {
+  if (!E)
+    return NoId;
+  if (const Expr *Call = valueCall(E)) {
+    EntityKey Key;
+    Key.Temporary = Call;
+    if (auto Known = Names.find(Key); Known != Names.end())
+      return Known->second;
+  }
+  return entity(E);
+}
+
+const Expr *FunctionLowering::throughAccessor(const Expr *E) const {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(E->IgnoreParenCasts());
+  if (Member && Model.isBufferAccessor(Member))
+    return Member->getImplicitObjectArgument();
+  return E;
+}
+
+void FunctionLowering::lowerTensorOp(const CallExpr *Call, TensorOpKind Kind) {
+  SourceLocation Loc = Call->getBeginLoc();
+  const Expr *Self = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Self = Member->getImplicitObjectArgument();
+  else if (isa<CXXOperatorCallExpr>(Call) &&
+           isa<CXXMethodDecl>(Call->getDirectCallee()) && Call->getNumArgs())
+    Self = Call->getArg(0);
+  llvm::SmallVector<NameId, 4> Operands;
+  auto Add = [&](const Expr *E) {
+    if (!E || Model.classOf(E->getType()) != ClassKind::OwnedBuffer)
+      return;
+    if (NameId N = valueName(E); N != NoId && !llvm::is_contained(Operands, N))
+      Operands.push_back(N);
+  };
+  Add(Self);
+  for (const Expr *Arg : Call->arguments())
+    Add(Arg);
+  if (Kind == TensorOpKind::View) {
+    // The view shares its operand's storage: one object, two names.
+    NameId Base = Operands.empty() ? NoId : Operands.front();
+    ir::Inst &Bind = emit(ir::OpKind::Bind, Loc);
+    Bind.Names.push_back(temporary(Call));
+    Bind.Names.push_back(Base);
+    return;
+  }
+  if (!Operands.empty()) {
+    ir::Inst &Use = emit(ir::OpKind::Use, Loc);
+    Use.Names.assign(Operands.begin(), Operands.end());
+    Use.Stream = StreamRef::current();
+  }
+  if (Kind == TensorOpKind::Sync) {
+    ir::Inst &Sync = emit(ir::OpKind::SyncStream, Loc);
+    Sync.Stream = StreamRef::current();
+    return;
+  }
+  if (Kind == TensorOpKind::Produce) {
+    ir::Inst &Alloc = emit(ir::OpKind::Allocate, Loc);
+    Alloc.Names.push_back(temporary(Call));
+    Alloc.Stream = StreamRef::current();
+    Alloc.Own = ir::Ownership::Owned;
+  }
+}
+
+/// Calls on owned objects that have no row: ATen operations, owners that
+/// end, stores into containers. Returns true when the call was lowered.
+bool FunctionLowering::lowerObjectCall(const CallExpr *Call) {
+  if (std::optional<TensorOpKind> Kind = Model.tensorOp(Call)) {
+    lowerTensorOp(Call, *Kind);
+    return true;
+  }
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+    switch (Model.ownerEnd(Member)) {
+    case ApiModel::OwnerEnd::Reset:
+      if (NameId N = entity(Member->getImplicitObjectArgument()); N != NoId) {
+        ir::Inst &Kill = emit(ir::OpKind::Kill, Call->getBeginLoc());
+        Kill.Names.push_back(N);
+      }
+      return true;
+    case ApiModel::OwnerEnd::MoveOut:
+      if (NameId N = entity(Member->getImplicitObjectArgument()); N != NoId) {
+        ir::Inst &Move = emit(ir::OpKind::Move, Call->getBeginLoc());
+        Move.Names.push_back(temporary(Call));
+        Move.Names.push_back(N);
+      }
+      return true;
+    case ApiModel::OwnerEnd::None:
+      break;
+    }
+  }
+  if (Model.isContainerInsert(Call)) {
+    // The container keeps the object alive: the analysis stops following
+    // it (keepalive queues are checked by QueuePopOrder).
+    llvm::SmallVector<NameId, 2> Stored;
+    std::function<void(const Expr *)> Collect = [&](const Expr *E) {
+      if (!E)
+        return;
+      // Temporaries, casts and bindings can nest in any order
+      // (`Entry{t, e}` is a cast of a bound init list).
+      for (const Expr *Prev = nullptr; Prev != E;) {
+        Prev = E;
+        E = E->IgnoreImplicit()->IgnoreParenCasts();
+      }
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+        for (const Expr *Arg : Construct->arguments())
+          Collect(Arg);
+        return;
+      }
+      if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+        for (const Expr *Arg : Init->inits())
+          Collect(Arg);
+        return;
+      }
+      if (const auto *Call = dyn_cast<CallExpr>(E); Call && Call->isCallToStdMove())
+        return Collect(Call->getArg(0));
+      if (Model.classOf(E->getType()) == ClassKind::OwnedBuffer)
+        if (NameId N = valueName(E); N != NoId)
+          Stored.push_back(N);
+    };
+    for (const Expr *Arg : Call->arguments())
+      Collect(Arg);
+    if (!Stored.empty()) {
+      ir::Inst &Escape = emit(ir::OpKind::Escape, Call->getBeginLoc());
+      Escape.Names.assign(Stored.begin(), Stored.end());
+    }
+    return true;
+  }
+  return false;
+}
+
 /// Cheap pre-filter: only functions that call a modelled API, launch a
 /// kernel, construct a modelled object or call a function of this
 /// translation unit are lowered.
@@ -593,7 +847,8 @@ public:
       : TU(TU), Function(Function) {}
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool VisitCallExpr(CallExpr *Call) {
-    if (isa<CUDAKernelCallExpr>(Call) || TU.model().classify(Call)) {
+    if (isa<CUDAKernelCallExpr>(Call) || TU.model().classify(Call) ||
+        TU.model().tensorOp(Call)) {
       Relevant = true;
       return false;
     }

@@ -14,7 +14,8 @@ LifetimeCheckBase::LifetimeCheckBase(StringRef Name, ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
       AllocateFunctions(Options.getLocalOrGlobal("AllocateFunctions", "")),
       UseFunctions(Options.getLocalOrGlobal("UseFunctions", "")),
-      ReleaseFunctions(Options.getLocalOrGlobal("ReleaseFunctions", "")) {
+      ReleaseFunctions(Options.getLocalOrGlobal("ReleaseFunctions", "")),
+      StreamWaitFunctions(Options.getLocalOrGlobal("StreamWaitFunctions", "")) {
   const std::tuple<OpKind, StringRef, StringRef> UserRows[] = {
       {OpKind::Allocate, "AllocateFunctions", AllocateFunctions},
       {OpKind::Use, "UseFunctions", UseFunctions},
@@ -25,12 +26,20 @@ LifetimeCheckBase::LifetimeCheckBase(StringRef Name, ClangTidyContext *Context)
                         "'name:buffer-argument:stream-argument' entries "
                         "separated by ';'")
           << Option << Name;
+  // Fork/join wrappers: "name:waiting-stream-argument:waited-streams-argument"
+  // (cudf::detail::join_streams is built in).
+  if (!Model.addUserFunctions(OpKind::StreamWaitStreams, StreamWaitFunctions))
+    configurationDiag("invalid entry in option '%0' of check '%1': expected "
+                      "'name:waiting-stream-argument:waited-streams-argument' "
+                      "entries separated by ';'")
+        << "StreamWaitFunctions" << Name;
 }
 
 void LifetimeCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "AllocateFunctions", AllocateFunctions);
   Options.store(Opts, "UseFunctions", UseFunctions);
   Options.store(Opts, "ReleaseFunctions", ReleaseFunctions);
+  Options.store(Opts, "StreamWaitFunctions", StreamWaitFunctions);
 }
 
 void LifetimeCheckBase::registerMatchers(MatchFinder *Finder) {

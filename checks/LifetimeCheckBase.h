@@ -40,6 +40,8 @@ private:
   const StringRef AllocateFunctions;
   const StringRef UseFunctions;
   const StringRef ReleaseFunctions;
+  /// Fork/join wrappers: "name:waiting-stream-arg:waited-streams-arg;...".
+  const StringRef StreamWaitFunctions;
   ApiModel Model;
 };
 

@@ -118,6 +118,36 @@ void LifetimeReporter::report(const core::UseBeforeAllocFinding &Finding) {
       << shortName(Finding.AllocStream) << shortName(Finding.UseStream);
 }
 
+void LifetimeReporter::report(const core::HandOffFinding &Finding) {
+  Check.diag(at(Finding.ReturnSite),
+             "'%0' is handed to the caller but is released on %1, which the "
+             "caller does not know; its uses on the caller's stream will not "
+             "be ordered before that release")
+      << name(Finding.Buffer) << describe(Finding.ReleaseStream);
+  if (Finding.AllocSite != ir::NoId)
+    Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
+               DiagnosticIDs::Note)
+        << name(Finding.AllocName) << describe(Finding.AllocStream);
+  Check.diag(at(Finding.ReturnSite),
+             "allocate it on the caller's stream, or rebind it to the "
+             "caller's stream after the join (record_stream, set_stream)",
+             DiagnosticIDs::Note);
+}
+
+void reportQueuePop(ClangTidyCheck &Check, const QueuePopFinding &Finding) {
+  Check.diag(Finding.Pop->getBeginLoc(),
+             "'%0' releases the oldest entry's tensor before the allocation "
+             "stream waits on the entry's event")
+      << Finding.PopText;
+  if (Finding.LateWait)
+    Check.diag(Finding.LateWait->getBeginLoc(),
+               "the wait comes only after the release", DiagnosticIDs::Note);
+  Check.diag(Finding.Pop->getBeginLoc(),
+             "make the allocation stream wait on the entry's event, then pop "
+             "it",
+             DiagnosticIDs::Note);
+}
+
 void LifetimeReporter::report(const core::LimitNote &Limit) {
   Check.diag(at(Limit.Site), "%0", DiagnosticIDs::Note) << Limit.Message;
 }

@@ -12,6 +12,7 @@
 
 #include "ClangLowering.h"
 #include "Findings.h"
+#include "QueuePopOrder.h"
 #include "clang-tidy/ClangTidyCheck.h"
 
 namespace clang {
@@ -27,6 +28,7 @@ public:
   void report(const core::MissingConsumerEventFinding &Finding);
   void report(const core::UseBeforeAllocFinding &Finding);
   void report(const core::LimitNote &Limit);
+  void report(const core::HandOffFinding &Finding);
 
 private:
   SourceLocation at(ir::SiteId Site) const { return Unit.location(Site); }
@@ -37,6 +39,9 @@ private:
   ClangTidyCheck &Check;
   const TranslationUnitIR &Unit;
 };
+
+/// A keepalive entry popped before its event was waited on (QueuePopOrder).
+void reportQueuePop(ClangTidyCheck &Check, const QueuePopFinding &Finding);
 
 /// The record-stream-in-loop check's sentence (no dataflow).
 void reportRecordStreamInLoop(ClangTidyCheck &Check, const Expr *Call,

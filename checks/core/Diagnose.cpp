@@ -139,6 +139,23 @@ void FindingCollector::useBeforeAlloc(SiteId Use, NameId Buffer,
                                 Object.AllocName, *Object.AllocStream});
 }
 
+void FindingCollector::handOff(SiteId Return, NameId Buffer,
+                               const StreamKey &ReleaseStream,
+                               const ObjectState &Object) {
+  NameId Shown = Object.AllocName != NoId ? Object.AllocName : Buffer;
+  if (!HandOffSeen.insert({Return, Shown}).second)
+    return;
+  HandOffFinding Finding;
+  Finding.ReturnSite = Return;
+  Finding.Buffer = Shown;
+  Finding.ReleaseStream = ReleaseStream;
+  Finding.AllocSite = Object.AllocSite;
+  Finding.AllocName = Object.AllocName;
+  if (Object.AllocStream)
+    Finding.AllocStream = *Object.AllocStream;
+  Out.HandOff.push_back(std::move(Finding));
+}
+
 void FindingCollector::finish() {
   std::set<SiteId> ReportedStaleWaits;
   for (const MissingConsumerEventFinding &F : Out.MissingConsumerEvent)

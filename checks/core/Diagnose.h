@@ -34,6 +34,8 @@ public:
   void useBeforeAlloc(SiteId Use, NameId Buffer, const StreamKey &UseStream,
                       const ObjectState &Object) override;
 
+  void handOff(SiteId Return, NameId Buffer, const StreamKey &ReleaseStream,
+               const ObjectState &Object) override;
   /// Adds the notes that need the whole function (stale and late waits) and
   /// links each stale-event finding to the releases it makes racy.
   void finish();
@@ -48,6 +50,7 @@ private:
   std::map<std::pair<SiteId, NameId>, size_t> FreeBeforeWaitIndex;
   std::set<std::pair<SiteId, NameId>> MissingEventSeen;
   std::set<std::pair<SiteId, NameId>> UseBeforeAllocSeen;
+  std::set<std::pair<SiteId, NameId>> HandOffSeen;
   /// Late waits by release site: (wait, waiting stream).
   std::map<SiteId, std::vector<std::pair<SiteId, StreamKey>>> LateWaits;
   struct StaleWait {

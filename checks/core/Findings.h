@@ -75,6 +75,17 @@ struct UseBeforeAllocFinding {
   StreamKey AllocStream;
 };
 
+/// An owned buffer handed to the caller (returned) whose release stream is
+/// a stream the caller cannot name (local to the callee): reported by
+/// free-before-wait at the return.
+struct HandOffFinding {
+  SiteId ReturnSite = NoId;
+  NameId Buffer = NoId;
+  StreamKey ReleaseStream;
+  SiteId AllocSite = NoId;
+  NameId AllocName = NoId;
+  StreamKey AllocStream;
+};
 /// An analysis limit was hit: findings of this function may be missing.
 struct LimitNote {
   SiteId Site = NoId;
@@ -85,6 +96,7 @@ struct FunctionFindings {
   std::vector<FreeBeforeWaitFinding> FreeBeforeWait;
   std::vector<MissingConsumerEventFinding> MissingConsumerEvent;
   std::vector<UseBeforeAllocFinding> UseBeforeAlloc;
+  std::vector<HandOffFinding> HandOff;
   std::vector<LimitNote> Limits;
 };
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transfer.h"
+#include "llvm/ADT/STLExtras.h"
 #include "UseGroups.h"
 #include <algorithm>
 #include <cassert>
@@ -431,6 +432,24 @@ void Transfer::kill(NameId Name, ValueKind Value, SiteId Site,
   }
 }
 
+/// An owned object returned to the caller whose release stream is one the
+/// caller cannot name: a stream local to this function (from a pool, a
+/// fork), not a parameter, a member or the caller's current stream. The
+/// caller's later uses on its own streams are then never ordered before the
+/// release on that stream.
+bool Transfer::handedOffOnHiddenStream(const ObjectState &Object) const {
+  if (Object.Own != ir::Ownership::Owned || Object.Escaped ||
+      !Object.ReleaseStream || Object.ReleaseStream->Kind != StreamKey::Named)
+    return false;
+  NameId Stream = Object.ReleaseStream->Name;
+  const ir::NameInfo &Info = M.name(Stream);
+  // This function's own names are owned by the id its return name has.
+  ir::FunctionId Self = M.name(F.Return).Owner;
+  if (Self == NoId || Info.Owner != Self || Info.PointeeOf != NoId)
+    return false;
+  return !llvm::is_contained(F.Params, Stream);
+}
+
 void Transfer::bind(const Inst &I, bool IsMove, LifetimeState &State) const {
   assert(!I.Names.empty() && "bind/move without a destination");
   NameId Dest = I.Names[0];
@@ -474,6 +493,12 @@ void Transfer::bind(const Inst &I, bool IsMove, LifetimeState &State) const {
     if (Found != State.Names.end())
       Held = Found->second;
   }
+  if (Watcher && Dest == F.Return && Dest != NoId)
+    for (ObjectId Id : Held)
+      if (auto Object = State.Objects.find(Id);
+          Object != State.Objects.end() && handedOffOnHiddenStream(Object->second))
+        Watcher->handOff(I.Site, Source, *Object->second.ReleaseStream,
+                         Object->second);
   if (IsMove && Source != NoId)
     State.Names.erase(Source); // moved from: no release
   // An object made by a call (an unnamed temporary) takes the name it is

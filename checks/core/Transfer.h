@@ -67,6 +67,11 @@ public:
   virtual void useBeforeAlloc(SiteId Use, NameId Buffer,
                               const StreamKey &UseStream,
                               const ObjectState &Object) = 0;
+  /// \p Buffer (owned) is returned to the caller at \p Return while its
+  /// release stream \p ReleaseStream is one the caller cannot name.
+  virtual void handOff(SiteId Return, NameId Buffer,
+                       const StreamKey &ReleaseStream,
+                       const ObjectState &Object) {}
 };
 
 /// A summary: the callee's own exit state (with its entry work and the
@@ -123,6 +128,7 @@ private:
                  const std::function<bool(const StreamKey &,
                                           const WorkFacts &)> &Done) const;
   void bind(const ir::Inst &I, bool IsMove, LifetimeState &State) const;
+  bool handedOffOnHiddenStream(const ObjectState &Object) const;
   void kill(NameId Name, ir::ValueKind Value, SiteId Site,
             LifetimeState &State) const;
   void call(const ir::Inst &I, LifetimeState &State) const;
