@@ -206,9 +206,9 @@ void noLifetimeManagement(CUDAStream ag, CUDAStream compute, int64_t n,
     }
     prev = allGather(ag, n, layer);
     // CHECK-NOTES: :[[@LINE-1]]:5: warning: 'prev' is released on stream 'ag' while stream 'compute' may still use it
-    // CHECK-NOTES: :[[@LINE-7]]:24: note: 'prev' allocated on stream 'ag' here
-    // CHECK-NOTES: :[[@LINE-5]]:22: note: used on stream 'compute' here
-    // CHECK-NOTES: :[[@LINE-6]]:22: note: record an event on 'compute' after this use and make 'ag' wait on it before the release
+    // CHECK-NOTES: :[[@LINE-11]]:21: note: 'prev' allocated on stream 'ag' here
+    // CHECK-NOTES: :[[@LINE-5]]:24: note: used on stream 'compute' here
+    // CHECK-NOTES: :[[@LINE-6]]:24: note: record an event on 'compute' after this use and make 'ag' wait on it before the release
   }
 }
 
@@ -240,9 +240,9 @@ void resetBeforeWait(CUDAStream ag, CUDAStream compute, int64_t n) {
   done.record(compute);
   params.reset();
   // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'params' is released on stream 'ag' while stream 'compute' may still use it
-  // CHECK-NOTES: :[[@LINE-7]]:21: note: 'params' allocated on stream 'ag' here
-  // CHECK-NOTES: :[[@LINE-5]]:22: note: used on stream 'compute' here
-  // CHECK-NOTES: :[[@LINE+1]]:3: note: 'ag' waits for 'compute' only after the release
+  // CHECK-NOTES: :[[@LINE-9]]:23: note: 'params' allocated on stream 'ag' here
+  // CHECK-NOTES: :[[@LINE-6]]:22: note: used on stream 'compute' here
+  // CHECK-NOTES: :[[@LINE+1]]:3: note: stream 'ag' waits for 'compute' only after the release
   done.block(ag);
 }
 

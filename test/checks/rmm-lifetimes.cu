@@ -75,7 +75,7 @@ void releaseDropped(rmm::cuda_stream_view ag, rmm::cuda_stream_view compute,
   rmm::device_uvector<float> v(n, ag);
   consume<<<1, 32, 0, compute>>>(v.data());
   v.release();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'v' is released on stream 'ag' while stream 'compute' may still use it
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'v.release()' is released on stream 'ag' while stream 'compute' may still use it
   rmm::device_uvector<float> w(n, ag);
   consume<<<1, 32, 0, compute>>>(w.data());
   compute.synchronize();

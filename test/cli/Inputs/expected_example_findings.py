@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Prints the findings `streamlife check` must report over examples/cuda/*.cu,
-one "FILE:LINE CHECK" per line, sorted, derived from the examples themselves
-so that editing an example does not silently break the test:
+"""Prints the findings `streamlife check` must report over examples/cuda/*.cu
+or examples/aten/*.cpp, one "FILE:LINE CHECK" per line, sorted, derived from
+the examples themselves so that editing an example does not silently break the
+test:
 
-  - a program whose header comment says "BUGGY." must be flagged, once, at its
-    release: the first *FreeAsync( call after its "// BUG:" comment, with the
-    check its header names ("`streamlife check` warns at the ... (CHECK" or
-    streamlife-free-before-wait when it names none);
+  - a program whose header comment says "BUGGY." (or "FLAGGED." for correct
+    code a check still warns about, such as record_stream in a loop) must be
+    flagged, once, with the check its header names ("`streamlife check` warns
+    at the ... (CHECK" or streamlife-free-before-wait when it names none), at
+    its release: in a .cu file the first *FreeAsync( call after its "// BUG:"
+    comment; in a .cpp file (ATen, where releases are reassignments, resets,
+    pops and returns) the first line of code after the "// BUG:" comment;
   - every other program must not be flagged at all.
 
   expected_example_findings.py DIR        the expected list
@@ -22,12 +26,14 @@ import sys
 def expected(directory):
     lines = []
     buggy = 0
-    for path in sorted(glob.glob(os.path.join(directory, "*.cu"))):
+    paths = sorted(glob.glob(os.path.join(directory, "*.cu")) +
+                   glob.glob(os.path.join(directory, "*.cpp")))
+    for path in paths:
         name = os.path.basename(path)
         with open(path, encoding="utf-8") as f:
             text = f.read().splitlines()
         header = "\n".join(l for l in text[:30] if l.startswith("//"))
-        if "BUGGY." not in header:
+        if "BUGGY." not in header and "FLAGGED." not in header:
             continue
         buggy += 1
         check = "streamlife-free-before-wait"
@@ -37,8 +43,12 @@ def expected(directory):
         bug_marker = next((i for i, l in enumerate(text) if "// BUG:" in l), None)
         if bug_marker is None:
             sys.exit(f"error: {name} says BUGGY but has no '// BUG:' comment")
-        release = next((i for i in range(bug_marker, len(text))
-                        if re.search(r"\b(cudaFreeAsync|cuMemFreeAsync)\s*\(", text[i])), None)
+        if path.endswith(".cpp"):
+            release = next((i for i in range(bug_marker, len(text))
+                            if text[i].strip() and not text[i].strip().startswith("//")), None)
+        else:
+            release = next((i for i in range(bug_marker, len(text))
+                            if re.search(r"\b(cudaFreeAsync|cuMemFreeAsync)\s*\(", text[i])), None)
         if release is None:
             sys.exit(f"error: {name}: no release after its '// BUG:' comment")
         lines.append(f"{name}:{release + 1} {check}")
