@@ -789,8 +789,12 @@ bool FunctionLowering::lowerObjectCall(const CallExpr *Call) {
       return true;
     case ApiModel::OwnerEnd::MoveOut:
       if (NameId N = entity(Member->getImplicitObjectArgument()); N != NoId) {
+        // The moved-out buffer, when dropped, is released as `v.release()`.
+        NameId Out = temporary(Call);
+        if (TU.mutableModule().Names[Out].Spelling.empty())
+          TU.mutableModule().Names[Out].Spelling = sourceText(Call, Ctx);
         ir::Inst &Move = emit(ir::OpKind::Move, Call->getBeginLoc());
-        Move.Names.push_back(temporary(Call));
+        Move.Names.push_back(Out);
         Move.Names.push_back(N);
       }
       return true;

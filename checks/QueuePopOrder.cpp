@@ -119,9 +119,9 @@ const Expr *strip(const Expr *E) {
         continue;
       }
     }
+    // Copies, moves and conversions (iterator -> const_iterator).
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(Next))
-      if (Construct->getNumArgs() == 1 &&
-          (Construct->getConstructor()->isCopyOrMoveConstructor())) {
+      if (Construct->getNumArgs() == 1) {
         E = Construct->getArg(0);
         continue;
       }

@@ -175,6 +175,7 @@ void ObjectState::join(const ObjectState &Other) {
   if (ReleaseStream != Other.ReleaseStream)
     ReleaseStream.reset();
   Escaped |= Other.Escaped;
+  RecordedForCaller &= Other.RecordedForCaller;
 }
 
 bool operator==(const ObjectState &A, const ObjectState &B) {
@@ -188,6 +189,7 @@ bool operator==(const ObjectState &A, const ObjectState &B) {
   return A.AllocSite == B.AllocSite && A.AllocName == B.AllocName &&
          A.AllocStream == B.AllocStream && A.AllocFacts == B.AllocFacts &&
          A.AllocPending == B.AllocPending && A.Own == B.Own &&
+         A.RecordedForCaller == B.RecordedForCaller &&
          A.ReleaseStream == B.ReleaseStream && A.Escaped == B.Escaped &&
          A.EntryReleases == B.EntryReleases;
 }

@@ -174,6 +174,10 @@ struct ObjectState {
   std::optional<StreamKey> ReleaseStream;
   /// Escaped to where it is not tracked: nothing more is said about it.
   bool Escaped = false;
+  /// record_stream told the allocator about a stream the caller knows (its
+  /// current stream, a parameter, a member): handing the object to the
+  /// caller is safe (on every path).
+  bool RecordedForCaller = false;
   /// Summaries only: releases of this (caller's) object in the callee.
   std::set<EntryRelease> EntryReleases;
 

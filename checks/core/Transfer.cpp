@@ -439,9 +439,15 @@ void Transfer::kill(NameId Name, ValueKind Value, SiteId Site,
 /// release on that stream.
 bool Transfer::handedOffOnHiddenStream(const ObjectState &Object) const {
   if (Object.Own != ir::Ownership::Owned || Object.Escaped ||
-      !Object.ReleaseStream || Object.ReleaseStream->Kind != StreamKey::Named)
+      Object.RecordedForCaller || !Object.ReleaseStream)
     return false;
-  NameId Stream = Object.ReleaseStream->Name;
+  return isHiddenStream(*Object.ReleaseStream);
+}
+
+bool Transfer::isHiddenStream(const StreamKey &S) const {
+  if (S.Kind != StreamKey::Named || F.Return == NoId)
+    return false;
+  NameId Stream = S.Name;
   const ir::NameInfo &Info = M.name(Stream);
   // This function's own names are owned by the id its return name has.
   ir::FunctionId Self = M.name(F.Return).Owner;
@@ -608,6 +614,8 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
                                     return G.Stream == *S;
                                   }),
                    Uses.end());
+        if (!isHiddenStream(*S))
+          Object->second.RecordedForCaller = true;
       }
     }
     break;

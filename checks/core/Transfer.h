@@ -129,6 +129,9 @@ private:
                                           const WorkFacts &)> &Done) const;
   void bind(const ir::Inst &I, bool IsMove, LifetimeState &State) const;
   bool handedOffOnHiddenStream(const ObjectState &Object) const;
+  /// A stream local to this function (not a parameter, member or the
+  /// caller's current stream): the caller cannot name it.
+  bool isHiddenStream(const StreamKey &S) const;
   void kill(NameId Name, ir::ValueKind Value, SiteId Site,
             LifetimeState &State) const;
   void call(const ir::Inst &I, LifetimeState &State) const;
