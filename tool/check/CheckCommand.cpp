@@ -10,8 +10,11 @@
 #include "../Commands.h"
 
 #include "CheckOptions.h"
-#include "CheckRunner.h"
+#include "Baseline.h"
 #include "CompilationDatabaseLoader.h"
+#include "Fingerprint.h"
+#include "ParallelRunner.h"
+#include "ProgressReporter.h"
 #include "ReportFormatters.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -59,6 +62,11 @@ unsigned reportCompileErrors(const check::CheckReport &Report) {
     if (File.parsedCleanly())
       continue;
     ++BrokenFiles;
+    if (!File.Failure.empty()) {
+      llvm::errs() << "streamlife: error: " << check::displayPath(File.Path) << ": "
+                   << File.Failure << "; no findings reported for it\n";
+      continue;
+    }
     for (const check::Diagnostic &Error : File.CompileErrors)
       check::writeTextDiagnostic(Error, llvm::errs());
     size_t N = File.CompileErrors.size();
@@ -95,6 +103,17 @@ int runCheckCommand(int Argc, const char **Argv) {
   }
   llvm::raw_ostream &Out = OutputFile ? *OutputFile : llvm::outs();
 
+  std::string SourceRoot =
+      Options.SourceRoot ? absolute(*Options.SourceRoot) : currentDirectory();
+  // Read the baseline before the analysis: a wrong path fails at once.
+  std::optional<check::Baseline> Earlier;
+  if (Options.BaselineFile) {
+    llvm::Expected<check::Baseline> Loaded = check::loadBaseline(*Options.BaselineFile, SourceRoot);
+    if (!Loaded)
+      return inputError(llvm::toString(Loaded.takeError()));
+    Earlier = std::move(*Loaded);
+  }
+
   llvm::Expected<check::LoadedDatabase> Database =
       check::loadCompilationDatabase(Options, STREAMLIFE_CLANG_RESOURCE_DIR);
   if (!Database) {
@@ -104,7 +123,17 @@ int runCheckCommand(int Argc, const char **Argv) {
     return ExitUsage;
   }
 
-  check::CheckReport Report = check::runChecks(*Database->Database, Database->Files);
+  check::ProgressReporter Progress(llvm::errs(), Database->Files.size(), !Options.Quiet,
+                                   llvm::errs().is_displayed());
+  check::ParallelSettings Parallel;
+  Parallel.Jobs = Options.Jobs ? Options.Jobs : check::defaultJobCount();
+  Parallel.OnFileDone = [&](const check::FileResult &File) { Progress.fileDone(File); };
+  check::CheckReport Report =
+      check::runChecksInParallel(*Database->Database, Database->Files, Parallel);
+  Progress.finish();
+  check::assignFingerprints(Report, SourceRoot);
+  if (Earlier)
+    check::compareWithBaseline(Report, *Earlier);
 
   switch (Options.Format) {
   case check::OutputFormat::Text:
@@ -114,11 +143,7 @@ int runCheckCommand(int Argc, const char **Argv) {
     check::writeJsonReport(Report, STREAMLIFE_VERSION, Out);
     break;
   case check::OutputFormat::Sarif:
-    check::writeSarifReport(
-        Report,
-        {STREAMLIFE_VERSION, Options.SourceRoot ? absolute(*Options.SourceRoot)
-                                                : currentDirectory()},
-        Out);
+    check::writeSarifReport(Report, {STREAMLIFE_VERSION, SourceRoot}, Out);
     break;
   }
   Out.flush();
@@ -131,9 +156,18 @@ int runCheckCommand(int Argc, const char **Argv) {
   unsigned BrokenFiles = reportCompileErrors(Report);
   unsigned Findings = Report.findingCount();
   if (Findings)
-    llvm::errs() << "streamlife: " << Findings << " finding" << (Findings == 1 ? "" : "s")
-                 << " in " << Report.Files.size() << " checked file"
-                 << (Report.Files.size() == 1 ? "" : "s") << '\n';
+    llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")
+                 << " finding" << (Findings == 1 ? "" : "s") << " in " << Report.Files.size()
+                 << " checked file" << (Report.Files.size() == 1 ? "" : "s") << '\n';
+  if (Report.ComparedToBaseline) {
+    unsigned Unchanged = 0;
+    for (const check::FileResult &File : Report.Files)
+      for (const check::Diagnostic &Finding : File.Findings)
+        Unchanged += Finding.State == check::BaselineState::Unchanged;
+    llvm::errs() << "streamlife: baseline: " << Findings << " new, " << Unchanged
+                 << " unchanged (not shown), " << Report.AbsentFindings.size()
+                 << " fixed since\n";
+  }
   if (BrokenFiles)
     return ExitUsage;
   return Findings ? ExitFindings : ExitClean;

@@ -8,11 +8,24 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Regex.h"
 
 namespace streamlife::check {
 namespace {
 
-enum class OptionId { BuildDir, Format, Output, CudaPath, SourceRoot, Help };
+enum class OptionId {
+  BuildDir,
+  Jobs,
+  FilesRegex,
+  ExcludeRegex,
+  Baseline,
+  Format,
+  Output,
+  CudaPath,
+  SourceRoot,
+  Quiet,
+  Help
+};
 
 struct OptionSpec {
   OptionId Id;
@@ -27,6 +40,16 @@ const OptionSpec Options[] = {
     {OptionId::BuildDir, "--build-dir", "-p", "BUILD_DIR",
      "read compile commands from BUILD_DIR/compile_commands.json; with no "
      "FILES, check every file in it"},
+    {OptionId::Jobs, "--jobs", "-j", "N",
+     "check N files at once (default: one per core)"},
+    {OptionId::FilesRegex, "--files", "", "REGEX",
+     "check only files whose absolute path matches REGEX (extended regular "
+     "expression, searched anywhere in the path)"},
+    {OptionId::ExcludeRegex, "--exclude", "", "REGEX",
+     "skip files whose absolute path matches REGEX"},
+    {OptionId::Baseline, "--baseline", "", "FILE",
+     "report only findings that are not in FILE, a SARIF or JSON report of an "
+     "earlier run"},
     {OptionId::Format, "--format", "", "text|json|sarif",
      "output format (default: text)"},
     {OptionId::Output, "--output", "-o", "FILE",
@@ -36,6 +59,9 @@ const OptionSpec Options[] = {
     {OptionId::SourceRoot, "--source-root", "", "DIR",
      "SARIF %SRCROOT%: file URIs are relative to it (default: current "
      "directory)"},
+    {OptionId::Quiet, "--quiet", "-q", "",
+     "no progress on standard error (a line per file, or a progress line on a "
+     "terminal, when checking several files)"},
     {OptionId::Help, "--help", "-h", "", "print this help"},
 };
 
@@ -101,7 +127,8 @@ llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args
         Value = After;
         HasInlineValue = true;
       }
-    } else if (Arg.size() > 2 && (Arg.starts_with("-p") || Arg.starts_with("-o"))) {
+    } else if (Arg.size() > 2 &&
+               (Arg.starts_with("-p") || Arg.starts_with("-o") || Arg.starts_with("-j"))) {
       Name = Arg.take_front(2);
       Value = Arg.drop_front(2);
       HasInlineValue = true;
@@ -123,6 +150,29 @@ llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args
     switch (Spec->Id) {
     case OptionId::BuildDir:
       Result.BuildDir = Value.str();
+      break;
+    case OptionId::Jobs: {
+      unsigned Jobs = 0;
+      if (Value.getAsInteger(10, Jobs) || Jobs == 0)
+        return makeError("option '" + Name + "' needs a positive number, not '" + Value + "'");
+      Result.Jobs = Jobs;
+      break;
+    }
+    case OptionId::FilesRegex:
+    case OptionId::ExcludeRegex: {
+      std::string Why;
+      if (!llvm::Regex(Value).isValid(Why))
+        return makeError("invalid regular expression '" + Value + "' for '" + Name +
+                         "': " + Why);
+      (Spec->Id == OptionId::FilesRegex ? Result.FilesRegex : Result.ExcludeRegex) =
+          Value.str();
+      break;
+    }
+    case OptionId::Baseline:
+      Result.BaselineFile = Value.str();
+      break;
+    case OptionId::Quiet:
+      Result.Quiet = true;
       break;
     case OptionId::Format: {
       std::optional<OutputFormat> Format =

@@ -7,6 +7,7 @@
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
@@ -101,40 +102,46 @@ bool byPosition(const Diagnostic &A, const Diagnostic &B) {
 
 } // namespace
 
-CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
-                      llvm::ArrayRef<std::string> Files) {
+std::vector<std::string> enabledChecks() {
   clang::tidy::ClangTidyContext Context(makeOptionsProvider());
-  CheckReport Report;
-  Report.EnabledChecks = enabledCheckNames(Context);
+  return enabledCheckNames(Context);
+}
+
+FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
+                     const std::string &File) {
+  clang::tidy::ClangTidyContext Context(makeOptionsProvider());
   SourceFileCache Sources;
-  for (const std::string &File : Files) {
-    // Names the file in the stack dump should a check crash on it.
-    llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
-                                              File.c_str());
-    std::vector<ClangTidyError> Errors = clang::tidy::runClangTidy(
-        Context, Database, {File}, llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-                                       llvm::vfs::getRealFileSystem()),
-        /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
-        /*StoreCheckProfile=*/"", /*Quiet=*/true);
-    FileResult Result;
-    Result.Path = File;
-    for (const ClangTidyError &Error : Errors) {
-      if (isCompilerDiagnostic(Error)) {
-        // Compiler warnings are filtered out by the check filter; errors
-        // always come through and mean the AST is incomplete.
-        if (Error.DiagLevel == ClangTidyError::Error)
-          Result.CompileErrors.push_back(convert(Sources, Error));
-        continue;
-      }
-      Result.Findings.push_back(convert(Sources, Error));
-    }
-    // A broken AST gives unreliable findings: report the errors, not those.
-    if (!Result.CompileErrors.empty())
-      Result.Findings.clear();
-    llvm::stable_sort(Result.Findings, byPosition);
-    Report.Files.push_back(std::move(Result));
+  // Names the file in the stack dump should a check crash on it.
+  llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
+                                            File.c_str());
+  FileResult Result;
+  Result.Path = File;
+  // A database entry whose file is gone: clang would say so too, in several
+  // lines; this is one.
+  if (!llvm::sys::fs::exists(File)) {
+    Result.Failure = "no such file";
+    return Result;
   }
-  return Report;
+  std::vector<ClangTidyError> Errors = clang::tidy::runClangTidy(
+      Context, Database, {File}, llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+                                     llvm::vfs::getRealFileSystem()),
+      /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
+      /*StoreCheckProfile=*/"", /*Quiet=*/true);
+  for (const ClangTidyError &Error : Errors) {
+    if (isCompilerDiagnostic(Error)) {
+      // Compiler warnings are filtered out by the check filter; errors
+      // always come through and mean the AST is incomplete.
+      if (Error.DiagLevel == ClangTidyError::Error)
+        Result.CompileErrors.push_back(convert(Sources, Error));
+      continue;
+    }
+    Result.Findings.push_back(convert(Sources, Error));
+  }
+  // A broken AST gives unreliable findings: report the errors, not those.
+  if (!Result.CompileErrors.empty())
+    Result.Findings.clear();
+  llvm::stable_sort(Result.Findings, byPosition);
+  return Result;
 }
 
 } // namespace streamlife::check

@@ -2,6 +2,7 @@
 #include "CompilationDatabaseLoader.h"
 
 #include "CompileCommandAdjuster.h"
+#include "FileFilter.h"
 
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -81,7 +82,10 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
     // With -p, arguments after `--` extend each recorded command.
     Settings.ExtraArgs = Options.CompilerArgs;
     if (Options.Files.empty()) {
+      // The database keeps its files in a hash map: sort them, so that the
+      // report order is the same on every run and every machine.
       Candidates = Database->getAllFiles();
+      llvm::sort(Candidates);
       if (Candidates.empty())
         return inputError("compile database in '" + *Options.BuildDir + "' lists no files");
     }
@@ -91,17 +95,32 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
     Database = std::make_unique<clang::tooling::FixedCompilationDatabase>(
         ".", Options.CompilerArgs);
   }
-  for (const std::string &File : Options.Files)
-    Candidates.push_back(absolutePath(File));
+  // FILES named on the command line are validated here, before any parsing:
+  // a typo should fail at once. Entries of the database are not: one whose
+  // file is gone fails alone when it is checked (see CheckRunner), and the
+  // rest of the database is still checked.
+  bool FromDatabase = Options.Files.empty();
+  if (!FromDatabase)
+    for (const std::string &File : Options.Files)
+      Candidates.push_back(absolutePath(File));
 
+  FileFilter Filter(Options);
   llvm::Error Errors = llvm::Error::success();
   LoadedDatabase Result;
   llvm::StringSet<> Seen;
+  size_t FilteredOut = 0;
   for (size_t I = 0; I < Candidates.size(); ++I) {
     const std::string &File = Candidates[I];
-    llvm::StringRef Shown = I < Options.Files.size() && !Options.Files.empty()
-                                ? llvm::StringRef(Options.Files[I])
-                                : llvm::StringRef(File);
+    if (!Filter.accepts(File)) {
+      ++FilteredOut;
+      continue;
+    }
+    if (FromDatabase) {
+      if (Seen.insert(File).second)
+        Result.Files.push_back(File);
+      continue;
+    }
+    llvm::StringRef Shown = Options.Files[I];
     if (!llvm::sys::fs::exists(File)) {
       Errors = llvm::joinErrors(std::move(Errors),
                                 inputError(Shown + ": no such file"));
@@ -121,6 +140,10 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
     if (Seen.insert(File).second)
       Result.Files.push_back(File);
   }
+  if (!Errors && Result.Files.empty() && FilteredOut)
+    return inputError("no files to check: --files/--exclude left none of the " +
+                      llvm::Twine(FilteredOut) + " candidate file" +
+                      (FilteredOut == 1 ? "" : "s"));
   if (Errors)
     return std::move(Errors);
 

@@ -36,6 +36,10 @@ struct DiagnosticNote {
 
 enum class Severity { Warning, Error };
 
+/// Where a finding stands against a --baseline report (SARIF's
+/// result.baselineState): NotCompared when no baseline was given.
+enum class BaselineState { NotCompared, New, Unchanged, Absent };
+
 /// One diagnostic: a finding of a streamlife check, or a compiler error.
 struct Diagnostic {
   std::string CheckName; ///< "streamlife-free-before-wait", "clang-diagnostic-error"
@@ -43,6 +47,10 @@ struct Diagnostic {
   std::string Message;
   SourceLocationInfo Location;
   std::vector<DiagnosticNote> Notes;
+  /// Identity of a finding across runs and edits (Fingerprint.h); set for
+  /// findings before the report is written.
+  std::string Fingerprint;
+  BaselineState State = BaselineState::NotCompared;
 };
 
 /// Everything known about one checked file.
@@ -50,7 +58,11 @@ struct FileResult {
   std::string Path;                    ///< as given on the command line
   std::vector<Diagnostic> Findings;    ///< warnings of the streamlife checks
   std::vector<Diagnostic> CompileErrors; ///< the compiler's own errors
-  bool parsedCleanly() const { return CompileErrors.empty(); }
+  /// Why the file could not be checked at all, when not for compile errors
+  /// ("no such file", "the checker crashed (signal 11)"); empty otherwise.
+  std::string Failure;
+  double Seconds = 0; ///< wall time of its check
+  bool parsedCleanly() const { return CompileErrors.empty() && Failure.empty(); }
 };
 
 /// The outcome of a whole run, in command-line order of the files.
@@ -60,10 +72,17 @@ struct CheckReport {
   /// all, so that rule indices stay the same whatever was found.
   std::vector<std::string> EnabledChecks;
 
+  /// With --baseline: the baseline's findings that this run no longer
+  /// reports (SARIF lists them with baselineState "absent").
+  std::vector<Diagnostic> AbsentFindings;
+  bool ComparedToBaseline = false;
+
+  /// Findings to report: all of them, or with a baseline the new ones.
   unsigned findingCount() const {
     unsigned N = 0;
     for (const FileResult &F : Files)
-      N += F.Findings.size();
+      for (const Diagnostic &D : F.Findings)
+        N += D.State != BaselineState::Unchanged;
     return N;
   }
 };

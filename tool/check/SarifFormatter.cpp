@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ReportFormatters.h"
+#include "Fingerprint.h"
 #include "RuleCatalog.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -88,7 +89,17 @@ public:
         Results.push_back(resultFor(Finding, Rules));
       for (const Diagnostic &Error : File.CompileErrors)
         Notifications.push_back(notificationFor(Error));
+      if (!File.Failure.empty()) {
+        Diagnostic Failure;
+        Failure.Message = File.Failure;
+        Failure.Location.Path = File.Path;
+        Notifications.push_back(notificationFor(Failure));
+      }
     }
+    // With a baseline, its findings that are gone are results too (SARIF
+    // 2.1.0 §3.27.24: "absent").
+    for (const Diagnostic &Finding : Report.AbsentFindings)
+      Results.push_back(resultFor(Finding, Rules));
     bool Successful = Notifications.empty();
     llvm::json::Object Run{
         {"tool",
@@ -204,8 +215,22 @@ private:
          llvm::json::Array{llvm::json::Object{
              {"physicalLocation", physicalLocation(Finding.Location)}}}},
         {"partialFingerprints",
-         llvm::json::Object{{"primaryLocationLineHash", lineHash(Finding)}}},
+         llvm::json::Object{{"primaryLocationLineHash", lineHash(Finding)},
+                            {FingerprintKey, Finding.Fingerprint}}},
     };
+    switch (Finding.State) {
+    case BaselineState::NotCompared:
+      break;
+    case BaselineState::New:
+      Result["baselineState"] = "new";
+      break;
+    case BaselineState::Unchanged:
+      Result["baselineState"] = "unchanged";
+      break;
+    case BaselineState::Absent:
+      Result["baselineState"] = "absent";
+      break;
+    }
     if (!Related.empty())
       Result["relatedLocations"] = std::move(Related);
     return Result;

@@ -61,7 +61,8 @@ void writeTextDiagnostic(const Diagnostic &Diag, llvm::raw_ostream &OS) {
 void writeTextReport(const CheckReport &Report, llvm::raw_ostream &OS) {
   for (const FileResult &File : Report.Files)
     for (const Diagnostic &Finding : File.Findings)
-      writeTextDiagnostic(Finding, OS);
+      if (Finding.State != BaselineState::Unchanged) // in the --baseline
+        writeTextDiagnostic(Finding, OS);
 }
 
 } // namespace streamlife::check

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../Commands.h"
+#include "../InstallLayout.h"
 
 #include "report/Options.h"
 
@@ -52,20 +53,12 @@ void printHelp() {
               rt::renderFlagHelp().c_str());
 }
 
-/// The runtime library next to this executable: <prefix>/bin/streamlife ->
-/// <prefix>/lib/libstreamlife_rt.so; $STREAMLIFE_RT_LIBRARY overrides it.
+/// The runtime library that came with this executable (InstallLayout.h);
+/// $STREAMLIFE_RT_LIBRARY overrides it.
 std::string runtimeLibraryPath() {
   if (const char *Env = std::getenv("STREAMLIFE_RT_LIBRARY"))
     return Env;
-  char Self[PATH_MAX];
-  ssize_t N = readlink("/proc/self/exe", Self, sizeof(Self) - 1);
-  if (N <= 0)
-    return "";
-  Self[N] = 0;
-  std::string Dir(Self);
-  Dir = Dir.substr(0, Dir.rfind('/'));
-  Dir = Dir.substr(0, Dir.rfind('/'));
-  return Dir + "/lib/libstreamlife_rt.so";
+  return findSupportFile("libstreamlife_rt.so");
 }
 
 } // namespace
