@@ -1,6 +1,7 @@
 # Install layout and the Debian package.
 #
 #   <prefix>/bin/streamlife
+#   <prefix>/bin/streamlife-clang-tidy                      clang-tidy-22 with the plugin
 #   <prefix>/<libdir>/streamlife/StreamlifeTidyModule.so   clang-tidy-22 --load
 #   <prefix>/<libdir>/streamlife/libstreamlife_rt.so       streamlife run / LD_PRELOAD
 #   <prefix>/share/doc/streamlife/                          README, docs/ (checks, CI, editors)
@@ -13,6 +14,10 @@ set(STREAMLIFE_PKGLIBDIR "${CMAKE_INSTALL_LIBDIR}/streamlife")
 
 if(TARGET streamlife)
   install(TARGETS streamlife RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT streamlife)
+endif()
+if(EXISTS ${PROJECT_BINARY_DIR}/bin/streamlife-clang-tidy)
+  install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/streamlife-clang-tidy
+          DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT streamlife)
 endif()
 if(TARGET StreamlifeTidyModule)
   install(TARGETS StreamlifeTidyModule LIBRARY DESTINATION ${STREAMLIFE_PKGLIBDIR}
@@ -38,6 +43,8 @@ set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
+set(CPACK_STRIP_FILES ON)  # RelWithDebInfo objects would make it ten times larger
+set(CPACK_DEBIAN_COMPRESSION_TYPE "gzip")
 # The checker links libLLVM/libclang-cpp 22 and parses with clang 22's
 # resource headers; the plugin loads into clang-tidy 22 only.
 if(STREAMLIFE_BUILD_CHECKER)

@@ -33,6 +33,8 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%clang_tidy", config.clang_tidy))
 config.substitutions.append(("%streamlife_plugin", plugin))
 config.substitutions.append(("%streamlife_rt", runtime_lib))
+config.substitutions.append(("%streamlife_obj", obj))
+config.substitutions.append(("%streamlife_src", src))
 config.substitutions.append(("%streamlife", cli))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%cuda_path", config.cuda_root))
@@ -52,6 +54,8 @@ if config.streamlife_build_checker and os.path.exists(plugin):
     config.available_features.add("checker")
 if config.streamlife_build_runtime:
     config.available_features.add("runtime")
+if shutil.which("dpkg-deb") and shutil.which("cpack"):
+    config.available_features.add("cpack-deb")
 if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
     config.available_features.add("cuda-headers")
 

@@ -13,6 +13,7 @@
 #include "Baseline.h"
 #include "CompilationDatabaseLoader.h"
 #include "Fingerprint.h"
+#include "FixApplier.h"
 #include "ParallelRunner.h"
 #include "ProgressReporter.h"
 #include "ReportFormatters.h"
@@ -154,6 +155,17 @@ int runCheckCommand(int Argc, const char **Argv) {
   }
 
   unsigned BrokenFiles = reportCompileErrors(Report);
+  if (Options.Fix) {
+    llvm::Expected<check::FixSummary> Fixed = check::applyFixes(Report);
+    if (!Fixed)
+      return inputError(llvm::toString(Fixed.takeError()));
+    llvm::errs() << "streamlife: --fix: fixed " << Fixed->FixedFindings << " finding"
+                 << (Fixed->FixedFindings == 1 ? "" : "s") << " in " << Fixed->FilesChanged
+                 << " file" << (Fixed->FilesChanged == 1 ? "" : "s");
+    if (Fixed->ConflictingFindings)
+      llvm::errs() << "; " << Fixed->ConflictingFindings << " left, their fixes overlap others";
+    llvm::errs() << '\n';
+  }
   unsigned Findings = Report.findingCount();
   if (Findings)
     llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")

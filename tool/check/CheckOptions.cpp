@@ -24,6 +24,7 @@ enum class OptionId {
   CudaPath,
   SourceRoot,
   Quiet,
+  Fix,
   Help
 };
 
@@ -62,6 +63,9 @@ const OptionSpec Options[] = {
     {OptionId::Quiet, "--quiet", "-q", "",
      "no progress on standard error (a line per file, or a progress line on a "
      "terminal, when checking several files)"},
+    {OptionId::Fix, "--fix", "", "",
+     "apply the fix-its of the reported findings to the source files "
+     "(where a fix is local and certain; others say how in a note)"},
     {OptionId::Help, "--help", "-h", "", "print this help"},
 };
 
@@ -173,6 +177,9 @@ llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args
       break;
     case OptionId::Quiet:
       Result.Quiet = true;
+      break;
+    case OptionId::Fix:
+      Result.Fix = true;
       break;
     case OptionId::Format: {
       std::optional<OutputFormat> Format =

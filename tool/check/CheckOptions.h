@@ -43,6 +43,8 @@ struct CheckOptions {
   std::optional<std::string> BaselineFile;
   /// --quiet: no progress on standard error.
   bool Quiet = false;
+  /// --fix: apply the findings' fix-its to the files.
+  bool Fix = false;
   /// Arguments after `--`: the whole compile command without -p, extra
   /// arguments appended to each database command with -p.
   std::vector<std::string> CompilerArgs;

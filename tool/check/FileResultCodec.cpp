@@ -19,11 +19,18 @@ Value encode(const Diagnostic &Diag) {
   Array Notes;
   for (const DiagnosticNote &Note : Diag.Notes)
     Notes.push_back(Object{{"message", Note.Message}, {"location", encode(Note.Location)}});
+  Array Fix;
+  for (const TextEdit &Edit : Diag.Fix)
+    Fix.push_back(Object{{"path", Edit.Path},
+                         {"offset", Edit.Offset},
+                         {"length", Edit.Length},
+                         {"text", Edit.Replacement}});
   return Object{{"check", Diag.CheckName},
                 {"error", Diag.Level == Severity::Error},
                 {"message", Diag.Message},
                 {"location", encode(Diag.Location)},
-                {"notes", std::move(Notes)}};
+                {"notes", std::move(Notes)},
+                {"fix", std::move(Fix)}};
 }
 
 Array encode(const std::vector<Diagnostic> &Diags) {
@@ -75,6 +82,19 @@ bool decode(const Value &V, Diagnostic &Out) {
         !decode(NO->get("location"), Note.Location))
       return false;
     Out.Notes.push_back(std::move(Note));
+  }
+  const Array *Fix = O->getArray("fix");
+  if (!Fix)
+    return false;
+  for (const Value &F : *Fix) {
+    const Object *FO = F.getAsObject();
+    TextEdit Edit;
+    if (!FO || !FO->get("path") || !decode(*FO->get("path"), Edit.Path) || !FO->get("offset") ||
+        !decode(*FO->get("offset"), Edit.Offset) || !FO->get("length") ||
+        !decode(*FO->get("length"), Edit.Length) || !FO->get("text") ||
+        !decode(*FO->get("text"), Edit.Replacement))
+      return false;
+    Out.Fix.push_back(std::move(Edit));
   }
   return true;
 }

@@ -36,6 +36,15 @@ struct DiagnosticNote {
 
 enum class Severity { Warning, Error };
 
+/// One replacement of a fix-it: Length bytes at Offset in Path become
+/// Replacement (clang::tooling::Replacement without the SourceManager).
+struct TextEdit {
+  std::string Path; ///< absolute
+  unsigned Offset = 0;
+  unsigned Length = 0;
+  std::string Replacement;
+};
+
 /// Where a finding stands against a --baseline report (SARIF's
 /// result.baselineState): NotCompared when no baseline was given.
 enum class BaselineState { NotCompared, New, Unchanged, Absent };
@@ -47,6 +56,8 @@ struct Diagnostic {
   std::string Message;
   SourceLocationInfo Location;
   std::vector<DiagnosticNote> Notes;
+  /// The check's fix-it, when it attached one (all edits belong together).
+  std::vector<TextEdit> Fix;
   /// Identity of a finding across runs and edits (Fingerprint.h); set for
   /// findings before the report is written.
   std::string Fingerprint;
