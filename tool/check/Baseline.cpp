@@ -9,6 +9,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cstring>
+
 namespace streamlife::check {
 namespace {
 
@@ -112,6 +114,8 @@ llvm::Error readJson(const Object &Document, llvm::StringRef Path, Baseline &Out
     return baselineError(Path, "JSON report without 'findings'");
   for (const llvm::json::Value &Value : *Findings) {
     const Object *Entry = Value.getAsObject();
+    if (!Entry)
+      return baselineError(Path, "a finding is not an object");
     std::string Fingerprint = stringAt(Entry, "fingerprint");
     if (Fingerprint.empty())
       return baselineError(Path, "a finding has no 'fingerprint' (written by an older "

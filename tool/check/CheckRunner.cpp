@@ -88,8 +88,8 @@ Diagnostic convert(SourceFileCache &Sources, const ClangTidyError &Error) {
   Result.Location = locate(Sources, Error.Message, Error.BuildDirectory);
   for (const clang::tooling::DiagnosticMessage &Note : Error.Notes)
     Result.Notes.push_back({Note.Message, locate(Sources, Note, Error.BuildDirectory)});
-  for (const auto &[File, Replacements] : Error.Message.Fix)
-    for (const clang::tooling::Replacement &R : Replacements)
+  for (const auto &Entry : Error.Message.Fix)
+    for (const clang::tooling::Replacement &R : Entry.getValue())
       Result.Fix.push_back({resolvePath(R.getFilePath(), Error.BuildDirectory), R.getOffset(),
                             R.getLength(), R.getReplacementText().str()});
   return Result;

@@ -119,7 +119,9 @@ std::string encodeFileResult(const FileResult &Result) {
                           {"compileErrors", encode(Result.CompileErrors)},
                           {"failure", Result.Failure}};
   std::string Text;
-  llvm::raw_string_ostream(Text) << Document;
+  llvm::raw_string_ostream OS(Text);
+  OS << Document;
+  OS.flush();
   return Text;
 }
 

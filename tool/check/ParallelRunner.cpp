@@ -27,13 +27,16 @@
 #include "CheckRunner.h"
 #include "FileResultCodec.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <poll.h>
@@ -69,6 +72,15 @@ bool writeAll(int Fd, llvm::StringRef Data) {
 /// In the child: check one file, send the result, leave.
 [[noreturn]] void runWorker(const clang::tooling::CompilationDatabase &Database,
                             const std::string &File, int WriteFd) {
+  // Lets the tests crash a worker (there is no input known to crash the
+  // checks, and there should not be): a file whose path contains this text
+  // takes its worker down with SIGSEGV, as a bug in a check would.
+  if (const char *CrashOn = std::getenv("STREAMLIFE_TEST_CRASH_WORKER_ON"))
+    if (*CrashOn && llvm::StringRef(File).contains(CrashOn)) {
+      llvm::errs().flush();
+      std::signal(SIGSEGV, SIG_DFL);
+      std::raise(SIGSEGV);
+    }
   FileResult Result = checkFile(Database, File);
   bool Sent = writeAll(WriteFd, encodeFileResult(Result));
   // Diagnostics a check printed itself must not be lost with _exit.

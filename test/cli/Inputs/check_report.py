@@ -9,6 +9,11 @@ third-party packages).
                                      "<baselineState> <message>" of each SARIF
                                      result, in order; every result must have a
                                      state and a streamlife/v1 fingerprint
+  check_report.py help-docs FILE SRC_ROOT
+                                     every rule's helpUri ends in
+                                     docs/checks/<rule id>.md, and that page
+                                     exists under SRC_ROOT with the sections of
+                                     a check page; prints the pages
   check_report.py same-fingerprints A B
                                      A and B (SARIF) flag the same lines with the
                                      same primaryLocationLineHash; prints the line
@@ -160,6 +165,26 @@ def baseline_states(path):
     return "\n".join(lines)
 
 
+def help_docs(path, src_root):
+    import os
+    rules = load(path)["runs"][0]["tool"]["driver"]["rules"]
+    pages = []
+    for rule in rules:
+        uri = rule.get("helpUri", "")
+        suffix = "/docs/checks/" + rule["id"] + ".md"
+        if not need(uri.endswith(suffix), f"{rule['id']}: helpUri {uri!r} does not end in {suffix}"):
+            continue
+        page = os.path.join(src_root, "docs", "checks", rule["id"] + ".md")
+        if not need(os.path.exists(page), f"{rule['id']}: {page} does not exist"):
+            continue
+        text = open(page, encoding="utf-8").read()
+        need(text.startswith("# " + rule["id"] + "\n"), f"{page}: must start with '# {rule['id']}'")
+        for section in ("## Why it", "## The fix", "## Options", "## Limits"):
+            need(section in text, f"{page}: no '{section}' section")
+        pages.append(os.path.relpath(page, src_root))
+    return "\n".join(pages)
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -169,6 +194,8 @@ def main(argv):
         summary = check_sarif(argv[2])
     elif kind == "json":
         summary = check_json(argv[2])
+    elif kind == "help-docs" and len(argv) == 4:
+        summary = help_docs(argv[2], argv[3])
     elif kind == "baseline-states":
         summary = baseline_states(argv[2])
     elif kind == "same-fingerprints" and len(argv) == 4:
