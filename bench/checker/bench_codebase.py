@@ -12,8 +12,11 @@ same parallelism N, repeated --runs times in a shuffled order per round:
                parallel driver
   streamlife   streamlife check -p DB -j N -q
 
-For each: wall time and peak memory (the largest sum of the resident set
-sizes of the command's whole process tree, sampled every 20 ms from /proc).
+For each: wall time and peak memory: the largest sum, over the command's
+whole process tree, of each process's proportional set size (PSS, from
+/proc/PID/smaps_rollup: shared pages such as libLLVM's are split between the
+processes sharing them, so forked workers are not counted twice), sampled
+every 20 ms.
 Prints the medians, min and max per command and the ratio streamlife/syntax
 of each round, so that the variance on a shared machine shows.
 
@@ -109,9 +112,9 @@ class PeakRss:
     @staticmethod
     def _rss_kib(pid):
         try:
-            with open(f"/proc/{pid}/status") as f:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith("Pss:"):
                         return int(line.split()[1])
         except OSError:
             pass
@@ -158,12 +161,14 @@ def main(argv):
     p.add_argument("--cuda-path", default="/usr/local/cuda")
     p.add_argument("--work", help="where the compile database goes (default: a temporary directory)")
     p.add_argument("--out", help="write the raw measurements here (JSON)")
+    p.add_argument("--filter-only", action="store_true",
+                   help="only find the files that parse (cached in --work), measure nothing")
     o = p.parse_args(argv)
     streamlife = os.path.join(o.build_dir, "bin", "streamlife")
     plugin = os.path.join(o.build_dir, "lib", "StreamlifeTidyModule.so")
     samples = os.path.abspath(o.cuda_samples)
     for tool in (streamlife, plugin, o.clangxx, o.clang_tidy, o.run_clang_tidy):
-        if not os.path.exists(tool):
+        if not os.path.exists(tool) and not o.filter_only:
             sys.exit(f"bench: error: {tool} does not exist")
     if not os.path.isdir(os.path.join(samples, "Samples")):
         sys.exit(f"bench: error: {samples} is not a cuda-samples checkout (no Samples/)")
@@ -188,9 +193,25 @@ def main(argv):
                            stderr=subprocess.DEVNULL, env=env)
         return r.returncode == 0
 
-    with ThreadPoolExecutor(o.jobs) as pool:
-        ok = list(pool.map(parses, entries))
-    usable = [e for e, good in zip(entries, ok) if good]
+    # Which files parse does not change between runs on one checkout: kept in
+    # the work directory (--work) so that a repeated bench skips this pass.
+    cache = os.path.join(work, "parses.json")
+    key = [[path, args] for path, args in entries]
+    known = None
+    if os.path.exists(cache):
+        with open(cache) as f:
+            saved = json.load(f)
+        if saved.get("entries") == key:
+            known = saved["ok"]
+    if known is None:
+        with ThreadPoolExecutor(o.jobs) as pool:
+            known = list(pool.map(parses, entries))
+        with open(cache, "w") as f:
+            json.dump({"entries": key, "ok": known}, f)
+    if o.filter_only:
+        print(f"bench: {sum(known)} of {len(entries)} files parse", file=sys.stderr)
+        return 0
+    usable = [e for e, good in zip(entries, known) if good]
     print(f"bench: {len(usable)} of {len(entries)} files parse", file=sys.stderr)
     if o.max_files:
         usable = usable[:o.max_files]
@@ -229,7 +250,7 @@ def main(argv):
             file=sys.stderr)
 
     print(f"files: {len(usable)} (cuda-samples + examples/cuda), -j {o.jobs}, runs: {o.runs}")
-    print(f"| command | wall median | min | max | peak RSS median | min | max |")
+    print(f"| command | wall median | min | max | peak PSS median | min | max |")
     print(f"|---|---|---|---|---|---|---|")
     med = {}
     for n in names:

@@ -146,11 +146,11 @@ llvm::Expected<Baseline> loadBaseline(llvm::StringRef Path, llvm::StringRef Sour
   Baseline Result;
   if (Document && Document->get("runs")) {
     if (llvm::Error E = readSarif(*Document, Path, SourceRoot, Result))
-      return std::move(E);
+      return E;
   } else if (Document && Document->get("findings") &&
              stringAt(Document->getObject("tool"), "name") == "streamlife") {
     if (llvm::Error E = readJson(*Document, Path, Result))
-      return std::move(E);
+      return E;
   } else {
     return baselineError(Path, "neither a SARIF log nor a streamlife JSON report");
   }

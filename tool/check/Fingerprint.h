@@ -22,6 +22,8 @@
 
 #include "Finding.h"
 
+#include "llvm/ADT/StringRef.h"
+
 namespace streamlife::check {
 
 /// The version tag of the scheme; SARIF stores the fingerprint under

@@ -220,14 +220,17 @@ unsigned defaultJobCount() {
   return N ? N : 1;
 }
 
+std::string repeatedFindingKey(const Diagnostic &Finding) {
+  return Finding.CheckName + '\n' + Finding.Location.Path + '\n' +
+         std::to_string(Finding.Location.Line) + ':' + std::to_string(Finding.Location.Column) +
+         '\n' + Finding.Message;
+}
+
 void dropRepeatedHeaderFindings(CheckReport &Report) {
   llvm::StringSet<> Seen;
   for (FileResult &File : Report.Files) {
     llvm::erase_if(File.Findings, [&](const Diagnostic &Finding) {
-      std::string Key = Finding.CheckName + '\n' + Finding.Location.Path + '\n' +
-                        std::to_string(Finding.Location.Line) + ':' +
-                        std::to_string(Finding.Location.Column) + '\n' + Finding.Message;
-      return !Seen.insert(Key).second;
+      return !Seen.insert(repeatedFindingKey(Finding)).second;
     });
   }
 }

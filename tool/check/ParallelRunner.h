@@ -30,6 +30,9 @@ CheckReport runChecksInParallel(const clang::tooling::CompilationDatabase &Datab
                                 llvm::ArrayRef<std::string> Files,
                                 const ParallelSettings &Settings);
 
+/// What makes two findings the same one: check, position and message.
+std::string repeatedFindingKey(const Diagnostic &Finding);
+
 /// Drops findings already reported by an earlier file of \p Report (same
 /// check, position and message: a header included by several of them).
 void dropRepeatedHeaderFindings(CheckReport &Report);

@@ -1,6 +1,7 @@
 //===- ProgressReporter.cpp - how far a run is ----------------------------===//
 #include "ProgressReporter.h"
 
+#include "ParallelRunner.h"
 #include "ReportFormatters.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -21,7 +22,10 @@ ProgressReporter::ProgressReporter(llvm::raw_ostream &OS, size_t TotalFiles, boo
 
 void ProgressReporter::fileDone(const FileResult &Result) {
   ++Done;
-  Findings += Result.Findings.size();
+  size_t NewFindings = 0;
+  for (const Diagnostic &Finding : Result.Findings)
+    NewFindings += Seen.insert(repeatedFindingKey(Finding)).second;
+  Findings += NewFindings;
   Failed += !Result.parsedCleanly();
   if (!Enabled)
     return;
@@ -46,7 +50,7 @@ void ProgressReporter::fileDone(const FileResult &Result) {
   else if (!Result.CompileErrors.empty())
     Outcome = "failed, " + plural(Result.CompileErrors.size(), "compile error");
   else
-    Outcome = plural(Result.Findings.size(), "finding");
+    Outcome = plural(NewFindings, "finding");
   OS << llvm::formatv("streamlife: [{0}/{1}] {2}: {3} ({4:f1} s)\n", Done, Total,
                       displayPath(Result.Path), Outcome, Result.Seconds);
   OS.flush();

@@ -6,6 +6,8 @@
 //  - otherwise (CI logs), one plain line per finished file, which a log
 //    keeps and a slow file shows up in:
 //      streamlife: [37/120] src/pipeline.cu: 2 findings (1.4 s)
+// Findings are counted once: a header's finding that an earlier file already
+// reported does not count again.
 // Nothing for a single file or with --quiet, so that the output of a
 // one-file run is the diagnostics alone.
 //
@@ -15,6 +17,7 @@
 
 #include "Finding.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -37,6 +40,9 @@ private:
   size_t Done = 0;
   size_t Findings = 0;
   size_t Failed = 0;
+  /// Findings counted so far: a header's finding reported by several files
+  /// counts once, as in the report.
+  llvm::StringSet<> Seen;
   std::chrono::steady_clock::time_point Start;
 };
 
