@@ -124,8 +124,14 @@ int runCheckCommand(int Argc, const char **Argv) {
     return ExitUsage;
   }
 
-  check::ProgressReporter Progress(llvm::errs(), Database->Files.size(), !Options.Quiet,
-                                   llvm::errs().is_displayed());
+  // Progress: on a terminal for any run over several files (the line is
+  // rewritten in place and leaves nothing behind in a log); as plain lines
+  // only for whole-database runs, where a CI log needs them. A list of FILES
+  // outside a terminal stays as quiet as one file.
+  bool Terminal = llvm::errs().is_displayed();
+  bool WholeDatabase = Options.BuildDir && Options.Files.empty();
+  check::ProgressReporter Progress(llvm::errs(), Database->Files.size(),
+                                   !Options.Quiet && (Terminal || WholeDatabase), Terminal);
   check::ParallelSettings Parallel;
   Parallel.Jobs = Options.Jobs ? Options.Jobs : check::defaultJobCount();
   Parallel.OnFileDone = [&](const check::FileResult &File) { Progress.fileDone(File); };

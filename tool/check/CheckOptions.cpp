@@ -61,8 +61,8 @@ const OptionSpec Options[] = {
      "SARIF %SRCROOT%: file URIs are relative to it (default: current "
      "directory)"},
     {OptionId::Quiet, "--quiet", "-q", "",
-     "no progress on standard error (a line per file, or a progress line on a "
-     "terminal, when checking several files)"},
+     "no progress on standard error (a progress line on a terminal, and a "
+     "line per file when checking a whole compile database)"},
     {OptionId::Fix, "--fix", "", "",
      "apply the fix-its of the reported findings to the source files "
      "(where a fix is local and certain; others say how in a note)"},

@@ -9,7 +9,7 @@
 // Findings are counted once: a header's finding that an earlier file already
 // reported does not count again.
 // Nothing for a single file or with --quiet, so that the output of a
-// one-file run is the diagnostics alone.
+// one-file run is the diagnostics alone (CheckCommand.cpp decides when).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_TOOL_CHECK_PROGRESSREPORTER_H
