@@ -40,6 +40,7 @@ namespace rt {
 // Defined in CuptiSubscription.cpp.
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why);
 void printApiStats(std::FILE *Out);
+void printInterceptStats(std::FILE *Out);
 
 namespace {
 
@@ -55,6 +56,10 @@ void finishProcess() {
   R->Report.finish(*R, Used && R->Opts.print_summary);
   if (R->Opts.api_stats)
     printApiStats(stderr);
+  if (R->Opts.intercept_stats && R->UsedCuda.load()) {
+    printInterceptStats(stderr);
+    R->Launches.print(stderr);
+  }
   if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {
     // Like the sanitizers: replace the exit status. Everything of ours is
     // flushed above; flush stdio for the program, then end without running
