@@ -11,7 +11,12 @@
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <new>
 
 namespace streamlife::check {
 namespace {
@@ -20,10 +25,19 @@ using clang::tidy::ClangTidyError;
 using clang::tidy::ClangTidyOptions;
 
 /// 'streamlife-*' only. The static analyzer's clang-analyzer-* checks live
-/// inside libclangTidy itself, so a user's `Checks: '*'` must not reach them:
-/// the override is appended after the file's own Checks and so wins.
+/// inside libclangTidy itself, so a user's `Checks: '*'` must not reach them;
+/// and a project's own `.clang-tidy` (`Checks: '-*,bugprone-*'`, in any parent
+/// folder) must not switch the streamlife checks off, or `streamlife check`
+/// would pass silently. The override is appended after the file's own Checks
+/// and so wins; the file may still set the checks' options, and NOLINT works.
 constexpr llvm::StringLiteral DefaultChecks = "-*,streamlife-*";
-constexpr llvm::StringLiteral ForcedChecks = "-clang-analyzer-*,-clang-diagnostic-*";
+constexpr llvm::StringLiteral ForcedChecks = "-clang-analyzer-*,-clang-diagnostic-*,streamlife-*";
+
+/// Diagnostics about the configuration (a bad CheckOptions value): input
+/// errors, never findings.
+bool isConfigurationDiagnostic(const ClangTidyError &Error) {
+  return Error.DiagnosticName == "clang-tidy-config";
+}
 
 std::unique_ptr<clang::tidy::ClangTidyOptionsProvider> makeOptionsProvider() {
   ClangTidyOptions Defaults = ClangTidyOptions::getDefaults();
@@ -94,6 +108,22 @@ bool isCompilerDiagnostic(const ClangTidyError &Error) {
   return llvm::StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-");
 }
 
+/// The file being checked, for the out-of-memory line (no allocation there).
+char CurrentFile[1024];
+
+/// Pathological input (tens of thousands of branches on one buffer) can
+/// exhaust memory; say so in one line naming the file, with the error exit
+/// status, instead of "LLVM ERROR: out of memory" and an abort (134).
+[[noreturn]] void outOfMemory() {
+  static const char Prefix[] = "streamlife: error: out of memory while checking '";
+  static const char Suffix[] = "'\n";
+  ssize_t Ignored = write(2, Prefix, sizeof(Prefix) - 1);
+  Ignored = write(2, CurrentFile, strnlen(CurrentFile, sizeof(CurrentFile)));
+  Ignored = write(2, Suffix, sizeof(Suffix) - 1);
+  (void)Ignored;
+  _exit(2);
+}
+
 bool byPosition(const Diagnostic &A, const Diagnostic &B) {
   return std::tie(A.Location.Path, A.Location.Line, A.Location.Column, A.CheckName) <
          std::tie(B.Location.Path, B.Location.Line, B.Location.Column, B.CheckName);
@@ -107,7 +137,9 @@ CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
   CheckReport Report;
   Report.EnabledChecks = enabledCheckNames(Context);
   SourceFileCache Sources;
+  std::new_handler PreviousHandler = std::set_new_handler(outOfMemory);
   for (const std::string &File : Files) {
+    std::snprintf(CurrentFile, sizeof(CurrentFile), "%s", File.c_str());
     // Names the file in the stack dump should a check crash on it.
     llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
                                               File.c_str());
@@ -119,6 +151,11 @@ CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
     FileResult Result;
     Result.Path = File;
     for (const ClangTidyError &Error : Errors) {
+      if (isConfigurationDiagnostic(Error)) {
+        if (!llvm::is_contained(Report.ConfigurationErrors, Error.Message.Message))
+          Report.ConfigurationErrors.push_back(Error.Message.Message);
+        continue;
+      }
       if (isCompilerDiagnostic(Error)) {
         // Compiler warnings are filtered out by the check filter; errors
         // always come through and mean the AST is incomplete.
@@ -134,6 +171,7 @@ CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
     llvm::stable_sort(Result.Findings, byPosition);
     Report.Files.push_back(std::move(Result));
   }
+  std::set_new_handler(PreviousHandler);
   return Report;
 }
 
