@@ -2,8 +2,10 @@
 #include "ProcessTally.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -68,6 +70,31 @@ void appendToTally(const ProcessCount &P) {
   ssize_t Ignored = ::write(Fd, Line.data(), Line.size());
   (void)Ignored;
   ::close(Fd);
+}
+
+bool claimWarning(const std::string &Text) {
+  const char *Path = std::getenv(TallyEnvironmentVariable);
+  if (!Path || !*Path)
+    return true;
+  int Fd = ::open(Path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (Fd < 0)
+    return true;
+  std::string Line = "0\twarning\t\t" + field(Text) + "\n";
+  while (flock(Fd, LOCK_EX) != 0 && errno == EINTR) {
+  }
+  std::string Existing;
+  char Buffer[4096];
+  ssize_t N;
+  while ((N = ::pread(Fd, Buffer, sizeof(Buffer), static_cast<off_t>(Existing.size()))) > 0)
+    Existing.append(Buffer, static_cast<std::size_t>(N));
+  bool First = ("\n" + Existing).find("\n" + Line) == std::string::npos;
+  if (First) {
+    ssize_t Ignored = ::write(Fd, Line.data(), Line.size());
+    (void)Ignored;
+  }
+  flock(Fd, LOCK_UN);
+  ::close(Fd);
+  return First;
 }
 
 std::vector<ProcessCount> readTally(const std::string &Path) {

@@ -40,6 +40,13 @@ ProcessCount describeThisProcess(unsigned long Findings);
 /// refines the launcher's summary).
 void appendToTally(const ProcessCount &P);
 
+/// For a warning every process of the tree would print alike (the validator
+/// cannot attach: another CUPTI client, a stub libcuda), so that a shell
+/// pipeline does not repeat it per process: true for the first process of the
+/// launcher's tree to claim Text (recorded in the tally as pid 0, which
+/// readTally skips), false for the rest; always true without a tally.
+bool claimWarning(const std::string &Text);
+
 /// The tally at Path: the last line of each pid, in order of first appearance.
 std::vector<ProcessCount> readTally(const std::string &Path);
 

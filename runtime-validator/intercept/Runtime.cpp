@@ -27,6 +27,7 @@
 #include "intercept/Runtime.h"
 
 #include "report/SharedReport.h"
+#include "support/ProcessTally.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -159,8 +160,10 @@ __attribute__((constructor)) static void attachToProcess() {
   }
   auto *R = new ValidatorRuntime(Opts, Driver); // never deleted: CUDA calls back during exit
   if (!subscribeCupti(*R, Why)) {
-    std::fprintf(stderr, "streamlife: warning: the runtime validator is not active in this process: %s\n",
-                 Why.c_str());
+    // Every process of `run -- sh -c '...'` fails alike: say it once per run.
+    if (claimWarning(Why))
+      std::fprintf(stderr, "streamlife: warning: the runtime validator is not active in this process: %s\n",
+                   Why.c_str());
     return;
   }
   TheRuntime.store(R, std::memory_order_release);
