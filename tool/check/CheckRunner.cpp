@@ -7,6 +7,7 @@
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
@@ -124,6 +125,10 @@ char CurrentFile[1024];
   _exit(2);
 }
 
+/// LLVM's own allocations (SmallVector growth, safe_malloc) report failure
+/// here rather than through operator new.
+void llvmOutOfMemory(void *, const char *, bool) { outOfMemory(); }
+
 bool byPosition(const Diagnostic &A, const Diagnostic &B) {
   return std::tie(A.Location.Path, A.Location.Line, A.Location.Column, A.CheckName) <
          std::tie(B.Location.Path, B.Location.Line, B.Location.Column, B.CheckName);
@@ -138,6 +143,7 @@ CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
   Report.EnabledChecks = enabledCheckNames(Context);
   SourceFileCache Sources;
   std::new_handler PreviousHandler = std::set_new_handler(outOfMemory);
+  llvm::install_bad_alloc_error_handler(llvmOutOfMemory);
   for (const std::string &File : Files) {
     std::snprintf(CurrentFile, sizeof(CurrentFile), "%s", File.c_str());
     // Names the file in the stack dump should a check crash on it.
@@ -171,6 +177,7 @@ CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
     llvm::stable_sort(Result.Findings, byPosition);
     Report.Files.push_back(std::move(Result));
   }
+  llvm::remove_bad_alloc_error_handler();
   std::set_new_handler(PreviousHandler);
   return Report;
 }
