@@ -6,6 +6,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cstring>
 
@@ -41,7 +43,32 @@ const char *notAnalysedText(NotAnalysed N) {
 }
 
 Reporter::Reporter(const Options &Opts, OpTable &Ops, std::FILE *Out)
-    : Opts(Opts), Ops(Ops), Out(Out) {}
+    : Opts(Opts), Ops(Ops), Out(Out) {
+  if (!Opts.suppressions.empty()) {
+    std::string Error;
+    if (!Supp.load(Opts.suppressions, Error)) {
+      // `streamlife run` rejects such a file before starting the program; set
+      // through STREAMLIFE_OPTIONS alone, it is said and nothing is suppressed.
+      std::fprintf(Out, "streamlife: error: %s\n", Error.c_str());
+      Supp = Suppressions();
+    }
+  }
+}
+
+bool Reporter::suppressed(const ReportedFinding &R) {
+  if (Supp.empty())
+    return false;
+  FindingView V;
+  V.Kind = findingKindName(R.Kind);
+  for (const SiteView *S : {&R.Access, &R.NewAccess, &R.Release, &R.Allocated, &R.Reallocated}) {
+    if (!S->Present)
+      continue;
+    V.Names.push_back(S->What);
+    for (const std::string &F : S->SearchFrames.empty() ? S->Frames : S->SearchFrames)
+      V.Frames.push_back(F);
+  }
+  return Supp.match(V) != nullptr;
+}
 
 Reporter::~Reporter() = default;
 
@@ -81,8 +108,15 @@ SiteView Reporter::resolveSite(const AccessPoint &P, StreamNamer &Namer,
   S.What = Ops.name(R.Name);
   if (S.What.empty())
     S.What = DefaultWhat;
-  for (const Frame &F : userFrames(R.Frames, static_cast<int>(Opts.report_frames)))
-    S.Frames.push_back(formatFrame(F));
+  int Print = static_cast<int>(Opts.report_frames);
+  int Keep = Supp.needsFrames() ? std::max(Print, SuppressionFrameDepth) : Print;
+  for (const Frame &F : userFrames(R.Frames, Keep)) {
+    std::string Text = formatFrame(F);
+    if (static_cast<int>(S.Frames.size()) < Print)
+      S.Frames.push_back(Text);
+    if (Keep > Print)
+      S.SearchFrames.push_back(std::move(Text));
+  }
   return S;
 }
 
@@ -119,6 +153,8 @@ void Reporter::drain(StreamNamer &Namer) {
     ReportedFinding R = resolve(F, Namer);
     std::lock_guard<std::mutex> Guard(StateLock);
     if (Opts.dedup && !SeenKeys.insert(Key).second)
+      continue;
+    if (suppressed(R))
       continue;
     Reported.push_back(R);
     Added = true;
@@ -197,6 +233,10 @@ void Reporter::finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda) {
   if (Finished.exchange(true))
     return;
   drain(Namer);
+  {
+    std::lock_guard<std::mutex> Guard(StateLock);
+    Supp.printCounts(Out);
+  }
   if (PrintSummary) {
     std::fprintf(Out, "%s\n", summaryLine(findingCount()).c_str());
     std::fflush(Out);
