@@ -43,6 +43,7 @@ namespace rt {
 // Defined in CuptiSubscription.cpp.
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why);
 void printApiStats(std::FILE *Out);
+void printInterceptStats(std::FILE *Out);
 
 namespace {
 
@@ -56,8 +57,10 @@ void finishProcess() {
     return;
   bool Used = R->UsedCuda.load();
   R->Report.finish(*R, Used && R->Opts.print_summary, Used);
-  if (R->Opts.api_stats) {
+  if (R->Opts.api_stats)
     printApiStats(stderr);
+  if (R->Opts.intercept_stats && R->UsedCuda.load()) {
+    printInterceptStats(stderr);
     R->Launches.print(stderr);
   }
   if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {
