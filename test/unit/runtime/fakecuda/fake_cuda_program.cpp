@@ -51,6 +51,12 @@ void allocAsync(CUdeviceptr Ptr, CUstream S) {
   Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, "cuMemAllocAsync", &P, CUDA_SUCCESS, nullptr);
 }
 
+void allocAsyncSized(CUdeviceptr Ptr, size_t Size, CUstream S) {
+  CUdeviceptr Out = Ptr;
+  cuMemAllocAsync_params P{&Out, Size, S};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, "cuMemAllocAsync", &P, CUDA_SUCCESS, nullptr);
+}
+
 void allocSync(CUdeviceptr Ptr) {
   CUdeviceptr Out = Ptr;
   cuMemAlloc_v2_params P{&Out, Bytes};
@@ -330,10 +336,18 @@ int main(int Argc, char **Argv) {
     // Calls made FAKE_STACK_DEPTH frames deep, like a framework's.
     const char *DepthEnv = std::getenv("FAKE_STACK_DEPTH");
     int Depth = DepthEnv ? std::atoi(DepthEnv) : 0;
+    // FAKE_FRAGMENT=1: blocks of varying size at varying offsets of one region,
+    // as a stream-ordered pool hands out reused memory.
+    bool Fragment = std::getenv("FAKE_FRAGMENT") != nullptr;
     for (long I = 0; I < Iterations; ++I)
-      deep(Depth, [I] {
+      deep(Depth, [I, Fragment] {
         CUdeviceptr P = Buffer + (I % 64) * 0x100000ull;
-        allocAsync(P, StreamA);
+        if (Fragment) {
+          P = Buffer + ((I * 104729) % 256) * 4096;
+          allocAsyncSized(P, 4096 * (1 + (I * 7919) % 256), StreamA);
+        } else {
+          allocAsync(P, StreamA);
+        }
         order(StreamB, StreamA, Event1);
         consume(P, StreamB);
         order(StreamA, StreamB, Event2);
