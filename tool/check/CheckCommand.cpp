@@ -16,9 +16,12 @@
 #include "FixApplier.h"
 #include "ParallelRunner.h"
 #include "ProgressReporter.h"
+#include "ProjectConfig.h"
 #include "ReportFormatters.h"
+#include "ReportOutput.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -55,17 +58,31 @@ std::string absolute(llvm::StringRef Path) {
   return std::string(Absolute);
 }
 
+/// The file -p names: BUILD_DIR/compile_commands.json, or the file itself.
+std::string databaseFile(llvm::StringRef BuildDirOrFile) {
+  llvm::SmallString<256> Path(BuildDirOrFile);
+  if (llvm::sys::fs::is_directory(Path))
+    llvm::sys::path::append(Path, "compile_commands.json");
+  return std::string(Path);
+}
+
 /// Compile errors go to stderr whatever the format: they are about the input,
 /// not findings. One summary line per file, after the compiler's own lines.
-unsigned reportCompileErrors(const check::CheckReport &Report) {
+unsigned reportCompileErrors(const check::CheckReport &Report,
+                             const check::CheckOptions &Options) {
   unsigned BrokenFiles = 0;
   for (const check::FileResult &File : Report.Files) {
     if (File.parsedCleanly())
       continue;
     ++BrokenFiles;
     if (!File.Failure.empty()) {
+      // A stale entry of a whole-database run names the database.
+      std::string Origin;
+      if (Options.BuildDir && Options.Files.empty() && File.CompileErrors.empty() &&
+          (File.Failure == "no such file" || File.Failure == "symbolic link loop"))
+        Origin = " (listed in the compile database of '" + *Options.BuildDir + "')";
       llvm::errs() << "streamlife: error: " << check::displayPath(File.Path) << ": "
-                   << File.Failure << "; no findings reported for it\n";
+                   << File.Failure << Origin << "; no findings reported for it\n";
       continue;
     }
     for (const check::Diagnostic &Error : File.CompileErrors)
@@ -90,19 +107,22 @@ int runCheckCommand(int Argc, const char **Argv) {
   const check::CheckOptions &Options = *Parsed;
   if (Options.ShowHelp) {
     llvm::outs() << check::checkUsage();
+    if (std::string Error; !check::standardOutputIsHealthy(Error))
+      return inputError(Error);
     return ExitClean;
   }
+  // Run from a deleted folder, clang's virtual file system aborts with a
+  // bogus "out of memory" (clang-tidy does the same): say what is wrong.
+  if (llvm::SmallString<256> Cwd; llvm::sys::fs::current_path(Cwd))
+    return inputError("the current directory no longer exists (cd to an existing one)");
 
-  // Open the output first: an unwritable --output should fail before a long
-  // analysis, not after it.
-  std::optional<llvm::raw_fd_ostream> OutputFile;
-  if (Options.OutputFile) {
-    std::error_code EC;
-    OutputFile.emplace(*Options.OutputFile, EC, llvm::sys::fs::OF_Text);
-    if (EC)
-      return inputError("cannot write '" + *Options.OutputFile + "': " + EC.message());
-  }
-  llvm::raw_ostream &Out = OutputFile ? *OutputFile : llvm::outs();
+  // Check the output and create its temporary first: an unwritable --output
+  // should fail before a long analysis, not after it. The target itself is
+  // only replaced once the whole report is written (ReportOutput.h).
+  check::ReportOutput Output;
+  if (std::string Error; !Output.open(Options.OutputFile, Error))
+    return inputError(Error);
+  llvm::raw_ostream &Out = Output.stream();
 
   std::string SourceRoot =
       Options.SourceRoot ? absolute(*Options.SourceRoot) : currentDirectory();
@@ -119,6 +139,17 @@ int runCheckCommand(int Argc, const char **Argv) {
       check::loadCompilationDatabase(Options, STREAMLIFE_CLANG_RESOURCE_DIR);
   if (!Database) {
     llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
+      inputError(Error.message());
+    });
+    return ExitUsage;
+  }
+  std::vector<std::string> Inputs = Database->Files;
+  if (Options.BuildDir)
+    Inputs.push_back(databaseFile(*Options.BuildDir));
+  if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
+    return inputError(Error);
+  if (llvm::Error Broken = check::validateProjectConfigs(Database->Files)) {
+    llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
       inputError(Error.message());
     });
     return ExitUsage;
@@ -153,14 +184,10 @@ int runCheckCommand(int Argc, const char **Argv) {
     check::writeSarifReport(Report, {STREAMLIFE_VERSION, SourceRoot}, Out);
     break;
   }
-  Out.flush();
-  if (OutputFile && OutputFile->has_error()) {
-    std::string Message = OutputFile->error().message();
-    OutputFile->clear_error();
-    return inputError("cannot write '" + *Options.OutputFile + "': " + Message);
-  }
+  if (std::string Error; !Output.finish(Error))
+    return inputError(Error);
 
-  unsigned BrokenFiles = reportCompileErrors(Report);
+  unsigned BrokenFiles = reportCompileErrors(Report, Options);
   if (Options.Fix) {
     llvm::Expected<check::FixSummary> Fixed = check::applyFixes(Report);
     if (!Fixed)
@@ -172,6 +199,8 @@ int runCheckCommand(int Argc, const char **Argv) {
       llvm::errs() << "; " << Fixed->ConflictingFindings << " left, their fixes overlap others";
     llvm::errs() << '\n';
   }
+  for (const std::string &Error : Report.ConfigurationErrors)
+    inputError(".clang-tidy: " + Error);
   unsigned Findings = Report.findingCount();
   if (Findings)
     llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")
@@ -186,7 +215,7 @@ int runCheckCommand(int Argc, const char **Argv) {
                  << " unchanged (not shown), " << Report.AbsentFindings.size()
                  << " fixed since\n";
   }
-  if (BrokenFiles)
+  if (BrokenFiles || !Report.ConfigurationErrors.empty())
     return ExitUsage;
   return Findings ? ExitFindings : ExitClean;
 }

@@ -117,7 +117,9 @@ std::string encodeFileResult(const FileResult &Result) {
   Value Document = Object{{"path", Result.Path},
                           {"findings", encode(Result.Findings)},
                           {"compileErrors", encode(Result.CompileErrors)},
-                          {"failure", Result.Failure}};
+                          {"failure", Result.Failure},
+                          {"configurationErrors", Array(Result.ConfigurationErrors.begin(),
+                                                        Result.ConfigurationErrors.end())}};
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << Document;
@@ -138,6 +140,15 @@ std::optional<FileResult> decodeFileResult(llvm::StringRef Text) {
       !decode(O->getArray("findings"), Result.Findings) ||
       !decode(O->getArray("compileErrors"), Result.CompileErrors))
     return std::nullopt;
+  const Array *Config = O->getArray("configurationErrors");
+  if (!Config)
+    return std::nullopt;
+  for (const Value &V : *Config) {
+    std::string Message;
+    if (!decode(V, Message))
+      return std::nullopt;
+    Result.ConfigurationErrors.push_back(std::move(Message));
+  }
   return Result;
 }
 

@@ -22,7 +22,14 @@ struct SourceLocationInfo {
   std::string Path; ///< absolute, native separators
   unsigned Line = 0;
   unsigned Column = 0;
-  std::string LineText; ///< the whole source line, without its newline
+  /// The source line without its newline. A long line is clipped to a window
+  /// around the column (SourceFileCache::MaxSnippetBytes): every finding and
+  /// note prints its line, so one 159 KB line with 1,000 findings was 952 MB
+  /// of text and 637 MB of SARIF.
+  std::string LineText;
+  unsigned LineTextStart = 0;     ///< byte offset of LineText in the line
+  bool LineTextClippedEnd = false; ///< the line goes on after LineText
+  unsigned Utf16Column = 0;       ///< Column in UTF-16 code units (SARIF), 1-based
 
   bool hasPosition() const { return !Path.empty() && Line != 0; }
 };
@@ -72,6 +79,9 @@ struct FileResult {
   /// Why the file could not be checked at all, when not for compile errors
   /// ("no such file", "the checker crashed (signal 11)"); empty otherwise.
   std::string Failure;
+  /// Bad .clang-tidy options met while checking it (see
+  /// CheckReport::ConfigurationErrors), each message once.
+  std::vector<std::string> ConfigurationErrors;
   double Seconds = 0; ///< wall time of its check
   bool parsedCleanly() const { return CompileErrors.empty() && Failure.empty(); }
 };
@@ -82,6 +92,9 @@ struct CheckReport {
   /// Names of every enabled check, sorted: the SARIF rules table lists them
   /// all, so that rule indices stay the same whatever was found.
   std::vector<std::string> EnabledChecks;
+  /// Bad options in a .clang-tidy (an invalid CheckOptions entry): input
+  /// errors (exit status 2), not findings. Each distinct message once.
+  std::vector<std::string> ConfigurationErrors;
 
   /// With --baseline: the baseline's findings that this run no longer
   /// reports (SARIF lists them with baselineState "absent").

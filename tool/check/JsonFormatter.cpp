@@ -58,49 +58,53 @@ llvm::json::Value findingToJson(const Diagnostic &Finding) {
 
 void writeJsonReport(const CheckReport &Report, llvm::StringRef ToolVersion,
                      llvm::raw_ostream &OS) {
-  llvm::json::Array Findings, Files;
+  // Streamed, one finding's value at a time, so that memory does not grow
+  // with the number of findings; keys in sorted order, as llvm::json prints
+  // a whole Value, so the output is unchanged.
   unsigned BrokenFiles = 0;
-  for (const FileResult &File : Report.Files) {
-    for (const Diagnostic &Finding : File.Findings)
-      if (Finding.State != BaselineState::Unchanged) // in the --baseline
-        Findings.push_back(findingToJson(Finding));
-    llvm::json::Array CompileErrors;
-    for (const Diagnostic &Error : File.CompileErrors)
-      CompileErrors.push_back(toJson(Error));
+  for (const FileResult &File : Report.Files)
     BrokenFiles += !File.parsedCleanly();
-    llvm::json::Object Entry{
-        {"path", File.Path},
-        {"parsed", File.parsedCleanly()},
-        {"findings", static_cast<int64_t>(llvm::count_if(File.Findings, [](const Diagnostic &D) {
-           return D.State != BaselineState::Unchanged;
-         }))},
-        {"compileErrors", std::move(CompileErrors)},
-    };
-    if (!File.Failure.empty())
-      Entry["failure"] = File.Failure;
-    Files.push_back(std::move(Entry));
-  }
-  llvm::json::Object Summary{{"files", static_cast<int64_t>(Report.Files.size())},
-                             {"findings", Report.findingCount()},
-                             {"filesWithCompileErrors", BrokenFiles}};
-  if (Report.ComparedToBaseline) {
-    int64_t Unchanged = 0;
-    for (const FileResult &File : Report.Files)
-      Unchanged += llvm::count_if(File.Findings, [](const Diagnostic &D) {
-        return D.State == BaselineState::Unchanged;
-      });
-    Summary["baseline"] = llvm::json::Object{
-        {"unchanged", Unchanged},
-        {"absent", static_cast<int64_t>(Report.AbsentFindings.size())}};
-  }
-  llvm::json::Value Document = llvm::json::Object{
-      {"version", 1},
-      {"tool", llvm::json::Object{{"name", "streamlife"}, {"version", ToolVersion}}},
-      {"summary", std::move(Summary)},
-      {"findings", std::move(Findings)},
-      {"files", std::move(Files)},
-  };
-  OS << llvm::formatv("{0:2}", Document) << '\n';
+  // Findings already in the --baseline are left out.
+  auto Reported = [](const Diagnostic &D) { return D.State != BaselineState::Unchanged; };
+  llvm::json::OStream J(OS, 2);
+  J.object([&] {
+    J.attributeArray("files", [&] {
+      for (const FileResult &File : Report.Files)
+        J.object([&] {
+          J.attributeArray("compileErrors", [&] {
+            for (const Diagnostic &Error : File.CompileErrors)
+              J.value(toJson(Error));
+          });
+          if (!File.Failure.empty())
+            J.attribute("failure", File.Failure);
+          J.attribute("findings", static_cast<int64_t>(llvm::count_if(File.Findings, Reported)));
+          J.attribute("parsed", File.parsedCleanly());
+          J.attribute("path", File.Path);
+        });
+    });
+    J.attributeArray("findings", [&] {
+      for (const FileResult &File : Report.Files)
+        for (const Diagnostic &Finding : File.Findings)
+          if (Reported(Finding))
+            J.value(findingToJson(Finding));
+    });
+    J.attributeObject("summary", [&] {
+      if (Report.ComparedToBaseline) {
+        int64_t Unchanged = 0;
+        for (const FileResult &File : Report.Files)
+          Unchanged += llvm::count_if(File.Findings, [&](const Diagnostic &D) { return !Reported(D); });
+        J.attribute("baseline",
+                    llvm::json::Object{{"absent", static_cast<int64_t>(Report.AbsentFindings.size())},
+                                       {"unchanged", Unchanged}});
+      }
+      J.attribute("files", static_cast<int64_t>(Report.Files.size()));
+      J.attribute("filesWithCompileErrors", BrokenFiles);
+      J.attribute("findings", Report.findingCount());
+    });
+    J.attribute("tool", llvm::json::Object{{"name", "streamlife"}, {"version", ToolVersion}});
+    J.attribute("version", 1);
+  });
+  OS << '\n';
 }
 
 } // namespace streamlife::check

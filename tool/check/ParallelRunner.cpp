@@ -254,6 +254,10 @@ CheckReport runChecksInParallel(const clang::tooling::CompilationDatabase &Datab
     Effective.Jobs = std::max(1u, Settings.Jobs);
     Report.Files = ProcessPool(Database, Files, Effective).run();
   }
+  for (const FileResult &File : Report.Files)
+    for (const std::string &Message : File.ConfigurationErrors)
+      if (!llvm::is_contained(Report.ConfigurationErrors, Message))
+        Report.ConfigurationErrors.push_back(Message);
   dropRepeatedHeaderFindings(Report);
   return Report;
 }
