@@ -114,12 +114,14 @@ bool decode(const Array *A, std::vector<Diagnostic> &Out) {
 } // namespace
 
 std::string encodeFileResult(const FileResult &Result) {
+  Array ConfigurationErrors;
+  for (const std::string &Message : Result.ConfigurationErrors)
+    ConfigurationErrors.push_back(Message);
   Value Document = Object{{"path", Result.Path},
                           {"findings", encode(Result.Findings)},
                           {"compileErrors", encode(Result.CompileErrors)},
                           {"failure", Result.Failure},
-                          {"configurationErrors", Array(Result.ConfigurationErrors.begin(),
-                                                        Result.ConfigurationErrors.end())}};
+                          {"configurationErrors", std::move(ConfigurationErrors)}};
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << Document;
