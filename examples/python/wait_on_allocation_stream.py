@@ -1,0 +1,36 @@
+"""CORRECT: wait_on_wrong_stream.py with the wait issued on the allocation
+stream `ag`, the only stream whose later allocations can get the block.
+
+Expected: `streamlife run` silent, `result: ok`, `blocks: 1`.
+Buggy twin: wait_on_wrong_stream.py."""
+import torch
+
+from common import run
+
+
+def pipeline(options, trial):
+    ag = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    x = torch.ones(options.batch, options.hidden, device="cuda")
+
+    with torch.cuda.stream(ag):
+        weights = torch.full((options.hidden, options.hidden), 1.0, device="cuda")
+    trial.track(weights)
+    for layer in range(1, options.layers + 1):
+        compute.wait_stream(ag)
+        out = x @ weights
+        trial.expect(out, options.hidden * layer)
+        forward_done = compute.record_event()
+
+        ag.wait_event(forward_done)          # the allocation stream waits
+        del weights
+
+        if layer < options.layers:
+            with torch.cuda.stream(ag):
+                weights = torch.full((options.hidden, options.hidden), float(layer + 1),
+                                     device="cuda")
+            trial.track(weights)
+
+
+if __name__ == "__main__":
+    run(__doc__.splitlines()[0], pipeline)
