@@ -15,27 +15,24 @@ def pipeline(options, trial):
     x = torch.ones(options.batch, options.hidden, device="cuda")
     keepalive, keepalive_done = None, None
 
-    with torch.cuda.stream(ag):
-        weights = torch.full((options.hidden, options.hidden), 1.0, device="cuda")
-    trial.track(weights)
     for layer in range(1, options.layers + 1):
-        if keepalive is not None:
-            ag.wait_event(keepalive_done)    # wait first ...
-            keepalive = None                 # ... then release
-
-        compute.wait_stream(ag)
+        with torch.cuda.stream(ag):          # gather this layer's weights on `ag`
+            weights = torch.full((options.hidden, options.hidden), float(layer), device="cuda")
+        trial.track(weights)
+        compute.wait_stream(ag)              # the forward starts after its gather
         out = x @ weights
         trial.expect(out, options.hidden * layer)
-        keepalive, keepalive_done = weights, compute.record_event()
+        forward_done = compute.record_event()
 
-        if layer < options.layers:
-            with torch.cuda.stream(ag):      # a different block: keepalive holds ours
-                weights = torch.full((options.hidden, options.hidden), float(layer + 1),
-                                     device="cuda")
-            trial.track(weights)
+        if keepalive is not None:
+            ag.wait_event(keepalive_done)    # wait first ...
+            del keepalive                    # ... then release the previous layer's
+        keepalive, keepalive_done = weights, forward_done
+        del weights                          # keepalive holds it: the next gather
+                                             # gets the other block and overlaps
 
     ag.wait_event(keepalive_done)
-    del keepalive, weights
+    del keepalive
 
 
 if __name__ == "__main__":

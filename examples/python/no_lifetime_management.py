@@ -17,21 +17,16 @@ def pipeline(options, trial):
     compute = torch.cuda.current_stream()
     x = torch.ones(options.batch, options.hidden, device="cuda")
 
-    with torch.cuda.stream(ag):
-        weights = torch.full((options.hidden, options.hidden), 1.0, device="cuda")
-    trial.track(weights)
     for layer in range(1, options.layers + 1):
+        with torch.cuda.stream(ag):          # gather this layer's weights on `ag`
+            weights = torch.full((options.hidden, options.hidden), float(layer), device="cuda")
+        trial.track(weights)
         compute.wait_stream(ag)              # the forward starts after its gather
         out = x @ weights
         trial.expect(out, options.hidden * layer)
 
-        del weights                          # BUG: the matmul still reads it
-
-        if layer < options.layers:
-            with torch.cuda.stream(ag):      # may get the block just dropped
-                weights = torch.full((options.hidden, options.hidden), float(layer + 1),
-                                     device="cuda")
-            trial.track(weights)
+        del weights                          # BUG: the matmul still reads it;
+                                             # the next gather on `ag` gets the block
 
 
 if __name__ == "__main__":

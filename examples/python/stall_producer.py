@@ -13,23 +13,18 @@ def pipeline(options, trial):
     compute = torch.cuda.current_stream()
     x = torch.ones(options.batch, options.hidden, device="cuda")
 
-    with torch.cuda.stream(ag):
-        weights = torch.full((options.hidden, options.hidden), 1.0, device="cuda")
-    trial.track(weights)
     for layer in range(1, options.layers + 1):
-        compute.wait_stream(ag)
+        with torch.cuda.stream(ag):          # gather this layer's weights on `ag`
+            weights = torch.full((options.hidden, options.hidden), float(layer), device="cuda")
+        trial.track(weights)
+        compute.wait_stream(ag)              # the forward starts after its gather
         out = x @ weights
         trial.expect(out, options.hidden * layer)
         forward_done = compute.record_event()
 
         ag.wait_event(forward_done)          # wait first ...
-        del weights                          # ... then release
-
-        if layer < options.layers:
-            with torch.cuda.stream(ag):      # the same block, queued behind the wait
-                weights = torch.full((options.hidden, options.hidden), float(layer + 1),
-                                     device="cuda")
-            trial.track(weights)
+        del weights                          # ... then release: the next gather gets
+                                             # the same block, queued behind the wait
 
 
 if __name__ == "__main__":

@@ -21,11 +21,11 @@ def pipeline(options, trial):
     compute = torch.cuda.current_stream()
     x = torch.ones(options.batch, options.hidden, device="cuda")
 
-    with torch.cuda.stream(ag):
-        weights = torch.full((options.hidden, options.hidden), 1.0, device="cuda")
-    trial.track(weights)
     for layer in range(1, options.layers + 1):
-        compute.wait_stream(ag)
+        with torch.cuda.stream(ag):          # gather this layer's weights on `ag`
+            weights = torch.full((options.hidden, options.hidden), float(layer), device="cuda")
+        trial.track(weights)
+        compute.wait_stream(ag)              # the forward starts after its gather
         out = x @ weights
         trial.expect(out, options.hidden * layer)
         forward_done = compute.record_event()
@@ -34,12 +34,6 @@ def pipeline(options, trial):
         del weights                          # ... then release
         scratch = metrics_hook(options, ag)  # ordered after the matmul
         del scratch
-
-        if layer < options.layers:
-            with torch.cuda.stream(ag):
-                weights = torch.full((options.hidden, options.hidden), float(layer + 1),
-                                     device="cuda")
-            trial.track(weights)
 
 
 if __name__ == "__main__":
