@@ -168,6 +168,36 @@ void Engine::launchedWithPointers(ThreadId T, StreamId S, const Addr *Words, std
   P->maybeSweep();
 }
 
+std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const PointerWord *Words,
+                                             std::size_t Count, OpId Op, OpId GenericOp) {
+  std::lock_guard<std::mutex> Lock(P->Mu);
+  StreamState *St = P->Streams.live(S);
+  if (!St)
+    return 0;
+  Epoch At = P->Streams.enqueue(*St, P->Hosts.of(T));
+  std::size_t Ignored = 0;
+  for (std::size_t I = 0; I < Count; ++I) {
+    const PointerWord &W = Words[I];
+    if (!W.FromGenericScan) {
+      P->access(*St, At, Range{W.Word, WholeAllocation}, Op);
+      continue;
+    }
+    if (!P->Memory.mayContain(W.Word))
+      continue;
+    const Segment *Seg = P->Memory.find(W.Word);
+    if (!Seg)
+      continue;
+    if (!Seg->Live || !Seg->Owner || Seg->Owner->Released) {
+      ++Ignored;
+      continue;
+    }
+    P->access(*St, At, Range{W.Word, WholeAllocation}, GenericOp);
+  }
+  P->FindingCount += P->Findings.flush(P->Sink);
+  P->maybeSweep();
+  return Ignored;
+}
+
 bool Engine::isTracked(Addr A) const {
   if (!P->Memory.mayContain(A))
     return false;

@@ -14,10 +14,12 @@
 #define STREAMLIFE_RT_INTERCEPT_KERNELARGUMENTS_H
 
 #include "engine/Engine.h"
+#include "intercept/kernels/KernelPlans.h"
 #include "report/CallSites.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <shared_mutex>
 #include <unordered_map>
 #include <vector>
@@ -26,11 +28,6 @@ namespace streamlife {
 namespace rt {
 
 struct DriverApi;
-
-struct ParamSlot {
-  std::uint32_t Offset = 0; ///< in the device-side parameter buffer
-  std::uint32_t Size = 0;
-};
 
 /// Appends the aligned 8-byte words of one parameter's bytes.
 void appendParamWords(const void *Bytes, std::size_t Size, std::vector<Addr> &Words);
@@ -41,11 +38,17 @@ void wordsFromKernelParams(void *const *KernelParams, const std::vector<ParamSlo
 /// _SIZE / _END). The packed buffer is scanned at every 8-aligned offset. False
 /// when the list is malformed (nothing is read then).
 bool wordsFromExtra(void *const *Extra, std::vector<Addr> &Words);
+/// The packed parameter buffer of an `extra` list; false when it is malformed.
+bool packedArguments(void *const *Extra, const unsigned char *&Buffer, std::size_t &Size);
 
 struct KernelInfo {
   NameId Name = 0;
+  /// The same kernel, named for accesses found by the generic rule.
+  NameId GenericName = 0;
   bool LayoutKnown = false;
   std::vector<ParamSlot> Layout;
+  /// How its launches are decoded (KernelPlans.h); set when LayoutKnown.
+  std::shared_ptr<const KernelPlan> Plan;
 };
 
 class KernelInfoCache {

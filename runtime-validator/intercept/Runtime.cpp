@@ -62,8 +62,10 @@ void finishProcess() {
   if (!R)
     return;
   finishReport(*R);
-  if (R->Opts.api_stats)
+  if (R->Opts.api_stats) {
     printApiStats(stderr);
+    R->Launches.print(stderr);
+  }
   if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {
     // Like the sanitizers: replace the exit status. Everything of ours is
     // flushed above; flush stdio for the program, then end without running

@@ -21,6 +21,7 @@
 #include "engine/Engine.h"
 #include "intercept/CudaLibraries.h"
 #include "intercept/KernelArguments.h"
+#include "intercept/LaunchStats.h"
 #include "intercept/StreamResolver.h"
 #include "report/CallSites.h"
 #include "report/Options.h"
@@ -46,6 +47,7 @@ public:
   Engine Eng;
   StreamResolver Streams;
   KernelInfoCache Kernels;
+  LaunchStats Launches;
   StreamOrderedPool Pool;
   /// Allocators that describe their own blocks (include/streamlife/annotations.h).
   AnnotatedAllocators Annotated;

@@ -22,6 +22,8 @@ struct SiteView {
   std::string Stream;              ///< "stream #2 (0x5581...)"; empty if none
   std::string What;                ///< "kernel 'consume'", "cuMemFreeAsync"
   std::vector<std::string> Frames; ///< symbolized, call site first
+  /// Deeper frames for suppression rules (filled only when a rule needs them).
+  std::vector<std::string> SearchFrames;
 };
 
 struct ReportedFinding {

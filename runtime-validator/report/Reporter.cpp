@@ -1,6 +1,8 @@
 //===- Reporter.cpp - finding queue, dedup, text and JSON output -----------===//
 #include "report/Reporter.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cstring>
 
@@ -36,7 +38,32 @@ const char *notAnalysedText(NotAnalysed N) {
 }
 
 Reporter::Reporter(const Options &Opts, OpTable &Ops, std::FILE *Out)
-    : Opts(Opts), Ops(Ops), Out(Out) {}
+    : Opts(Opts), Ops(Ops), Out(Out) {
+  if (!Opts.suppressions.empty()) {
+    std::string Error;
+    if (!Supp.load(Opts.suppressions, Error)) {
+      // `streamlife run` rejects such a file before starting the program; set
+      // through STREAMLIFE_OPTIONS alone, it is said and nothing is suppressed.
+      std::fprintf(Out, "streamlife: error: %s\n", Error.c_str());
+      Supp = Suppressions();
+    }
+  }
+}
+
+bool Reporter::suppressed(const ReportedFinding &R) {
+  if (Supp.empty())
+    return false;
+  FindingView V;
+  V.Kind = findingKindName(R.Kind);
+  for (const SiteView *S : {&R.Access, &R.NewAccess, &R.Release, &R.Allocated, &R.Reallocated}) {
+    if (!S->Present)
+      continue;
+    V.Names.push_back(S->What);
+    for (const std::string &F : S->SearchFrames.empty() ? S->Frames : S->SearchFrames)
+      V.Frames.push_back(F);
+  }
+  return Supp.match(V) != nullptr;
+}
 
 Reporter::~Reporter() = default;
 
@@ -73,7 +100,15 @@ SiteView Reporter::resolveSite(const AccessPoint &P, StreamNamer &Namer,
   S.What = Ops.name(R.Name);
   if (S.What.empty())
     S.What = DefaultWhat;
-  S.Frames = reportFrames(R, static_cast<int>(Opts.report_frames));
+  int Print = static_cast<int>(Opts.report_frames);
+  int Keep = Supp.needsFrames() ? std::max(Print, SuppressionFrameDepth) : Print;
+  // Python frames for a call from Python code, native ones otherwise.
+  for (std::string &Text : reportFrames(R, Keep)) {
+    if (static_cast<int>(S.Frames.size()) < Print)
+      S.Frames.push_back(Text);
+    if (Keep > Print)
+      S.SearchFrames.push_back(std::move(Text));
+  }
   return S;
 }
 
@@ -110,6 +145,8 @@ void Reporter::drain(StreamNamer &Namer) {
     ReportedFinding R = resolve(F, Namer);
     std::lock_guard<std::mutex> Guard(StateLock);
     if (Opts.dedup && !SeenKeys.insert(Key).second)
+      continue;
+    if (suppressed(R))
       continue;
     Reported.push_back(R);
     Added = true;
@@ -187,6 +224,10 @@ void Reporter::finish(StreamNamer &Namer, bool PrintSummary) {
   if (Finished.exchange(true))
     return;
   drain(Namer);
+  {
+    std::lock_guard<std::mutex> Guard(StateLock);
+    Supp.printCounts(Out);
+  }
   if (PrintSummary) {
     std::vector<std::string> Details;
     {

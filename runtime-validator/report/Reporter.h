@@ -16,6 +16,7 @@
 #include "engine/Engine.h"
 #include "report/CallSites.h"
 #include "report/FindingText.h"
+#include "report/Suppressions.h"
 #include "report/Options.h"
 
 #include <atomic>
@@ -85,9 +86,13 @@ private:
   /// (Re)writes the JSON report with what was found so far.
   void writeJsonReport();
 
+  /// True when a suppression rule matches R (counted there).
+  bool suppressed(const ReportedFinding &R);
+
   const Options &Opts;
   OpTable &Ops;
   std::FILE *Out;
+  Suppressions Supp; ///< from Opts.suppressions; used under StateLock
 
   std::mutex QueueLock; ///< guards Queue; taken under the engine lock
   std::vector<Finding> Queue;

@@ -15,6 +15,7 @@
 #include "../Commands.h"
 
 #include "report/Options.h"
+#include "report/Suppressions.h"
 
 #include <unistd.h>
 
@@ -134,6 +135,17 @@ int runRunCommand(int Argc, const char **Argv) {
     if (Value.find(':') != std::string::npos)
       return usageError("the value of '" + Arg + "' must not contain ':' (STREAMLIFE_OPTIONS separator)");
     std::string Error;
+    if (Name == "suppressions") {
+      // Checked here, so that a bad file stops before the program runs; made
+      // absolute, because the program may change its directory.
+      rt::Suppressions Rules;
+      if (!Rules.load(Value, Error))
+        return usageError(Error);
+      if (char *Absolute = realpath(Value.c_str(), nullptr)) {
+        Value = Absolute;
+        std::free(Absolute);
+      }
+    }
     if (!rt::setOption(Parsed, Name, Value, Error))
       return usageError(Error);
     OptionText += (OptionText.empty() ? "" : ":") + Name + "=" + Value;
