@@ -94,7 +94,8 @@ OpId OpTable::intern(NameId Name, void *const *Frames, int Count, const PyFrameR
 
 OpId OpTable::sameStack(OpId Op, NameId Name) {
   OpRecord R = op(Op);
-  return intern(Name, R.Frames.data(), static_cast<int>(R.Frames.size()));
+  return intern(Name, R.Frames.data(), static_cast<int>(R.Frames.size()), R.Python.data(),
+                static_cast<int>(R.Python.size()));
 }
 
 std::string OpTable::name(NameId Id) const {

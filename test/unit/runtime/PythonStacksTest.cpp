@@ -97,6 +97,11 @@ TEST_F(PythonStacksTest, InterningKeepsPythonStacksApart) {
   EXPECT_NE(Ops.intern(Name, nullptr, 0, Two, 1), A);
   EXPECT_NE(Ops.intern(Name, nullptr, 0), A);
   EXPECT_EQ(Ops.op(A).Python.size(), 1u);
+  // The same call under another name (a generic-scan access) keeps its Python stack.
+  OpId Renamed = Ops.sameStack(A, Ops.internName("other"));
+  EXPECT_NE(Renamed, A);
+  ASSERT_EQ(Ops.op(Renamed).Python.size(), 1u);
+  EXPECT_EQ(Ops.op(Renamed).Python[0], One[0]);
 }
 
 TEST(BlockSummaryLine, SaysWhatCycledAndWhatWasHeldBack) {
