@@ -3,7 +3,7 @@
 // Counters that show a silent run was an observed one: how many launches each
 // kernel family's plan decoded, how many fell to the generic rule, and how many
 // generic-scan words were ignored for pointing into released memory. Printed
-// with api_stats=1 as "streamlife: intercept-stats: ...".
+// with intercept_stats=1 as "streamlife: intercept-stats: ...".
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_INTERCEPT_LAUNCHSTATS_H

@@ -40,6 +40,7 @@ namespace rt {
 // Defined in CuptiSubscription.cpp.
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why);
 void printApiStats(std::FILE *Out);
+void printInterceptStats(std::FILE *Out);
 
 namespace {
 
@@ -62,8 +63,10 @@ void finishProcess() {
   if (!R)
     return;
   finishReport(*R);
-  if (R->Opts.api_stats) {
+  if (R->Opts.api_stats)
     printApiStats(stderr);
+  if (R->Opts.intercept_stats && R->UsedCuda.load()) {
+    printInterceptStats(stderr);
     R->Launches.print(stderr);
   }
   if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {

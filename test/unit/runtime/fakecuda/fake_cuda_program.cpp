@@ -51,6 +51,12 @@ void allocAsync(CUdeviceptr Ptr, CUstream S) {
   Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, "cuMemAllocAsync", &P, CUDA_SUCCESS, nullptr);
 }
 
+void allocAsyncSized(CUdeviceptr Ptr, size_t Size, CUstream S) {
+  CUdeviceptr Out = Ptr;
+  cuMemAllocAsync_params P{&Out, Size, S};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, "cuMemAllocAsync", &P, CUDA_SUCCESS, nullptr);
+}
+
 void allocSync(CUdeviceptr Ptr) {
   CUdeviceptr Out = Ptr;
   cuMemAlloc_v2_params P{&Out, Bytes};
@@ -106,6 +112,14 @@ void ncclChecked(int Rc) {
     std::fprintf(stderr, "fake_cuda_program: NCCL error %d\n", Rc);
     std::exit(1);
   }
+}
+
+template <typename Fn> __attribute__((noinline)) void deep(int Depth, const Fn &F) {
+  if (Depth <= 0)
+    F();
+  else
+    deep(Depth - 1, F);
+  __asm__ __volatile__("" ::: "memory"); // keeps every level's frame
 }
 
 void syncDevice() {
@@ -303,17 +317,33 @@ int main(int Argc, char **Argv) {
     // producer/consumer loop, FAKE_LOOP_ITERATIONS times (default 100000).
     const char *Env = std::getenv("FAKE_LOOP_ITERATIONS");
     long Iterations = Env ? std::atol(Env) : 100000;
+    // PyTorch creates its stream pools (128 streams per device) up front.
+    const char *Extra = std::getenv("FAKE_EXTRA_STREAMS");
+    for (long I = 0, N = Extra ? std::atol(Extra) : 0; I < N; ++I)
+      createStream(reinterpret_cast<CUstream>(0x100000 + I * 0x100));
     createStream(StreamA);
     createStream(StreamB);
     allocSync(Output);
-    for (long I = 0; I < Iterations; ++I) {
-      CUdeviceptr P = Buffer + (I % 64) * 0x100000ull;
-      allocAsync(P, StreamA);
-      order(StreamB, StreamA, Event1);
-      consume(P, StreamB);
-      order(StreamA, StreamB, Event2);
-      freeAsync(P, StreamA);
-    }
+    // Calls made FAKE_STACK_DEPTH frames deep, like a framework's.
+    const char *DepthEnv = std::getenv("FAKE_STACK_DEPTH");
+    int Depth = DepthEnv ? std::atoi(DepthEnv) : 0;
+    // FAKE_FRAGMENT=1: blocks of varying size at varying offsets of one region,
+    // as a stream-ordered pool hands out reused memory.
+    bool Fragment = std::getenv("FAKE_FRAGMENT") != nullptr;
+    for (long I = 0; I < Iterations; ++I)
+      deep(Depth, [I, Fragment] {
+        CUdeviceptr P = Buffer + (I % 64) * 0x100000ull;
+        if (Fragment) {
+          P = Buffer + ((I * 104729) % 256) * 4096;
+          allocAsyncSized(P, 4096 * (1 + (I * 7919) % 256), StreamA);
+        } else {
+          allocAsync(P, StreamA);
+        }
+        order(StreamB, StreamA, Event1);
+        consume(P, StreamB);
+        order(StreamA, StreamB, Event2);
+        freeAsync(P, StreamA);
+      });
   } else if (Scenario == "graph") {
     createStream(StreamA);
     cuGraphLaunch_params G{reinterpret_cast<CUgraphExec>(0x9000), StreamA};
