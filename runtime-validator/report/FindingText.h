@@ -45,6 +45,8 @@ const char *allocKindText(AllocKind K); ///< "stream-ordered", "managed", ...
 std::string fixSentence(const ReportedFinding &F);
 /// The multi-line text report; its first line starts "streamlife: error: <kind>:".
 std::string formatText(const ReportedFinding &F);
+/// One finding as a JSON object on one line (no newline inside).
+std::string formatFindingJson(const ReportedFinding &F);
 /// {"findings":[...],"notes":[...],"summary":{"findings":N}}
 std::string formatJson(const std::vector<ReportedFinding> &Findings,
                        const std::vector<std::string> &Notes);

@@ -1,6 +1,11 @@
 //===- Reporter.cpp - finding queue, dedup, text and JSON output -----------===//
 #include "report/Reporter.h"
 
+#include "report/SharedReport.h"
+#include "support/ProcessTally.h"
+
+#include <unistd.h>
+
 #include <algorithm>
 
 #include <cerrno>
@@ -154,8 +159,10 @@ void Reporter::drain(StreamNamer &Namer) {
     std::fputs(Text.c_str(), Out);
     std::fflush(Out);
   }
-  if (Added)
+  if (Added) {
     writeJsonReport();
+    appendToTally(describeThisProcess(findingCount()));
+  }
 }
 
 void Reporter::writeJsonReport() {
@@ -168,21 +175,25 @@ void Reporter::writeJsonReport() {
     All = Reported;
     AllNotes = Notes;
   }
-  std::string Json = formatJson(All, AllNotes);
-  // Write a sibling and rename it, so that a reader never sees half a report.
-  std::string Temp = Opts.report + ".tmp";
-  bool Ok = false;
-  if (std::FILE *File = std::fopen(Temp.c_str(), "w")) {
-    bool Written = std::fwrite(Json.data(), 1, Json.size(), File) == Json.size();
-    Ok = (std::fclose(File) == 0) && Written && std::rename(Temp.c_str(), Opts.report.c_str()) == 0;
-  }
+  // Merged with the other processes of this run (SharedReport.h), through a
+  // temporary that is renamed into place, so a reader never sees half a report.
+  ProcessCount Self = describeThisProcess(All.size());
+  ReportPart Part;
+  Part.RunId = currentRunId();
+  Part.Pid = Self.Pid;
+  Part.Rank = Self.Rank;
+  Part.Command = Self.Command;
+  for (const ReportedFinding &F : All)
+    Part.FindingObjects.push_back(formatFindingJson(F));
+  Part.Notes = AllNotes;
+  std::string Why;
+  bool Ok = mergeIntoReport(Opts.report, Part, Why);
   if (!Ok) {
-    int Err = errno;
     std::lock_guard<std::mutex> Guard(StateLock);
     if (!ReportWriteFailed) {
       ReportWriteFailed = true;
       std::fprintf(Out, "streamlife: error: cannot write the report '%s': %s\n",
-                   Opts.report.c_str(), std::strerror(Err));
+                   Opts.report.c_str(), Why.c_str());
       std::fflush(Out);
     }
   }
@@ -220,7 +231,7 @@ std::vector<ReportedFinding> Reporter::findings() const {
   return Reported;
 }
 
-void Reporter::finish(StreamNamer &Namer, bool PrintSummary) {
+void Reporter::finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda) {
   if (Finished.exchange(true))
     return;
   drain(Namer);
@@ -239,7 +250,12 @@ void Reporter::finish(StreamNamer &Namer, bool PrintSummary) {
     std::fprintf(Out, "%s\n", summaryLine(findingCount()).c_str());
     std::fflush(Out);
   }
+  // A process that made no CUDA call (a wrapper shell, a Python launcher) has
+  // nothing to say: it must neither write a report nor count in the tally.
+  if (!UsedCuda && findingCount() == 0)
+    return;
   writeJsonReport();
+  appendToTally(describeThisProcess(findingCount()));
 }
 
 } // namespace rt

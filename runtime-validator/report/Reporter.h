@@ -72,8 +72,9 @@ public:
   void setSummaryDetails(std::vector<std::string> Lines);
 
   /// Drains, prints the summary (if PrintSummary) and writes the JSON report
-  /// when the report option names a file. Only the first call does anything.
-  void finish(StreamNamer &Namer, bool PrintSummary);
+  /// when the report option names a file, unless this process neither used
+  /// CUDA nor found anything. Only the first call does anything.
+  void finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda = true);
   bool finished() const { return Finished.load(); }
 
   /// Resolves one engine finding to text (exposed for tests).
