@@ -58,19 +58,15 @@ void finishReport(ValidatorRuntime &R) {
     return;
   drainAnnotations(R, currentThread(), nullptr);
   R.Report.setSummaryDetails(blockSummaryLines(R));
-  R.Report.finish(R, R.UsedCuda.load() && R.Opts.print_summary);
+  bool Used = R.UsedCuda.load();
+  R.Report.finish(R, Used && R.Opts.print_summary, Used);
 }
 
 void finishProcess() {
   ValidatorRuntime *R = TheRuntime.load();
   if (!R)
     return;
-<<<<<<< HEAD
   finishReport(*R);
-=======
-  bool Used = R->UsedCuda.load();
-  R->Report.finish(*R, Used && R->Opts.print_summary, Used);
->>>>>>> main
   if (R->Opts.api_stats)
     printApiStats(stderr);
   if (R->Opts.intercept_stats && R->UsedCuda.load()) {
@@ -218,11 +214,7 @@ __attribute__((constructor)) static void attachToProcess() {
 /// Also finishes when the library is unloaded without exit() (dlclose).
 __attribute__((destructor)) static void detachFromProcess() {
   if (ValidatorRuntime *R = TheRuntime.load())
-<<<<<<< HEAD
     finishReport(*R);
-=======
-    R->Report.finish(*R, R->UsedCuda.load() && R->Opts.print_summary, R->UsedCuda.load());
->>>>>>> main
 }
 
 /// CUDA teardown (a context being destroyed): print what is queued now, in case
