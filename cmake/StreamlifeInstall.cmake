@@ -5,6 +5,7 @@
 #   <prefix>/<libdir>/streamlife/StreamlifeTidyModule.so   clang-tidy-22 --load
 #   <prefix>/<libdir>/streamlife/libstreamlife_rt.so       streamlife run / LD_PRELOAD
 #   <prefix>/share/doc/streamlife/                          README, docs/ (checks, CI, editors)
+#   <prefix>/share/streamlife/python/sitecustomize.py       streamlife run's Python call sites
 #
 # The plugin and the runtime library are private to streamlife (nothing links
 # against them), hence their own directory; `streamlife --print-plugin-path`
@@ -26,6 +27,12 @@ endif()
 if(TARGET streamlife_rt)
   install(TARGETS streamlife_rt LIBRARY DESTINATION ${STREAMLIFE_PKGLIBDIR}
           COMPONENT streamlife)
+endif()
+# streamlife run puts <prefix>/share/streamlife/python first on PYTHONPATH
+# (Python call sites in reports).
+if(STREAMLIFE_BUILD_RUNTIME AND EXISTS ${PROJECT_SOURCE_DIR}/runtime-validator/python/sitecustomize.py)
+  install(FILES runtime-validator/python/sitecustomize.py
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/streamlife/python COMPONENT streamlife)
 endif()
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT streamlife)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT streamlife)
