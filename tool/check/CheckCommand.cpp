@@ -12,9 +12,12 @@
 #include "CheckOptions.h"
 #include "CheckRunner.h"
 #include "CompilationDatabaseLoader.h"
+#include "ProjectConfig.h"
 #include "ReportFormatters.h"
+#include "ReportOutput.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -51,6 +54,14 @@ std::string absolute(llvm::StringRef Path) {
   return std::string(Absolute);
 }
 
+/// The file -p names: BUILD_DIR/compile_commands.json, or the file itself.
+std::string databaseFile(llvm::StringRef BuildDirOrFile) {
+  llvm::SmallString<256> Path(BuildDirOrFile);
+  if (llvm::sys::fs::is_directory(Path))
+    llvm::sys::path::append(Path, "compile_commands.json");
+  return std::string(Path);
+}
+
 /// Compile errors go to stderr whatever the format: they are about the input,
 /// not findings. One summary line per file, after the compiler's own lines.
 unsigned reportCompileErrors(const check::CheckReport &Report) {
@@ -81,24 +92,38 @@ int runCheckCommand(int Argc, const char **Argv) {
   const check::CheckOptions &Options = *Parsed;
   if (Options.ShowHelp) {
     llvm::outs() << check::checkUsage();
+    if (std::string Error; !check::standardOutputIsHealthy(Error))
+      return inputError(Error);
     return ExitClean;
   }
+  // Run from a deleted folder, clang's virtual file system aborts with a
+  // bogus "out of memory" (clang-tidy does the same): say what is wrong.
+  if (llvm::SmallString<256> Cwd; llvm::sys::fs::current_path(Cwd))
+    return inputError("the current directory no longer exists (cd to an existing one)");
 
-  // Open the output first: an unwritable --output should fail before a long
-  // analysis, not after it.
-  std::optional<llvm::raw_fd_ostream> OutputFile;
-  if (Options.OutputFile) {
-    std::error_code EC;
-    OutputFile.emplace(*Options.OutputFile, EC, llvm::sys::fs::OF_Text);
-    if (EC)
-      return inputError("cannot write '" + *Options.OutputFile + "': " + EC.message());
-  }
-  llvm::raw_ostream &Out = OutputFile ? *OutputFile : llvm::outs();
+  // Check the output and create its temporary first: an unwritable --output
+  // should fail before a long analysis, not after it. The target itself is
+  // only replaced once the whole report is written (ReportOutput.h).
+  check::ReportOutput Output;
+  if (std::string Error; !Output.open(Options.OutputFile, Error))
+    return inputError(Error);
+  llvm::raw_ostream &Out = Output.stream();
 
   llvm::Expected<check::LoadedDatabase> Database =
       check::loadCompilationDatabase(Options, STREAMLIFE_CLANG_RESOURCE_DIR);
   if (!Database) {
     llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
+      inputError(Error.message());
+    });
+    return ExitUsage;
+  }
+  std::vector<std::string> Inputs = Database->Files;
+  if (Options.BuildDir)
+    Inputs.push_back(databaseFile(*Options.BuildDir));
+  if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
+    return inputError(Error);
+  if (llvm::Error Broken = check::validateProjectConfigs(Database->Files)) {
+    llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
       inputError(Error.message());
     });
     return ExitUsage;
@@ -121,20 +146,18 @@ int runCheckCommand(int Argc, const char **Argv) {
         Out);
     break;
   }
-  Out.flush();
-  if (OutputFile && OutputFile->has_error()) {
-    std::string Message = OutputFile->error().message();
-    OutputFile->clear_error();
-    return inputError("cannot write '" + *Options.OutputFile + "': " + Message);
-  }
+  if (std::string Error; !Output.finish(Error))
+    return inputError(Error);
 
   unsigned BrokenFiles = reportCompileErrors(Report);
+  for (const std::string &Error : Report.ConfigurationErrors)
+    inputError(".clang-tidy: " + Error);
   unsigned Findings = Report.findingCount();
   if (Findings)
     llvm::errs() << "streamlife: " << Findings << " finding" << (Findings == 1 ? "" : "s")
                  << " in " << Report.Files.size() << " checked file"
                  << (Report.Files.size() == 1 ? "" : "s") << '\n';
-  if (BrokenFiles)
+  if (BrokenFiles || !Report.ConfigurationErrors.empty())
     return ExitUsage;
   return Findings ? ExitFindings : ExitClean;
 }
