@@ -37,8 +37,13 @@ config.substitutions.append(("%streamlife", cli))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%cuda_path", config.cuda_root))
 config.substitutions.append(("%examples", os.path.join(src, "examples")))
+# The seed (read-only reference material beside the clone, as in CI).
+config.substitutions.append(("%shared", os.path.join(os.path.dirname(src), "shared")))
 config.substitutions.append(("%example_bin", os.path.join(obj, "examples")))
 config.substitutions.append(("%nvcc", config.nvcc or "nvcc"))
+config.substitutions.append(("%check_streamlife_py",
+    "%s %s --streamlife=%s --filecheck=%s" % (
+        config.python, os.path.join(src, "test", "check_streamlife.py"), cli, config.filecheck)))
 config.substitutions.append(("%check_streamlife",
     "%s %s --clang-tidy=%s --plugin=%s --filecheck=%s --cuda-path=%s" % (
         config.python, os.path.join(src, "test", "check_streamlife.py"), config.clang_tidy,

@@ -12,6 +12,8 @@
 #include "CheckOptions.h"
 #include "CheckRunner.h"
 #include "CompilationDatabaseLoader.h"
+#include "PythonInputs.h"
+#include "PythonRunner.h"
 #include "ReportFormatters.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -59,6 +61,11 @@ unsigned reportCompileErrors(const check::CheckReport &Report) {
     if (File.parsedCleanly())
       continue;
     ++BrokenFiles;
+    if (!File.Failure.empty()) {
+      llvm::errs() << "streamlife: error: " << check::displayPath(File.Path) << ": "
+                   << File.Failure << "; no findings reported for it\n";
+      continue;
+    }
     for (const check::Diagnostic &Error : File.CompileErrors)
       check::writeTextDiagnostic(Error, llvm::errs());
     size_t N = File.CompileErrors.size();
@@ -95,16 +102,33 @@ int runCheckCommand(int Argc, const char **Argv) {
   }
   llvm::raw_ostream &Out = OutputFile ? *OutputFile : llvm::outs();
 
-  llvm::Expected<check::LoadedDatabase> Database =
-      check::loadCompilationDatabase(Options, STREAMLIFE_CLANG_RESOURCE_DIR);
-  if (!Database) {
-    llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
-      inputError(Error.message());
-    });
-    return ExitUsage;
-  }
+  // Python files and directories go to the Python front end; the rest to
+  // the compile database, as before.
+  llvm::Expected<check::SplitInputs> Inputs =
+      check::splitPythonInputs(Options.Files, std::nullopt, std::nullopt);
+  if (!Inputs)
+    return inputError(llvm::toString(Inputs.takeError()));
+  check::CheckOptions CxxOptions = Options;
+  CxxOptions.Files = Inputs->OtherFiles;
+  bool HasCxx = !CxxOptions.Files.empty() || (Options.BuildDir && Inputs->PythonFiles.empty());
 
-  check::CheckReport Report = check::runChecks(*Database->Database, Database->Files);
+  check::CheckReport Report;
+  if (HasCxx) {
+    llvm::Expected<check::LoadedDatabase> Database =
+        check::loadCompilationDatabase(CxxOptions, STREAMLIFE_CLANG_RESOURCE_DIR);
+    if (!Database) {
+      llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+    Report = check::runChecks(*Database->Database, Database->Files);
+  } else {
+    for (llvm::StringRef Name : check::pythonCheckNames())
+      Report.EnabledChecks.push_back(Name.str());
+  }
+  for (const std::string &File : Inputs->PythonFiles)
+    Report.Files.push_back(check::checkPythonFile(File));
 
   switch (Options.Format) {
   case check::OutputFormat::Text:

@@ -50,7 +50,10 @@ struct FileResult {
   std::string Path;                    ///< as given on the command line
   std::vector<Diagnostic> Findings;    ///< warnings of the streamlife checks
   std::vector<Diagnostic> CompileErrors; ///< the compiler's own errors
-  bool parsedCleanly() const { return CompileErrors.empty(); }
+  /// Why the file could not be checked at all, when not for compile errors
+  /// (a Python syntax error: "line 3: invalid syntax"); empty otherwise.
+  std::string Failure;
+  bool parsedCleanly() const { return CompileErrors.empty() && Failure.empty(); }
 };
 
 /// The outcome of a whole run, in command-line order of the files.
