@@ -180,6 +180,10 @@ private:
   void lowerDelete(PyNode Stmt);
   void lowerAssignment(PyNode Stmt);
   void lowerAugmentedAssignment(PyNode Stmt);
+  bool lowerPacking(PyNode Left, PyNode Right, PyNode Stmt);
+  bool lowerUnpacking(PyNode Left, PyNode Right, PyNode Stmt);
+  std::string elementSpelling(PyNode Whole, size_t Index);
+  void killElements(PyNode Whole, PyNode At);
   void assign(PyNode Target, const Value &V, PyNode At);
   void killName(NameId Name, ValueKind Kind, SiteId Site);
   void endStatement();
@@ -196,7 +200,7 @@ private:
   Value lowerLocalCall(const PyFunctionDef &Callee, PyNode Call,
                        std::optional<Value> Self, NameId Hint);
   Value lowerTensorOp(PyNode Call, const std::vector<Value> &Operands,
-                      bool Allocates);
+                      bool Allocates, NameId Hint = NoId);
   Value lowerUnknownCall(PyNode Call, const std::vector<Value> &Operands);
   void collectContained(PyNode Expr, llvm::SmallVectorImpl<NameId> &Names);
   std::vector<Value> lowerArguments(PyNode Call);
@@ -223,6 +227,8 @@ private:
   std::map<std::string, ValueKind> LocalKinds;
   std::map<std::string, PyClassDef *> LocalClasses;
   std::map<std::string, StreamRef> StreamAliases;
+  /// Locals assigned a tuple display: how many elements (the largest seen).
+  std::map<std::string, size_t> TupleArity;
   llvm::StringSet<> Globals;
   llvm::StringSet<> ParamNames;
   NameId EntryCurrent = NoId;
@@ -363,6 +369,21 @@ ValueKind FunctionLowering::staticKind(PyNode Expr) {
     return ValueKind::Other;
   if (Expr.is("identifier") || Expr.is("attribute"))
     return kindOfName(Expr);
+  if (Expr.is("parenthesized_expression") && !Expr.namedChildren().empty())
+    return staticKind(Expr.namedChildren().front());
+  if (Expr.is("binary_operator")) {
+    ValueKind L = staticKind(Expr.field("left"));
+    ValueKind R = staticKind(Expr.field("right"));
+    if (Expr.field("operator").text() == "@" || L == ValueKind::Tensor ||
+        R == ValueKind::Tensor)
+      return ValueKind::Tensor;
+    return L == ValueKind::Other && R == ValueKind::Other ? ValueKind::Other
+                                                           : ValueKind::Unknown;
+  }
+  if (Expr.is("subscript"))
+    return staticKind(Expr.field("value")) == ValueKind::Tensor
+               ? ValueKind::Tensor
+               : ValueKind::Unknown;
   if (!Expr.is("call"))
     return ValueKind::Unknown;
   PyNode Callee = Expr.field("function");
@@ -423,6 +444,19 @@ void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
   if (!Target.is("identifier") || !Value)
     return;
   std::string Name = Target.text().str();
+  if (Value.is("tuple") || Value.is("expression_list")) {
+    auto Elements = Value.namedChildren();
+    size_t &Arity = TupleArity[Name];
+    Arity = std::max(Arity, Elements.size());
+    for (size_t I = 0; I < Elements.size(); ++I) {
+      std::string Element = Name + "[" + std::to_string(I) + "]";
+      Locals.try_emplace(Element, NoId);
+      ValueKind K = staticKind(Elements[I]);
+      auto [It, Inserted] = LocalKinds.try_emplace(Element, K);
+      if (!Inserted && It->second != K)
+        It->second = ValueKind::Unknown;
+    }
+  }
   if (Value.is("call")) {
     PyNode Callee = Value.field("function");
     if (Callee.is("identifier"))
@@ -589,7 +623,7 @@ std::vector<Value> FunctionLowering::lowerArguments(PyNode Call) {
 
 Value FunctionLowering::lowerTensorOp(PyNode Call,
                                       const std::vector<Value> &Operands,
-                                      bool Allocates) {
+                                      bool Allocates, NameId Hint) {
   SiteId Site = site(Call);
   use(Operands, current(), Site);
   bool Tracked = false;
@@ -597,7 +631,7 @@ Value FunctionLowering::lowerTensorOp(PyNode Call,
     Tracked |= V.Name != NoId && mayHoldBuffer(V.Kind);
   if (!Allocates || !Tracked)
     return {ValueKind::Tensor, NoId, false, {}};
-  return allocate(Call, NoId);
+  return allocate(Call, Hint);
 }
 
 void FunctionLowering::collectContained(PyNode Expr,
@@ -811,7 +845,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     std::vector<Value> Operands = lowerArguments(Call);
     if (Receiver)
       Operands.insert(Operands.begin(), Recv);
-    Value Result = lowerTensorOp(Call, Operands, /*Allocates=*/true);
+    Value Result = lowerTensorOp(Call, Operands, /*Allocates=*/true, Hint);
     return Result;
   }
   case PyOp::InPlace: {
@@ -910,11 +944,10 @@ Value FunctionLowering::lowerMethodCall(PyNode Call, PyNode Receiver,
                  Method.ends_with("_") ? PyOp::InPlace : PyOp::TensorOp};
     return lowerApi(Row, Call, Receiver, Recv, Hint);
   }
+  // An unknown method of something that may be a tensor: a use of the
+  // receiver (nothing, if it is not one); the arguments escape.
   std::vector<Value> Operands = lowerArguments(Call);
-  if (Method == "append" || Method == "appendleft" || Method == "extend" ||
-      Method == "insert" || Method == "add" || Method == "put" ||
-      Method == "setdefault" || Method == "update")
-    return lowerUnknownCall(Call, Operands);
+  use({Recv}, current(), site(Call));
   return lowerUnknownCall(Call, Operands);
 }
 
@@ -926,7 +959,8 @@ Value FunctionLowering::lowerCall(PyNode Call, NameId Hint) {
     if (const PyApiRow *Row = classifyFunction(Qualified))
       return lowerApi(*Row, Call, PyNode(), Value(), Hint);
     if (isTensorLibraryFunction(Qualified))
-      return lowerTensorOp(Call, lowerArguments(Call), /*Allocates=*/true);
+      return lowerTensorOp(Call, lowerArguments(Call), /*Allocates=*/true,
+                           Hint);
     lowerArguments(Call);
     return {}; // another library function: neither use nor ordering
   }
@@ -1031,18 +1065,24 @@ Value FunctionLowering::lowerExpr(PyNode Expr, NameId Hint) {
       return V.Kind == ValueKind::Tensor ||
              (V.Kind == ValueKind::Unknown && V.Name != NoId);
     };
-    bool Tensor = Op == "@" || tensorish(L) || tensorish(R);
-    if (!Tensor)
+    bool Tensor = Op == "@" || L.Kind == ValueKind::Tensor ||
+                  R.Kind == ValueKind::Tensor;
+    if (!Tensor) {
+      // Names of unknown kind: a use if they are tensors, but no new tensor
+      // (`block * n + i` is index arithmetic far more often than not).
+      if (tensorish(L) || tensorish(R))
+        use({L, R}, current(), site(Expr));
       return {L.Kind == ValueKind::Other && R.Kind == ValueKind::Other
                   ? ValueKind::Other
                   : ValueKind::Unknown,
               NoId, false, {}};
-    return lowerTensorOp(Expr, {L, R}, /*Allocates=*/true);
+    }
+    return lowerTensorOp(Expr, {L, R}, /*Allocates=*/true, Hint);
   }
   if (K == "unary_operator") {
     Value V = lowerExpr(Expr.field("argument"));
     if (V.Kind == ValueKind::Tensor)
-      return lowerTensorOp(Expr, {V}, true);
+      return lowerTensorOp(Expr, {V}, true, Hint);
     return {};
   }
   if (K == "named_expression") {
@@ -1114,7 +1154,7 @@ void FunctionLowering::assign(PyNode Target, const Value &V, PyNode At) {
   if (Target.is("identifier") && V.Kind == ValueKind::Stream) {
     StreamAliases[Target.text().str()] = V.Stream;
     if (V.Stream.Kind == StreamRef::Named && V.Stream.Name == EntryCurrent &&
-        M.Names[EntryCurrent].Spelling == "current")
+        M.Names[EntryCurrent].Spelling == UnnamedCurrentStream)
       M.Names[EntryCurrent].Spelling = Target.text().str();
     return;
   }
@@ -1136,15 +1176,88 @@ void FunctionLowering::assign(PyNode Target, const Value &V, PyNode At) {
   }
   if (V.Name == *Name)
     return; // `t = t.view(...)`, `t.add_()` results
+  killElements(Target, At);
   ir::Inst &I = emit(V.IsTemp ? OpKind::Move : OpKind::Bind, site(At));
   I.Names = {*Name, V.Name};
   I.Value = ir::ValueKind::Buffer;
+}
+
+/// `pending = (grads, done)`: the tuple's elements are names of their own,
+/// `pending[0]` and `pending[1]`, so that the tuple keeps them alive and
+/// `old, ev = pending` gets them back.
+bool FunctionLowering::lowerPacking(PyNode Left, PyNode Right, PyNode Stmt) {
+  if (!Left.is("identifier") ||
+      !(Right.is("tuple") || Right.is("expression_list")))
+    return false;
+  auto Elements = Right.namedChildren();
+  std::vector<Value> Values;
+  for (PyNode E : Elements)
+    Values.push_back(lowerExpr(E));
+  std::optional<NameId> Whole = nameOf(Left);
+  if (!Whole)
+    return true;
+  killElements(Left, Stmt);
+  ir::Inst &Reset = emit(OpKind::Bind, site(Stmt));
+  Reset.Names = {*Whole, NoId};
+  for (size_t I = 0; I < Elements.size(); ++I) {
+    NameId Element = local(elementSpelling(Left, I));
+    const Value &V = Values[I];
+    if (V.Name == NoId || V.Kind == ValueKind::Stream)
+      continue;
+    ir::Inst &B = emit(V.IsTemp ? OpKind::Move : OpKind::Bind, site(Stmt));
+    B.Names = {Element, V.Name};
+    B.Value = V.Kind == ValueKind::Event || V.Kind == ValueKind::Work
+                  ? ir::ValueKind::Event
+                  : ir::ValueKind::Buffer;
+  }
+  return true;
+}
+
+/// `a, b = pending` with pending packed above: the elements' values.
+bool FunctionLowering::lowerUnpacking(PyNode Left, PyNode Right, PyNode Stmt) {
+  if (!(Left.is("pattern_list") || Left.is("tuple_pattern")) ||
+      !Right.is("identifier"))
+    return false;
+  auto Arity = TupleArity.find(Right.text().str());
+  auto Targets = Left.namedChildren();
+  if (Arity == TupleArity.end() || Arity->second != Targets.size())
+    return false;
+  for (size_t I = 0; I < Targets.size(); ++I) {
+    std::string Element = elementSpelling(Right, I);
+    ValueKind K = LocalKinds.count(Element) ? LocalKinds[Element]
+                                            : ValueKind::Unknown;
+    Value V{K == ValueKind::Event ? ValueKind::Event : ValueKind::Unknown,
+            local(Element), false, {}};
+    assign(Targets[I], V, Stmt);
+  }
+  return true;
+}
+
+std::string FunctionLowering::elementSpelling(PyNode Whole, size_t Index) {
+  return Whole.text().str() + "[" + std::to_string(Index) + "]";
+}
+
+void FunctionLowering::killElements(PyNode Whole, PyNode At) {
+  if (!Whole.is("identifier"))
+    return;
+  auto Arity = TupleArity.find(Whole.text().str());
+  if (Arity == TupleArity.end())
+    return;
+  for (size_t I = 0; I < Arity->second; ++I) {
+    std::string Element = elementSpelling(Whole, I);
+    killName(local(Element),
+             LocalKinds.count(Element) ? LocalKinds[Element]
+                                       : ValueKind::Unknown,
+             site(At));
+  }
 }
 
 void FunctionLowering::lowerAssignment(PyNode Stmt) {
   PyNode Left = Stmt.field("left"), Right = Stmt.field("right");
   if (!Right)
     return; // an annotation without a value
+  if (lowerPacking(Left, Right, Stmt) || lowerUnpacking(Left, Right, Stmt))
+    return;
   if (Right.is("assignment")) { // a = b = expr
     lowerAssignment(Right);
     Value V = lowerExpr(Right.field("left"));
@@ -1170,6 +1283,7 @@ void FunctionLowering::lowerAssignment(PyNode Stmt) {
     return;
   }
   if (isNoneLiteral(Right)) {
+    killElements(Left, Stmt);
     if (std::optional<NameId> N = nameOf(Left))
       killName(*N, kindOfName(Left), site(Stmt));
     return;
@@ -1210,9 +1324,11 @@ void FunctionLowering::lowerDelete(PyNode Stmt) {
     else
       Targets.push_back(Child);
   }
-  for (PyNode Target : Targets)
+  for (PyNode Target : Targets) {
+    killElements(Target, Stmt);
     if (std::optional<NameId> N = nameOf(Target))
       killName(*N, kindOfName(Target), site(Stmt));
+  }
 }
 
 void FunctionLowering::lowerReturn(PyNode Stmt) {
@@ -1301,11 +1417,24 @@ std::optional<std::pair<PyNode, bool>> noneTest(PyNode Condition) {
 void FunctionLowering::assumeNone(PyNode Name, PyNode At) {
   // On the branch where `x is None`, x holds no object: the paths on which
   // it held one do not come this way. Dropped without a release.
-  if (std::optional<NameId> N = nameOf(Name)) {
+  auto unbind = [&](NameId N, ValueKind K) {
     ir::Inst &I = emit(OpKind::Unbind, site(At));
-    I.Names.push_back(*N);
-    I.Value = kindOfName(Name) == ValueKind::Event ? ir::ValueKind::Event
-                                                   : ir::ValueKind::Buffer;
+    I.Names.push_back(N);
+    I.Value = K == ValueKind::Event ? ir::ValueKind::Event
+                                    : ir::ValueKind::Buffer;
+  };
+  if (std::optional<NameId> N = nameOf(Name))
+    unbind(*N, kindOfName(Name));
+  // A packed tuple's elements go with it.
+  if (Name.is("identifier")) {
+    auto Arity = TupleArity.find(Name.text().str());
+    if (Arity != TupleArity.end())
+      for (size_t I = 0; I < Arity->second; ++I) {
+        std::string Element = elementSpelling(Name, I);
+        unbind(local(Element), LocalKinds.count(Element)
+                                   ? LocalKinds[Element]
+                                   : ValueKind::Unknown);
+      }
   }
 }
 
@@ -1591,7 +1720,7 @@ void FunctionLowering::lowerFunction() {
   scanLocals(Node.field("body"));
   for (const std::string &P : Def->Params)
     F.Params.push_back(P.empty() ? NoId : local(P));
-  EntryCurrent = M.addName({"current", Id, NoId});
+  EntryCurrent = M.addName({UnnamedCurrentStream.str(), Id, NoId});
   F.Params.push_back(EntryCurrent);
   CurrentStack.push_back(StreamRef::named(EntryCurrent));
 
@@ -1605,6 +1734,14 @@ void FunctionLowering::lowerFunction() {
   SiteId ExitSite = NoId;
   for (const auto &[Spelling, Name] : Locals) {
     if (Name == NoId || ParamNames.count(Spelling))
+      continue;
+    // `x.attr`, `x[0]`: parts of objects that may outlive the function
+    // (x a loop variable over a member list). Only plain locals and the
+    // elements of tuples the function packed die with it.
+    llvm::StringRef Base = llvm::StringRef(Spelling).take_until(
+        [](char C) { return C == '.' || C == '['; });
+    if (Base.size() != Spelling.size() &&
+        (Spelling.find('.') != std::string::npos || !TupleArity.count(Base.str())))
       continue;
     ValueKind K = LocalKinds.count(Spelling) ? LocalKinds[Spelling]
                                              : ValueKind::Unknown;
@@ -1636,7 +1773,7 @@ void FunctionLowering::lowerModuleBody() {
   F.Exit = newBlock();
   Cur = F.Entry;
   scanLocals(Root);
-  EntryCurrent = M.addName({"current", Id, NoId});
+  EntryCurrent = M.addName({UnnamedCurrentStream.str(), Id, NoId});
   F.Params.push_back(EntryCurrent);
   CurrentStack.push_back(StreamRef::named(EntryCurrent));
   lowerBlock(Root);

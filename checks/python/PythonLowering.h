@@ -43,6 +43,11 @@
 
 namespace streamlife::python {
 
+/// The spelling of a function's entry current stream until the function
+/// names it (`compute = torch.cuda.current_stream()` spells it `compute`):
+/// the reporter writes it as "the current stream".
+inline constexpr llvm::StringLiteral UnnamedCurrentStream = "<current stream>";
+
 /// A `record_stream` call written inside a loop of the checked file: what
 /// streamlife-record-stream-in-loop reports (a syntactic rule, as in C++).
 struct RecordStreamInLoop {

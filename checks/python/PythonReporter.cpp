@@ -19,13 +19,15 @@ std::string describe(const ir::Module &M, const StreamKey &S) {
   case StreamName::Named:
     break;
   }
+  if (N.Name == UnnamedCurrentStream)
+    return "the current stream";
   return "stream '" + N.Name + "'";
 }
 
 /// "'ag'", for sentences that already said "stream" once.
 std::string shortName(const ir::Module &M, const StreamKey &S) {
   StreamName N = core::streamName(M, S);
-  if (N.Kind != StreamName::Named)
+  if (N.Kind != StreamName::Named || N.Name == UnnamedCurrentStream)
     return describe(M, S);
   return "'" + N.Name + "'";
 }
@@ -132,8 +134,12 @@ void reportFindings(const ir::Module &M, const core::FunctionFindings &Findings,
   for (const auto &F : Findings.FreeBeforeWait)
     if (F.ExplainedByStaleWaits.empty() && !F.Uses.empty())
       report(M, F, Out);
+  // A stale wait matters when the buffer is then released relying on it;
+  // a wait meant for another buffer (keepalive: the previous layer's) while
+  // this one is still in use and kept is not a finding.
   for (const auto &F : Findings.MissingConsumerEvent)
-    report(M, F, Out);
+    if (!F.RacingReleases.empty())
+      report(M, F, Out);
   for (const auto &F : Findings.UseBeforeAlloc)
     report(M, F, Out);
 }
