@@ -8,7 +8,7 @@ BUILD="${STREAMLIFE_BUILD_DIR:-$ROOT/build}"
 
 need=()
 for pkg in clang-22 clang-tidy-22 libclang-22-dev llvm-22-dev llvm-22-tools cmake ninja-build \
-           libgtest-dev python3 xz-utils; do
+           libgtest-dev python3 xz-utils npm openssl; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if ((${#need[@]})); then
@@ -21,6 +21,10 @@ fi
 if [[ ! -f /usr/local/cuda/include/cuda_runtime.h ]]; then
   echo "streamlife setup: warning: no CUDA toolkit at /usr/local/cuda; .cu files and the runtime validator need it" >&2
 fi
+
+# The Python front end's parser: tree-sitter and tree-sitter-python from npm
+# (C sources, MIT), unpacked into third_party/ (git-ignored).
+"$ROOT/scripts/fetch-tree-sitter.sh"
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_COMPILER="${CXX:-g++}" >/dev/null

@@ -517,8 +517,11 @@ void FunctionLowering::scanLocals(PyNode Body) {
         PyNode Object = Callee.field("object");
         llvm::StringRef Method = Callee.field("attribute").text();
         if (Object.is("identifier")) {
+          // Only names no other kind of object has: `x.size()` could be
+          // anybody's (a process group's), `x.wait_event(e)` is a stream's.
           const PyApiRow *Row = classifyMethod(Method, ValueKind::Unknown);
-          if (Row && Row->Receiver != ValueKind::Unknown)
+          if (Row && (Row->Op == PyOp::RecordEvent || Row->Op == PyOp::WaitEvent ||
+                      Row->Op == PyOp::WaitStream || Row->Op == PyOp::RecordStream))
             LocalKinds.try_emplace(Object.text().str(), Row->Receiver);
         }
       }
@@ -559,8 +562,13 @@ StreamRef FunctionLowering::resolveStream(PyNode Expr) {
     attributeKey(Expr, Owner);
     if (Owner && Expr.field("object").is("identifier")) {
       auto Fact = Owner->Attributes.find(Expr.field("attribute").text());
-      if (Fact != Owner->Attributes.end() && Fact->second.IsCurrentStream)
+      if (Fact != Owner->Attributes.end() && Fact->second.IsCurrentStream) {
+        // `self.compute = torch.cuda.current_stream()`: name the current
+        // stream after the attribute in this function's sentences.
+        if (M.Names[EntryCurrent].Spelling == UnnamedCurrentStream)
+          M.Names[EntryCurrent].Spelling = Expr.text().str();
         return StreamRef::named(EntryCurrent);
+      }
     }
     // `torch.cuda.current_stream` used as a value is not a stream.
     if (!qualifiedCallee(File, Expr).empty())
@@ -1416,26 +1424,27 @@ std::optional<std::pair<PyNode, bool>> noneTest(PyNode Condition) {
 
 void FunctionLowering::assumeNone(PyNode Name, PyNode At) {
   // On the branch where `x is None`, x holds no object: the paths on which
-  // it held one do not come this way. Dropped without a release.
-  auto unbind = [&](NameId N, ValueKind K) {
-    ir::Inst &I = emit(OpKind::Unbind, site(At));
-    I.Names.push_back(N);
-    I.Value = K == ValueKind::Event ? ir::ValueKind::Event
-                                    : ir::ValueKind::Buffer;
-  };
+  // it held one do not come this way, yet the join of the loop head says it
+  // may. Rebinding x there would "release" an object that is not x's on
+  // this path (the keepalive of the seed's keep_ref). The IR has no "forget
+  // this name" operation, so the objects x may hold escape here: nothing is
+  // reported about them afterwards (a missed bug on the keepalive itself is
+  // possible; a false one is not). A core op that drops the name without a
+  // release would keep them checked.
+  ir::Inst I;
+  I.Kind = OpKind::Escape;
+  I.Site = site(At);
   if (std::optional<NameId> N = nameOf(Name))
-    unbind(*N, kindOfName(Name));
+    I.Names.push_back(*N);
   // A packed tuple's elements go with it.
   if (Name.is("identifier")) {
     auto Arity = TupleArity.find(Name.text().str());
     if (Arity != TupleArity.end())
-      for (size_t I = 0; I < Arity->second; ++I) {
-        std::string Element = elementSpelling(Name, I);
-        unbind(local(Element), LocalKinds.count(Element)
-                                   ? LocalKinds[Element]
-                                   : ValueKind::Unknown);
-      }
+      for (size_t E = 0; E < Arity->second; ++E)
+        I.Names.push_back(local(elementSpelling(Name, E)));
   }
+  if (!I.Names.empty())
+    F.Blocks[Cur].Insts.push_back(std::move(I));
 }
 
 void FunctionLowering::lowerIf(PyNode Stmt) {
@@ -1750,11 +1759,7 @@ void FunctionLowering::lowerFunction() {
     if (ExitSite == NoId) {
       ir::Site S;
       S.File = File.Source->path();
-      S.Line = Body.endByte() ? File.Source->text()
-                                        .take_front(Body.endByte())
-                                        .count('\n') +
-                                    1
-                              : Node.line();
+      S.Line = Body.endLine();
       S.Column = 1;
       S.Spelling = "end of '" + Def->QualifiedName + "'";
       S.Order = (uint64_t(File.Index) << 32) | Body.endByte();

@@ -73,6 +73,16 @@ std::string qualifiedCallee(const PyFile &File, PyNode Callee) {
     return "";
   Parts.push_back(N.text());
   std::reverse(Parts.begin(), Parts.end());
+  // `device_handle = _get_device_handle(device.type)` (FSDP and others):
+  // the device module, torch.cuda on CUDA; `self.device_handle.Stream()` is
+  // torch.cuda.Stream().
+  for (size_t I = 0; I + 1 < Parts.size(); ++I)
+    if (Parts[I] == "device_handle" || Parts[I] == "_device_handle") {
+      std::string Result = "torch.cuda";
+      for (llvm::StringRef Part : llvm::ArrayRef(Parts).drop_front(I + 1))
+        Result += "." + Part.str();
+      return Result;
+    }
   std::string Head = Parts.front().str();
   auto Import = File.Imports.find(Head);
   if (Import != File.Imports.end()) {

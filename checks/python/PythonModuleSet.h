@@ -110,8 +110,9 @@ private:
 AttributeFact classifyCreation(const PyFile &File, PyNode Expr);
 
 /// The dotted name of a callee (`torch.cuda.Stream`, `dist.all_reduce`)
-/// with its first component resolved through \p File's imports; empty when
-/// the callee is not a plain dotted name.
+/// with its first component resolved through \p File's imports, and a
+/// `device_handle` (the device module, as FSDP names it) read as torch.cuda;
+/// empty when the callee is not a plain dotted name.
 std::string qualifiedCallee(const PyFile &File, PyNode Callee);
 
 } // namespace streamlife::python

@@ -43,6 +43,7 @@ public:
   /// 1-based line and byte column.
   unsigned line() const { return ts_node_start_point(Node).row + 1; }
   unsigned column() const { return ts_node_start_point(Node).column + 1; }
+  unsigned endLine() const { return ts_node_end_point(Node).row + 1; }
   /// An identity for maps: the start byte and the kind's symbol.
   uint64_t id() const {
     return (uint64_t(startByte()) << 16) | ts_node_symbol(Node);
