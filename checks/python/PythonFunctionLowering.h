@@ -232,6 +232,10 @@ private:
   std::map<std::string, ValueKind> LocalKinds;
   std::map<std::string, PyClassDef *> LocalClasses;
   std::map<std::string, StreamRef> StreamAliases;
+  /// Locals assigned exactly once, from a view of a parameter
+  /// (`weight = params.view(...)`): name -> the parameter.
+  std::map<std::string, std::string> ParamViews;
+  std::map<std::string, unsigned> AssignmentCount;
   /// Locals assigned a tuple display: how many elements (the largest seen).
   std::map<std::string, size_t> TupleArity;
   llvm::StringSet<> Globals;

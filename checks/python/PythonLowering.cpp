@@ -78,6 +78,11 @@ std::optional<NameId> FunctionLowering::nameOf(PyNode Expr) {
     if (File.Imports.count(Text) || File.TopLevelFunctions.count(Text) ||
         File.Classes.count(Text))
       return std::nullopt;
+    // A local assigned once, a view of a parameter: the parameter's name,
+    // so that the summary carries its uses back to the caller's buffer.
+    auto View = ParamViews.find(Text);
+    if (View != ParamViews.end() && AssignmentCount[Text] == 1)
+      return local(View->second);
     if (Locals.count(Text) || ParamNames.count(Text) || IsModuleBody ||
         Globals.count(Text))
       return local(Text);
@@ -216,11 +221,30 @@ void FunctionLowering::noteTarget(PyNode Target) {
       noteTarget(Element);
 }
 
+/// `weight = params.view(...)` with params a parameter: the base of the view,
+/// else an empty node.
+static PyNode viewBase(PyNode Value) {
+  if (Value.is("subscript"))
+    return Value.field("value").is("identifier") ? Value.field("value") : PyNode();
+  if (!Value.is("call") || !Value.field("function").is("attribute"))
+    return {};
+  PyNode Callee = Value.field("function");
+  const PyApiRow *Row =
+      classifyMethod(Callee.field("attribute").text(), ValueKind::Tensor);
+  if (!Row || Row->Op != PyOp::View || !Callee.field("object").is("identifier"))
+    return {};
+  return Callee.field("object");
+}
+
 void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
   noteTarget(Target);
   if (!Target.is("identifier") || !Value)
     return;
   std::string Name = Target.text().str();
+  ++AssignmentCount[Name];
+  if (PyNode Base = viewBase(Value))
+    if (ParamNames.count(Base.text()))
+      ParamViews[Name] = Base.text().str();
   if (Value.is("tuple") || Value.is("expression_list")) {
     auto Elements = Value.namedChildren();
     size_t &Arity = TupleArity[Name];
@@ -366,6 +390,8 @@ void FunctionLowering::lowerFunction() {
   for (const auto &[Spelling, Name] : Locals) {
     if (Name == NoId || ParamNames.count(Spelling))
       continue;
+    if (ParamViews.count(Spelling) && AssignmentCount[Spelling] == 1)
+      continue; // the parameter itself (see nameOf)
     // `x.attr`, `x[0]`: parts of objects that may outlive the function
     // (x a loop variable over a member list). Only plain locals and the
     // elements of tuples the function packed die with it.
