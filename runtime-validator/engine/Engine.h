@@ -127,6 +127,12 @@ enum class FindingKind : std::uint8_t {
   UseAfterFree,
 };
 
+/// A candidate pointer of one launch (see launchedWithPointerWords).
+struct PointerWord {
+  Addr Word = 0;
+  bool FromGenericScan = false;
+};
+
 /// One recorded access (or allocation/release point) of a range.
 struct AccessPoint {
   StreamId Stream = NoStream;
@@ -209,6 +215,15 @@ public:
   /// lock for the whole launch, so intercept/ need not call isTracked() per word.
   void launchedWithPointers(ThreadId T, StreamId S, const Addr *Words, std::size_t Count,
                             OpId Op);
+  /// Like launchedWithPointers, for words whose provenance is known
+  /// (intercept/kernels/KernelPlans.h): a word found by a generic scan of bytes
+  /// whose meaning is unknown counts only when it points into a LIVE allocation
+  /// (stale or uninitialized bytes must not become use-after-free reports), and
+  /// is recorded with GenericOp so that reports can say where it came from.
+  /// Returns how many generic-scan words were ignored for pointing into
+  /// released memory.
+  std::size_t launchedWithPointerWords(ThreadId T, StreamId S, const PointerWord *Words,
+                                       std::size_t Count, OpId Op, OpId GenericOp);
 
   /// True when Addr lies in a tracked allocation, live or released (released
   /// ranges stay tracked until a new allocation covers them, so that a kernel

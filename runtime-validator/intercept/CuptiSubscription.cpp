@@ -160,9 +160,12 @@ void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId C
   InsideCallback = true;
   if (Domain == CUPTI_CB_DOMAIN_DRIVER_API && Cbid < MaxCbid) {
     const auto &Data = *static_cast<const CUpti_CallbackData *>(RawData);
-    if (R->Opts.api_stats && Data.callbackSite == CUPTI_API_ENTER)
+    Family F = Dispatch[Cbid];
+    // Handled calls are always counted (intercept_stats); the rest of the
+    // domain only reaches us with api_stats.
+    if ((F || R->Opts.api_stats) && Data.callbackSite == CUPTI_API_ENTER)
       DriverCalls[Cbid].fetch_add(1, std::memory_order_relaxed);
-    if (Family F = Dispatch[Cbid]) {
+    if (F) {
       R->UsedCuda.store(true, std::memory_order_relaxed);
       F(CallContext{*R, currentThread(), Cbid, Data, PerThreadCbid[Cbid]});
       R->Report.drain(*R);
@@ -231,6 +234,28 @@ bool subscribeCupti(ValidatorRuntime &R, std::string &Why) {
     Cupti.EnableDomain(1, Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
   }
   return true;
+}
+
+namespace {
+
+void printCounts(std::FILE *Out, const char *Prefix, CUpti_CallbackDomain Domain,
+                 std::atomic<std::uint64_t> *Counts, unsigned N, const char *Label, bool HandledOnly) {
+  for (unsigned I = 0; I < N; ++I) {
+    std::uint64_t Count = Counts[I].load();
+    if (!Count || (HandledOnly && !Dispatch[I]))
+      continue;
+    const char *Name = nullptr;
+    if (!Cupti.GetCallbackName || Cupti.GetCallbackName(Domain, I, &Name) != CUPTI_SUCCESS)
+      Name = "?";
+    std::fprintf(Out, "streamlife: %s: %s %s (cbid %u): %llu\n", Prefix, Label, Name ? Name : "?", I,
+                 static_cast<unsigned long long>(Count));
+  }
+}
+
+} // namespace
+
+void printInterceptStats(std::FILE *Out) {
+  printCounts(Out, "intercept-stats", CUPTI_CB_DOMAIN_DRIVER_API, DriverCalls, MaxCbid, "driver", true);
 }
 
 void printApiStats(std::FILE *Out) {

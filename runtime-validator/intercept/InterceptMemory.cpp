@@ -6,6 +6,12 @@
 // A synchronous free (cuMemFree, cudaFree) synchronizes the device first.
 // Pinned host memory (cuMemAllocHost, cuMemHostAlloc) is not tracked: the rules
 // are about device memory that an allocator hands to the next user.
+// A stream-ordered allocation made while its stream captures is a graph
+// allocation node: the memory belongs to the graph and comes into being at
+// each replay, not at the capture point on the capturing stream. Recording it
+// there made every later eager use look unordered after its "allocation"
+// (a false use-before-alloc on CUDA-graph replay, issue 9); it is not tracked,
+// like the captured work and the captured frees.
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
@@ -50,14 +56,14 @@ void interceptMemory(const CallContext &C) {
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
-    if (C.exitedOk()) {
+    if (C.exitedOk() && !C.capturing(C.params<cuMemAllocAsync_params>().hStream)) {
       const auto &P = C.params<cuMemAllocAsync_params>();
       R.Pool.allocatedAsync(C.T, *P.dptr, P.bytesize, C.stream(P.hStream), C.apiOp(), C.device());
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
-    if (C.exitedOk()) {
+    if (C.exitedOk() && !C.capturing(C.params<cuMemAllocFromPoolAsync_params>().hStream)) {
       const auto &P = C.params<cuMemAllocFromPoolAsync_params>();
       R.Pool.allocatedAsync(C.T, *P.dptr, P.bytesize, C.stream(P.hStream), C.apiOp(), C.device());
     }

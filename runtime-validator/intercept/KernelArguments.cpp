@@ -34,6 +34,15 @@ void wordsFromKernelParams(void *const *KernelParams, const std::vector<ParamSlo
 }
 
 bool wordsFromExtra(void *const *Extra, std::vector<Addr> &Words) {
+  const unsigned char *Buffer = nullptr;
+  std::size_t Size = 0;
+  if (!packedArguments(Extra, Buffer, Size))
+    return false;
+  appendParamWords(Buffer, Size, Words);
+  return true;
+}
+
+bool packedArguments(void *const *Extra, const unsigned char *&Out, std::size_t &OutSize) {
   if (!Extra)
     return false;
   const void *Buffer = nullptr;
@@ -56,7 +65,8 @@ bool wordsFromExtra(void *const *Extra, std::vector<Addr> &Words) {
   }
   if (!Buffer || !HaveSize)
     return false;
-  appendParamWords(Buffer, Size, Words);
+  Out = static_cast<const unsigned char *>(Buffer);
+  OutSize = Size;
   return true;
 }
 
@@ -90,6 +100,7 @@ const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, O
     std::free(Demangled);
   }
   Info.Name = Ops.internName("kernel '" + Name + "'");
+  Info.GenericName = Ops.internName("kernel '" + Name + "' (pointer found by a generic scan of its parameters)");
   // The handle in cuLaunchKernel(Ex) is in practice a CUkernel (library-based
   // loading since CUDA 12): cuFuncGetParamInfo rejects it with 400, while
   // cuKernelGetParamInfo works (measured, runtime-notes section 8). Modules
@@ -124,6 +135,8 @@ const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, O
       Info.Layout = std::move(Layout);
     }
   }
+  if (Info.LayoutKnown)
+    Info.Plan = planFor(Name, Info.Layout);
   std::unique_lock<std::shared_mutex> Guard(Lock);
   // Another thread may have inserted it meanwhile; emplace keeps the first.
   const KernelInfo *Stored = &Infos.emplace(Function, std::move(Info)).first->second;

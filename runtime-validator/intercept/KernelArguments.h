@@ -3,21 +3,23 @@
 // A kernel can touch every allocation that one of its arguments points into,
 // including pointers inside by-value structs (cuBLAS passes one params struct,
 // Triton 128-byte TMA descriptors). The driver tells each parameter's offset
-// and size; we read the bytes and hand every 8-byte-aligned word to the engine,
-// which keeps those that point into tracked allocations.
-//
-// ArgumentWords (no driver calls) is unit-tested on the CPU; KernelInfoCache
-// asks the driver once per function.
+// and size (KernelInfoCache asks once per function); which of those bytes are
+// pointers the kernel uses is the business of the kernel's plan
+// (kernels/KernelPlans.h), chosen here on first sight from the demangled name.
+// The word helpers below (no driver calls) read a packed `extra` buffer and
+// scan raw bytes; they are unit-tested on the CPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_INTERCEPT_KERNELARGUMENTS_H
 #define STREAMLIFE_RT_INTERCEPT_KERNELARGUMENTS_H
 
 #include "engine/Engine.h"
+#include "intercept/kernels/KernelPlans.h"
 #include "report/CallSites.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <shared_mutex>
 #include <unordered_map>
 #include <vector>
@@ -26,11 +28,6 @@ namespace streamlife {
 namespace rt {
 
 struct DriverApi;
-
-struct ParamSlot {
-  std::uint32_t Offset = 0; ///< in the device-side parameter buffer
-  std::uint32_t Size = 0;
-};
 
 /// Appends the aligned 8-byte words of one parameter's bytes.
 void appendParamWords(const void *Bytes, std::size_t Size, std::vector<Addr> &Words);
@@ -41,11 +38,17 @@ void wordsFromKernelParams(void *const *KernelParams, const std::vector<ParamSlo
 /// _SIZE / _END). The packed buffer is scanned at every 8-aligned offset. False
 /// when the list is malformed (nothing is read then).
 bool wordsFromExtra(void *const *Extra, std::vector<Addr> &Words);
+/// The packed parameter buffer of an `extra` list; false when it is malformed.
+bool packedArguments(void *const *Extra, const unsigned char *&Buffer, std::size_t &Size);
 
 struct KernelInfo {
   NameId Name = 0;
+  /// The same kernel, named for accesses found by the generic rule.
+  NameId GenericName = 0;
   bool LayoutKnown = false;
   std::vector<ParamSlot> Layout;
+  /// How its launches are decoded (KernelPlans.h); set when LayoutKnown.
+  std::shared_ptr<const KernelPlan> Plan;
 };
 
 class KernelInfoCache {

@@ -26,6 +26,9 @@
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
 
+#include "report/SharedReport.h"
+#include "support/ProcessTally.h"
+
 #include <pthread.h>
 #include <unistd.h>
 
@@ -40,6 +43,7 @@ namespace rt {
 // Defined in CuptiSubscription.cpp.
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why);
 void printApiStats(std::FILE *Out);
+void printInterceptStats(std::FILE *Out);
 
 namespace {
 
@@ -52,9 +56,13 @@ void finishProcess() {
   if (!R)
     return;
   bool Used = R->UsedCuda.load();
-  R->Report.finish(*R, Used && R->Opts.print_summary);
+  R->Report.finish(*R, Used && R->Opts.print_summary, Used);
   if (R->Opts.api_stats)
     printApiStats(stderr);
+  if (R->Opts.intercept_stats && R->UsedCuda.load()) {
+    printInterceptStats(stderr);
+    R->Launches.print(stderr);
+  }
   if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {
     // Like the sanitizers: replace the exit status. Everything of ours is
     // flushed above; flush stdio for the program, then end without running
@@ -143,6 +151,10 @@ __attribute__((constructor)) static void attachToProcess() {
   // overwrite one report; '%p' gives each its own.
   for (std::size_t At = Opts.report.find("%p"); At != std::string::npos; At = Opts.report.find("%p"))
     Opts.report.replace(At, 2, std::to_string(getpid()));
+  // The processes of one run merge into one report (report/SharedReport.h):
+  // fix the run id now, before this process starts any other.
+  if (!Opts.report.empty())
+    (void)currentRunId();
   DriverApi Driver;
   std::string Why;
   if (!loadDriver(Driver, Why)) {
@@ -153,8 +165,10 @@ __attribute__((constructor)) static void attachToProcess() {
   }
   auto *R = new ValidatorRuntime(Opts, Driver); // never deleted: CUDA calls back during exit
   if (!subscribeCupti(*R, Why)) {
-    std::fprintf(stderr, "streamlife: warning: the runtime validator is not active in this process: %s\n",
-                 Why.c_str());
+    // Every process of `run -- sh -c '...'` fails alike: say it once per run.
+    if (claimWarning(Why))
+      std::fprintf(stderr, "streamlife: warning: the runtime validator is not active in this process: %s\n",
+                   Why.c_str());
     return;
   }
   TheRuntime.store(R, std::memory_order_release);
@@ -168,7 +182,7 @@ __attribute__((constructor)) static void attachToProcess() {
 /// Also finishes when the library is unloaded without exit() (dlclose).
 __attribute__((destructor)) static void detachFromProcess() {
   if (ValidatorRuntime *R = TheRuntime.load())
-    R->Report.finish(*R, R->UsedCuda.load() && R->Opts.print_summary);
+    R->Report.finish(*R, R->UsedCuda.load() && R->Opts.print_summary, R->UsedCuda.load());
 }
 
 /// CUDA teardown (a context being destroyed): print what is queued now, in case

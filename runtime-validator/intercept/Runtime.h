@@ -20,6 +20,7 @@
 #include "engine/Engine.h"
 #include "intercept/CudaLibraries.h"
 #include "intercept/KernelArguments.h"
+#include "intercept/LaunchStats.h"
 #include "intercept/StreamResolver.h"
 #include "report/CallSites.h"
 #include "report/Options.h"
@@ -43,6 +44,7 @@ public:
   Engine Eng;
   StreamResolver Streams;
   KernelInfoCache Kernels;
+  LaunchStats Launches;
   StreamOrderedPool Pool;
   /// Streams currently capturing into a graph; while 0, no launch asks the
   /// driver whether its stream captures (the common case costs nothing).

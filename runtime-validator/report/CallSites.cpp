@@ -2,6 +2,7 @@
 #include "report/CallSites.h"
 
 #include "report/ElfSymbols.h"
+#include "report/FastUnwind.h"
 
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -20,7 +21,7 @@ int captureStack(void **Frames, int Max) {
     return 0;
   if (Max > MaxStackFrames)
     Max = MaxStackFrames;
-  return backtrace(Frames, Max);
+  return fastBacktrace(Frames, Max);
 }
 
 namespace {
@@ -75,6 +76,11 @@ OpId OpTable::intern(NameId Name, void *const *Frames, int Count) {
   Ops.push_back(OpRecord{Name, std::vector<void *>(Frames, Frames + Count)});
   OpsByHash.emplace(H, Id);
   return Id;
+}
+
+OpId OpTable::sameStack(OpId Op, NameId Name) {
+  OpRecord R = op(Op);
+  return intern(Name, R.Frames.data(), static_cast<int>(R.Frames.size()));
 }
 
 std::string OpTable::name(NameId Id) const {

@@ -49,6 +49,9 @@ public:
     return intern(internName(Name), Frames, Count);
   }
 
+  /// Op's stack under another name (one launch's accesses of two provenances).
+  OpId sameStack(OpId Op, NameId Name);
+
   std::string name(NameId Id) const;
   /// The record of Op; an empty record for NoOp or an unknown id.
   OpRecord op(OpId Op) const;

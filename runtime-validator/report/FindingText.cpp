@@ -144,36 +144,45 @@ std::string formatText(const ReportedFinding &F) {
   return Out;
 }
 
+static void writeFindingJson(JsonWriter &W, const ReportedFinding &F) {
+  W.beginObject();
+  W.key("kind").value(findingKindName(F.Kind));
+  W.key("range").beginObject();
+  W.key("begin").value(hex(F.Bytes.Begin));
+  W.key("end").value(hex(F.Bytes.end()));
+  W.key("size").value(static_cast<std::uint64_t>(F.Bytes.Size));
+  W.endObject();
+  W.key("allocation").beginObject();
+  W.key("kind").value(allocKindText(F.Alloc));
+  W.key("begin").value(hex(F.Allocation.Begin));
+  W.key("size").value(static_cast<std::uint64_t>(F.Allocation.Size));
+  W.key("stream").value(F.Allocated.Stream);
+  W.key("operation").value(F.Allocated.What);
+  W.key("site").value(F.Allocated.Frames.empty() ? std::string() : F.Allocated.Frames.front());
+  W.endObject();
+  writeSite(W, "access", F.Access);
+  writeSite(W, "release", F.Release);
+  writeSite(W, "new_access", F.NewAccess);
+  writeSite(W, "new_allocation", F.Reallocated);
+  if (F.Kind == FindingKind::ReuseRace)
+    W.key("after_unsafe_free").value(F.AfterUnsafeFree);
+  W.key("fix").value(fixSentence(F));
+  W.endObject();
+}
+
+std::string formatFindingJson(const ReportedFinding &F) {
+  JsonWriter W;
+  writeFindingJson(W, F);
+  return W.str();
+}
+
 std::string formatJson(const std::vector<ReportedFinding> &Findings,
                        const std::vector<std::string> &Notes) {
   JsonWriter W;
   W.beginObject();
   W.key("findings").beginArray();
-  for (const ReportedFinding &F : Findings) {
-    W.beginObject();
-    W.key("kind").value(findingKindName(F.Kind));
-    W.key("range").beginObject();
-    W.key("begin").value(hex(F.Bytes.Begin));
-    W.key("end").value(hex(F.Bytes.end()));
-    W.key("size").value(static_cast<std::uint64_t>(F.Bytes.Size));
-    W.endObject();
-    W.key("allocation").beginObject();
-    W.key("kind").value(allocKindText(F.Alloc));
-    W.key("begin").value(hex(F.Allocation.Begin));
-    W.key("size").value(static_cast<std::uint64_t>(F.Allocation.Size));
-    W.key("stream").value(F.Allocated.Stream);
-    W.key("operation").value(F.Allocated.What);
-    W.key("site").value(F.Allocated.Frames.empty() ? std::string() : F.Allocated.Frames.front());
-    W.endObject();
-    writeSite(W, "access", F.Access);
-    writeSite(W, "release", F.Release);
-    writeSite(W, "new_access", F.NewAccess);
-    writeSite(W, "new_allocation", F.Reallocated);
-    if (F.Kind == FindingKind::ReuseRace)
-      W.key("after_unsafe_free").value(F.AfterUnsafeFree);
-    W.key("fix").value(fixSentence(F));
-    W.endObject();
-  }
+  for (const ReportedFinding &F : Findings)
+    writeFindingJson(W, F);
   W.endArray();
   W.key("notes").beginArray();
   for (const std::string &N : Notes)

@@ -22,6 +22,8 @@ struct SiteView {
   std::string Stream;              ///< "stream #2 (0x5581...)"; empty if none
   std::string What;                ///< "kernel 'consume'", "cuMemFreeAsync"
   std::vector<std::string> Frames; ///< symbolized, call site first
+  /// Deeper frames for suppression rules (filled only when a rule needs them).
+  std::vector<std::string> SearchFrames;
 };
 
 struct ReportedFinding {
@@ -43,6 +45,8 @@ const char *allocKindText(AllocKind K); ///< "stream-ordered", "managed", ...
 std::string fixSentence(const ReportedFinding &F);
 /// The multi-line text report; its first line starts "streamlife: error: <kind>:".
 std::string formatText(const ReportedFinding &F);
+/// One finding as a JSON object on one line (no newline inside).
+std::string formatFindingJson(const ReportedFinding &F);
 /// {"findings":[...],"notes":[...],"summary":{"findings":N}}
 std::string formatJson(const std::vector<ReportedFinding> &Findings,
                        const std::vector<std::string> &Notes);

@@ -1,6 +1,13 @@
 //===- Reporter.cpp - finding queue, dedup, text and JSON output -----------===//
 #include "report/Reporter.h"
 
+#include "report/SharedReport.h"
+#include "support/ProcessTally.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
 #include <cerrno>
 #include <cstring>
 
@@ -36,7 +43,32 @@ const char *notAnalysedText(NotAnalysed N) {
 }
 
 Reporter::Reporter(const Options &Opts, OpTable &Ops, std::FILE *Out)
-    : Opts(Opts), Ops(Ops), Out(Out) {}
+    : Opts(Opts), Ops(Ops), Out(Out) {
+  if (!Opts.suppressions.empty()) {
+    std::string Error;
+    if (!Supp.load(Opts.suppressions, Error)) {
+      // `streamlife run` rejects such a file before starting the program; set
+      // through STREAMLIFE_OPTIONS alone, it is said and nothing is suppressed.
+      std::fprintf(Out, "streamlife: error: %s\n", Error.c_str());
+      Supp = Suppressions();
+    }
+  }
+}
+
+bool Reporter::suppressed(const ReportedFinding &R) {
+  if (Supp.empty())
+    return false;
+  FindingView V;
+  V.Kind = findingKindName(R.Kind);
+  for (const SiteView *S : {&R.Access, &R.NewAccess, &R.Release, &R.Allocated, &R.Reallocated}) {
+    if (!S->Present)
+      continue;
+    V.Names.push_back(S->What);
+    for (const std::string &F : S->SearchFrames.empty() ? S->Frames : S->SearchFrames)
+      V.Frames.push_back(F);
+  }
+  return Supp.match(V) != nullptr;
+}
 
 Reporter::~Reporter() = default;
 
@@ -76,8 +108,15 @@ SiteView Reporter::resolveSite(const AccessPoint &P, StreamNamer &Namer,
   S.What = Ops.name(R.Name);
   if (S.What.empty())
     S.What = DefaultWhat;
-  for (const Frame &F : userFrames(R.Frames, static_cast<int>(Opts.report_frames)))
-    S.Frames.push_back(formatFrame(F));
+  int Print = static_cast<int>(Opts.report_frames);
+  int Keep = Supp.needsFrames() ? std::max(Print, SuppressionFrameDepth) : Print;
+  for (const Frame &F : userFrames(R.Frames, Keep)) {
+    std::string Text = formatFrame(F);
+    if (static_cast<int>(S.Frames.size()) < Print)
+      S.Frames.push_back(Text);
+    if (Keep > Print)
+      S.SearchFrames.push_back(std::move(Text));
+  }
   return S;
 }
 
@@ -115,14 +154,18 @@ void Reporter::drain(StreamNamer &Namer) {
     std::lock_guard<std::mutex> Guard(StateLock);
     if (Opts.dedup && !SeenKeys.insert(Key).second)
       continue;
+    if (suppressed(R))
+      continue;
     Reported.push_back(R);
     Added = true;
     std::string Text = formatText(R);
     std::fputs(Text.c_str(), Out);
     std::fflush(Out);
   }
-  if (Added)
+  if (Added) {
     writeJsonReport();
+    appendToTally(describeThisProcess(findingCount()));
+  }
 }
 
 void Reporter::writeJsonReport() {
@@ -135,21 +178,25 @@ void Reporter::writeJsonReport() {
     All = Reported;
     AllNotes = Notes;
   }
-  std::string Json = formatJson(All, AllNotes);
-  // Write a sibling and rename it, so that a reader never sees half a report.
-  std::string Temp = Opts.report + ".tmp";
-  bool Ok = false;
-  if (std::FILE *File = std::fopen(Temp.c_str(), "w")) {
-    bool Written = std::fwrite(Json.data(), 1, Json.size(), File) == Json.size();
-    Ok = (std::fclose(File) == 0) && Written && std::rename(Temp.c_str(), Opts.report.c_str()) == 0;
-  }
+  // Merged with the other processes of this run (SharedReport.h), through a
+  // temporary that is renamed into place, so a reader never sees half a report.
+  ProcessCount Self = describeThisProcess(All.size());
+  ReportPart Part;
+  Part.RunId = currentRunId();
+  Part.Pid = Self.Pid;
+  Part.Rank = Self.Rank;
+  Part.Command = Self.Command;
+  for (const ReportedFinding &F : All)
+    Part.FindingObjects.push_back(formatFindingJson(F));
+  Part.Notes = AllNotes;
+  std::string Why;
+  bool Ok = mergeIntoReport(Opts.report, Part, Why);
   if (!Ok) {
-    int Err = errno;
     std::lock_guard<std::mutex> Guard(StateLock);
     if (!ReportWriteFailed) {
       ReportWriteFailed = true;
       std::fprintf(Out, "streamlife: error: cannot write the report '%s': %s\n",
-                   Opts.report.c_str(), std::strerror(Err));
+                   Opts.report.c_str(), Why.c_str());
       std::fflush(Out);
     }
   }
@@ -182,15 +229,24 @@ std::vector<ReportedFinding> Reporter::findings() const {
   return Reported;
 }
 
-void Reporter::finish(StreamNamer &Namer, bool PrintSummary) {
+void Reporter::finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda) {
   if (Finished.exchange(true))
     return;
   drain(Namer);
+  {
+    std::lock_guard<std::mutex> Guard(StateLock);
+    Supp.printCounts(Out);
+  }
   if (PrintSummary) {
     std::fprintf(Out, "%s\n", summaryLine(findingCount()).c_str());
     std::fflush(Out);
   }
+  // A process that made no CUDA call (a wrapper shell, a Python launcher) has
+  // nothing to say: it must neither write a report nor count in the tally.
+  if (!UsedCuda && findingCount() == 0)
+    return;
   writeJsonReport();
+  appendToTally(describeThisProcess(findingCount()));
 }
 
 } // namespace rt

@@ -16,6 +16,7 @@
 #include "engine/Engine.h"
 #include "report/CallSites.h"
 #include "report/FindingText.h"
+#include "report/Suppressions.h"
 #include "report/Options.h"
 
 #include <atomic>
@@ -68,8 +69,9 @@ public:
   std::vector<ReportedFinding> findings() const;
 
   /// Drains, prints the summary (if PrintSummary) and writes the JSON report
-  /// when the report option names a file. Only the first call does anything.
-  void finish(StreamNamer &Namer, bool PrintSummary);
+  /// when the report option names a file, unless this process neither used
+  /// CUDA nor found anything. Only the first call does anything.
+  void finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda = true);
   bool finished() const { return Finished.load(); }
 
   /// Resolves one engine finding to text (exposed for tests).
@@ -82,9 +84,13 @@ private:
   /// (Re)writes the JSON report with what was found so far.
   void writeJsonReport();
 
+  /// True when a suppression rule matches R (counted there).
+  bool suppressed(const ReportedFinding &R);
+
   const Options &Opts;
   OpTable &Ops;
   std::FILE *Out;
+  Suppressions Supp; ///< from Opts.suppressions; used under StateLock
 
   std::mutex QueueLock; ///< guards Queue; taken under the engine lock
   std::vector<Finding> Queue;

@@ -12,11 +12,14 @@
 #include "CheckOptions.h"
 #include "CheckRunner.h"
 #include "CompilationDatabaseLoader.h"
+#include "ProjectConfig.h"
 #include "PythonInputs.h"
 #include "PythonRunner.h"
 #include "ReportFormatters.h"
+#include "ReportOutput.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -51,6 +54,14 @@ std::string absolute(llvm::StringRef Path) {
   llvm::SmallString<256> Absolute(Path);
   llvm::sys::fs::make_absolute(Absolute);
   return std::string(Absolute);
+}
+
+/// The file -p names: BUILD_DIR/compile_commands.json, or the file itself.
+std::string databaseFile(llvm::StringRef BuildDirOrFile) {
+  llvm::SmallString<256> Path(BuildDirOrFile);
+  if (llvm::sys::fs::is_directory(Path))
+    llvm::sys::path::append(Path, "compile_commands.json");
+  return std::string(Path);
 }
 
 /// Compile errors go to stderr whatever the format: they are about the input,
@@ -88,29 +99,65 @@ int runCheckCommand(int Argc, const char **Argv) {
   const check::CheckOptions &Options = *Parsed;
   if (Options.ShowHelp) {
     llvm::outs() << check::checkUsage();
+    if (std::string Error; !check::standardOutputIsHealthy(Error))
+      return inputError(Error);
     return ExitClean;
   }
+  // Run from a deleted folder, clang's virtual file system aborts with a
+  // bogus "out of memory" (clang-tidy does the same): say what is wrong.
+  if (llvm::SmallString<256> Cwd; llvm::sys::fs::current_path(Cwd))
+    return inputError("the current directory no longer exists (cd to an existing one)");
 
-  // Open the output first: an unwritable --output should fail before a long
-  // analysis, not after it.
-  std::optional<llvm::raw_fd_ostream> OutputFile;
-  if (Options.OutputFile) {
-    std::error_code EC;
-    OutputFile.emplace(*Options.OutputFile, EC, llvm::sys::fs::OF_Text);
-    if (EC)
-      return inputError("cannot write '" + *Options.OutputFile + "': " + EC.message());
-  }
-  llvm::raw_ostream &Out = OutputFile ? *OutputFile : llvm::outs();
+  // Check the output and create its temporary first: an unwritable --output
+  // should fail before a long analysis, not after it. The target itself is
+  // only replaced once the whole report is written (ReportOutput.h).
+  check::ReportOutput Output;
+  if (std::string Error; !Output.open(Options.OutputFile, Error))
+    return inputError(Error);
+  llvm::raw_ostream &Out = Output.stream();
 
   // Python files and directories go to the Python front end; the rest to
   // the compile database, as before.
-  llvm::Expected<check::SplitInputs> Inputs =
+  llvm::Expected<check::SplitInputs> PythonSplit =
       check::splitPythonInputs(Options.Files, std::nullopt, std::nullopt);
-  if (!Inputs)
-    return inputError(llvm::toString(Inputs.takeError()));
+  if (!PythonSplit)
+    return inputError(llvm::toString(PythonSplit.takeError()));
   check::CheckOptions CxxOptions = Options;
-  CxxOptions.Files = Inputs->OtherFiles;
-  bool HasCxx = !CxxOptions.Files.empty() || (Options.BuildDir && Inputs->PythonFiles.empty());
+  CxxOptions.Files = PythonSplit->OtherFiles;
+  bool HasCxx =
+      !CxxOptions.Files.empty() || (Options.BuildDir && PythonSplit->PythonFiles.empty());
+
+  check::CheckReport Report;
+  std::vector<std::string> Inputs = PythonSplit->PythonFiles;
+  if (HasCxx) {
+    llvm::Expected<check::LoadedDatabase> Database =
+        check::loadCompilationDatabase(CxxOptions, STREAMLIFE_CLANG_RESOURCE_DIR);
+    if (!Database) {
+      llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+    Inputs.insert(Inputs.end(), Database->Files.begin(), Database->Files.end());
+    if (Options.BuildDir)
+      Inputs.push_back(databaseFile(*Options.BuildDir));
+    if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
+      return inputError(Error);
+    if (llvm::Error Broken = check::validateProjectConfigs(Database->Files)) {
+      llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+    Report = check::runChecks(*Database->Database, Database->Files);
+  } else {
+    if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
+      return inputError(Error);
+    for (llvm::StringRef Name : check::pythonCheckNames())
+      Report.EnabledChecks.push_back(Name.str());
+  }
+  for (const std::string &File : PythonSplit->PythonFiles)
+    Report.Files.push_back(check::checkPythonFile(File));
 
   check::CheckReport Report;
   if (HasCxx) {
@@ -145,20 +192,18 @@ int runCheckCommand(int Argc, const char **Argv) {
         Out);
     break;
   }
-  Out.flush();
-  if (OutputFile && OutputFile->has_error()) {
-    std::string Message = OutputFile->error().message();
-    OutputFile->clear_error();
-    return inputError("cannot write '" + *Options.OutputFile + "': " + Message);
-  }
+  if (std::string Error; !Output.finish(Error))
+    return inputError(Error);
 
   unsigned BrokenFiles = reportCompileErrors(Report);
+  for (const std::string &Error : Report.ConfigurationErrors)
+    inputError(".clang-tidy: " + Error);
   unsigned Findings = Report.findingCount();
   if (Findings)
     llvm::errs() << "streamlife: " << Findings << " finding" << (Findings == 1 ? "" : "s")
                  << " in " << Report.Files.size() << " checked file"
                  << (Report.Files.size() == 1 ? "" : "s") << '\n';
-  if (BrokenFiles)
+  if (BrokenFiles || !Report.ConfigurationErrors.empty())
     return ExitUsage;
   return Findings ? ExitFindings : ExitClean;
 }

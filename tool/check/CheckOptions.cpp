@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "CheckOptions.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -80,6 +82,9 @@ llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args
                                                llvm::StringRef DefaultCudaPath) {
   CheckOptions Result;
   Result.CudaPath = DefaultCudaPath.str();
+  // A value option given twice is refused rather than "last wins": with
+  // `-o a.json ... -o b.json` or two -p, one of them was a mistake.
+  llvm::SmallVector<OptionId, 8> Seen;
   for (size_t I = 0; I < Args.size(); ++I) {
     llvm::StringRef Arg = Args[I];
     if (Arg == "--") {
@@ -120,6 +125,11 @@ llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args
     if (!Spec->ValueName.empty() && Value.empty())
       return makeError("option '" + Name + "' needs a non-empty value (" +
                        Spec->ValueName + ")");
+    if (!Spec->ValueName.empty()) {
+      if (llvm::is_contained(Seen, Spec->Id))
+        return makeError("option '" + Spec->LongName + "' given more than once");
+      Seen.push_back(Spec->Id);
+    }
     switch (Spec->Id) {
     case OptionId::BuildDir:
       Result.BuildDir = Value.str();

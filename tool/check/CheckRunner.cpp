@@ -7,11 +7,17 @@
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <new>
 
 namespace streamlife::check {
 namespace {
@@ -20,10 +26,19 @@ using clang::tidy::ClangTidyError;
 using clang::tidy::ClangTidyOptions;
 
 /// 'streamlife-*' only. The static analyzer's clang-analyzer-* checks live
-/// inside libclangTidy itself, so a user's `Checks: '*'` must not reach them:
-/// the override is appended after the file's own Checks and so wins.
+/// inside libclangTidy itself, so a user's `Checks: '*'` must not reach them;
+/// and a project's own `.clang-tidy` (`Checks: '-*,bugprone-*'`, in any parent
+/// folder) must not switch the streamlife checks off, or `streamlife check`
+/// would pass silently. The override is appended after the file's own Checks
+/// and so wins; the file may still set the checks' options, and NOLINT works.
 constexpr llvm::StringLiteral DefaultChecks = "-*,streamlife-*";
-constexpr llvm::StringLiteral ForcedChecks = "-clang-analyzer-*,-clang-diagnostic-*";
+constexpr llvm::StringLiteral ForcedChecks = "-clang-analyzer-*,-clang-diagnostic-*,streamlife-*";
+
+/// Diagnostics about the configuration (a bad CheckOptions value): input
+/// errors, never findings.
+bool isConfigurationDiagnostic(const ClangTidyError &Error) {
+  return Error.DiagnosticName == "clang-tidy-config";
+}
 
 std::unique_ptr<clang::tidy::ClangTidyOptionsProvider> makeOptionsProvider() {
   ClangTidyOptions Defaults = ClangTidyOptions::getDefaults();
@@ -94,6 +109,26 @@ bool isCompilerDiagnostic(const ClangTidyError &Error) {
   return llvm::StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-");
 }
 
+/// The file being checked, for the out-of-memory line (no allocation there).
+char CurrentFile[1024];
+
+/// Pathological input (tens of thousands of branches on one buffer) can
+/// exhaust memory; say so in one line naming the file, with the error exit
+/// status, instead of "LLVM ERROR: out of memory" and an abort (134).
+[[noreturn]] void outOfMemory() {
+  static const char Prefix[] = "streamlife: error: out of memory while checking '";
+  static const char Suffix[] = "'\n";
+  ssize_t Ignored = write(2, Prefix, sizeof(Prefix) - 1);
+  Ignored = write(2, CurrentFile, strnlen(CurrentFile, sizeof(CurrentFile)));
+  Ignored = write(2, Suffix, sizeof(Suffix) - 1);
+  (void)Ignored;
+  _exit(2);
+}
+
+/// LLVM's own allocations (SmallVector growth, safe_malloc) report failure
+/// here rather than through operator new.
+void llvmOutOfMemory(void *, const char *, bool) { outOfMemory(); }
+
 bool byPosition(const Diagnostic &A, const Diagnostic &B) {
   return std::tie(A.Location.Path, A.Location.Line, A.Location.Column, A.CheckName) <
          std::tie(B.Location.Path, B.Location.Line, B.Location.Column, B.CheckName);
@@ -107,7 +142,10 @@ CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
   CheckReport Report;
   Report.EnabledChecks = enabledCheckNames(Context);
   SourceFileCache Sources;
+  std::new_handler PreviousHandler = std::set_new_handler(outOfMemory);
+  llvm::install_bad_alloc_error_handler(llvmOutOfMemory);
   for (const std::string &File : Files) {
+    std::snprintf(CurrentFile, sizeof(CurrentFile), "%s", File.c_str());
     // Names the file in the stack dump should a check crash on it.
     llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
                                               File.c_str());
@@ -119,6 +157,11 @@ CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
     FileResult Result;
     Result.Path = File;
     for (const ClangTidyError &Error : Errors) {
+      if (isConfigurationDiagnostic(Error)) {
+        if (!llvm::is_contained(Report.ConfigurationErrors, Error.Message.Message))
+          Report.ConfigurationErrors.push_back(Error.Message.Message);
+        continue;
+      }
       if (isCompilerDiagnostic(Error)) {
         // Compiler warnings are filtered out by the check filter; errors
         // always come through and mean the AST is incomplete.
@@ -134,6 +177,8 @@ CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
     llvm::stable_sort(Result.Findings, byPosition);
     Report.Files.push_back(std::move(Result));
   }
+  llvm::remove_bad_alloc_error_handler();
+  std::set_new_handler(PreviousHandler);
   return Report;
 }
 

@@ -51,6 +51,26 @@ loadJsonDatabase(llvm::StringRef BuildDirOrFile) {
   if (!Json->getAsArray())
     return inputError("broken compile database '" + JsonPath +
                       "': expected an array of compile commands");
+  // The format requires absolute "directory" values; a relative one is
+  // resolved against our working directory by clang, and the files it lists
+  // then look "not in the compile database". Say what is wrong instead.
+  // An empty command would otherwise become "no such file: 'cuda'".
+  for (size_t I = 0; I < Json->getAsArray()->size(); ++I) {
+    const llvm::json::Object *Entry = (*Json->getAsArray())[I].getAsObject();
+    if (!Entry)
+      continue; // the database parser names the problem
+    if (std::optional<llvm::StringRef> Dir = Entry->getString("directory");
+        Dir && !llvm::sys::path::is_absolute(*Dir))
+      return inputError("broken compile database '" + JsonPath + "': entry " +
+                        llvm::Twine(I + 1) + ": \"directory\" must be an absolute path, got '" +
+                        *Dir + "'");
+    const llvm::json::Array *Arguments = Entry->getArray("arguments");
+    std::optional<llvm::StringRef> Command = Entry->getString("command");
+    if ((Arguments && Arguments->empty()) ||
+        (!Arguments && Command && Command->trim().empty()))
+      return inputError("broken compile database '" + JsonPath + "': entry " +
+                        llvm::Twine(I + 1) + " has an empty command");
+  }
   std::string Message;
   std::unique_ptr<clang::tooling::CompilationDatabase> Database =
       clang::tooling::JSONCompilationDatabase::loadFromFile(
@@ -102,9 +122,17 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
     llvm::StringRef Shown = I < Options.Files.size() && !Options.Files.empty()
                                 ? llvm::StringRef(Options.Files[I])
                                 : llvm::StringRef(File);
-    if (!llvm::sys::fs::exists(File)) {
-      Errors = llvm::joinErrors(std::move(Errors),
-                                inputError(Shown + ": no such file"));
+    llvm::sys::fs::file_status Status;
+    if (std::error_code EC = llvm::sys::fs::status(File, Status)) {
+      // A symbolic link loop is not "no such file"; a stale database entry
+      // names the database it came from.
+      std::string Why = EC == std::errc::too_many_symbolic_link_levels
+                            ? "symbolic link loop"
+                        : EC == std::errc::no_such_file_or_directory ? "no such file"
+                                                                     : EC.message();
+      if (Options.BuildDir && Options.Files.empty())
+        Why += " (listed in the compile database of '" + *Options.BuildDir + "')";
+      Errors = llvm::joinErrors(std::move(Errors), inputError(Shown + ": " + Why));
       continue;
     }
     if (llvm::sys::fs::is_directory(File)) {
@@ -118,7 +146,12 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
           inputError(Shown + ": not in the compile database of '" + *Options.BuildDir + "'"));
       continue;
     }
-    if (Seen.insert(File).second)
+    // A file and a link to it (or another spelling) are one file, checked
+    // and reported once, under the first name given.
+    llvm::SmallString<256> Real;
+    if (llvm::sys::fs::real_path(File, Real))
+      Real = File;
+    if (Seen.insert(Real).second)
       Result.Files.push_back(File);
   }
   if (Errors)

@@ -44,32 +44,40 @@ llvm::json::Value toJson(const Diagnostic &Diag) {
 
 void writeJsonReport(const CheckReport &Report, llvm::StringRef ToolVersion,
                      llvm::raw_ostream &OS) {
-  llvm::json::Array Findings, Files;
+  // Streamed, one finding's value at a time, so that memory does not grow
+  // with the number of findings; keys in sorted order, as llvm::json prints
+  // a whole Value, so the output is unchanged.
   unsigned BrokenFiles = 0;
-  for (const FileResult &File : Report.Files) {
-    for (const Diagnostic &Finding : File.Findings)
-      Findings.push_back(toJson(Finding));
-    llvm::json::Array CompileErrors;
-    for (const Diagnostic &Error : File.CompileErrors)
-      CompileErrors.push_back(toJson(Error));
+  for (const FileResult &File : Report.Files)
     BrokenFiles += !File.parsedCleanly();
-    Files.push_back(llvm::json::Object{
-        {"path", File.Path},
-        {"parsed", File.parsedCleanly()},
-        {"findings", static_cast<int64_t>(File.Findings.size())},
-        {"compileErrors", std::move(CompileErrors)},
+  llvm::json::OStream J(OS, 2);
+  J.object([&] {
+    J.attributeArray("files", [&] {
+      for (const FileResult &File : Report.Files)
+        J.object([&] {
+          J.attributeArray("compileErrors", [&] {
+            for (const Diagnostic &Error : File.CompileErrors)
+              J.value(toJson(Error));
+          });
+          J.attribute("findings", static_cast<int64_t>(File.Findings.size()));
+          J.attribute("parsed", File.parsedCleanly());
+          J.attribute("path", File.Path);
+        });
     });
-  }
-  llvm::json::Value Document = llvm::json::Object{
-      {"version", 1},
-      {"tool", llvm::json::Object{{"name", "streamlife"}, {"version", ToolVersion}}},
-      {"summary", llvm::json::Object{{"files", static_cast<int64_t>(Report.Files.size())},
-                                     {"findings", Report.findingCount()},
-                                     {"filesWithCompileErrors", BrokenFiles}}},
-      {"findings", std::move(Findings)},
-      {"files", std::move(Files)},
-  };
-  OS << llvm::formatv("{0:2}", Document) << '\n';
+    J.attributeArray("findings", [&] {
+      for (const FileResult &File : Report.Files)
+        for (const Diagnostic &Finding : File.Findings)
+          J.value(toJson(Finding));
+    });
+    J.attributeObject("summary", [&] {
+      J.attribute("files", static_cast<int64_t>(Report.Files.size()));
+      J.attribute("filesWithCompileErrors", BrokenFiles);
+      J.attribute("findings", Report.findingCount());
+    });
+    J.attribute("tool", llvm::json::Object{{"name", "streamlife"}, {"version", ToolVersion}});
+    J.attribute("version", 1);
+  });
+  OS << '\n';
 }
 
 } // namespace streamlife::check

@@ -25,6 +25,7 @@ struct ReporterFixture : ::testing::Test {
     Out = open_memstream(&Buffer, &Size);
     void *A = siteA();
     void *B = siteB();
+    AddrB = B;
     KernelAtA = Ops.intern("kernel 'consume'", &A, 1);
     KernelAtB = Ops.intern("kernel 'consume'", &B, 1);
     FreeAtA = Ops.intern("cuMemFreeAsync", &A, 1);
@@ -63,6 +64,7 @@ struct ReporterFixture : ::testing::Test {
   std::size_t Size = 0;
   std::FILE *Out = nullptr;
   OpId KernelAtA, KernelAtB, FreeAtA, FreeAtB;
+  void *AddrB = nullptr;
 };
 
 TEST_F(ReporterFixture, ReportOnlyQueuesUntilDrained) {
@@ -133,7 +135,22 @@ TEST_F(ReporterFixture, FinishPrintsSummaryOnceAndWritesJson) {
   std::stringstream Json;
   Json << In.rdbuf();
   EXPECT_NE(Json.str().find("\"kind\":\"unsafe-free\""), std::string::npos) << Json.str();
-  EXPECT_NE(Json.str().find("\"summary\":{\"findings\":1}"), std::string::npos);
+  EXPECT_NE(Json.str().find("\"summary\":{\"findings\":1,\"processes\":1}"), std::string::npos);
+  std::remove(Path.c_str());
+}
+
+// A wrapper process (bash, a Python launcher) attaches but makes no CUDA call:
+// it must not replace its CUDA child's report with an empty one.
+TEST_F(ReporterFixture, ProcessWithoutCudaWritesNoReport) {
+  std::string Path = ::testing::TempDir() + "streamlife-reporter-nocuda.json";
+  std::remove(Path.c_str());
+  Opts.report = Path;
+  Reporter R(Opts, Ops, Out);
+  R.finish(Names, false, /*UsedCuda=*/false);
+  EXPECT_FALSE(std::ifstream(Path).good());
+  Reporter Used(Opts, Ops, Out);
+  Used.finish(Names, false, /*UsedCuda=*/true);
+  EXPECT_TRUE(std::ifstream(Path).good());
   std::remove(Path.c_str());
 }
 
@@ -149,6 +166,101 @@ TEST_F(ReporterFixture, UnwritableReportIsOneErrorLine) {
   R.finish(Names, true);
   EXPECT_NE(text().find("streamlife: error: cannot write the report '/nonexistent-dir/r.json': "),
             std::string::npos);
+}
+
+} // namespace
+
+namespace {
+
+std::string writeRules(const std::string &Text) {
+  std::string Path = ::testing::TempDir() + "streamlife-suppressions-test.txt";
+  std::ofstream(Path) << Text;
+  return Path;
+}
+
+TEST_F(ReporterFixture, SuppressedFindingsAreNotReportedButCountedPerRule) {
+  Opts.suppressions = writeRules("# the consume kernel is known\nunsafe-free:kernel:*'consume'*\n");
+  Reporter R(Opts, Ops, Out);
+  R.report(unsafeFree(KernelAtA, FreeAtA));
+  R.report(unsafeFree(KernelAtB, FreeAtB));
+  R.finish(Names, true);
+  EXPECT_EQ(R.findingCount(), 0u);
+  EXPECT_EQ(count(text(), "streamlife: error:"), 0u) << text();
+  EXPECT_NE(text().find("streamlife: suppressed 2 findings with rule 'unsafe-free:kernel:*'consume'*' ("),
+            std::string::npos)
+      << text();
+  EXPECT_NE(text().find("streamlife: summary: 0 findings"), std::string::npos) << text();
+}
+
+TEST_F(ReporterFixture, ARuleOfAnotherKindOrNameSuppressesNothing) {
+  Opts.suppressions = writeRules("reuse-race:kernel:*consume*\n*:kernel:*produce*\n");
+  Reporter R(Opts, Ops, Out);
+  R.report(unsafeFree(KernelAtA, FreeAtA));
+  R.finish(Names, true);
+  EXPECT_EQ(R.findingCount(), 1u);
+  EXPECT_EQ(text().find("streamlife: suppressed"), std::string::npos) << text();
+}
+
+TEST_F(ReporterFixture, FrameRulesMatchTheCallSitesStack) {
+  // Site B's frame as a report prints it: "function (module+0xOFFSET)".
+  std::string FrameB = formatFrame(symbolize(AddrB));
+  std::string Pattern = "*" + FrameB.substr(FrameB.rfind('+'));
+  Opts.suppressions = writeRules("*:frame:" + Pattern + "\n");
+  Reporter R(Opts, Ops, Out);
+  R.report(unsafeFree(KernelAtA, FreeAtA)); // stacks at siteA only: kept
+  R.report(unsafeFree(KernelAtB, FreeAtA)); // the access at siteB: suppressed
+  R.finish(Names, true);
+  EXPECT_EQ(R.findingCount(), 1u);
+  EXPECT_NE(text().find("streamlife: suppressed 1 finding with rule '*:frame:" + Pattern + "'"), std::string::npos)
+      << text();
+}
+
+TEST_F(ReporterFixture, AnUnreadableSuppressionsFileIsSaidAndSuppressesNothing) {
+  Opts.suppressions = "/nonexistent/streamlife.supp";
+  Reporter R(Opts, Ops, Out);
+  R.report(unsafeFree(KernelAtA, FreeAtA));
+  R.finish(Names, true);
+  EXPECT_EQ(R.findingCount(), 1u);
+  EXPECT_NE(text().find("streamlife: error: cannot read suppressions file '/nonexistent/streamlife.supp'"),
+            std::string::npos)
+      << text();
+}
+
+TEST(SuppressionsTest, ParsesRulesCommentsAndBlankLines) {
+  Suppressions S;
+  std::string Error;
+  ASSERT_TRUE(S.parse("# c\n\n  use-after-free : kernel : *foo*  \n*:frame:bar*\n", "f", Error)) << Error;
+  ASSERT_EQ(S.rules().size(), 2u);
+  EXPECT_EQ(S.rules()[0].Kind, "use-after-free");
+  EXPECT_EQ(S.rules()[0].Pattern, "*foo*");
+  EXPECT_EQ(S.rules()[0].Origin, "f:3");
+  EXPECT_TRUE(S.needsFrames());
+}
+
+TEST(SuppressionsTest, RejectsMalformedLinesWithTheirPlace) {
+  std::string Error;
+  EXPECT_FALSE(Suppressions().parse("unsafe-free:*foo*\n", "f", Error));
+  EXPECT_EQ(Error, "f:1: expected KIND:FIELD:PATTERN, got 'unsafe-free:*foo*'");
+  EXPECT_FALSE(Suppressions().parse("\nrace:kernel:x\n", "f", Error));
+  EXPECT_EQ(Error.rfind("f:2: unknown finding kind 'race'", 0), 0u) << Error;
+  EXPECT_FALSE(Suppressions().parse("*:stack:x\n", "f", Error));
+  EXPECT_EQ(Error, "f:1: unknown field 'stack' (kernel or frame)");
+  EXPECT_FALSE(Suppressions().parse("*:kernel:\n", "f", Error));
+  EXPECT_EQ(Error, "f:1: empty pattern");
+}
+
+TEST(SuppressionsTest, MatchesByKindNameAndFrame) {
+  Suppressions S;
+  std::string Error;
+  ASSERT_TRUE(S.parse("use-after-free:kernel:*multi_tensor_apply*\n*:frame:*fsdp*\n", "f", Error));
+  FindingView UseAfterFree{"use-after-free", {"kernel 'multi_tensor_apply_kernel<X>'"}, {}};
+  FindingView UnsafeFree{"unsafe-free", {"kernel 'multi_tensor_apply_kernel<X>'"}, {}};
+  FindingView InFsdp{"unsafe-free", {"cuMemFreeAsync"}, {"foo (/x/_fsdp_collectives.so+0x10)"}};
+  EXPECT_NE(S.match(UseAfterFree), nullptr);
+  EXPECT_EQ(S.match(UnsafeFree), nullptr);
+  EXPECT_NE(S.match(InFsdp), nullptr);
+  EXPECT_EQ(S.rules()[0].Hits, 1u);
+  EXPECT_EQ(S.rules()[1].Hits, 1u);
 }
 
 } // namespace

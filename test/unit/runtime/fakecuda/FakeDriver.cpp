@@ -3,7 +3,8 @@
 // The driver calls libstreamlife_rt.so makes itself. Kernel 0x1000 has the
 // parameters (float *, float *, int); every other handle is rejected as
 // cuKernelGetParamInfo rejects a CUfunction, and cuFuncGetParamInfo knows
-// kernel 0x2000 as one 24-byte by-value struct. Stream 0x8000 is capturing.
+// kernel 0x2000 as one 24-byte by-value struct; kernel 0x4000 is PyTorch's
+// multi_tensor_apply_kernel with depth-2 metadata (one 3144-byte struct). Stream 0x8000 is capturing.
 //
 //===----------------------------------------------------------------------===//
 #include <cuda.h>
@@ -33,6 +34,14 @@ CUresult cuStreamIsCapturing(CUstream Stream, CUstreamCaptureStatus *Status) {
 }
 
 CUresult cuKernelGetParamInfo(CUkernel Kernel, size_t Index, size_t *Offset, size_t *Size) {
+  if (reinterpret_cast<unsigned long>(Kernel) == 0x4000) {
+    // multi_tensor_apply_kernel<TensorListMetadata<2>, ...>: the metadata struct.
+    if (Index >= 1)
+      return CUDA_ERROR_INVALID_VALUE;
+    *Offset = 0;
+    *Size = 3144;
+    return CUDA_SUCCESS;
+  }
   if (reinterpret_cast<unsigned long>(Kernel) != 0x1000)
     return CUDA_ERROR_INVALID_HANDLE;
   static const size_t Offsets[] = {0, 8, 16}, Sizes[] = {8, 8, 4};

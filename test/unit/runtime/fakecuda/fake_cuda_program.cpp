@@ -34,6 +34,9 @@ CUfunction const KernelStruct = reinterpret_cast<CUfunction>(0x2000);
 CUfunction const KernelUnknown = reinterpret_cast<CUfunction>(0x3000);
 constexpr CUdeviceptr Buffer = 0x7f0000000000;
 constexpr CUdeviceptr Output = 0x7f1000000000;
+constexpr CUdeviceptr Stale = 0x7f2000000000;
+constexpr CUdeviceptr GraphOutput = 0x7f3000000000;
+CUfunction const KernelForeach = reinterpret_cast<CUfunction>(0x4000);
 constexpr size_t Bytes = 4096;
 
 void createStream(CUstream S) {
@@ -45,6 +48,12 @@ void createStream(CUstream S) {
 void allocAsync(CUdeviceptr Ptr, CUstream S) {
   CUdeviceptr Out = Ptr;
   cuMemAllocAsync_params P{&Out, Bytes, S};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, "cuMemAllocAsync", &P, CUDA_SUCCESS, nullptr);
+}
+
+void allocAsyncSized(CUdeviceptr Ptr, size_t Size, CUstream S) {
+  CUdeviceptr Out = Ptr;
+  cuMemAllocAsync_params P{&Out, Size, S};
   Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, "cuMemAllocAsync", &P, CUDA_SUCCESS, nullptr);
 }
 
@@ -83,6 +92,34 @@ void consume(CUdeviceptr Ptr, CUstream S) {
   int N = 1024;
   void *Params[] = {&In, &Out, &N};
   launch(Kernel3Params, S, Params, nullptr, "_Z7consumePKfPfi");
+}
+
+/// A function of the stand-in libtorch_cuda.so (FakeTorchCuda.cpp), loaded the
+/// way Python loads torch: RTLD_LOCAL, so its libnccl.so.2 stays out of the
+/// global scope.
+template <typename Fn> Fn fakeTorch(const char *Name) {
+  void *Lib = dlopen("libfaketorchcuda.so", RTLD_NOW | RTLD_LOCAL);
+  if (!Lib) {
+    std::fprintf(stderr, "fake_cuda_program: %s\n", dlerror());
+    std::exit(2);
+  }
+  return reinterpret_cast<Fn>(dlsym(Lib, Name));
+}
+
+/// Exits like a training script when a collective fails.
+void ncclChecked(int Rc) {
+  if (Rc != 0) {
+    std::fprintf(stderr, "fake_cuda_program: NCCL error %d\n", Rc);
+    std::exit(1);
+  }
+}
+
+template <typename Fn> __attribute__((noinline)) void deep(int Depth, const Fn &F) {
+  if (Depth <= 0)
+    F();
+  else
+    deep(Depth - 1, F);
+  __asm__ __volatile__("" ::: "memory"); // keeps every level's frame
 }
 
 void syncDevice() {
@@ -176,6 +213,15 @@ int main(int Argc, char **Argv) {
     consume(Buffer, StreamB);
     syncDevice();
     freeAsync(Buffer, StreamA);
+  } else if (Scenario == "unsafe-free-exit5") {
+    // The bug, then _exit(5): no exit handlers run, so --error-exitcode is
+    // only seen by the launcher (through the tally).
+    prologue();
+    consume(Buffer, StreamB);
+    freeAsync(Buffer, StreamA);
+    std::puts("ran");
+    std::fflush(nullptr);
+    _exit(5);
   } else if (Scenario == "fork") {
     // A finding, then a forked child that exits normally: one summary only.
     prologue();
@@ -219,6 +265,94 @@ int main(int Argc, char **Argv) {
     Call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &End, CUDA_SUCCESS,
          nullptr);
     freeAsync(Buffer, StreamA);
+  } else if (Scenario == "capture-alloc") {
+    // torch.cuda.graph: an output allocated while its stream captures is
+    // graph memory; the eager stream reads it after a replay (issue 9's
+    // false use-before-alloc).
+    CUstream Capturing = reinterpret_cast<CUstream>(0x8000);
+    prologue();
+    createStream(Capturing);
+    cuStreamBeginCapture_v2_params B{Capturing, CU_STREAM_CAPTURE_MODE_GLOBAL};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", &B,
+         CUDA_SUCCESS, nullptr);
+    allocAsync(GraphOutput, Capturing);
+    CUgraph Graph = nullptr;
+    cuStreamEndCapture_params End{Capturing, &Graph};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &End, CUDA_SUCCESS,
+         nullptr);
+    cuGraphLaunch_params G{reinterpret_cast<CUgraphExec>(0x9000), StreamB};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &G, CUDA_SUCCESS, nullptr);
+    consume(GraphOutput, StreamB);
+  } else if (Scenario == "foreach-stale" || Scenario == "foreach-race") {
+    // A _foreach_ launch over one tensor whose metadata struct still holds the
+    // pointer of a tensor of an earlier launch (stale slot 1): not an access,
+    // so freeing that tensor on its own stream afterwards is no race.
+    // foreach-race frees the launch's own tensor on the other stream without a
+    // wait: the decoded slot is an access.
+    prologue();
+    allocAsync(Stale, StreamA);
+    unsigned char Meta[3144] = {};
+    CUdeviceptr Slots[2][64] = {{Buffer, Stale}, {Output, Stale + 256}};
+    std::memcpy(Meta, Slots, sizeof(Slots));
+    long long Numel[2] = {1024, 1024};
+    std::memcpy(Meta + 1024, Numel, sizeof(Numel)); // numel_for_tensor
+    // block_to_tensor[0] = 0 and block_to_chunk[0] = 0 are already zero.
+    void *Params[] = {Meta};
+    launch(KernelForeach, StreamB, Params, nullptr,
+           "_ZN2at6native55_GLOBAL__N__d25d856e_22_ForeachBinaryOpList_cu_a911ec4325multi_tensor_apply_"
+           "kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4plusIfEfEEEvT_"
+           "T0_DpT1_");
+    freeAsync(Scenario == "foreach-race" ? Buffer : Stale, StreamA);
+  } else if (Scenario == "nccl-unsafe" || Scenario == "nccl-ordered") {
+    // An all-reduce of the buffer on stream B, then its release on A, with
+    // (ordered) or without a wait for B.
+    prologue();
+    auto AllReduce = fakeTorch<int (*)(void *, size_t, void *)>("fakeTorchAllReduce");
+    ncclChecked(AllReduce(reinterpret_cast<void *>(Buffer), 256, StreamB));
+    if (Scenario == "nccl-ordered")
+      order(StreamA, StreamB, Event2);
+    freeAsync(Buffer, StreamA);
+  } else if (Scenario == "nccl-group") {
+    // Point-to-point inside a group: recorded when the group ends (not at all
+    // when ncclGroupEnd fails).
+    prologue();
+    auto SendRecv = fakeTorch<int (*)(void *, void *, size_t, void *)>("fakeTorchSendRecv");
+    int Rc = SendRecv(reinterpret_cast<void *>(Buffer), reinterpret_cast<void *>(Buffer + 2048), 256, StreamB);
+    if (!std::getenv("FAKE_NCCL_FAIL_GROUP"))
+      ncclChecked(Rc);
+    freeAsync(Buffer, StreamA);
+  } else if (Scenario == "launch-loop") {
+    // For profiling the validator's per-call cost (not a test): a correct
+    // producer/consumer loop, FAKE_LOOP_ITERATIONS times (default 100000).
+    const char *Env = std::getenv("FAKE_LOOP_ITERATIONS");
+    long Iterations = Env ? std::atol(Env) : 100000;
+    // PyTorch creates its stream pools (128 streams per device) up front.
+    const char *Extra = std::getenv("FAKE_EXTRA_STREAMS");
+    for (long I = 0, N = Extra ? std::atol(Extra) : 0; I < N; ++I)
+      createStream(reinterpret_cast<CUstream>(0x100000 + I * 0x100));
+    createStream(StreamA);
+    createStream(StreamB);
+    allocSync(Output);
+    // Calls made FAKE_STACK_DEPTH frames deep, like a framework's.
+    const char *DepthEnv = std::getenv("FAKE_STACK_DEPTH");
+    int Depth = DepthEnv ? std::atoi(DepthEnv) : 0;
+    // FAKE_FRAGMENT=1: blocks of varying size at varying offsets of one region,
+    // as a stream-ordered pool hands out reused memory.
+    bool Fragment = std::getenv("FAKE_FRAGMENT") != nullptr;
+    for (long I = 0; I < Iterations; ++I)
+      deep(Depth, [I, Fragment] {
+        CUdeviceptr P = Buffer + (I % 64) * 0x100000ull;
+        if (Fragment) {
+          P = Buffer + ((I * 104729) % 256) * 4096;
+          allocAsyncSized(P, 4096 * (1 + (I * 7919) % 256), StreamA);
+        } else {
+          allocAsync(P, StreamA);
+        }
+        order(StreamB, StreamA, Event1);
+        consume(P, StreamB);
+        order(StreamA, StreamB, Event2);
+        freeAsync(P, StreamA);
+      });
   } else if (Scenario == "graph") {
     createStream(StreamA);
     cuGraphLaunch_params G{reinterpret_cast<CUgraphExec>(0x9000), StreamA};

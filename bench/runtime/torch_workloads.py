@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""PyTorch workloads side by side: plain, `streamlife run` (default options),
+PyTorch's CUDA sanitizer (TORCH_CUDA_SANITIZER=1) and compute-sanitizer
+(memcheck, --track-stream-ordered-races all), under the cudaMallocAsync backend
+and/or the native caching allocator. One table: ms/step, the ratio to plain
+(same workload and allocator, same invocation), findings, and what streamlife
+intercepted (so that a silent run is shown to be an observed one).
+
+  bench/runtime/torch_workloads.py --streamlife BUILD/bin/streamlife [--modes plain,streamlife,csan,cs]
+      [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--nproc N] [--log-dir DIR]
+
+Exit 0 when every run finished with `result: ok`, 1 otherwise, 2 on bad usage.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKLOADS_DIR = os.path.join(HERE, "..", "..", "test", "gpu", "Inputs", "workloads")
+
+# name -> (script, extra args, distributed)
+WORKLOADS = {
+    "fsdp2": ("fsdp2_loop.py", ["--foreach", "on"], True),
+    "fsdp2-noforeach": ("fsdp2_loop.py", ["--foreach", "off"], True),
+    "ddp": ("ddp_loop.py", [], True),
+    "compile": ("compile_step.py", [], False),
+    "prefetcher": ("data_prefetcher.py", [], False),
+    "offload": ("activation_offload.py", [], False),
+    "graph": ("cuda_graph_replay.py", [], False),
+    "keepalive": ("keepalive_queue.py", [], False),
+}
+ALLOC = {"async": "backend:cudaMallocAsync", "native": ""}
+
+
+def command(workload, mode, options):
+    script, extra, distributed = WORKLOADS[workload]
+    path = os.path.join(WORKLOADS_DIR, script)
+    steps = options.cs_steps if mode == "cs" else options.steps
+    args = extra + ["--steps", str(steps)]
+    if mode == "cs":
+        args += ["--warmup", "1"]
+    if distributed:
+        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+               f"--nproc_per_node={options.nproc}", path] + args
+    else:
+        cmd = [sys.executable, path] + args
+    if mode == "streamlife":
+        cmd = [options.streamlife, "run"] + options.streamlife_args + ["--"] + cmd
+    elif mode == "streamlife-nostack":  # the cost of stack capture, for comparison
+        cmd = [options.streamlife, "run", "--stack-depth", "0"] + options.streamlife_args + ["--"] + cmd
+    elif mode == "cs":
+        cmd = [options.compute_sanitizer, "--tool", "memcheck", "--track-stream-ordered-races", "all",
+               "--target-processes", "all", "--print-limit", "100"] + cmd
+    return cmd
+
+
+def findings(mode, text):
+    if mode.startswith("streamlife"):
+        found = [int(n) for n in re.findall(r"streamlife: summary: (\d+) finding", text)]
+        return str(sum(found)) if found else "no summary"
+    if mode == "csan":
+        return str(len(re.findall(r"CSAN detected a possible data race", text)))
+    if mode == "cs":
+        errors = [int(n) for n in re.findall(r"ERROR SUMMARY: (\d+) error", text)]
+        return str(sum(errors)) if errors else "no summary"
+    return "-"
+
+
+def observed(text):
+    """What streamlife intercepted, from its intercept-stats lines (intercept_stats=1: counters of the
+    calls it handles anyway, so the timed run is the default configuration plus a few atomic adds)."""
+    counts = {}
+    for name, n in re.findall(r"streamlife: intercept-stats: driver (\w+) \(cbid \d+\): (\d+)", text):
+        counts[name] = counts.get(name, 0) + int(n)
+    launches = sum(v for k, v in counts.items() if k.startswith("cuLaunch"))
+    allocs = sum(v for k, v in counts.items() if k.startswith("cuMemAlloc"))
+    frees = sum(v for k, v in counts.items() if k.startswith("cuMemFree"))
+    events = sum(v for k, v in counts.items() if k.startswith("cuEventRecord"))
+    waits = sum(v for k, v in counts.items() if k.startswith("cuStreamWaitEvent"))
+    parts = [f"launches {launches}", f"allocs {allocs}", f"frees {frees}", f"event records {events}",
+             f"waits {waits}"]
+    for line in re.findall(r"streamlife: intercept-stats: ((?:launches by parameter plan|NCCL calls): .*)", text):
+        parts.append(line.strip())
+    return "; ".join(parts)
+
+
+def run(workload, mode, alloc, options):
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONPATH"] = WORKLOADS_DIR + os.pathsep + env.get("PYTHONPATH", "")
+    if ALLOC[alloc]:
+        env["PYTORCH_CUDA_ALLOC_CONF"] = ALLOC[alloc]
+    else:
+        env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
+    if mode == "csan":
+        env["TORCH_CUDA_SANITIZER"] = "1"
+    if mode.startswith("streamlife"):
+        env["STREAMLIFE_OPTIONS"] = ":".join(x for x in [env.get("STREAMLIFE_OPTIONS", ""), "intercept_stats=1"] if x)
+    cmd = command(workload, mode, options)
+    start = time.time()
+    try:
+        proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=options.timeout)
+        text, rc = proc.stdout, proc.returncode
+    except subprocess.TimeoutExpired as e:
+        text, rc = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
+    wall = time.time() - start
+    log = os.path.join(options.log_dir, f"{workload}.{alloc}.{mode}.log")
+    with open(log, "w") as f:
+        f.write(" ".join(cmd) + "\n" + text)
+    times = [float(t) for t in re.findall(r"ms/step: ([0-9.]+)", text)]
+    ok = "result: ok" in text and rc == 0
+    return {"ms": max(times) if times else None, "findings": findings(mode, text), "ok": ok, "rc": rc,
+            "wall": wall, "observed": observed(text) if mode.startswith("streamlife") else "", "log": log}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--streamlife", required=True)
+    parser.add_argument("--streamlife-args", default="", help="extra `streamlife run` flags, space separated")
+    parser.add_argument("--compute-sanitizer", default="/usr/local/cuda/bin/compute-sanitizer")
+    parser.add_argument("--modes", default="plain,streamlife,csan,cs",
+                        help="any of plain, streamlife, streamlife-nostack (--stack-depth 0), csan, cs")
+    parser.add_argument("--alloc", default="async,native")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--cs-steps", type=int, default=2)
+    parser.add_argument("--nproc", type=int, default=1)
+    parser.add_argument("--timeout", type=int, default=300)
+    parser.add_argument("--log-dir", default="torch_workloads_logs")
+    options = parser.parse_args()
+    options.streamlife_args = options.streamlife_args.split()
+    for name in options.workloads.split(","):
+        if name not in WORKLOADS:
+            parser.error(f"unknown workload '{name}' (known: {', '.join(WORKLOADS)})")
+    os.makedirs(options.log_dir, exist_ok=True)
+    problems = 0
+    print("| workload | allocator | mode | ms/step | x plain | findings | result | observed |")
+    print("|---|---|---|---|---|---|---|---|")
+    for workload in options.workloads.split(","):
+        for alloc in options.alloc.split(","):
+            plain = None
+            for mode in options.modes.split(","):
+                r = run(workload, mode, alloc, options)
+                if mode == "plain":
+                    plain = r["ms"]
+                ratio = f"{r['ms'] / plain:.2f}" if r["ms"] and plain and mode != "cs" else "-"
+                ms = f"{r['ms']:.2f}" if r["ms"] else "-"
+                result = "ok" if r["ok"] else f"FAILED (rc {r['rc']})"
+                problems += 0 if r["ok"] else 1
+                print(f"| {workload} | {alloc} | {mode} | {ms} | {ratio} | {r['findings']} | {result} | "
+                      f"{r['observed']} |", flush=True)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

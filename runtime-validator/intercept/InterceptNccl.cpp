@@ -1,0 +1,196 @@
+//===- InterceptNccl.cpp - NCCL collectives as accesses on their stream ---===//
+//
+// Mechanism: symbol interposition. libtorch_cuda.so lists libnccl.so.2 as a
+// DT_NEEDED library (measured on the GPU machine, torch 2.11 + the
+// nvidia-nccl wheel, NCCL 2.28.9), so its calls bind through the dynamic
+// linker's global scope, where the preloaded validator comes first. Each
+// definition below forwards to the real one (looked up once, see next())
+// and, when the call succeeded, records its buffers (NcclCollectives.h) as
+// accesses on the call's stream: NCCL's kernels carry no user pointers in
+// their parameters, so the kernel launch alone would show none.
+//
+// Inside ncclGroupStart/ncclGroupEnd the calls are only enqueued by NCCL at
+// the group's end: the accesses are kept per thread and recorded when the
+// outermost ncclGroupEnd returns success.
+//
+// A process that never loads NCCL never reaches these; one whose NCCL is
+// loaded with dlopen(RTLD_LOCAL) and called through dlsym on that handle is
+// not seen (then collectives' buffers are simply not accesses).
+//
+//===----------------------------------------------------------------------===//
+#include "intercept/NcclCollectives.h"
+#include "intercept/Runtime.h"
+
+#include <dlfcn.h>
+
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+
+using Result = int; // ncclResult_t; 0 is ncclSuccess
+using Comm = void *;
+using Stream = CUstream;
+
+/// ncclInvalidUsage (nccl.h): what a call returns when no NCCL follows us.
+constexpr Result NoNccl = 5;
+
+struct Pending {
+  Stream S;
+  const char *Label; ///< the API's name, a literal
+  NameId Name;
+  NcclBuffers Buffers;
+  std::vector<void *> Frames;
+};
+
+thread_local int GroupDepth = 0;
+thread_local std::vector<Pending> Grouped;
+
+/// The real NCCL function. PyTorch's libnccl.so.2 is not in the global scope:
+/// libtorch_cuda.so needs it, but Python loads torch's extension with
+/// RTLD_LOCAL, so dlsym(RTLD_NEXT) from the preloaded validator finds nothing
+/// (measured: every collective failed with ncclInvalidUsage). libtorch_cuda's
+/// own calls still bind to us first (the global scope precedes its local one),
+/// so the library is asked directly: already loaded, found by its soname.
+template <typename Fn> Fn next(const char *Name) {
+  if (void *F = dlsym(RTLD_NEXT, Name))
+    return reinterpret_cast<Fn>(F);
+  if (void *Nccl = dlopen("libnccl.so.2", RTLD_LAZY | RTLD_NOLOAD)) {
+    void *F = dlsym(Nccl, Name);
+    dlclose(Nccl); // NOLOAD took a reference; the library stays loaded
+    return reinterpret_cast<Fn>(F);
+  }
+  return nullptr;
+}
+
+int ranksOf(Comm C) {
+  static auto CommCount = next<Result (*)(Comm, int *)>("ncclCommCount");
+  int N = 1;
+  if (!CommCount || CommCount(C, &N) != 0 || N < 1)
+    N = 1;
+  return N;
+}
+
+void record(ValidatorRuntime &R, const Pending &P) {
+  ThreadId T = currentThread();
+  StreamId S = R.Streams.resolve(T, P.S, false, nullptr);
+  OpId Op = R.Ops.intern(P.Name, P.Frames.data(), static_cast<int>(P.Frames.size()));
+  R.Eng.launched(T, S, P.Buffers.Ranges, Op);
+  R.Launches.collective(P.Label);
+  R.Report.drain(R);
+}
+
+/// After a successful call: record it now, or at the group's end.
+void collective(const char *Name, NcclCall Call, const void *Send, const void *Recv, std::size_t Count,
+                int DataType, Comm C, Stream S) {
+  ValidatorRuntime *R = runtime();
+  if (!R)
+    return;
+  R->UsedCuda.store(true, std::memory_order_relaxed);
+  Pending P{S, Name, R->Ops.internName(Name), ncclBuffers(Call, Send, Recv, Count, DataType, ranksOf(C)), {}};
+  void *Frames[MaxStackFrames];
+  int Depth = static_cast<int>(R->Opts.stack_depth);
+  int N = captureStack(Frames, Depth > MaxStackFrames ? MaxStackFrames : Depth);
+  P.Frames.assign(Frames, Frames + N);
+  if (GroupDepth > 0)
+    Grouped.push_back(std::move(P));
+  else
+    record(*R, P);
+}
+
+} // namespace
+
+} // namespace rt
+} // namespace streamlife
+
+using namespace streamlife::rt;
+
+#define STREAMLIFE_NCCL_EXPORT extern "C" __attribute__((visibility("default")))
+
+STREAMLIFE_NCCL_EXPORT Result ncclAllReduce(const void *Send, void *Recv, std::size_t Count, int DataType, int Op,
+                                            Comm C, Stream S) {
+  static auto Real = next<Result (*)(const void *, void *, std::size_t, int, int, Comm, Stream)>("ncclAllReduce");
+  Result Rc = Real ? Real(Send, Recv, Count, DataType, Op, C, S) : NoNccl;
+  if (Rc == 0)
+    collective("ncclAllReduce", NcclCall::AllReduce, Send, Recv, Count, DataType, C, S);
+  return Rc;
+}
+
+STREAMLIFE_NCCL_EXPORT Result ncclAllGather(const void *Send, void *Recv, std::size_t SendCount, int DataType,
+                                            Comm C, Stream S) {
+  static auto Real = next<Result (*)(const void *, void *, std::size_t, int, Comm, Stream)>("ncclAllGather");
+  Result Rc = Real ? Real(Send, Recv, SendCount, DataType, C, S) : NoNccl;
+  if (Rc == 0)
+    collective("ncclAllGather", NcclCall::AllGather, Send, Recv, SendCount, DataType, C, S);
+  return Rc;
+}
+
+STREAMLIFE_NCCL_EXPORT Result ncclReduceScatter(const void *Send, void *Recv, std::size_t RecvCount, int DataType,
+                                                int Op, Comm C, Stream S) {
+  static auto Real =
+      next<Result (*)(const void *, void *, std::size_t, int, int, Comm, Stream)>("ncclReduceScatter");
+  Result Rc = Real ? Real(Send, Recv, RecvCount, DataType, Op, C, S) : NoNccl;
+  if (Rc == 0)
+    collective("ncclReduceScatter", NcclCall::ReduceScatter, Send, Recv, RecvCount, DataType, C, S);
+  return Rc;
+}
+
+STREAMLIFE_NCCL_EXPORT Result ncclBroadcast(const void *Send, void *Recv, std::size_t Count, int DataType, int Root,
+                                            Comm C, Stream S) {
+  static auto Real = next<Result (*)(const void *, void *, std::size_t, int, int, Comm, Stream)>("ncclBroadcast");
+  Result Rc = Real ? Real(Send, Recv, Count, DataType, Root, C, S) : NoNccl;
+  if (Rc == 0)
+    collective("ncclBroadcast", NcclCall::Broadcast, Send, Recv, Count, DataType, C, S);
+  return Rc;
+}
+
+STREAMLIFE_NCCL_EXPORT Result ncclReduce(const void *Send, void *Recv, std::size_t Count, int DataType, int Op,
+                                         int Root, Comm C, Stream S) {
+  static auto Real =
+      next<Result (*)(const void *, void *, std::size_t, int, int, int, Comm, Stream)>("ncclReduce");
+  Result Rc = Real ? Real(Send, Recv, Count, DataType, Op, Root, C, S) : NoNccl;
+  if (Rc == 0)
+    collective("ncclReduce", NcclCall::Reduce, Send, Recv, Count, DataType, C, S);
+  return Rc;
+}
+
+STREAMLIFE_NCCL_EXPORT Result ncclSend(const void *Send, std::size_t Count, int DataType, int Peer, Comm C,
+                                       Stream S) {
+  static auto Real = next<Result (*)(const void *, std::size_t, int, int, Comm, Stream)>("ncclSend");
+  Result Rc = Real ? Real(Send, Count, DataType, Peer, C, S) : NoNccl;
+  if (Rc == 0)
+    collective("ncclSend", NcclCall::Send, Send, nullptr, Count, DataType, C, S);
+  return Rc;
+}
+
+STREAMLIFE_NCCL_EXPORT Result ncclRecv(void *Recv, std::size_t Count, int DataType, int Peer, Comm C, Stream S) {
+  static auto Real = next<Result (*)(void *, std::size_t, int, int, Comm, Stream)>("ncclRecv");
+  Result Rc = Real ? Real(Recv, Count, DataType, Peer, C, S) : NoNccl;
+  if (Rc == 0)
+    collective("ncclRecv", NcclCall::Recv, nullptr, Recv, Count, DataType, C, S);
+  return Rc;
+}
+
+STREAMLIFE_NCCL_EXPORT Result ncclGroupStart() {
+  static auto Real = next<Result (*)()>("ncclGroupStart");
+  Result Rc = Real ? Real() : NoNccl;
+  if (Rc == 0)
+    ++GroupDepth;
+  return Rc;
+}
+
+STREAMLIFE_NCCL_EXPORT Result ncclGroupEnd() {
+  static auto Real = next<Result (*)()>("ncclGroupEnd");
+  Result Rc = Real ? Real() : NoNccl;
+  if (GroupDepth > 0 && --GroupDepth == 0) {
+    std::vector<Pending> Done;
+    Done.swap(Grouped);
+    ValidatorRuntime *R = runtime();
+    if (Rc == 0 && R) // a failed group enqueued nothing
+      for (const Pending &P : Done)
+        record(*R, P);
+  }
+  return Rc;
+}

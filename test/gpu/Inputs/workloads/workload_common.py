@@ -1,0 +1,64 @@
+"""Shared plumbing of the PyTorch workloads the runtime validator must stay
+silent on (issue 9): argument parsing, a small transformer, timing.
+
+Every workload prints `ms/step: X` (mean over the timed steps, after warm-up,
+measured around a device synchronize) and ends with `result: ok`. Exit 2 when
+PyTorch or a CUDA device is missing.
+"""
+import argparse
+import os
+import sys
+import time
+
+try:
+    import torch
+except ImportError:
+    print("error: PyTorch is not installed", file=sys.stderr)
+    sys.exit(2)
+
+
+def parse(description, **defaults):
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--steps", type=int, default=defaults.get("steps", 20))
+    parser.add_argument("--warmup", type=int, default=defaults.get("warmup", 3))
+    parser.add_argument("--d-model", type=int, default=defaults.get("d_model", 512))
+    parser.add_argument("--layers", type=int, default=defaults.get("layers", 4))
+    parser.add_argument("--batch", type=int, default=defaults.get("batch", 8))
+    parser.add_argument("--seq", type=int, default=defaults.get("seq", 128))
+    parser.add_argument("--foreach", choices=["on", "off"], default="on",
+                        help="AdamW(foreach=...) (default on)")
+    options = parser.parse_args()
+    if not torch.cuda.is_available():
+        print("error: no CUDA device", file=sys.stderr)
+        sys.exit(2)
+    return options
+
+
+def transformer(options):
+    layers = [torch.nn.TransformerEncoderLayer(options.d_model, nhead=8, dim_feedforward=4 * options.d_model,
+                                               batch_first=True, dropout=0.0)
+              for _ in range(options.layers)]
+    return torch.nn.Sequential(*layers).cuda()
+
+
+def batch(options, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return torch.randn(options.batch, options.seq, options.d_model, device="cuda", generator=g)
+
+
+def timed_loop(options, step):
+    """Runs step(i) warmup + steps times; prints the mean time of the timed steps."""
+    for i in range(options.warmup):
+        step(i)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for i in range(options.steps):
+        step(options.warmup + i)
+    torch.cuda.synchronize()
+    elapsed = (time.perf_counter() - start) / max(options.steps, 1)
+    rank = int(os.environ.get("RANK", "0"))
+    print(f"rank {rank} ms/step: {elapsed * 1000:.2f}", flush=True)
+
+
+def finish(ok=True, why=""):
+    print("result: ok" if ok else f"result: wrong ({why})", flush=True)
