@@ -159,24 +159,6 @@ int runCheckCommand(int Argc, const char **Argv) {
   for (const std::string &File : PythonSplit->PythonFiles)
     Report.Files.push_back(check::checkPythonFile(File));
 
-  check::CheckReport Report;
-  if (HasCxx) {
-    llvm::Expected<check::LoadedDatabase> Database =
-        check::loadCompilationDatabase(CxxOptions, STREAMLIFE_CLANG_RESOURCE_DIR);
-    if (!Database) {
-      llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
-        inputError(Error.message());
-      });
-      return ExitUsage;
-    }
-    Report = check::runChecks(*Database->Database, Database->Files);
-  } else {
-    for (llvm::StringRef Name : check::pythonCheckNames())
-      Report.EnabledChecks.push_back(Name.str());
-  }
-  for (const std::string &File : Inputs->PythonFiles)
-    Report.Files.push_back(check::checkPythonFile(File));
-
   switch (Options.Format) {
   case check::OutputFormat::Text:
     check::writeTextReport(Report, Out);
