@@ -407,7 +407,10 @@ void FunctionLowering::lowerFunction() {
     if (ExitSite == NoId) {
       ir::Site S;
       S.File = File.Source->path();
-      S.Line = Body.endLine();
+      // The last statement's last line (the block also spans the comments
+      // that follow it).
+      auto Stmts = Body.namedChildren();
+      S.Line = Stmts.empty() ? Node.line() : Stmts.back().endLine();
       S.Column = 1;
       S.Spelling = "end of '" + Def->QualifiedName + "'";
       S.Order = (uint64_t(File.Index) << 32) | Body.endByte();

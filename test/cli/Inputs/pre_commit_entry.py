@@ -6,6 +6,10 @@ import sys
 
 
 def hooks(path):
+    return list(_hooks(path))
+
+
+def _hooks(path):
     current = None
     for raw in open(path, encoding="utf-8"):
         line = raw.split("#", 1)[0].rstrip()
