@@ -409,8 +409,11 @@ void FunctionLowering::lowerFunction() {
       S.File = File.Source->path();
       // The last statement's last line (the block also spans the comments
       // that follow it).
-      auto Stmts = Body.namedChildren();
-      S.Line = Stmts.empty() ? Node.line() : Stmts.back().endLine();
+      PyNode Last = Body;
+      for (auto Children = Last.namedChildren(); !Children.empty();
+           Children = Last.namedChildren())
+        Last = Children.back();
+      S.Line = Last == Body ? Node.line() : Last.endLine();
       S.Column = 1;
       S.Spelling = "end of '" + Def->QualifiedName + "'";
       S.Order = (uint64_t(File.Index) << 32) | Body.endByte();
