@@ -68,11 +68,12 @@ ApiSignature createStream(int Stream, int Flags) {
   return S;
 }
 
-/// Strips implicit conversions and explicit casts, keeping the operand.
-const Expr *argument(const CallExpr *Call, int Index) {
-  if (Index < 0 || static_cast<unsigned>(Index) >= Call->getNumArgs())
-    return nullptr;
-  return Call->getArg(Index);
+bool isPointeeRecordNamed(QualType T, llvm::StringRef Name) {
+  T = T.getCanonicalType();
+  if (const auto *Ptr = T->getAs<PointerType>())
+    if (const auto *Record = Ptr->getPointeeType()->getAsRecordDecl())
+      return Record->getName() == Name;
+  return false;
 }
 
 } // namespace
@@ -143,7 +144,8 @@ ApiModel::ApiModel() {
   // --- PyTorch caching allocator hand-off
   // --------------------------------------
   ApiSignature TensorRecord{OpKind::RecordStream};
-  TensorRecord.Stream = 0; // implicit object argument is the buffer
+  TensorRecord.Buffer = Operand::thisObject();
+  TensorRecord.Stream = 0;
   add("at::Tensor::record_stream", TensorRecord);
   ApiSignature AllocatorRecord{OpKind::RecordStream};
   AllocatorRecord.Buffer = 0;
@@ -154,8 +156,11 @@ ApiModel::ApiModel() {
 void ApiModel::add(llvm::StringRef Name, ApiSignature Sig) {
   Table[Name] = Sig;
   llvm::raw_string_ostream OS(Fingerprint);
-  OS << Name << ':' << static_cast<int>(Sig.Kind) << ':' << Sig.Buffer << ':'
-     << Sig.Buffer2 << ':' << Sig.Stream << ':' << Sig.Event << ';';
+  OS << Name << ':' << static_cast<int>(Sig.Kind);
+  for (const Operand &O : {Sig.Buffer, Sig.Buffer2, Sig.Stream, Sig.Event,
+                           Sig.Flags, Sig.ArgsArray})
+    OS << ':' << static_cast<int>(O.Role) << '.' << O.Index;
+  OS << ';';
 }
 
 bool ApiModel::addUserFunctions(OpKind Kind, llvm::StringRef Spec) {
@@ -203,6 +208,35 @@ bool ApiModel::isModelled(llvm::StringRef Name) const {
   return Table.count(canonicalName(Name));
 }
 
+void ApiModel::addClass(llvm::StringRef QualifiedName, ClassKind Kind) {
+  Classes[QualifiedName] = Kind;
+  llvm::raw_string_ostream OS(Fingerprint);
+  OS << "class " << QualifiedName << ':' << static_cast<int>(Kind) << ';';
+}
+
+std::optional<ClassKind> ApiModel::classOf(QualType T) const {
+  if (Classes.empty() || T.isNull())
+    return std::nullopt;
+  T = T.getNonReferenceType().getCanonicalType();
+  const auto *Record = T->getAsCXXRecordDecl();
+  if (!Record)
+    return std::nullopt;
+  auto Found = Classes.find(Record->getQualifiedNameAsString());
+  if (Found == Classes.end())
+    return std::nullopt;
+  return Found->second;
+}
+
+bool ApiModel::isStreamType(QualType T) const {
+  return isPointeeRecordNamed(T, "CUstream_st") ||
+         classOf(T) == ClassKind::Stream;
+}
+
+bool ApiModel::isEventType(QualType T) const {
+  return isPointeeRecordNamed(T, "CUevent_st") ||
+         classOf(T) == ClassKind::Event;
+}
+
 std::optional<ApiOperation> ApiModel::classify(const CallExpr *Call) const {
   // A kernel launch: the stream is argument 3 of the configuration call
   // `__cudaPushCallConfiguration(grid, block, smem, stream)`.
@@ -236,31 +270,105 @@ std::optional<ApiOperation> ApiModel::classify(const CallExpr *Call) const {
       return std::nullopt;
     Sig = &QFound->second;
   }
+  // Member calls have the object as an implicit argument that
+  // CallExpr::getArg does not list.
+  const Expr *Object = nullptr;
+  if (const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(Call))
+    Object = MemberCall->getImplicitObjectArgument();
+  llvm::ArrayRef<const Expr *> Args(Call->getArgs(), Call->getNumArgs());
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+      Operator && isa<CXXMethodDecl>(Callee) && Call->getNumArgs() > 0) {
+    Object = Call->getArg(0);
+    Args = Args.drop_front();
+  }
+  return bind(*Sig, Call, Callee, Args, Object);
+}
 
-  // Member calls (Tensor::record_stream) have the object as an implicit
-  // argument that CallExpr::getArg does not list.
-  const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(Call);
-  ApiOperation Op{Sig->Kind, Call};
-  if (MemberCall && Sig->Kind == OpKind::RecordStream && Sig->Buffer < 0) {
-    Op.Buffers.push_back(MemberCall->getImplicitObjectArgument());
+std::optional<ApiOperation>
+ApiModel::classify(const CXXConstructExpr *Construct) const {
+  const CXXConstructorDecl *Ctor = Construct->getConstructor();
+  if (!Ctor || Table.empty())
+    return std::nullopt;
+  auto Found = Table.find(Ctor->getQualifiedNameAsString());
+  if (Found == Table.end())
+    return std::nullopt;
+  llvm::ArrayRef<const Expr *> Args(Construct->getArgs(),
+                                    Construct->getNumArgs());
+  return bind(Found->second, Construct, Ctor, Args, Construct);
+}
+
+std::optional<ApiOperation> ApiModel::bind(const ApiSignature &Sig,
+                                           const Expr *Call,
+                                           const FunctionDecl *Callee,
+                                           llvm::ArrayRef<const Expr *> Args,
+                                           const Expr *Object) const {
+  auto argument = [&](int Index) -> const Expr * {
+    if (Index < 0 || static_cast<size_t>(Index) >= Args.size())
+      return nullptr;
+    return Args[Index];
+  };
+  ApiOperation Op{Sig.Kind, Call};
+  auto operand = [&](const Operand &O) -> const Expr * {
+    switch (O.Role) {
+    case Operand::Arg:
+      return argument(O.Index);
+    case Operand::This:
+      return Object;
+    case Operand::Return:
+      return Call;
+    case Operand::None:
+    case Operand::CurrentStream:
+      return nullptr;
+    }
+    return nullptr;
+  };
+  for (const Operand *B : {&Sig.Buffer, &Sig.Buffer2, &Sig.ArgsArray}) {
+    if (B->Role == Operand::Return ||
+        (B->Role == Operand::This && Object == Call)) {
+      Op.BufferIsResult = true;
+      continue;
+    }
+    if (const Expr *E = operand(*B))
+      Op.Buffers.push_back(E);
   }
-  if (const Expr *B = argument(Call, Sig->Buffer))
-    Op.Buffers.push_back(B);
-  if (const Expr *B = argument(Call, Sig->Buffer2))
-    Op.Buffers.push_back(B);
-  if (Sig->ArgsArray >= 0) {
-    if (const Expr *Args = argument(Call, Sig->ArgsArray))
-      Op.Buffers.push_back(Args);
+  Operand Stream = Sig.Stream;
+  // Match the declaration, not the name: an overload may put the stream
+  // elsewhere (cuda_runtime.h's C++ `cudaMallocAsync(&p, size, pool,
+  // stream)` has the pool where the C API has the stream). When the row's
+  // position holds a parameter of another known type and the declaration
+  // has exactly one stream parameter, that parameter is the stream.
+  if (Stream.Role == Operand::Arg && Callee &&
+      static_cast<unsigned>(Stream.Index) < Callee->getNumParams()) {
+    QualType AtRow = Callee->getParamDecl(Stream.Index)->getType();
+    bool KnownOther = !isStreamType(AtRow) && !AtRow->isDependentType() &&
+                      (AtRow->isPointerType() || AtRow->isIntegerType());
+    if (KnownOther) {
+      int StreamParam = -1, Count = 0;
+      for (unsigned P = 0; P < Callee->getNumParams(); ++P)
+        if (isStreamType(Callee->getParamDecl(P)->getType())) {
+          StreamParam = static_cast<int>(P);
+          ++Count;
+        }
+      if (Count == 1 && Sig.Kind != OpKind::CreateStream)
+        Stream = StreamParam;
+    }
   }
-  if (Sig->Stream >= 0) {
-    const Expr *S = argument(Call, Sig->Stream);
+  switch (Stream.Role) {
+  case Operand::CurrentStream:
+    Op.StreamIsCurrent = true;
+    break;
+  case Operand::None:
+    break;
+  default: {
+    const Expr *S = operand(Stream);
     if (!S || isa<CXXDefaultArgExpr>(S))
       Op.StreamDefaulted = true;
     else
       Op.Stream = S;
   }
-  Op.Event = argument(Call, Sig->Event);
-  Op.Flags = argument(Call, Sig->Flags);
+  }
+  Op.Event = operand(Sig.Event);
+  Op.Flags = operand(Sig.Flags);
   if (Op.Flags && isa<CXXDefaultArgExpr>(Op.Flags))
     Op.Flags = nullptr;
   return Op;

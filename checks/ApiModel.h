@@ -11,6 +11,7 @@
 #define STREAMLIFE_CHECKS_APIMODEL_H
 
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -35,18 +36,57 @@ enum class OpKind {
   ReleaseSync,     ///< Buffer released after an implicit device sync.
   RecordStream,    ///< The allocator is told Stream also uses Buffer.
   CreateStream,    ///< Stream (through its address) created; Flags says how.
+  PushCurrentStream, ///< Stream becomes the current stream (guard ctor).
+  SetReleaseStream,  ///< Buffer (owned) is released on Stream from now on.
+};
+
+/// Where an operand of an API comes from: an argument by position, the
+/// implicit object of a member call (or the object a constructor builds),
+/// the call's return value, or the current stream. Rows written with a plain
+/// int name an argument (-1: none).
+struct Operand {
+  enum RoleTy : uint8_t { None, Arg, This, Return, CurrentStream };
+  RoleTy Role = None;
+  int Index = -1;
+  Operand() = default;
+  Operand(int ArgIndex) // NOLINT: rows keep their int form
+      : Role(ArgIndex >= 0 ? Arg : None), Index(ArgIndex) {}
+  static Operand thisObject() { return make(This); }
+  static Operand returnValue() { return make(Return); }
+  static Operand currentStream() { return make(CurrentStream); }
+  bool present() const { return Role != None; }
+
+private:
+  static Operand make(RoleTy R) {
+    Operand O;
+    O.Role = R;
+    return O;
+  }
+};
+
+/// What a class is to the analysis (one row per class, by qualified name):
+/// adding a stream, event, owned-buffer or guard type is adding a row.
+enum class ClassKind {
+  Stream,      ///< Holds a stream handle (c10::cuda::CUDAStream); converts
+               ///< to cudaStream_t through operator/.stream().
+  Event,       ///< Holds an event (at::cuda::CUDAEvent).
+  OwnedBuffer, ///< Owns a buffer released by its destructor (at::Tensor,
+               ///< rmm::device_buffer): Kill of the last owner releases.
+  StreamGuard, ///< Its constructor pushes a current stream, its destructor
+               ///< pops it (c10::cuda::CUDAStreamGuard).
 };
 
 /// How the operands of one API are found in its argument list. One row of
 /// the data-driven API table; -1 means "no such operand".
 struct ApiSignature {
   OpKind Kind;
-  int Buffer = -1;    ///< Buffer operand (for Allocate: the address of it).
-  int Buffer2 = -1;   ///< Second buffer operand (copies: the source).
-  int Stream = -1;    ///< Stream operand (for CreateStream: its address).
-  int Event = -1;     ///< Event operand.
-  int Flags = -1;     ///< Stream creation flags (CreateStream only).
-  int ArgsArray = -1; ///< A `void *args[]` kernel parameter array.
+  Operand Buffer;    ///< Buffer operand (for Allocate: the address of it, or
+                     ///< This/Return for an owned object it constructs).
+  Operand Buffer2;   ///< Second buffer operand (copies: the source).
+  Operand Stream;    ///< Stream operand (for CreateStream: its address).
+  Operand Event;     ///< Event operand.
+  Operand Flags;     ///< Stream creation flags (CreateStream only).
+  Operand ArgsArray; ///< A `void *args[]` kernel parameter array.
 };
 
 /// One abstract operation with its operand expressions taken from a call.
@@ -56,8 +96,12 @@ struct ApiOperation {
   OpKind Kind;
   const Expr *Call = nullptr;
   llvm::SmallVector<const Expr *, 2> Buffers;
+  /// The buffer is the call's result (Return role) or the object a
+  /// constructor builds: the front end names it by the call.
+  bool BufferIsResult = false;
   const Expr *Stream = nullptr;
   bool StreamDefaulted = false; ///< The stream argument was left out.
+  bool StreamIsCurrent = false; ///< The operation runs on the current stream.
   const Expr *Event = nullptr;
   const Expr *Flags = nullptr;
 };
@@ -75,6 +119,20 @@ public:
   /// Returns the operation a call performs, or nothing for calls the model
   /// does not know. Kernel launches (`k<<<g, b, smem, s>>>(args)`) are uses.
   std::optional<ApiOperation> classify(const CallExpr *Call) const;
+  /// The same for a constructor call (`rmm::device_buffer b(n, s)`,
+  /// `CUDAStreamGuard g(s)`): rows keyed by the constructor's qualified name
+  /// (`ns::T::T`); This is the constructed object.
+  std::optional<ApiOperation> classify(const CXXConstructExpr *Construct) const;
+
+  /// Adds a class row (see ClassKind).
+  void addClass(llvm::StringRef QualifiedName, ClassKind Kind);
+  /// The row of \p T's class (through references, pointers are not classes),
+  /// or nothing.
+  std::optional<ClassKind> classOf(QualType T) const;
+  /// cudaStream_t / CUstream, or a class with a Stream row.
+  bool isStreamType(QualType T) const;
+  /// cudaEvent_t / CUevent, or a class with an Event row.
+  bool isEventType(QualType T) const;
 
   /// True if \p Name (after stripping _v2/_ptsz/_ptds) is a modelled API.
   bool isModelled(llvm::StringRef Name) const;
@@ -89,7 +147,12 @@ public:
 
 private:
   void add(llvm::StringRef Name, ApiSignature Sig);
+  std::optional<ApiOperation> bind(const ApiSignature &Sig, const Expr *Call,
+                                   const FunctionDecl *Callee,
+                                   llvm::ArrayRef<const Expr *> Args,
+                                   const Expr *Object) const;
   llvm::StringMap<ApiSignature> Table;
+  llvm::StringMap<ClassKind> Classes;
   std::string Fingerprint;
 };
 

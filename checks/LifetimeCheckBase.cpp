@@ -47,7 +47,8 @@ void LifetimeCheckBase::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function");
   if (!Function || Function->isTemplated() || Function->isDependentContext())
     return;
-  reportFindings(analyzeFunction(Function, *Result.Context, Model));
+  TranslationUnitIR &Unit = translationUnitIR(*Result.Context, Model);
+  reportFindings(Unit, Unit.analyze(Function));
 }
 
 void LifetimeCheckBase::onEndOfTranslationUnit() {

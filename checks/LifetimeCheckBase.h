@@ -10,7 +10,8 @@
 #define STREAMLIFE_CHECKS_LIFETIMECHECKBASE_H
 
 #include "ApiModel.h"
-#include "LifetimeDataflow.h"
+#include "ClangLowering.h"
+#include "Findings.h"
 #include "clang-tidy/ClangTidyCheck.h"
 
 namespace clang {
@@ -30,7 +31,8 @@ public:
 
 protected:
   /// Emits the findings of one function that belong to this check.
-  virtual void reportFindings(const FunctionFindings &Findings) = 0;
+  virtual void reportFindings(const TranslationUnitIR &Unit,
+                              const core::FunctionFindings &Findings) = 0;
 
 private:
   /// User rows for the API model: "name:buffer-arg:stream-arg;..." with

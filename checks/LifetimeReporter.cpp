@@ -7,37 +7,43 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-namespace {
-
-/// "stream 'ag'", or "the legacy default stream".
-std::string describe(const NamedStream &S) {
-  if (S.IsLegacyDefault)
+/// "stream 'ag'", "the legacy default stream" or "the current stream".
+std::string LifetimeReporter::describe(const core::StreamKey &S) const {
+  core::StreamName Name = core::streamName(Unit.module(), S);
+  switch (Name.Kind) {
+  case core::StreamName::LegacyDefault:
     return "the legacy default stream";
-  return "stream '" + S.Name + "'";
+  case core::StreamName::Current:
+    return "the current stream";
+  case core::StreamName::Named:
+    break;
+  }
+  return "stream '" + Name.Name + "'";
 }
 
-/// "'ag'", or "the legacy default stream", for sentences that already said
-/// "stream" once.
-std::string shortName(const NamedStream &S) {
-  if (S.IsLegacyDefault)
-    return "the legacy default stream";
-  return "'" + S.Name + "'";
+/// "'ag'" (or the special streams' phrases), for sentences that already
+/// said "stream" once.
+std::string LifetimeReporter::shortName(const core::StreamKey &S) const {
+  core::StreamName Name = core::streamName(Unit.module(), S);
+  if (Name.Kind != core::StreamName::Named)
+    return describe(S);
+  return "'" + Name.Name + "'";
 }
 
-SourceLocation at(const Stmt *S) { return S->getBeginLoc(); }
+std::string LifetimeReporter::name(ir::NameId N) const {
+  return core::nameSpelling(Unit.module(), N);
+}
 
-} // namespace
-
-void LifetimeReporter::report(const FreeBeforeWaitFinding &Finding) {
+void LifetimeReporter::report(const core::FreeBeforeWaitFinding &Finding) {
   const auto &First = Finding.Uses.front();
   Check.diag(at(Finding.ReleaseSite), "'%0' is released on %1 while %2 may "
                                       "still use it")
-      << Finding.Buffer << describe(Finding.ReleaseStream)
+      << name(Finding.Buffer) << describe(Finding.ReleaseStream)
       << describe(First.Stream);
-  if (Finding.AllocSite)
+  if (Finding.AllocSite != ir::NoId)
     Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
                DiagnosticIDs::Note)
-        << Finding.AllocName << describe(Finding.AllocStream);
+        << name(Finding.AllocName) << describe(Finding.AllocStream);
   for (const auto &Use : Finding.Uses) {
     Check.diag(at(Use.Site), "used on %0 here", DiagnosticIDs::Note)
         << describe(Use.Stream);
@@ -50,7 +56,8 @@ void LifetimeReporter::report(const FreeBeforeWaitFinding &Finding) {
       Check.diag(at(WaitSite),
                  "%0 waits on event '%1' recorded on %2 before this use",
                  DiagnosticIDs::Note)
-          << describe(Finding.ReleaseStream) << Event << shortName(Use.Stream);
+          << describe(Finding.ReleaseStream) << name(Event)
+          << shortName(Use.Stream);
     for (const auto &[WaitSite, Waiter] : Use.WrongStreamWaits)
       Check.diag(at(WaitSite), "the wait is on %0, not on the release %1",
                  DiagnosticIDs::Note)
@@ -68,16 +75,16 @@ void LifetimeReporter::report(const FreeBeforeWaitFinding &Finding) {
       << shortName(Last.Stream) << shortName(Finding.ReleaseStream);
 }
 
-void LifetimeReporter::report(const MissingConsumerEventFinding &Finding) {
+void LifetimeReporter::report(const core::MissingConsumerEventFinding &Finding) {
   Check.diag(at(Finding.WaitSite),
              "%0 waits on event '%1' recorded on %2 before its last use of "
              "'%3'")
-      << describe(Finding.WaitingStream) << Finding.Event
-      << shortName(Finding.EventStream) << Finding.Buffer;
-  if (Finding.RecordSite)
+      << describe(Finding.WaitingStream) << name(Finding.Event)
+      << shortName(Finding.EventStream) << name(Finding.Buffer);
+  if (Finding.RecordSite != ir::NoId)
     Check.diag(at(Finding.RecordSite), "event '%0' recorded here",
                DiagnosticIDs::Note)
-        << Finding.Event;
+        << name(Finding.Event);
   Check.diag(at(Finding.LastUseSite), "last use on %0 here",
              DiagnosticIDs::Note)
       << describe(Finding.EventStream);
@@ -85,17 +92,25 @@ void LifetimeReporter::report(const MissingConsumerEventFinding &Finding) {
              "record the event on %0 after this use, then make %1 wait on it",
              DiagnosticIDs::Note)
       << shortName(Finding.EventStream) << shortName(Finding.WaitingStream);
+  // The free this stale wait makes racy is the same bug: a note, not a
+  // second warning.
+  for (const auto &[ReleaseSite, Buffer] : Finding.RacingReleases)
+    Check.diag(at(ReleaseSite),
+               "'%0' released on %1 here while %2 may still use it",
+               DiagnosticIDs::Note)
+        << name(Buffer) << describe(Finding.WaitingStream)
+        << describe(Finding.EventStream);
 }
 
-void LifetimeReporter::report(const UseBeforeAllocFinding &Finding) {
+void LifetimeReporter::report(const core::UseBeforeAllocFinding &Finding) {
   Check.diag(at(Finding.UseSite),
              "'%0' is used on %1 before %2 is ordered after its allocation on "
              "%3")
-      << Finding.Buffer << describe(Finding.UseStream)
+      << name(Finding.Buffer) << describe(Finding.UseStream)
       << shortName(Finding.UseStream) << describe(Finding.AllocStream);
   Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
              DiagnosticIDs::Note)
-      << Finding.AllocName << describe(Finding.AllocStream);
+      << name(Finding.AllocName) << describe(Finding.AllocStream);
   Check.diag(at(Finding.UseSite),
              "record an event on %0 after the allocation and make %1 wait on "
              "it before this use",
@@ -103,9 +118,12 @@ void LifetimeReporter::report(const UseBeforeAllocFinding &Finding) {
       << shortName(Finding.AllocStream) << shortName(Finding.UseStream);
 }
 
-void LifetimeReporter::reportRecordStreamInLoop(const Expr *Call,
-                                                llvm::StringRef Buffer,
-                                                const Stmt *Loop) {
+void LifetimeReporter::report(const core::LimitNote &Limit) {
+  Check.diag(at(Limit.Site), "%0", DiagnosticIDs::Note) << Limit.Message;
+}
+
+void reportRecordStreamInLoop(ClangTidyCheck &Check, const Expr *Call,
+                              llvm::StringRef Buffer, const Stmt *Loop) {
   Check.diag(Call->getBeginLoc(),
              "record_stream on '%0' inside a loop hands buffer reuse to the "
              "allocator's event polling; record an event on the consumer "

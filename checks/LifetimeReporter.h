@@ -2,14 +2,16 @@
 //
 // Owns every sentence a user reads from the streamlife checks (the role of
 // MPI-Checker's MPIBugReporter): the warnings, the notes that tell the story
-// in order, and the suggested fix. The analysis only hands over facts.
+// in order, and the suggested fix. The analysis core only hands over facts in
+// ids; the translation unit's IR maps them back to source locations.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef STREAMLIFE_CHECKS_LIFETIMEREPORTER_H
 #define STREAMLIFE_CHECKS_LIFETIMEREPORTER_H
 
-#include "LifetimeDataflow.h"
+#include "ClangLowering.h"
+#include "Findings.h"
 #include "clang-tidy/ClangTidyCheck.h"
 
 namespace clang {
@@ -18,19 +20,27 @@ namespace streamlife {
 
 class LifetimeReporter {
 public:
-  explicit LifetimeReporter(ClangTidyCheck &Check) : Check(Check) {}
+  LifetimeReporter(ClangTidyCheck &Check, const TranslationUnitIR &Unit)
+      : Check(Check), Unit(Unit) {}
 
-  void report(const FreeBeforeWaitFinding &Finding);
-  void report(const MissingConsumerEventFinding &Finding);
-  void report(const UseBeforeAllocFinding &Finding);
-  /// \param Buffer the tensor or data pointer handed to the allocator.
-  /// \param Loop the innermost loop of the same function around the call.
-  void reportRecordStreamInLoop(const Expr *Call, llvm::StringRef Buffer,
-                                const Stmt *Loop);
+  void report(const core::FreeBeforeWaitFinding &Finding);
+  void report(const core::MissingConsumerEventFinding &Finding);
+  void report(const core::UseBeforeAllocFinding &Finding);
+  void report(const core::LimitNote &Limit);
 
 private:
+  SourceLocation at(ir::SiteId Site) const { return Unit.location(Site); }
+  std::string describe(const core::StreamKey &S) const;
+  std::string shortName(const core::StreamKey &S) const;
+  std::string name(ir::NameId N) const;
+
   ClangTidyCheck &Check;
+  const TranslationUnitIR &Unit;
 };
+
+/// The record-stream-in-loop check's sentence (no dataflow).
+void reportRecordStreamInLoop(ClangTidyCheck &Check, const Expr *Call,
+                              llvm::StringRef Buffer, const Stmt *Loop);
 
 } // namespace streamlife
 } // namespace tidy

@@ -1,5 +1,4 @@
-//===--- MissingConsumerEventCheck.cpp - streamlife
-//--------------------------------------===//
+//===--- MissingConsumerEventCheck.cpp - streamlife ---------------------------===//
 
 #include "MissingConsumerEventCheck.h"
 #include "LifetimeReporter.h"
@@ -8,9 +7,9 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-void MissingConsumerEventCheck::reportFindings(
-    const FunctionFindings &Findings) {
-  LifetimeReporter Reporter(*this);
+void MissingConsumerEventCheck::reportFindings(const TranslationUnitIR &Unit,
+                                   const core::FunctionFindings &Findings) {
+  LifetimeReporter Reporter(*this, Unit);
   for (const auto &Finding : Findings.MissingConsumerEvent)
     Reporter.report(Finding);
 }

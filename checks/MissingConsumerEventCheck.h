@@ -21,7 +21,8 @@ public:
       : LifetimeCheckBase(Name, Context) {}
 
 protected:
-  void reportFindings(const FunctionFindings &Findings) override;
+  void reportFindings(const TranslationUnitIR &Unit,
+                      const core::FunctionFindings &Findings) override;
 };
 
 } // namespace streamlife

@@ -117,7 +117,7 @@ void RecordStreamInLoopCheck::check(const MatchFinder::MatchResult &Result) {
       if (!Text.empty())
         Name = Text.str();
     }
-    LifetimeReporter(*this).reportRecordStreamInLoop(Call, Name, Loop);
+    reportRecordStreamInLoop(*this, Call, Name, Loop);
   }
 }
 

@@ -1,5 +1,4 @@
-//===--- UseBeforeAllocCheck.cpp - streamlife
-//--------------------------------------===//
+//===--- UseBeforeAllocCheck.cpp - streamlife ---------------------------===//
 
 #include "UseBeforeAllocCheck.h"
 #include "LifetimeReporter.h"
@@ -8,8 +7,9 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-void UseBeforeAllocCheck::reportFindings(const FunctionFindings &Findings) {
-  LifetimeReporter Reporter(*this);
+void UseBeforeAllocCheck::reportFindings(const TranslationUnitIR &Unit,
+                                   const core::FunctionFindings &Findings) {
+  LifetimeReporter Reporter(*this, Unit);
   for (const auto &Finding : Findings.UseBeforeAlloc)
     Reporter.report(Finding);
 }

@@ -29,6 +29,9 @@ plugin = os.path.join(obj, "lib", "StreamlifeTidyModule.so")
 cli = os.path.join(obj, "bin", "streamlife")
 runtime_lib = os.path.join(obj, "lib", "libstreamlife_rt.so")
 
+# Runs per repeated GPU test of a Python example (test/gpu/python-*.test): 20,
+# or what --param python_runs=N says (a time-limited device session).
+config.substitutions.append(("%{runs}", lit_config.params.get("python_runs", "20")))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%clang_tidy", config.clang_tidy))
 config.substitutions.append(("%streamlife_src", src))

@@ -73,6 +73,8 @@ struct Site {
 /// What a name is, for diagnostics and for summaries.
 struct NameInfo {
   /// As the user wrote it (`buf`, `this->stream`, `self.ag`, `*out`).
+  /// Empty for an unnamed temporary (the value of a call before it is
+  /// bound): an object it allocates takes the first name it is bound to.
   std::string Spelling;
   /// The function whose locals/parameters this name belongs to; NoId for a
   /// name shared by all functions (a global, a member of `this`, `self.x`).

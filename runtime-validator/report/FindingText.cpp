@@ -199,5 +199,24 @@ std::string summaryLine(std::size_t Count) {
   return "streamlife: summary: " + std::to_string(Count) + (Count == 1 ? " finding" : " findings");
 }
 
+std::string blockSummaryLine(const BlockSiteSummary &S) {
+  auto Count = [](std::size_t N, const char *One, const char *Many) {
+    return std::to_string(N) + " " + (N == 1 ? One : Many);
+  };
+  std::string Out = "streamlife: blocks: " + (S.Site.empty() ? std::string("<unknown site>") : S.Site) +
+                    ": " + Count(S.Allocations, "allocation", "allocations") + ", " +
+                    Count(S.DistinctBlocks, "distinct block", "distinct blocks") + ", at most " +
+                    std::to_string(S.PeakLiveBlocks) + " alive at once, ";
+  if (S.PeakHeldBackBytes == 0) {
+    Out += "no bytes held back after release";
+  } else {
+    char MiB[32];
+    std::snprintf(MiB, sizeof(MiB), "%.1f", double(S.PeakHeldBackBytes) / (1024.0 * 1024.0));
+    Out += "up to " + std::to_string(S.PeakHeldBackBytes) + " bytes (" + MiB +
+           " MiB) held back after release (record_stream)";
+  }
+  return Out + " (" + S.Allocator + ")";
+}
+
 } // namespace rt
 } // namespace streamlife

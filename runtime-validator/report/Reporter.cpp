@@ -81,13 +81,10 @@ void Reporter::report(const Finding &F) {
 std::string Reporter::siteKey(OpId Op) const {
   if (Op == NoOp)
     return "-";
-  OpRecord R = Ops.op(Op);
-  // The call site is the first frame outside the CUDA libraries; two ops that
-  // differ only deeper in the stack are the same site.
-  std::vector<Frame> User = userFrames(R.Frames, 1);
-  char Buf[64];
-  std::snprintf(Buf, sizeof(Buf), "%u@%p", R.Name, User.empty() ? nullptr : User.front().PC);
-  return Buf;
+  // The call site is the innermost user frame (a Python line, or the first
+  // native frame outside the CUDA libraries); two ops that differ only deeper
+  // in the stack are the same site.
+  return std::to_string(callSiteKey(Ops.op(Op)));
 }
 
 std::string Reporter::dedupKey(const Finding &F) const {
@@ -110,8 +107,8 @@ SiteView Reporter::resolveSite(const AccessPoint &P, StreamNamer &Namer,
     S.What = DefaultWhat;
   int Print = static_cast<int>(Opts.report_frames);
   int Keep = Supp.needsFrames() ? std::max(Print, SuppressionFrameDepth) : Print;
-  for (const Frame &F : userFrames(R.Frames, Keep)) {
-    std::string Text = formatFrame(F);
+  // Python frames for a call from Python code, native ones otherwise.
+  for (std::string &Text : reportFrames(R, Keep)) {
     if (static_cast<int>(S.Frames.size()) < Print)
       S.Frames.push_back(Text);
     if (Keep > Print)
@@ -219,6 +216,11 @@ void Reporter::note(const std::string &Text) {
   std::fflush(Out);
 }
 
+void Reporter::setSummaryDetails(std::vector<std::string> Lines) {
+  std::lock_guard<std::mutex> Guard(StateLock);
+  SummaryDetails = std::move(Lines);
+}
+
 std::size_t Reporter::findingCount() const {
   std::lock_guard<std::mutex> Guard(StateLock);
   return Reported.size();
@@ -238,6 +240,13 @@ void Reporter::finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda) {
     Supp.printCounts(Out);
   }
   if (PrintSummary) {
+    std::vector<std::string> Details;
+    {
+      std::lock_guard<std::mutex> Guard(StateLock);
+      Details = SummaryDetails;
+    }
+    for (const std::string &Line : Details)
+      std::fprintf(Out, "%s\n", Line.c_str());
     std::fprintf(Out, "%s\n", summaryLine(findingCount()).c_str());
     std::fflush(Out);
   }

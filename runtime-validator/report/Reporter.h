@@ -68,6 +68,9 @@ public:
   std::size_t findingCount() const;
   std::vector<ReportedFinding> findings() const;
 
+  /// Lines printed just before the summary line (the block accounting).
+  void setSummaryDetails(std::vector<std::string> Lines);
+
   /// Drains, prints the summary (if PrintSummary) and writes the JSON report
   /// when the report option names a file, unless this process neither used
   /// CUDA nor found anything. Only the first call does anything.
@@ -100,6 +103,7 @@ private:
   std::set<std::string> SeenKeys;
   std::vector<ReportedFinding> Reported;
   std::vector<std::string> Notes;
+  std::vector<std::string> SummaryDetails;
   bool ReportWriteFailed = false;
   std::atomic<bool> NoteShown[static_cast<unsigned>(NotAnalysed::Count)] = {};
   std::atomic<bool> Finished{false};

@@ -160,3 +160,72 @@ void helperWaitLocalEventWrongDirection(cudaStream_t alloc,
   cudaFreeAsync(buf, alloc);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
 }
+
+// A helper that synchronizes only on one path: its summary is its own exit
+// state, where the consumer's work is still pending on the other path (part
+// 1 replayed the helper "as if everything ran" and took the sync as done).
+static void maybeDrain(cudaStream_t stream, bool early) {
+  if (early)
+    cudaStreamSynchronize(stream);
+}
+
+void helperConditionalSync(cudaStream_t alloc, cudaStream_t compute,
+                           bool early) {
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(buf);
+  maybeDrain(compute, early);
+  cudaFreeAsync(buf, alloc);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
+}
+
+// A sync on both paths is a sync.
+static void drainEitherWay(cudaStream_t stream, bool early) {
+  if (early)
+    cudaStreamSynchronize(stream);
+  else
+    cudaDeviceSynchronize();
+}
+
+void helperSyncOnBothPaths(cudaStream_t alloc, cudaStream_t compute,
+                           bool early) {
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(buf);
+  drainEitherWay(compute, early);
+  cudaFreeAsync(buf, alloc);
+}
+
+// A helper that returns a buffer still in use on another stream: the
+// caller's buffer keeps that pending use.
+static float *produce(cudaStream_t alloc, cudaStream_t compute) {
+  float *out;
+  cudaMallocAsync(&out, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(out);
+  return out;
+}
+
+void helperReturnsBusyBuffer(cudaStream_t alloc, cudaStream_t compute) {
+  float *buf = produce(alloc, compute);
+  cudaFreeAsync(buf, alloc);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
+  // CHECK-NOTES: :[[@LINE-3]]:16: note: 'buf' allocated on stream 'alloc' here
+  // CHECK-NOTES: :[[@LINE-4]]:16: note: used on stream 'compute' here
+}
+
+// ... and one that hands it back after the consumer's work is ordered.
+static float *produceAndJoin(cudaStream_t alloc, cudaStream_t compute,
+                             cudaEvent_t done) {
+  float *out;
+  cudaMallocAsync(&out, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(out);
+  cudaEventRecord(done, compute);
+  cudaStreamWaitEvent(alloc, done, 0);
+  return out;
+}
+
+void helperReturnsJoinedBuffer(cudaStream_t alloc, cudaStream_t compute,
+                               cudaEvent_t done) {
+  float *buf = produceAndJoin(alloc, compute, done);
+  cudaFreeAsync(buf, alloc);
+}

@@ -1,8 +1,9 @@
 //===- RunCommand.cpp - `streamlife run [OPTIONS] -- CMD ARGS...` ----------===//
 //
 // Runs a command under the runtime validator: LD_PRELOAD gets
-// libstreamlife_rt.so (appended to an existing LD_PRELOAD) and
-// STREAMLIFE_OPTIONS the flags; Supervisor.cpp then runs the command as a child
+// libstreamlife_rt.so (appended to an existing LD_PRELOAD),
+// STREAMLIFE_OPTIONS the flags, PYTHONPATH the validator's sitecustomize module
+// (Python call sites); Supervisor.cpp then runs the command as a child
 // and turns what every process of its tree found into our exit status. The flags are
 // generated from the validator's option table (runtime-validator/report/
 // Options.inc), so `--help` and STREAMLIFE_OPTIONS never disagree.
@@ -64,11 +65,8 @@ void printHelp() {
               rt::renderFlagHelp().c_str());
 }
 
-/// The runtime library next to this executable: <prefix>/bin/streamlife ->
-/// <prefix>/lib/libstreamlife_rt.so; $STREAMLIFE_RT_LIBRARY overrides it.
-std::string runtimeLibraryPath() {
-  if (const char *Env = std::getenv("STREAMLIFE_RT_LIBRARY"))
-    return Env;
+/// <prefix> of <prefix>/bin/streamlife.
+std::string installPrefix() {
   char Self[PATH_MAX];
   ssize_t N = readlink("/proc/self/exe", Self, sizeof(Self) - 1);
   if (N <= 0)
@@ -76,8 +74,30 @@ std::string runtimeLibraryPath() {
   Self[N] = 0;
   std::string Dir(Self);
   Dir = Dir.substr(0, Dir.rfind('/'));
-  Dir = Dir.substr(0, Dir.rfind('/'));
-  return Dir + "/lib/libstreamlife_rt.so";
+  return Dir.substr(0, Dir.rfind('/'));
+}
+
+/// The runtime library next to this executable: <prefix>/bin/streamlife ->
+/// <prefix>/lib/libstreamlife_rt.so; $STREAMLIFE_RT_LIBRARY overrides it.
+std::string runtimeLibraryPath() {
+  if (const char *Env = std::getenv("STREAMLIFE_RT_LIBRARY"))
+    return Env;
+  std::string Prefix = installPrefix();
+  return Prefix.empty() ? "" : Prefix + "/lib/libstreamlife_rt.so";
+}
+
+/// Python programs report Python call sites: <prefix>/share/streamlife/python
+/// holds a sitecustomize module that installs the validator's Python tracer
+/// (runtime-validator/python/sitecustomize.py). It goes first on PYTHONPATH;
+/// it imports the next sitecustomize on the path itself.
+void addPythonHook() {
+  std::string Dir = installPrefix() + "/share/streamlife/python";
+  if (access((Dir + "/sitecustomize.py").c_str(), R_OK) != 0)
+    return;
+  std::string Path = Dir;
+  if (const char *Existing = std::getenv("PYTHONPATH"); Existing && *Existing)
+    Path += ":" + std::string(Existing);
+  setenv("PYTHONPATH", Path.c_str(), 1);
 }
 
 } // namespace
@@ -199,6 +219,7 @@ int runRunCommand(int Argc, const char **Argv) {
                                                                    : std::string(Existing) + ":" + Library;
   }
   setenv("LD_PRELOAD", Preload.c_str(), 1);
+  addPythonHook();
   // Flags come after what the environment already set, so they win.
   if (const char *Existing = std::getenv("STREAMLIFE_OPTIONS"); Existing && *Existing)
     OptionText = OptionText.empty() ? std::string(Existing) : std::string(Existing) + ":" + OptionText;

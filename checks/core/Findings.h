@@ -1,0 +1,103 @@
+//===--- Findings.h - streamlife --------------------------------*- C++ -*-===//
+//
+// What the diagnose pass hands to the checks: structured findings in ids
+// (sites, names, streams of the IR), one list per check. The checks map sites
+// back to source locations and word the sentences.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STREAMLIFE_CHECKS_CORE_FINDINGS_H
+#define STREAMLIFE_CHECKS_CORE_FINDINGS_H
+
+#include "LifetimeLattice.h"
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace streamlife {
+namespace core {
+
+/// A buffer released on a stream while work on another stream may still use
+/// it. One per (release site, buffer).
+struct FreeBeforeWaitFinding {
+  SiteId ReleaseSite = NoId;
+  NameId Buffer = NoId;
+  StreamKey ReleaseStream;
+  /// The release is the last owner going away (scope exit, reassignment),
+  /// not an explicit release call.
+  bool ByLastOwner = false;
+  SiteId AllocSite = NoId; ///< NoId when allocated elsewhere.
+  NameId AllocName = NoId;
+  StreamKey AllocStream;
+  struct RacingUse {
+    SiteId Site = NoId;
+    StreamKey Stream;
+    bool FromEarlierIteration = false;
+    /// Waits that ordered the use before some stream other than the release
+    /// stream: (wait site, the stream that waited).
+    std::vector<std::pair<SiteId, StreamKey>> WrongStreamWaits;
+    /// Waits of the release stream on an event recorded on the consumer
+    /// before this use: (wait site, event name).
+    std::vector<std::pair<SiteId, NameId>> StaleWaits;
+  };
+  std::vector<RacingUse> Uses; ///< Sorted by site order.
+  /// Waits of the release stream for the consumer issued after the release.
+  std::vector<std::pair<SiteId, StreamKey>> LateWaits;
+  /// Every racing use is explained by a stale wait that the
+  /// missing-consumer-event check reports (see MissingConsumerEventFinding):
+  /// one bug, one warning. Wait sites of those findings.
+  std::vector<SiteId> ExplainedByStaleWaits;
+};
+
+/// The allocation stream waits on a consumer event recorded before the
+/// consumer's last use of a buffer.
+struct MissingConsumerEventFinding {
+  SiteId WaitSite = NoId;
+  StreamKey WaitingStream;
+  NameId Event = NoId;
+  StreamKey EventStream;
+  NameId Buffer = NoId;
+  SiteId RecordSite = NoId;
+  SiteId LastUseSite = NoId;
+  /// Releases on the waiting stream that race because of this stale wait
+  /// (the free-before-wait findings this one explains), in site order.
+  std::vector<std::pair<SiteId, NameId>> RacingReleases;
+};
+
+/// A buffer used on a stream not yet ordered after its stream-ordered
+/// allocation on another stream.
+struct UseBeforeAllocFinding {
+  SiteId UseSite = NoId;
+  NameId Buffer = NoId;
+  StreamKey UseStream;
+  SiteId AllocSite = NoId;
+  NameId AllocName = NoId;
+  StreamKey AllocStream;
+};
+
+/// An analysis limit was hit: findings of this function may be missing.
+struct LimitNote {
+  SiteId Site = NoId;
+  std::string Message;
+};
+
+struct FunctionFindings {
+  std::vector<FreeBeforeWaitFinding> FreeBeforeWait;
+  std::vector<MissingConsumerEventFinding> MissingConsumerEvent;
+  std::vector<UseBeforeAllocFinding> UseBeforeAlloc;
+  std::vector<LimitNote> Limits;
+};
+
+/// How a stream reads in a sentence.
+struct StreamName {
+  enum KindTy { Named, LegacyDefault, Current } Kind = Named;
+  std::string Name;
+};
+StreamName streamName(const ir::Module &M, const StreamKey &S);
+/// A name's spelling, or "<buffer>" for NoId.
+std::string nameSpelling(const ir::Module &M, NameId N);
+
+} // namespace core
+} // namespace streamlife
+
+#endif // STREAMLIFE_CHECKS_CORE_FINDINGS_H

@@ -1,0 +1,263 @@
+//===--- LifetimeLattice.cpp - streamlife ---------------------------------===//
+//
+// Joins and equality of the lifetime lattice (see LifetimeLattice.h for the
+// rules), and the shared site lists.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LifetimeLattice.h"
+#include "UseGroups.h"
+#include <algorithm>
+#include <cassert>
+
+namespace streamlife {
+namespace core {
+
+//===----------------------------------------------------------------------===//
+// SiteList
+//===----------------------------------------------------------------------===//
+
+bool SiteList::contains(SiteId S) const {
+  if (!Head || S < Head->MinSite || S > Head->MaxSite)
+    return false;
+  for (const Node *N = Head.get(); N; N = N->Next.get())
+    if (N->Site == S)
+      return true;
+  return false;
+}
+
+SiteList SiteList::with(SiteId S) const {
+  if (contains(S))
+    return *this;
+  SiteList Result;
+  SiteId Min = Head ? std::min(Head->MinSite, S) : S;
+  SiteId Max = Head ? std::max(Head->MaxSite, S) : S;
+  Result.Head = std::make_shared<const Node>(Node{S, size() + 1, Min, Max, Head});
+  return Result;
+}
+
+SiteList SiteList::unite(const SiteList &Other) const {
+  if (Head == Other.Head || Other.empty())
+    return *this;
+  if (empty())
+    return Other;
+  // Is the shorter list a tail of the longer one? (One branch added sites to
+  // what the other path still has.)
+  const SiteList &Longer = size() >= Other.size() ? *this : Other;
+  const SiteList &Shorter = size() >= Other.size() ? Other : *this;
+  if (Longer.size() - Shorter.size() > Shorter.size()) {
+    // Far apart in length (a use added to a long list): adding the few
+    // sites is cheaper than looking for a shared tail.
+    SiteList Result = Longer;
+    std::vector<SiteId> Few = Shorter.sites();
+    for (auto It = Few.rbegin(); It != Few.rend(); ++It)
+      Result = Result.with(*It);
+    return Result;
+  }
+  const Node *N = Longer.Head.get();
+  while (N && N->Size > Shorter.size())
+    N = N->Next.get();
+  if (N == Shorter.Head.get())
+    return Longer;
+  SiteList Result = Longer;
+  for (SiteId S : Shorter.sites())
+    Result = Result.with(S);
+  return Result;
+}
+
+SiteList SiteList::without(SiteId S) const {
+  if (!contains(S))
+    return *this;
+  std::vector<SiteId> Kept;
+  for (SiteId Site : sites())
+    if (Site != S)
+      Kept.push_back(Site);
+  SiteList Result;
+  for (auto It = Kept.rbegin(); It != Kept.rend(); ++It)
+    Result = Result.with(*It);
+  return Result;
+}
+
+std::vector<SiteId> SiteList::sites() const {
+  std::vector<SiteId> Out;
+  for (const Node *N = Head.get(); N; N = N->Next.get())
+    Out.push_back(N->Site);
+  return Out;
+}
+
+bool operator==(const SiteList &A, const SiteList &B) {
+  if (A.Head == B.Head)
+    return true;
+  if (A.size() != B.size())
+    return false;
+  // Same elements, maybe in another order (two paths adding the same sites).
+  const SiteList::Node *X = A.Head.get(), *Y = B.Head.get();
+  while (X && Y && X != Y && X->Site == Y->Site) {
+    X = X->Next.get();
+    Y = Y->Next.get();
+  }
+  if (X == Y)
+    return true;
+  std::vector<SiteId> SA = A.sites(), SB = B.sites();
+  std::sort(SA.begin(), SA.end());
+  std::sort(SB.begin(), SB.end());
+  return SA == SB;
+}
+
+//===----------------------------------------------------------------------===//
+// Use groups
+//===----------------------------------------------------------------------===//
+
+static bool groupOrder(const UseGroup &A, const UseGroup &B) {
+  return std::tie(A.Stream, A.Facts) < std::tie(B.Stream, B.Facts);
+}
+
+void normalizeGroups(llvm::SmallVectorImpl<UseGroup> &Groups) {
+  std::stable_sort(Groups.begin(), Groups.end(), groupOrder);
+  size_t Out = 0;
+  for (size_t I = 0; I < Groups.size(); ++I) {
+    if (Groups[I].Sites.empty())
+      continue;
+    if (Out > 0 && Groups[Out - 1].Stream == Groups[I].Stream &&
+        Groups[Out - 1].Facts == Groups[I].Facts) {
+      Groups[Out - 1].Sites = Groups[Out - 1].Sites.unite(Groups[I].Sites);
+      continue;
+    }
+    if (Out != I)
+      Groups[Out] = std::move(Groups[I]);
+    ++Out;
+  }
+  Groups.resize(Out);
+}
+
+void addUse(llvm::SmallVectorImpl<UseGroup> &Groups, const StreamKey &Stream,
+            const WorkFacts &Facts, const SiteList &Sites) {
+  for (UseGroup &G : Groups)
+    if (G.Stream == Stream && G.Facts == Facts) {
+      G.Sites = G.Sites.unite(Sites);
+      return;
+    }
+  Groups.push_back(UseGroup{Stream, Facts, Sites});
+  normalizeGroups(Groups);
+}
+
+//===----------------------------------------------------------------------===//
+// Joins
+//===----------------------------------------------------------------------===//
+
+void WorkFacts::meet(const WorkFacts &Other) {
+  for (auto It = CoveringEvents.begin(); It != CoveringEvents.end();)
+    It = Other.CoveringEvents.count(*It) ? std::next(It)
+                                         : CoveringEvents.erase(It);
+  for (auto It = OrderedStreams.begin(); It != OrderedStreams.end();)
+    It = Other.OrderedStreams.count(It->first) ? std::next(It)
+                                               : OrderedStreams.erase(It);
+  OrderedByLegacyStream &= Other.OrderedByLegacyStream;
+  FromEarlierIteration &= Other.FromEarlierIteration;
+}
+
+void ObjectState::join(const ObjectState &Other) {
+  if (AllocSite == NoId && Other.AllocSite != NoId) {
+    AllocSite = Other.AllocSite;
+    AllocName = Other.AllocName;
+    AllocStream = Other.AllocStream;
+    AllocFacts = Other.AllocFacts;
+  } else if (AllocSite != NoId && Other.AllocSite != NoId) {
+    // Only orderings that hold on both paths count.
+    AllocFacts.meet(Other.AllocFacts);
+  }
+  AllocPending |= Other.AllocPending;
+  for (const UseGroup &G : Other.Uses)
+    addUse(Uses, G.Stream, G.Facts, G.Sites);
+  EntryReleases.insert(Other.EntryReleases.begin(), Other.EntryReleases.end());
+  if (Own != Other.Own)
+    Own = ir::Ownership::Raw; // in doubt, no implicit release
+  if (ReleaseStream != Other.ReleaseStream)
+    ReleaseStream.reset();
+  Escaped |= Other.Escaped;
+}
+
+bool operator==(const ObjectState &A, const ObjectState &B) {
+  if (A.Uses.size() != B.Uses.size())
+    return false;
+  for (size_t I = 0; I < A.Uses.size(); ++I)
+    if (A.Uses[I].Stream != B.Uses[I].Stream ||
+        !(A.Uses[I].Facts == B.Uses[I].Facts) ||
+        !(A.Uses[I].Sites == B.Uses[I].Sites))
+      return false;
+  return A.AllocSite == B.AllocSite && A.AllocName == B.AllocName &&
+         A.AllocStream == B.AllocStream && A.AllocFacts == B.AllocFacts &&
+         A.AllocPending == B.AllocPending && A.Own == B.Own &&
+         A.ReleaseStream == B.ReleaseStream && A.Escaped == B.Escaped &&
+         A.EntryReleases == B.EntryReleases;
+}
+
+void LifetimeState::join(const LifetimeState &Other) {
+  if (!Other.Reachable)
+    return;
+  if (!Reachable) {
+    *this = Other;
+    return;
+  }
+  for (const auto &[Name, Set] : Other.Names) {
+    auto [It, Inserted] = Names.insert({Name, Set});
+    if (Inserted)
+      continue;
+    ObjectSet Merged;
+    std::set_union(It->second.begin(), It->second.end(), Set.begin(),
+                   Set.end(), std::back_inserter(Merged));
+    It->second = std::move(Merged);
+  }
+  for (const auto &[Id, Object] : Other.Objects) {
+    auto [It, Inserted] = Objects.insert({Id, Object});
+    if (!Inserted)
+      It->second.join(Object);
+  }
+  for (const auto &[Key, Event] : Other.Events) {
+    auto [It, Inserted] = Events.insert({Key, Event});
+    if (!Inserted && !(It->second == Event)) {
+      // Recorded at different points on the two paths: where it sits is
+      // unknown, so nothing is concluded from waiting on it later.
+      if (It->second.Stream != Event.Stream)
+        It->second.Stream.reset();
+    }
+  }
+  for (auto It = StreamAliases.begin(); It != StreamAliases.end();) {
+    auto Found = Other.StreamAliases.find(It->first);
+    It = Found != Other.StreamAliases.end() && Found->second == It->second
+             ? std::next(It)
+             : StreamAliases.erase(It);
+  }
+  for (const auto &[Key, NonBlocking] : Other.NonBlockingStreams) {
+    auto [It, Inserted] = NonBlockingStreams.insert({Key, NonBlocking});
+    if (!Inserted && It->second != NonBlocking)
+      NonBlockingStreams.erase(It);
+  }
+  for (const auto &[Key, Sites] : Other.RacyReleases) {
+    auto [It, Inserted] = RacyReleases.insert({Key, Sites});
+    if (!Inserted)
+      It->second = It->second.unite(Sites);
+  }
+  if (CurrentStack != Other.CurrentStack || Other.CurrentUnknown)
+    CurrentUnknown = true;
+  for (const auto &[Key, Work] : Other.Entry) {
+    auto [It, Inserted] = Entry.insert({Key, Work});
+    if (Inserted)
+      continue;
+    It->second.Pending |= Work.Pending;
+    It->second.Facts.meet(Work.Facts);
+  }
+}
+
+bool operator==(const LifetimeState &A, const LifetimeState &B) {
+  return A.Reachable == B.Reachable && A.Names == B.Names &&
+         A.Objects == B.Objects && A.Events == B.Events &&
+         A.StreamAliases == B.StreamAliases &&
+         A.NonBlockingStreams == B.NonBlockingStreams &&
+         A.CurrentStack == B.CurrentStack &&
+         A.CurrentUnknown == B.CurrentUnknown && A.Entry == B.Entry &&
+         A.RacyReleases == B.RacyReleases;
+}
+
+} // namespace core
+} // namespace streamlife

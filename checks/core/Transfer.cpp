@@ -1,0 +1,638 @@
+//===--- Transfer.cpp - streamlife ----------------------------------------===//
+//
+// The transfer functions of the lifetime analysis (see Transfer.h). The
+// summary application (calls) is in SummaryApply.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transfer.h"
+#include "UseGroups.h"
+#include <algorithm>
+#include <cassert>
+
+namespace streamlife {
+namespace core {
+
+using namespace ir;
+
+Observer::~Observer() = default;
+
+namespace {
+
+/// Calls \p Callback on every piece of pending stream work: consumer uses,
+/// allocations not yet known complete, and the caller's earlier work.
+template <typename Fn> void forEachWork(LifetimeState &State, Fn Callback) {
+  for (auto &[Id, Object] : State.Objects) {
+    if (Object.Escaped)
+      continue;
+    for (UseGroup &G : Object.Uses)
+      Callback(G.Stream, G.Facts);
+    if (Object.Uses.size() > 1)
+      normalizeGroups(Object.Uses); // facts may now coincide
+    if (Object.AllocPending && Object.AllocStream)
+      Callback(*Object.AllocStream, Object.AllocFacts);
+  }
+  for (auto &[Key, Work] : State.Entry)
+    if (Work.Pending)
+      Callback(Key, Work.Facts);
+}
+
+bool enqueuesWork(OpKind Kind) {
+  switch (Kind) {
+  case OpKind::Use:
+  case OpKind::Allocate:
+  case OpKind::Release:
+  case OpKind::RecordEvent:
+  case OpKind::WaitEvent:
+  case OpKind::WaitStream:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Operations that mean nothing without their stream.
+bool needsStream(OpKind Kind) {
+  switch (Kind) {
+  case OpKind::Allocate:
+  case OpKind::Use:
+  case OpKind::RecordEvent:
+  case OpKind::WaitEvent:
+  case OpKind::WaitStream:
+  case OpKind::SyncStream:
+  case OpKind::RecordStream:
+  case OpKind::SetReleaseStream:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Streams
+//===----------------------------------------------------------------------===//
+
+std::optional<StreamKey> Transfer::resolve(const StreamRef &Ref,
+                                           const LifetimeState &State) const {
+  switch (Ref.Kind) {
+  case StreamRef::Named: {
+    assert(Ref.Name != NoId && "a named stream without a name");
+    auto Alias = State.StreamAliases.find(Ref.Name);
+    if (Alias != State.StreamAliases.end())
+      return Alias->second;
+    return StreamKey::named(Ref.Name);
+  }
+  case StreamRef::LegacyDefault:
+    return StreamKey::legacy();
+  case StreamRef::PerThread:
+    return StreamKey::perThread();
+  case StreamRef::Current:
+    if (State.CurrentUnknown)
+      return std::nullopt;
+    if (State.CurrentStack.empty())
+      return StreamKey::entryCurrent();
+    return State.CurrentStack.back();
+  case StreamRef::Unknown:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool Transfer::isBlocking(const StreamKey &S,
+                          const LifetimeState &State) const {
+  if (S.Kind != StreamKey::Named)
+    return true; // The per-thread stream also syncs with the legacy stream.
+  auto It = State.NonBlockingStreams.find(S.Name);
+  return It == State.NonBlockingStreams.end() || !It->second;
+}
+
+bool Transfer::orderedBefore(const StreamKey &WorkStream,
+                             const WorkFacts &Facts, const StreamKey &Later,
+                             const LifetimeState &State) const {
+  if (WorkStream == Later || Facts.OrderedStreams.count(Later))
+    return true;
+  // The legacy stream waits for earlier work on blocking streams, and
+  // blocking streams wait for earlier work on the legacy stream.
+  bool LaterBlocking = isBlocking(Later, State);
+  if (Later.Kind == StreamKey::LegacyDefault && isBlocking(WorkStream, State))
+    return true;
+  if (WorkStream.Kind == StreamKey::LegacyDefault && LaterBlocking)
+    return true;
+  return Facts.OrderedByLegacyStream && LaterBlocking;
+}
+
+void Transfer::legacyStreamOperation(LifetimeState &State) const {
+  forEachWork(State, [&](const StreamKey &WorkStream, WorkFacts &Facts) {
+    if (isBlocking(WorkStream, State))
+      Facts.OrderedByLegacyStream = true;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Names and objects
+//===----------------------------------------------------------------------===//
+
+LifetimeState Transfer::entryState() const {
+  LifetimeState State;
+  State.Reachable = true;
+  // The caller's earlier work on each stream this function can name: the
+  // summary reads back what happened to it (synced, ordered, covered).
+  State.Entry[StreamKey::legacy()];
+  State.Entry[StreamKey::perThread()];
+  State.Entry[StreamKey::entryCurrent()];
+  State.Entry[StreamKey::unseen()];
+  auto AddStream = [&](const StreamRef &Ref) {
+    if (Ref.Kind == StreamRef::Named && Ref.Name < M.Names.size() &&
+        M.Names[Ref.Name].PointeeOf == NoId)
+      State.Entry[StreamKey::named(Ref.Name)];
+  };
+  for (const Block &B : F.Blocks)
+    for (const Inst &I : B.Insts) {
+      AddStream(I.Stream);
+      AddStream(I.Stream2);
+    }
+  return State;
+}
+
+ObjectSet &Transfer::objectsOf(NameId Name, LifetimeState &State) const {
+  auto [It, Inserted] = State.Names.try_emplace(Name);
+  if (Inserted)
+    It->second.push_back(objects::make(objects::Initial, Name));
+  return It->second;
+}
+
+NameId Transfer::objectName(ObjectId Id, const ObjectState &Object) const {
+  if (Object.AllocName != NoId)
+    return Object.AllocName;
+  if (objects::tag(Id) == objects::Initial)
+    return objects::id(Id);
+  return NoId;
+}
+
+bool Transfer::namedElsewhere(ObjectId Id, NameId Except,
+                              const LifetimeState &State) const {
+  for (const auto &[Name, Set] : State.Names)
+    if (Name != Except && std::find(Set.begin(), Set.end(), Id) != Set.end())
+      return true;
+  return false;
+}
+
+void Transfer::bindObject(NameId Name, ObjectId Id, ObjectState Fresh,
+                          SiteId Site, LifetimeState &State) const {
+  // Recency: when the previous object of this site is still held by other
+  // names (`prev = cur` before `cur` is re-allocated in a loop), it becomes
+  // the site's "older" object instead of being overwritten.
+  auto Previous = State.Objects.find(Id);
+  if (Previous != State.Objects.end() && namedElsewhere(Id, Name, State)) {
+    ObjectId Older =
+        objects::make(objects::OlderAlloc, objects::id(Id));
+    auto [OldIt, Inserted] = State.Objects.insert({Older, Previous->second});
+    if (!Inserted)
+      OldIt->second.join(Previous->second);
+    for (auto &[Other, Set] : State.Names) {
+      if (Other == Name)
+        continue;
+      auto Found = std::find(Set.begin(), Set.end(), Id);
+      if (Found == Set.end())
+        continue;
+      Set.erase(Found);
+      if (std::find(Set.begin(), Set.end(), Older) == Set.end()) {
+        Set.push_back(Older);
+        std::sort(Set.begin(), Set.end());
+      }
+    }
+  }
+  kill(Name, ValueKind::Buffer, Site, State);
+  State.Names[Name] = ObjectSet{Id};
+  State.Objects[Id] = std::move(Fresh);
+}
+
+void Transfer::allocate(const Inst &I, const StreamKey &S,
+                        LifetimeState &State) const {
+  for (NameId Name : I.Names) {
+    ObjectState Fresh;
+    Fresh.AllocSite = I.Site;
+    Fresh.AllocName = Name;
+    Fresh.AllocStream = S;
+    Fresh.AllocPending = true;
+    Fresh.Own = I.Own;
+    Fresh.ReleaseStream = S;
+    bindObject(Name, objects::make(objects::RecentAlloc, I.Site),
+               std::move(Fresh), I.Site, State);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Uses and releases
+//===----------------------------------------------------------------------===//
+
+void Transfer::useObject(ObjectId Id, NameId Name, const StreamKey &S,
+                         SiteId Site, const WorkFacts &Facts,
+                         LifetimeState &State) const {
+  ObjectState &Object = State.Objects[Id];
+  if (Object.Escaped)
+    return;
+  if (Object.AllocSite != NoId && Object.AllocPending && Object.AllocStream &&
+      !orderedBefore(*Object.AllocStream, Object.AllocFacts, S, State)) {
+    if (Watcher)
+      Watcher->useBeforeAlloc(Site, Name, S, Object);
+    // Warn at the first unordered use only.
+    Object.AllocFacts.OrderedStreams.insert({S, Site});
+  }
+  addUse(Object.Uses, S, Facts, SiteList().with(Site));
+}
+
+void Transfer::use(const Inst &I, const StreamKey &S,
+                   LifetimeState &State) const {
+  for (NameId Name : I.Names) {
+    ObjectSet Set = objectsOf(Name, State);
+    for (ObjectId Id : Set)
+      useObject(Id, Name, S, I.Site, WorkFacts(), State);
+  }
+}
+
+void Transfer::releaseObject(ObjectId Id, NameId Name,
+                             const std::optional<StreamKey> &R, SiteId Site,
+                             bool ByLastOwner, LifetimeState &State) const {
+  auto Found = State.Objects.find(Id);
+  if (Found == State.Objects.end()) {
+    if (objects::tag(Id) != objects::Initial)
+      return; // released before: nothing pending
+    // A caller's buffer released here: the summary must say so.
+    Found = State.Objects.try_emplace(Id).first;
+  }
+  ObjectState &Object = Found->second;
+  if (Object.Escaped)
+    return;
+  if (R) {
+    std::vector<Observer::Racing> Racing;
+    for (const UseGroup &G : Object.Uses) {
+      if (orderedBefore(G.Stream, G.Facts, *R, State))
+        continue;
+      auto &Releases = State.RacyReleases[{*R, G.Stream}];
+      Releases = Releases.with(Site);
+      if (!Watcher)
+        continue;
+      std::vector<std::pair<SiteId, StreamKey>> Wrong;
+      for (const auto &[Waiter, WaitSite] : G.Facts.OrderedStreams)
+        Wrong.push_back({WaitSite, Waiter});
+      for (SiteId UseSite : G.Sites.sites())
+        Racing.push_back(
+            {UseSite, G.Stream, G.Facts.FromEarlierIteration, Wrong});
+    }
+    if (Watcher && !Racing.empty())
+      Watcher->racingRelease(Site, Name, *R, ByLastOwner, Object,
+                             std::move(Racing));
+    if (objects::tag(Id) == objects::Initial) {
+      // Summaries: which of the caller's streams were ordered before this
+      // release, for the caller to check its own pending uses.
+      EntryRelease Release{Site, *R, {}};
+      for (const auto &[Key, Work] : State.Entry)
+        if (!Work.Pending || orderedBefore(Key, Work.Facts, *R, State))
+          Release.OrderedEntryStreams.insert(Key);
+      Object.EntryReleases.insert(std::move(Release));
+    }
+  }
+  // The lifetime ends; what raced has been reported at this release.
+  Object.Uses.clear();
+  Object.AllocPending = false;
+  if (Object.EntryReleases.empty())
+    State.Objects.erase(Found); // keep states small: nothing left to say
+}
+
+//===----------------------------------------------------------------------===//
+// Events and syncs
+//===----------------------------------------------------------------------===//
+
+void Transfer::recordEvent(NameId Event, const StreamKey &S, SiteId Site,
+                           LifetimeState &State) const {
+  State.Events[Event] = EventState{S, Site};
+  forEachWork(State, [&](const StreamKey &WorkStream, WorkFacts &Facts) {
+    if (orderedBefore(WorkStream, Facts, S, State))
+      Facts.CoveringEvents.insert(Event);
+    else
+      Facts.CoveringEvents.erase(Event);
+  });
+}
+
+void Transfer::wait(const Inst &I, const StreamKey &R,
+                    LifetimeState &State) const {
+  if (I.Event == NoId) {
+    // An event we cannot name (`events[i]`): in doubt, the wait orders
+    // everything enqueued so far before the waiting stream.
+    forEachWork(State, [&](const StreamKey &, WorkFacts &Facts) {
+      Facts.OrderedStreams.insert({R, I.Site});
+    });
+    return;
+  }
+  NameId Event = I.Event;
+  forEachWork(State, [&](const StreamKey &, WorkFacts &Facts) {
+    if (Facts.CoveringEvents.count(Event))
+      Facts.OrderedStreams.insert({R, I.Site});
+  });
+  auto Recorded = State.Events.find(Event);
+  if (Recorded == State.Events.end()) {
+    // The event was recorded where this function cannot see it (by the
+    // caller, or by an opaque function): in doubt, take the wait to order
+    // everything before it rather than warn about code that may be right.
+    forEachWork(State, [&](const StreamKey &, WorkFacts &Facts) {
+      Facts.OrderedStreams.insert({R, I.Site});
+    });
+    return;
+  }
+  if (!Recorded->second.Stream || !Watcher)
+    return;
+  const StreamKey Consumer = *Recorded->second.Stream;
+  // A late wait: the release stream waits for the consumer only after it
+  // released the buffer.
+  auto Racy = State.RacyReleases.find({R, Consumer});
+  if (Racy != State.RacyReleases.end())
+    for (SiteId ReleaseSite : Racy->second.sites())
+      Watcher->lateWait(I.Site, R, ReleaseSite);
+  // A stale event: the waiting stream waits on an event the consumer
+  // recorded before (or without) its last use of the buffer.
+  if (R == Consumer)
+    return;
+  for (const auto &[Id, Object] : State.Objects) {
+    if (Object.Escaped)
+      continue;
+    std::vector<SiteId> Stale;
+    SiteId LastUse = NoId;
+    for (const UseGroup &G : Object.Uses) {
+      if (G.Stream != Consumer || G.Facts.CoveringEvents.count(Event) ||
+          orderedBefore(G.Stream, G.Facts, R, State))
+        continue;
+      for (SiteId UseSite : G.Sites.sites()) {
+        Stale.push_back(UseSite);
+        if (LastUse == NoId ||
+            M.site(LastUse).Order < M.site(UseSite).Order)
+          LastUse = UseSite;
+      }
+    }
+    if (LastUse != NoId)
+      Watcher->staleWait(I.Site, R, Event, Consumer,
+                         Recorded->second.RecordSite, objectName(Id, Object),
+                         Stale, LastUse,
+                         Object.AllocStream && *Object.AllocStream == R);
+  }
+}
+
+void Transfer::syncWhere(
+    LifetimeState &State,
+    const std::function<bool(const StreamKey &, const WorkFacts &)> &Done)
+    const {
+  for (auto &[Id, Object] : State.Objects) {
+    auto &Uses = Object.Uses;
+    Uses.erase(std::remove_if(Uses.begin(), Uses.end(),
+                              [&](const UseGroup &G) {
+                                return Done(G.Stream, G.Facts);
+                              }),
+               Uses.end());
+    if (Object.AllocPending && Object.AllocStream &&
+        Done(*Object.AllocStream, Object.AllocFacts))
+      Object.AllocPending = false;
+  }
+  for (auto &[Key, Work] : State.Entry)
+    if (Work.Pending && Done(Key, Work.Facts))
+      Work.Pending = false;
+}
+
+//===----------------------------------------------------------------------===//
+// Names: bind, move, kill
+//===----------------------------------------------------------------------===//
+
+void Transfer::kill(NameId Name, ValueKind Value, SiteId Site,
+                    LifetimeState &State) const {
+  switch (Value) {
+  case ValueKind::Event:
+    State.Events.erase(Name);
+    return;
+  case ValueKind::Stream:
+    State.StreamAliases.erase(Name);
+    return;
+  case ValueKind::Buffer:
+    break;
+  }
+  auto Found = State.Names.find(Name);
+  if (Found == State.Names.end())
+    return;
+  ObjectSet Held = std::move(Found->second);
+  State.Names.erase(Found);
+  for (ObjectId Id : Held) {
+    auto Object = State.Objects.find(Id);
+    if (Object == State.Objects.end() ||
+        Object->second.Own != Ownership::Owned || namedElsewhere(Id, NoId, State))
+      continue;
+    // The last owner went: the object is released on its release stream.
+    std::optional<StreamKey> R = Object->second.ReleaseStream;
+    releaseObject(Id, Name, R, Site, /*ByLastOwner=*/true, State);
+  }
+}
+
+void Transfer::bind(const Inst &I, bool IsMove, LifetimeState &State) const {
+  assert(!I.Names.empty() && "bind/move without a destination");
+  NameId Dest = I.Names[0];
+  NameId Source = I.Names.size() > 1 ? I.Names[1] : NoId;
+  if (Source == Dest)
+    return;
+  switch (I.Value) {
+  case ValueKind::Event: {
+    // Events are handles: the copy denotes the same recorded point.
+    bool Known = Source != NoId && State.Events.count(Source);
+    if (Known)
+      State.Events[Dest] = State.Events[Source];
+    else
+      State.Events.erase(Dest);
+    forEachWork(State, [&](const StreamKey &, WorkFacts &Facts) {
+      if (Known && Facts.CoveringEvents.count(Source))
+        Facts.CoveringEvents.insert(Dest);
+      else
+        Facts.CoveringEvents.erase(Dest);
+    });
+    return;
+  }
+  case ValueKind::Stream: {
+    std::optional<StreamKey> Target;
+    if (Source != NoId)
+      Target = resolve(StreamRef::named(Source), State);
+    if (Target && *Target != StreamKey::named(Dest))
+      State.StreamAliases[Dest] = *Target;
+    else
+      State.StreamAliases.erase(Dest);
+    return;
+  }
+  case ValueKind::Buffer:
+    break;
+  }
+  // A copy shares the source's objects; a name whose source is not tracked
+  // holds nothing known (part 1 dropped the state the same way).
+  ObjectSet Held;
+  if (Source != NoId) {
+    auto Found = State.Names.find(Source);
+    if (Found != State.Names.end())
+      Held = Found->second;
+  }
+  if (IsMove && Source != NoId)
+    State.Names.erase(Source); // moved from: no release
+  // An object made by a call (an unnamed temporary) takes the name it is
+  // first bound to, for "'buf' allocated on ... here".
+  for (ObjectId Id : Held) {
+    auto Object = State.Objects.find(Id);
+    if (Object != State.Objects.end() && Object->second.AllocName != NoId &&
+        Object->second.AllocName < M.Names.size() &&
+        M.Names[Object->second.AllocName].Spelling.empty())
+      Object->second.AllocName = Dest;
+  }
+  kill(Dest, ValueKind::Buffer, I.Site, State);
+  if (!Held.empty())
+    State.Names[Dest] = std::move(Held);
+}
+
+//===----------------------------------------------------------------------===//
+// The dispatcher
+//===----------------------------------------------------------------------===//
+
+void Transfer::apply(const Inst &I, LifetimeState &State) const {
+  assert(State.Reachable && "transfer on an unreachable state");
+  std::optional<StreamKey> S = resolve(I.Stream, State);
+  // An operation whose stream is unknown is skipped: guessing would warn
+  // about code that may well be right.
+  if (needsStream(I.Kind) && !S)
+    return;
+  if (enqueuesWork(I.Kind) && S && S->Kind == StreamKey::LegacyDefault)
+    legacyStreamOperation(State);
+
+  switch (I.Kind) {
+  case OpKind::Allocate:
+    allocate(I, *S, State);
+    break;
+  case OpKind::Use:
+    use(I, *S, State);
+    break;
+  case OpKind::RecordEvent:
+    if (I.Event != NoId)
+      recordEvent(I.Event, *S, I.Site, State);
+    break;
+  case OpKind::WaitEvent:
+    wait(I, *S, State);
+    break;
+  case OpKind::WaitStream: {
+    std::optional<StreamKey> Waited = resolve(I.Stream2, State);
+    if (!Waited)
+      break;
+    forEachWork(State, [&](const StreamKey &WorkStream, WorkFacts &Facts) {
+      if (orderedBefore(WorkStream, Facts, *Waited, State))
+        Facts.OrderedStreams.insert({*S, I.Site});
+    });
+    break;
+  }
+  case OpKind::SyncStream:
+    syncWhere(State, [&](const StreamKey &WorkStream, const WorkFacts &Facts) {
+      return orderedBefore(WorkStream, Facts, *S, State);
+    });
+    break;
+  case OpKind::SyncEvent:
+    if (I.Event == NoId) {
+      // An event we cannot name: in doubt, the host waited for everything.
+      syncWhere(State, [](const StreamKey &, const WorkFacts &) {
+        return true;
+      });
+      break;
+    }
+    syncWhere(State, [&](const StreamKey &, const WorkFacts &Facts) {
+      return Facts.CoveringEvents.count(I.Event) > 0;
+    });
+    break;
+  case OpKind::SyncDevice:
+    syncWhere(State,
+              [](const StreamKey &, const WorkFacts &) { return true; });
+    break;
+  case OpKind::Release:
+    for (NameId Name : I.Names) {
+      ObjectSet Set = objectsOf(Name, State);
+      for (ObjectId Id : Set)
+        releaseObject(Id, Name, S, I.Site, /*ByLastOwner=*/false, State);
+    }
+    break;
+  case OpKind::ReleaseSync:
+    // cudaFree / cuMemFree synchronize the device before releasing.
+    syncWhere(State,
+              [](const StreamKey &, const WorkFacts &) { return true; });
+    for (NameId Name : I.Names) {
+      ObjectSet Set = objectsOf(Name, State);
+      for (ObjectId Id : Set)
+        releaseObject(Id, Name, StreamKey::legacy(), I.Site, false, State);
+    }
+    break;
+  case OpKind::RecordStream:
+    // The caching allocator now holds the block until that stream's work
+    // completes, so the use no longer races with the release.
+    for (NameId Name : I.Names) {
+      auto Found = State.Names.find(Name);
+      if (Found == State.Names.end())
+        continue;
+      for (ObjectId Id : Found->second) {
+        auto Object = State.Objects.find(Id);
+        if (Object == State.Objects.end())
+          continue;
+        auto &Uses = Object->second.Uses;
+        Uses.erase(std::remove_if(Uses.begin(), Uses.end(),
+                                  [&](const UseGroup &G) {
+                                    return G.Stream == *S;
+                                  }),
+                   Uses.end());
+      }
+    }
+    break;
+  case OpKind::CreateStream:
+    if (S && S->Kind == StreamKey::Named) {
+      if (I.NonBlocking)
+        State.NonBlockingStreams[S->Name] = *I.NonBlocking;
+      else
+        State.NonBlockingStreams.erase(S->Name);
+    }
+    break;
+  case OpKind::SetReleaseStream:
+    for (NameId Name : I.Names)
+      for (ObjectId Id : objectsOf(Name, State))
+        State.Objects[Id].ReleaseStream = *S;
+    break;
+  case OpKind::Bind:
+    bind(I, /*IsMove=*/false, State);
+    break;
+  case OpKind::Move:
+    bind(I, /*IsMove=*/true, State);
+    break;
+  case OpKind::Kill:
+    for (NameId Name : I.Names)
+      kill(Name, I.Value, I.Site, State);
+    break;
+  case OpKind::Escape:
+    for (NameId Name : I.Names)
+      for (ObjectId Id : objectsOf(Name, State)) {
+        ObjectState &Object = State.Objects[Id];
+        Object.Escaped = true;
+        Object.Uses.clear();
+        Object.AllocPending = false;
+      }
+    break;
+  case OpKind::PushCurrentStream:
+    if (S)
+      State.CurrentStack.push_back(*S);
+    else
+      State.CurrentUnknown = true;
+    break;
+  case OpKind::PopCurrentStream:
+    if (!State.CurrentStack.empty())
+      State.CurrentStack.pop_back();
+    break;
+  case OpKind::Call:
+    call(I, State);
+    break;
+  }
+}
+
+} // namespace core
+} // namespace streamlife

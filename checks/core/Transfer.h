@@ -1,0 +1,139 @@
+//===--- Transfer.h - streamlife --------------------------------*- C++ -*-===//
+//
+// The transfer functions: how each IR operation changes the lifetime state.
+// They know stream order only through the IR:
+//
+//   Allocate(b, A)       b holds a new object on A; the allocation itself is
+//                        work on A that other streams must be ordered after.
+//   Use(b, S)            adds a pending consumer use (S, site) to b's object.
+//   RecordEvent(e, S)    e now covers every piece of work ordered before S.
+//   WaitEvent(R, e)      work covered by e is ordered before R's later work.
+//   Sync*                the host waited: covered work is complete.
+//   Release(b, R)        every pending use on another stream must be ordered
+//                        before R, else free-before-wait.
+//   Kill(b)              the last name of an owned object: Release on its
+//                        release stream.
+//   Call(f, args)        f's summary (its own exit state) applied to the
+//                        caller's names, streams and events.
+//
+// Legacy default stream semantics: an operation on the legacy stream waits
+// for earlier work on every blocking stream, and later work on blocking
+// streams waits for it.
+//
+// The transfer never makes findings: it tells an Observer what it saw (a
+// racing release, a stale wait, ...) and the diagnose pass (Diagnose.cpp)
+// turns that into findings. During the fixpoint there is no observer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STREAMLIFE_CHECKS_CORE_TRANSFER_H
+#define STREAMLIFE_CHECKS_CORE_TRANSFER_H
+
+#include "Findings.h"
+#include "LifetimeLattice.h"
+#include "StreamIR.h"
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace streamlife {
+namespace core {
+
+/// What the transfer saw, reported during the diagnose pass only.
+class Observer {
+public:
+  virtual ~Observer();
+  struct Racing {
+    SiteId Site;
+    StreamKey Stream;
+    bool FromEarlierIteration;
+    std::vector<std::pair<SiteId, StreamKey>> WrongStreamWaits;
+  };
+  /// A release on \p ReleaseStream while \p Uses may still run.
+  virtual void racingRelease(SiteId Release, NameId Buffer,
+                             const StreamKey &ReleaseStream, bool ByLastOwner,
+                             const ObjectState &Object,
+                             std::vector<Racing> Uses) = 0;
+  /// \p Waiter waits on \p Event recorded on \p Consumer before the uses
+  /// \p StaleUses of an object; \p OnAllocationStream when the waiter is the
+  /// object's allocation stream.
+  virtual void staleWait(SiteId Wait, const StreamKey &Waiter, NameId Event,
+                         const StreamKey &Consumer, SiteId RecordSite,
+                         NameId Buffer, const std::vector<SiteId> &StaleUses,
+                         SiteId LastUse, bool OnAllocationStream) = 0;
+  /// \p Waiter waits for the consumer only after the racing release.
+  virtual void lateWait(SiteId Wait, const StreamKey &Waiter,
+                        SiteId ReleaseSite) = 0;
+  virtual void useBeforeAlloc(SiteId Use, NameId Buffer,
+                              const StreamKey &UseStream,
+                              const ObjectState &Object) = 0;
+};
+
+/// A summary: the callee's own exit state (with its entry work and the
+/// initial objects of its parameters), or nothing while it is being
+/// computed (a recursive call then does nothing).
+using SummaryLookup =
+    std::function<const LifetimeState *(ir::FunctionId Callee)>;
+
+class Transfer {
+public:
+  Transfer(const ir::Module &M, const ir::Function &F, SummaryLookup Summaries,
+           Observer *Watcher = nullptr)
+      : M(M), F(F), Summaries(std::move(Summaries)), Watcher(Watcher) {}
+
+  /// The same transfer, reporting to \p W (the diagnose pass).
+  Transfer withObserver(Observer *W) const {
+    Transfer Copy = *this;
+    Copy.Watcher = W;
+    return Copy;
+  }
+
+  /// The state at function entry: reachable, with the caller's earlier work
+  /// on every stream the function can name (see EntryWork).
+  LifetimeState entryState() const;
+  void apply(const ir::Inst &I, LifetimeState &State) const;
+
+  /// Stream-order queries (also used by the summary application).
+  std::optional<StreamKey> resolve(const ir::StreamRef &Ref,
+                                   const LifetimeState &State) const;
+  bool isBlocking(const StreamKey &S, const LifetimeState &State) const;
+  bool orderedBefore(const StreamKey &WorkStream, const WorkFacts &Facts,
+                     const StreamKey &Later, const LifetimeState &State) const;
+
+private:
+  ObjectSet &objectsOf(NameId Name, LifetimeState &State) const;
+  NameId objectName(ObjectId Id, const ObjectState &Object) const;
+  bool namedElsewhere(ObjectId Id, NameId Except,
+                      const LifetimeState &State) const;
+  void legacyStreamOperation(LifetimeState &State) const;
+  void allocate(const ir::Inst &I, const StreamKey &S,
+                LifetimeState &State) const;
+  void bindObject(NameId Name, ObjectId Id, ObjectState Fresh, SiteId Site,
+                  LifetimeState &State) const;
+  void use(const ir::Inst &I, const StreamKey &S, LifetimeState &State) const;
+  void useObject(ObjectId Id, NameId Name, const StreamKey &S, SiteId Site,
+                 const WorkFacts &Facts, LifetimeState &State) const;
+  void releaseObject(ObjectId Id, NameId Name,
+                     const std::optional<StreamKey> &R, SiteId Site,
+                     bool ByLastOwner, LifetimeState &State) const;
+  void wait(const ir::Inst &I, const StreamKey &R, LifetimeState &State) const;
+  void recordEvent(NameId Event, const StreamKey &S, SiteId Site,
+                   LifetimeState &State) const;
+  void syncWhere(LifetimeState &State,
+                 const std::function<bool(const StreamKey &,
+                                          const WorkFacts &)> &Done) const;
+  void bind(const ir::Inst &I, bool IsMove, LifetimeState &State) const;
+  void kill(NameId Name, ir::ValueKind Value, SiteId Site,
+            LifetimeState &State) const;
+  void call(const ir::Inst &I, LifetimeState &State) const;
+
+  const ir::Module &M;
+  const ir::Function &F;
+  SummaryLookup Summaries;
+  Observer *Watcher;
+};
+
+} // namespace core
+} // namespace streamlife
+
+#endif // STREAMLIFE_CHECKS_CORE_TRANSFER_H
