@@ -8,9 +8,13 @@ BUILD="${STREAMLIFE_BUILD_DIR:-$ROOT/build}"
 
 need=()
 for pkg in clang-22 clang-tidy-22 libclang-22-dev llvm-22-dev llvm-22-tools cmake ninja-build \
-           libgtest-dev python3 xz-utils npm openssl; do
+           libgtest-dev python3 xz-utils openssl; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
+# npm is asked for by its command, not its package: a Node.js build from outside
+# Debian (NodeSource's nodejs, as on these machines) ships npm itself and
+# declares a conflict with Debian's npm package, so installing that would fail.
+command -v npm >/dev/null 2>&1 || need+=(npm)
 if ((${#need[@]})); then
   echo "streamlife setup: installing ${need[*]}" >&2
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
