@@ -17,6 +17,8 @@
 #include "ParallelRunner.h"
 #include "ProgressReporter.h"
 #include "ProjectConfig.h"
+#include "PythonInputs.h"
+#include "PythonRunner.h"
 #include "ReportFormatters.h"
 #include "ReportOutput.h"
 
@@ -135,40 +137,62 @@ int runCheckCommand(int Argc, const char **Argv) {
     Earlier = std::move(*Loaded);
   }
 
-  llvm::Expected<check::LoadedDatabase> Database =
-      check::loadCompilationDatabase(Options, STREAMLIFE_CLANG_RESOURCE_DIR);
-  if (!Database) {
-    llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
-      inputError(Error.message());
-    });
-    return ExitUsage;
-  }
-  std::vector<std::string> Inputs = Database->Files;
-  if (Options.BuildDir)
-    Inputs.push_back(databaseFile(*Options.BuildDir));
-  if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
-    return inputError(Error);
-  if (llvm::Error Broken = check::validateProjectConfigs(Database->Files)) {
-    llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
-      inputError(Error.message());
-    });
-    return ExitUsage;
-  }
+  // Python files and directories go to the Python front end (directories
+  // honour --files/--exclude like a compile database does); the rest to the
+  // compile database.
+  llvm::Expected<check::SplitInputs> PythonSplit =
+      check::splitPythonInputs(Options.Files, Options.FilesRegex, Options.ExcludeRegex);
+  if (!PythonSplit)
+    return inputError(llvm::toString(PythonSplit.takeError()));
+  check::CheckOptions CxxOptions = Options;
+  CxxOptions.Files = PythonSplit->OtherFiles;
+  bool HasCxx =
+      !CxxOptions.Files.empty() || (Options.BuildDir && PythonSplit->PythonFiles.empty());
 
-  // Progress: on a terminal for any run over several files (the line is
-  // rewritten in place and leaves nothing behind in a log); as plain lines
-  // only for whole-database runs, where a CI log needs them. A list of FILES
-  // outside a terminal stays as quiet as one file.
-  bool Terminal = llvm::errs().is_displayed();
-  bool WholeDatabase = Options.BuildDir && Options.Files.empty();
-  check::ProgressReporter Progress(llvm::errs(), Database->Files.size(),
-                                   !Options.Quiet && (Terminal || WholeDatabase), Terminal);
-  check::ParallelSettings Parallel;
-  Parallel.Jobs = Options.Jobs ? Options.Jobs : check::defaultJobCount();
-  Parallel.OnFileDone = [&](const check::FileResult &File) { Progress.fileDone(File); };
-  check::CheckReport Report =
-      check::runChecksInParallel(*Database->Database, Database->Files, Parallel);
-  Progress.finish();
+  check::CheckReport Report;
+  std::vector<std::string> Inputs = PythonSplit->PythonFiles;
+  if (HasCxx) {
+    llvm::Expected<check::LoadedDatabase> Database =
+        check::loadCompilationDatabase(CxxOptions, STREAMLIFE_CLANG_RESOURCE_DIR);
+    if (!Database) {
+      llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+    Inputs.insert(Inputs.end(), Database->Files.begin(), Database->Files.end());
+    if (Options.BuildDir)
+      Inputs.push_back(databaseFile(*Options.BuildDir));
+    if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
+      return inputError(Error);
+    if (llvm::Error Broken = check::validateProjectConfigs(Database->Files)) {
+      llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+
+    // Progress: on a terminal for any run over several files (the line is
+    // rewritten in place and leaves nothing behind in a log); as plain lines
+    // only for whole-database runs, where a CI log needs them. A list of FILES
+    // outside a terminal stays as quiet as one file.
+    bool Terminal = llvm::errs().is_displayed();
+    bool WholeDatabase = Options.BuildDir && Options.Files.empty();
+    check::ProgressReporter Progress(llvm::errs(), Database->Files.size(),
+                                     !Options.Quiet && (Terminal || WholeDatabase), Terminal);
+    check::ParallelSettings Parallel;
+    Parallel.Jobs = Options.Jobs ? Options.Jobs : check::defaultJobCount();
+    Parallel.OnFileDone = [&](const check::FileResult &File) { Progress.fileDone(File); };
+    Report = check::runChecksInParallel(*Database->Database, Database->Files, Parallel);
+    Progress.finish();
+  } else {
+    if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
+      return inputError(Error);
+    for (llvm::StringRef Name : check::pythonCheckNames())
+      Report.EnabledChecks.push_back(Name.str());
+  }
+  for (const std::string &File : PythonSplit->PythonFiles)
+    Report.Files.push_back(check::checkPythonFile(File));
   check::assignFingerprints(Report, SourceRoot);
   if (Earlier)
     check::compareWithBaseline(Report, *Earlier);

@@ -77,7 +77,8 @@ struct FileResult {
   std::vector<Diagnostic> Findings;    ///< warnings of the streamlife checks
   std::vector<Diagnostic> CompileErrors; ///< the compiler's own errors
   /// Why the file could not be checked at all, when not for compile errors
-  /// ("no such file", "the checker crashed (signal 11)"); empty otherwise.
+  /// ("no such file", "the checker crashed (signal 11)", a Python
+  /// syntax error: "line 3: invalid syntax"); empty otherwise.
   std::string Failure;
   /// Bad .clang-tidy options met while checking it (see
   /// CheckReport::ConfigurationErrors), each message once.
