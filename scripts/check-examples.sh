@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 1: set up, build, and run `streamlife check` over the bundled
-# examples: the CUDA pipelines (examples/cuda/*.cu) and their PyTorch C++
-# versions (examples/aten/*.cpp, parsed with the real torch 2.11 headers,
+# examples: the CUDA pipelines (examples/cuda/*.cu), the PyTorch Python ones
+# (examples/python/) and the PyTorch C++ versions (examples/aten/*.cpp, parsed with the real torch 2.11 headers,
 # unpacked into the build tree). Exit status is streamlife's: 1 means findings
 # (expected: the buggy pipelines are bundled on purpose), 2 an error.
 set -euo pipefail
@@ -11,7 +11,7 @@ cd "$ROOT"
 BIN="${STREAMLIFE_BUILD_DIR:-$ROOT/build}/bin/streamlife"
 TORCH="$("$ROOT/scripts/torch-headers.sh")"
 status=0
-"$BIN" check examples/cuda/*.cu "$@" || status=$?
+"$BIN" check examples/cuda/*.cu examples/python "$@" || status=$?
 aten=0
 "$BIN" check examples/aten/*.cpp "$@" -- -std=c++17 -I"$TORCH/include" \
   -I"$TORCH/include/torch/csrc/api/include" -I/usr/local/cuda/include || aten=$?

@@ -8,9 +8,13 @@ BUILD="${STREAMLIFE_BUILD_DIR:-$ROOT/build}"
 
 need=()
 for pkg in clang-22 clang-tidy-22 libclang-22-dev llvm-22-dev llvm-22-tools cmake ninja-build \
-           libgtest-dev python3 xz-utils; do
+           libgtest-dev python3 xz-utils openssl; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
+# npm is asked for by its command, not its package: a Node.js build from outside
+# Debian (NodeSource's nodejs, as on these machines) ships npm itself and
+# declares a conflict with Debian's npm package, so installing that would fail.
+command -v npm >/dev/null 2>&1 || need+=(npm)
 if ((${#need[@]})); then
   echo "streamlife setup: installing ${need[*]}" >&2
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
@@ -21,6 +25,10 @@ fi
 if [[ ! -f /usr/local/cuda/include/cuda_runtime.h ]]; then
   echo "streamlife setup: warning: no CUDA toolkit at /usr/local/cuda; .cu files and the runtime validator need it" >&2
 fi
+
+# The Python front end's parser: tree-sitter and tree-sitter-python from npm
+# (C sources, MIT), unpacked into third_party/ (git-ignored).
+"$ROOT/scripts/fetch-tree-sitter.sh"
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_COMPILER="${CXX:-g++}" >/dev/null

@@ -5,6 +5,12 @@ Usage (from lit, through %check_streamlife):
   check_streamlife.py --clang-tidy=BIN --plugin=SO --filecheck=BIN
       [--cuda-path=DIR] [-check-suffixes=A,B] [-config=YAML]
       FILE CHECK-NAME [-- COMPILER-ARGS...]
+Python files (through %check_streamlife_py):
+  check_streamlife.py --streamlife=BIN --filecheck=BIN [-check-suffixes=A,B]
+      FILE.py CHECK-NAME
+  runs `streamlife check FILE.py` (the Python front end) and keeps the
+  warnings of CHECK-NAME with their notes; expectations are `# CHECK-...:`
+  comments.
 
 The file's own `// CHECK-MESSAGES[-SUFFIX]:` and `// CHECK-NOTES[-SUFFIX]:`
 lines are the expectations. They are blanked in a temporary copy (so that
@@ -34,8 +40,9 @@ def parse_args(argv):
         at = argv.index("--")
         argv, compiler_args = argv[:at], argv[at + 1:]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clang-tidy", required=True)
-    parser.add_argument("--plugin", required=True)
+    parser.add_argument("--clang-tidy")
+    parser.add_argument("--plugin")
+    parser.add_argument("--streamlife")
     parser.add_argument("--filecheck", required=True)
     parser.add_argument("--cuda-path", default="/usr/local/cuda")
     parser.add_argument("-check-suffixes", "--check-suffixes", default="")
@@ -44,9 +51,14 @@ def parse_args(argv):
     parser.add_argument("check_name")
     args = parser.parse_args(argv)
     # clang-tidy runs in a temporary directory: make the paths absolute.
-    for name in ("clang_tidy", "plugin", "filecheck", "input"):
+    python = args.input.endswith(".py")
+    if python and not args.streamlife:
+        parser.error("a .py input needs --streamlife")
+    if not python and not (args.clang_tidy and args.plugin):
+        parser.error("a C++ input needs --clang-tidy and --plugin")
+    for name in ("clang_tidy", "plugin", "streamlife", "filecheck", "input"):
         value = getattr(args, name)
-        if os.path.sep in value:
+        if value and os.path.sep in value:
             setattr(args, name, os.path.abspath(value))
     return args, compiler_args
 
@@ -72,35 +84,69 @@ def run_filecheck(filecheck, check_file, prefix, output, label):
         sys.exit(1)
 
 
+def run_streamlife_python(args, source, tmp):
+    """`streamlife check` on the blanked copy; the warnings of the check under
+    test with their notes, paths reported as the test's own. Local modules the
+    test imports are looked up next to the copy: copy Inputs/ along."""
+    inputs = os.path.join(os.path.dirname(args.input), "Inputs")
+    if os.path.isdir(inputs):
+        for name in os.listdir(inputs):
+            if name.endswith(".py"):
+                with open(os.path.join(inputs, name), encoding="utf-8") as src, \
+                        open(os.path.join(tmp, name), "w", encoding="utf-8") as dst:
+                    dst.write(src.read())
+    result = subprocess.run([args.streamlife, "check", source],
+                            capture_output=True, text=True, cwd=tmp)
+    if result.returncode not in (0, 1):
+        fail("streamlife check failed (exit %d):\n%s%s"
+             % (result.returncode, result.stdout, result.stderr))
+    kept, keep = [], False
+    for line in result.stdout.splitlines():
+        warning = re.search(r": (warning|error): .*\[([a-z0-9-]+)\]$", line)
+        if warning:
+            keep = warning.group(2) == args.check_name
+            line = line[:warning.start(2) - 2]
+        if keep:
+            kept.append(line)
+    output = "\n".join(kept) + "\n"
+    output = output.replace(source, args.input)
+    return output.replace(os.path.basename(source) + ":", args.input + ":")
+
+
 def main(argv):
     args, compiler_args = parse_args(argv)
     with open(args.input, encoding="utf-8") as f:
         original = f.read()
 
+    python = args.input.endswith(".py")
+    comment = "#" if python else "//"
     checks = prefixes_for(args.check_suffixes)
     all_prefixes = [p for pair in checks for p in pair]
-    any_expectation = any(re.search(r"//\s*" + re.escape(p) + r"(-NOT|-NEXT|-SAME)?:", original)
+    any_expectation = any(re.search(comment + r"\s*" + re.escape(p) + r"(-NOT|-NEXT|-SAME)?:", original)
                           for p in all_prefixes)
 
     # Blank every CHECK line (ours and other suffixes') but keep the line.
-    stripped = re.sub(r"//\s*CHECK-[A-Z0-9_-]+:.*", "//", original)
+    stripped = re.sub(comment + r"\s*CHECK-[A-Z0-9_-]+:.*", comment, original)
 
     suffix = os.path.splitext(args.input)[1] or ".cpp"
     with tempfile.TemporaryDirectory(prefix="check-streamlife-") as tmp:
         source = os.path.join(tmp, os.path.basename(args.input))
         with open(source, "w", encoding="utf-8") as f:
             f.write(stripped)
-        command = [args.clang_tidy, "-load", args.plugin,
-                   "-checks=-*," + args.check_name, source]
-        if args.config is not None:
-            command.append("-config=" + args.config)
-        command += ["--"] + compiler_args
-        result = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
-        output = result.stdout + result.stderr
-        # Report paths as the test's own, so failures point at the real file.
-        output = output.replace(source, args.input)
-        if result.returncode != 0:
-            fail("clang-tidy failed (exit %d):\n%s" % (result.returncode, output))
+        if python:
+            output = run_streamlife_python(args, source, tmp)
+        else:
+            command = [args.clang_tidy, "-load", args.plugin,
+                       "-checks=-*," + args.check_name, source]
+            if args.config is not None:
+                command.append("-config=" + args.config)
+            command += ["--"] + compiler_args
+            result = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
+            output = result.stdout + result.stderr
+            # Report paths as the test's own, so failures point at the real file.
+            output = output.replace(source, args.input)
+            if result.returncode != 0:
+                fail("clang-tidy failed (exit %d):\n%s" % (result.returncode, output))
         sys.stdout.write("------------------------ clang-tidy output ------------------------\n")
         sys.stdout.write(output)
         sys.stdout.write("-------------------------------------------------------------------\n")
@@ -120,7 +166,7 @@ def main(argv):
         with open(notes, "w", encoding="utf-8") as f:
             f.write("\n".join(diagnostics) + "\n")
         def present(prefix):
-            return re.search(r"//\s*" + re.escape(prefix) + r"(-NOT|-NEXT|-SAME)?:", original)
+            return re.search(comment + r"\s*" + re.escape(prefix) + r"(-NOT|-NEXT|-SAME)?:", original)
 
         # All requested suffixes are checked in one FileCheck run, so lines
         # without a suffix apply to every run (as in clang-tidy's own tests).

@@ -29,16 +29,30 @@ plugin = os.path.join(obj, "lib", "StreamlifeTidyModule.so")
 cli = os.path.join(obj, "bin", "streamlife")
 runtime_lib = os.path.join(obj, "lib", "libstreamlife_rt.so")
 
+# Runs per repeated GPU test of a Python example (test/gpu/python-*.test): 20,
+# or what --param python_runs=N says (a time-limited device session).
+config.substitutions.append(("%{runs}", lit_config.params.get("python_runs", "20")))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%clang_tidy", config.clang_tidy))
+config.substitutions.append(("%streamlife_src", src))
 config.substitutions.append(("%streamlife_plugin", plugin))
 config.substitutions.append(("%streamlife_rt", runtime_lib))
+config.substitutions.append(("%streamlife_obj", obj))
 config.substitutions.append(("%streamlife", cli))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%cuda_path", config.cuda_root))
 config.substitutions.append(("%examples", os.path.join(src, "examples")))
+# The shared reference material (the seed) beside the clone, as in CI; a
+# worktree one level deeper finds it one level up.
+shared = next((d for d in (os.path.join(os.path.dirname(src), "shared"),
+                           os.path.join(os.path.dirname(os.path.dirname(src)), "shared"))
+               if os.path.isdir(d)), os.path.join(os.path.dirname(src), "shared"))
+config.substitutions.append(("%shared", shared))
 config.substitutions.append(("%example_bin", os.path.join(obj, "examples")))
 config.substitutions.append(("%nvcc", config.nvcc or "nvcc"))
+config.substitutions.append(("%check_streamlife_py",
+    "%s %s --streamlife=%s --filecheck=%s" % (
+        config.python, os.path.join(src, "test", "check_streamlife.py"), cli, config.filecheck)))
 config.substitutions.append(("%check_streamlife",
     "%s %s --clang-tidy=%s --plugin=%s --filecheck=%s --cuda-path=%s" % (
         config.python, os.path.join(src, "test", "check_streamlife.py"), config.clang_tidy,
@@ -52,6 +66,11 @@ if config.streamlife_build_checker and os.path.exists(plugin):
     config.available_features.add("checker")
 if config.streamlife_build_runtime:
     config.available_features.add("runtime")
+if shutil.which("dpkg-deb") and shutil.which("cpack"):
+    config.available_features.add("cpack-deb")
+# The seed post (its demo script is extracted at test time, never copied).
+if os.path.exists(os.path.join(shared, "seed", "000_5406c5372570b562.txt")):
+    config.available_features.add("seed")
 if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
     config.available_features.add("cuda-headers")
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "InstallLayout.h"
 
 #include <cstdio>
 #include <cstring>
@@ -19,7 +20,12 @@ const char *const Usage =
     "  check   find cross-stream buffer-lifetime bugs in C++/CUDA source\n"
     "  run     run a program under the runtime validator (libstreamlife_rt.so)\n"
     "\n"
-    "'streamlife <command> --help' describes a command's options.\n";
+    "'streamlife <command> --help' describes a command's options.\n"
+    "\n"
+    "  --print-plugin-path    the clang-tidy plugin that came with streamlife, for\n"
+    "                         clang-tidy-22 --load=PATH (editors, run-clang-tidy)\n"
+    "  --print-runtime-path   the runtime library (libstreamlife_rt.so)\n"
+    "  --version\n";
 
 } // namespace
 
@@ -36,6 +42,14 @@ int main(int Argc, const char **Argv) {
   }
   if (!std::strcmp(Command, "--version")) {
     std::puts("streamlife " STREAMLIFE_VERSION);
+    return streamlife::ExitClean;
+  }
+  if (!std::strcmp(Command, "--print-plugin-path")) {
+    std::puts(streamlife::findSupportFile("StreamlifeTidyModule.so").c_str());
+    return streamlife::ExitClean;
+  }
+  if (!std::strcmp(Command, "--print-runtime-path")) {
+    std::puts(streamlife::findSupportFile("libstreamlife_rt.so").c_str());
     return streamlife::ExitClean;
   }
   if (!std::strcmp(Command, "check")) {

@@ -82,7 +82,7 @@ def observed(text):
     waits = sum(v for k, v in counts.items() if k.startswith("cuStreamWaitEvent"))
     parts = [f"launches {launches}", f"allocs {allocs}", f"frees {frees}", f"event records {events}",
              f"waits {waits}"]
-    for line in re.findall(r"streamlife: intercept-stats: (launches by parameter plan: .*)", text):
+    for line in re.findall(r"streamlife: intercept-stats: ((?:launches by parameter plan|NCCL calls): .*)", text):
         parts.append(line.strip())
     return "; ".join(parts)
 

@@ -6,12 +6,14 @@
 // else (the allocator's own event records, waits and queries) is ordinary CUDA
 // API traffic that intercept/ already sees.
 //
-// Two allocators plug in here:
+// Two kinds of allocators plug in here:
 //   * the driver's stream-ordered pools (cuMemAllocAsync, cuMemAllocFromPoolAsync,
-//     cuMemFreeAsync): StreamOrderedPool.h, used now;
-//   * PyTorch's caching allocator, later: its trace tracker's ALLOC and
-//     FREE_COMPLETED map to blockAllocated/blockReleased, and record_stream to
-//     blockUsedOnStream (see the research notes, section 2).
+//     cuMemFreeAsync): StreamOrderedPool.h;
+//   * allocators that describe their own blocks through the public annotation
+//     interface (AnnotatedAllocators.h), PyTorch's caching allocator first: its
+//     trace tracker's ALLOC and FREE_COMPLETED map to blockAllocated and
+//     blockReleased. record_stream needs no call here: the allocator's own
+//     event record and query are intercepted CUDA calls.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ALLOCATORS_BLOCKEVENTS_H

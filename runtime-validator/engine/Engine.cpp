@@ -10,6 +10,8 @@
 
 #include "engine/EngineImpl.h"
 
+#include <algorithm>
+
 namespace streamlife {
 namespace rt {
 
@@ -175,23 +177,33 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
   if (!St)
     return 0;
   Epoch At = P->Streams.enqueue(*St, P->Hosts.of(T));
+  // A _foreach_ launch names hundreds of tensors, often many in one
+  // allocation: each allocation is checked and recorded once per launch, by
+  // its first decoded word (so a report names the decoded access, not a
+  // generic-scan word into the same allocation).
+  std::vector<const Allocation *> &Touched = P->LaunchScratch;
+  Touched.clear();
   std::size_t Ignored = 0;
-  for (std::size_t I = 0; I < Count; ++I) {
-    const PointerWord &W = Words[I];
-    if (!W.FromGenericScan) {
-      P->access(*St, At, Range{W.Word, WholeAllocation}, Op);
-      continue;
+  for (int Pass = 0; Pass < 2; ++Pass) {
+    bool Generic = Pass == 1;
+    for (std::size_t I = 0; I < Count; ++I) {
+      const PointerWord &W = Words[I];
+      if (W.FromGenericScan != Generic || !P->Memory.mayContain(W.Word))
+        continue;
+      const Segment *Seg = P->Memory.find(W.Word);
+      if (!Seg || !Seg->Owner)
+        continue;
+      const Allocation *Owner = Seg->Owner.get();
+      if (Generic && (!Seg->Live || Owner->Released)) {
+        ++Ignored;
+        continue;
+      }
+      auto It = std::lower_bound(Touched.begin(), Touched.end(), Owner);
+      if (It != Touched.end() && *It == Owner)
+        continue;
+      Touched.insert(It, Owner);
+      P->touch(*St, At, Owner->Bytes, Generic ? GenericOp : Op, Owner);
     }
-    if (!P->Memory.mayContain(W.Word))
-      continue;
-    const Segment *Seg = P->Memory.find(W.Word);
-    if (!Seg)
-      continue;
-    if (!Seg->Live || !Seg->Owner || Seg->Owner->Released) {
-      ++Ignored;
-      continue;
-    }
-    P->access(*St, At, Range{W.Word, WholeAllocation}, GenericOp);
   }
   P->FindingCount += P->Findings.flush(P->Sink);
   P->maybeSweep();

@@ -53,6 +53,8 @@ struct Engine::Impl {
   void access(StreamState &S, Epoch At, Range R, OpId Op);
   /// Only, when set, restricts the access to that allocation's segments.
   void touch(StreamState &S, Epoch At, Range R, OpId Op, const Allocation *Only);
+  /// Scratch of launchedWithPointerWords: allocations touched by this launch.
+  std::vector<const Allocation *> LaunchScratch;
 
   // LifetimeRules.cpp
   void allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device);

@@ -81,7 +81,8 @@ std::vector<Owned> ownership() {
         CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
         CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemMap}},
+        CUPTI_DRIVER_TRACE_CBID_cuMemMap, CUPTI_DRIVER_TRACE_CBID_cuMemAddressReserve,
+        CUPTI_DRIVER_TRACE_CBID_cuMemCreate}},
       {interceptCopiesAndSets,
        {CUPTI_DRIVER_TRACE_CBID_cuMemcpy, CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
         CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
@@ -167,7 +168,11 @@ void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId C
       DriverCalls[Cbid].fetch_add(1, std::memory_order_relaxed);
     if (F) {
       R->UsedCuda.store(true, std::memory_order_relaxed);
-      F(CallContext{*R, currentThread(), Cbid, Data, PerThreadCbid[Cbid]});
+      CallContext C{*R, currentThread(), Cbid, Data, PerThreadCbid[Cbid]};
+      // Block events that annotated allocators queued before this call
+      // (PyTorch's ALLOC before the launch that fills the block) come first.
+      drainAnnotations(*R, C.T, Data.context);
+      F(C);
       R->Report.drain(*R);
     }
   } else if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && Cbid < MaxRuntimeCbid) {

@@ -6,6 +6,8 @@
 // A synchronous free (cuMemFree, cudaFree) synchronizes the device first.
 // Pinned host memory (cuMemAllocHost, cuMemHostAlloc) is not tracked: the rules
 // are about device memory that an allocator hands to the next user.
+// The first device allocation (or address reservation) of a process is also
+// where PyTorch's caching allocator can first be fed (TorchFeed.cpp).
 // A stream-ordered allocation made while its stream captures is a graph
 // allocation node: the memory belongs to the graph and comes into being at
 // each replay, not at the capture point on the capturing stream. Recording it
@@ -25,6 +27,8 @@ void interceptMemory(const CallContext &C) {
   ValidatorRuntime &R = C.R;
   switch (C.Cbid) {
   case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
+    if (C.entering())
+      maybeAttachTorchFeed(R); // PyTorch's first segment: its allocator exists now
     if (C.exitedOk()) {
       const auto &P = C.params<cuMemAlloc_v2_params>();
       R.Eng.allocated(C.T, Range{*P.dptr, P.bytesize}, AllocKind::Device, NoStream, C.apiOp(),
@@ -76,8 +80,16 @@ void interceptMemory(const CallContext &C) {
         R.Pool.freedAsync(C.T, P.dptr, C.stream(P.hStream), C.apiOp());
     }
     return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAddressReserve:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemCreate:
+    // PyTorch's expandable segments reserve and map instead of cuMemAlloc.
+    if (C.entering())
+      maybeAttachTorchFeed(R);
+    return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
-    if (C.exitedOk())
+    // The blocks of a fed allocator (PyTorch's expandable segments) are
+    // tracked through the feed; other mappings are not.
+    if (C.exitedOk() && R.TorchFeed.load(std::memory_order_relaxed) != TorchFeedAttached)
       R.Report.noteNotAnalysed(NotAnalysed::VirtualMemory);
     return;
   default:

@@ -3,11 +3,11 @@
 // A kernel can touch every allocation that one of its arguments points into,
 // including pointers inside by-value structs (cuBLAS passes one params struct,
 // Triton 128-byte TMA descriptors). The driver tells each parameter's offset
-// and size; we read the bytes and hand every 8-byte-aligned word to the engine,
-// which keeps those that point into tracked allocations.
-//
-// ArgumentWords (no driver calls) is unit-tested on the CPU; KernelInfoCache
-// asks the driver once per function.
+// and size (KernelInfoCache asks once per function); which of those bytes are
+// pointers the kernel uses is the business of the kernel's plan
+// (kernels/KernelPlans.h), chosen here on first sight from the demangled name.
+// The word helpers below (no driver calls) read a packed `extra` buffer and
+// scan raw bytes; they are unit-tested on the CPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_INTERCEPT_KERNELARGUMENTS_H

@@ -1,8 +1,9 @@
 //===- LaunchStats.h - how launches were decoded, for api_stats -*- C++ -*-===//
 //
 // Counters that show a silent run was an observed one: how many launches each
-// kernel family's plan decoded, how many fell to the generic rule, and how many
-// generic-scan words were ignored for pointing into released memory. Printed
+// kernel family's plan decoded, how many fell to the generic rule, how many
+// generic-scan words were ignored for pointing into released memory, and the
+// NCCL calls by name. Printed
 // with intercept_stats=1 as "streamlife: intercept-stats: ...".
 //
 //===----------------------------------------------------------------------===//
@@ -20,44 +21,60 @@ namespace rt {
 class LaunchStats {
 public:
   /// Family is a plan's family() (a string literal).
-  void decoded(const char *Family) {
-    for (Counter &C : Families) {
-      const char *Name = C.Family.load(std::memory_order_acquire);
-      if (!Name) {
+  void decoded(const char *Family) { count(Families, Family); }
+  /// Api is the NCCL function's name (a string literal).
+  void collective(const char *Api) { count(Collectives, Api); }
+  void ignoredGenericWords(std::size_t N) {
+    if (N)
+      Ignored.fetch_add(N, std::memory_order_relaxed);
+  }
+
+  void print(std::FILE *Out) const {
+    std::fprintf(Out, "streamlife: intercept-stats: launches by parameter plan:");
+    for (const Counter &C : Families)
+      if (const char *Name = C.Name.load())
+        std::fprintf(Out, " %s %llu;", Name, static_cast<unsigned long long>(C.Count.load()));
+    std::fprintf(Out, " generic-scan words ignored (released memory) %llu\n",
+                 static_cast<unsigned long long>(Ignored.load()));
+    if (!Collectives[0].Name.load())
+      return;
+    std::fprintf(Out, "streamlife: intercept-stats: NCCL calls:");
+    const char *Separator = " ";
+    for (const Counter &C : Collectives)
+      if (const char *Name = C.Name.load()) {
+        std::fprintf(Out, "%s%s %llu", Separator, Name, static_cast<unsigned long long>(C.Count.load()));
+        Separator = "; ";
+      }
+    std::fprintf(Out, "\n");
+  }
+
+private:
+  struct Counter {
+    std::atomic<const char *> Name{nullptr};
+    std::atomic<std::uint64_t> Count{0};
+  };
+  static constexpr std::size_t Slots = 16; ///< more names than there are families and NCCL calls
+
+  static void count(Counter (&Table)[Slots], const char *Name) {
+    for (Counter &C : Table) {
+      const char *Seen = C.Name.load(std::memory_order_acquire);
+      if (!Seen) {
         const char *Expected = nullptr;
-        if (C.Family.compare_exchange_strong(Expected, Family) || std::strcmp(Expected, Family) == 0) {
+        if (C.Name.compare_exchange_strong(Expected, Name) || std::strcmp(Expected, Name) == 0) {
           C.Count.fetch_add(1, std::memory_order_relaxed);
           return;
         }
         continue;
       }
-      if (Name == Family || std::strcmp(Name, Family) == 0) {
+      if (Seen == Name || std::strcmp(Seen, Name) == 0) {
         C.Count.fetch_add(1, std::memory_order_relaxed);
         return;
       }
     }
   }
-  void ignoredGenericWords(std::size_t N) {
-    if (N)
-      Ignored.fetch_add(N, std::memory_order_relaxed);
-  }
-  void collective(const char *Name) { decoded(Name); }
 
-  void print(std::FILE *Out) const {
-    std::fprintf(Out, "streamlife: intercept-stats: launches by parameter plan:");
-    for (const Counter &C : Families)
-      if (const char *Name = C.Family.load())
-        std::fprintf(Out, " %s %llu;", Name, static_cast<unsigned long long>(C.Count.load()));
-    std::fprintf(Out, " generic-scan words ignored (released memory) %llu\n",
-                 static_cast<unsigned long long>(Ignored.load()));
-  }
-
-private:
-  struct Counter {
-    std::atomic<const char *> Family{nullptr};
-    std::atomic<std::uint64_t> Count{0};
-  };
-  Counter Families[16];
+  Counter Families[Slots];
+  Counter Collectives[Slots];
   std::atomic<std::uint64_t> Ignored{0};
 };
 

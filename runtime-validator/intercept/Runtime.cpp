@@ -26,6 +26,9 @@
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
 
+#include "report/SharedReport.h"
+#include "support/ProcessTally.h"
+
 #include <pthread.h>
 #include <unistd.h>
 
@@ -48,12 +51,22 @@ std::atomic<ValidatorRuntime *> TheRuntime{nullptr};
 std::atomic<ThreadId> NextThread{0};
 thread_local ThreadId ThisThread = ~ThreadId(0);
 
+/// Replays what annotated allocators queued since the last CUDA call, then
+/// prints the summary (with their block accounting) once.
+void finishReport(ValidatorRuntime &R) {
+  if (R.Report.finished())
+    return;
+  drainAnnotations(R, currentThread(), nullptr);
+  R.Report.setSummaryDetails(blockSummaryLines(R));
+  bool Used = R.UsedCuda.load();
+  R.Report.finish(R, Used && R.Opts.print_summary, Used);
+}
+
 void finishProcess() {
   ValidatorRuntime *R = TheRuntime.load();
   if (!R)
     return;
-  bool Used = R->UsedCuda.load();
-  R->Report.finish(*R, Used && R->Opts.print_summary);
+  finishReport(*R);
   if (R->Opts.api_stats)
     printApiStats(stderr);
   if (R->Opts.intercept_stats && R->UsedCuda.load()) {
@@ -79,7 +92,20 @@ void inForkedChild() { TheRuntime.store(nullptr); }
 
 ValidatorRuntime::ValidatorRuntime(const Options &Opts, const DriverApi &Driver)
     : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, stderr), Eng(Report),
-      Streams(Eng, this->Driver), Kernels(this->Driver), Pool(Eng) {}
+      Streams(Eng, this->Driver), Kernels(this->Driver), Pool(Eng),
+      Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {}
+
+std::uint64_t ValidatorRuntime::siteKey(OpId Op) {
+  {
+    std::lock_guard<std::mutex> Guard(SiteKeyLock);
+    if (auto It = SiteKeys.find(Op); It != SiteKeys.end())
+      return It->second;
+  }
+  std::uint64_t Key = callSiteKey(Ops.op(Op)); // symbolizes: outside the lock
+  std::lock_guard<std::mutex> Guard(SiteKeyLock);
+  SiteKeys.emplace(Op, Key);
+  return Key;
+}
 
 ValidatorRuntime *runtime() { return TheRuntime.load(std::memory_order_acquire); }
 
@@ -89,7 +115,16 @@ ThreadId currentThread() {
   return ThisThread;
 }
 
-OpId CallContext::op(NameId Name) const {
+OpId CallContext::op(NameId Name) const { return captureOp(R, Name); }
+
+OpId captureOp(ValidatorRuntime &R, NameId Name) {
+  // A Python program's call site is its Python stack, copied from the
+  // thread's shadow stack (cheap, exact): no native unwinding, no sampling.
+  if (R.Opts.stack_depth > 0) {
+    PyFrameRef Python[MaxPythonFrames];
+    if (int N = capturePythonStack(Python, MaxPythonFrames))
+      return R.Ops.intern(Name, nullptr, 0, Python, N);
+  }
   // Unwinding through CUPTI, the driver and the runtime costs 2-6 us per call
   // (measured on the H200: 100k launches, 32 frames), several times the launch
   // itself. A launch-bound loop launches the same kernel from the same place
@@ -148,6 +183,10 @@ __attribute__((constructor)) static void attachToProcess() {
   // overwrite one report; '%p' gives each its own.
   for (std::size_t At = Opts.report.find("%p"); At != std::string::npos; At = Opts.report.find("%p"))
     Opts.report.replace(At, 2, std::to_string(getpid()));
+  // The processes of one run merge into one report (report/SharedReport.h):
+  // fix the run id now, before this process starts any other.
+  if (!Opts.report.empty())
+    (void)currentRunId();
   DriverApi Driver;
   std::string Why;
   if (!loadDriver(Driver, Why)) {
@@ -158,8 +197,10 @@ __attribute__((constructor)) static void attachToProcess() {
   }
   auto *R = new ValidatorRuntime(Opts, Driver); // never deleted: CUDA calls back during exit
   if (!subscribeCupti(*R, Why)) {
-    std::fprintf(stderr, "streamlife: warning: the runtime validator is not active in this process: %s\n",
-                 Why.c_str());
+    // Every process of `run -- sh -c '...'` fails alike: say it once per run.
+    if (claimWarning(Why))
+      std::fprintf(stderr, "streamlife: warning: the runtime validator is not active in this process: %s\n",
+                   Why.c_str());
     return;
   }
   TheRuntime.store(R, std::memory_order_release);
@@ -173,7 +214,7 @@ __attribute__((constructor)) static void attachToProcess() {
 /// Also finishes when the library is unloaded without exit() (dlclose).
 __attribute__((destructor)) static void detachFromProcess() {
   if (ValidatorRuntime *R = TheRuntime.load())
-    R->Report.finish(*R, R->UsedCuda.load() && R->Opts.print_summary);
+    finishReport(*R);
 }
 
 /// CUDA teardown (a context being destroyed): print what is queued now, in case

@@ -16,6 +16,7 @@
 #ifndef STREAMLIFE_RT_INTERCEPT_RUNTIME_H
 #define STREAMLIFE_RT_INTERCEPT_RUNTIME_H
 
+#include "allocators/AnnotatedAllocators.h"
 #include "allocators/StreamOrderedPool.h"
 #include "engine/Engine.h"
 #include "intercept/CudaLibraries.h"
@@ -27,6 +28,8 @@
 #include "report/Reporter.h"
 
 #include <atomic>
+#include <mutex>
+#include <unordered_map>
 
 namespace streamlife {
 namespace rt {
@@ -46,13 +49,44 @@ public:
   KernelInfoCache Kernels;
   LaunchStats Launches;
   StreamOrderedPool Pool;
+  /// Allocators that describe their own blocks (include/streamlife/annotations.h).
+  AnnotatedAllocators Annotated;
+  /// PyTorch's caching allocator feed (TorchFeed.cpp): TorchFeedState values.
+  std::atomic<int> TorchFeed{0};
+  /// Op -> allocation-site key for the block accounting (sites are few).
+  std::uint64_t siteKey(OpId Op);
   /// Streams currently capturing into a graph; while 0, no launch asks the
   /// driver whether its stream captures (the common case costs nothing).
   std::atomic<int> ActiveCaptures{0};
   /// Set by the first intercepted call: only processes that used CUDA print a
   /// summary (LD_PRELOAD also reaches shells and helper processes).
   std::atomic<bool> UsedCuda{false};
+
+private:
+  std::mutex SiteKeyLock;
+  std::unordered_map<OpId, std::uint64_t> SiteKeys;
 };
+
+/// Interns "what did this" with the calling thread's call site: its Python
+/// stack when it runs traced Python code (report/PythonStacks.h), else its
+/// native stack, sampled per (name, thread) as the stacks_per_op option says.
+/// No CUDA call, no lock but the op table's: safe under an allocator's lock.
+OpId captureOp(ValidatorRuntime &R, NameId Name);
+
+/// Replays the annotation events queued since the last call (Annotations.cpp).
+void drainAnnotations(ValidatorRuntime &R, ThreadId T, CUcontext Ctx);
+/// The summary's block-accounting lines (Annotations.cpp).
+std::vector<std::string> blockSummaryLines(ValidatorRuntime &R);
+/// ValidatorRuntime::TorchFeed.
+enum TorchFeedState : int {
+  TorchFeedWaiting = 0, ///< no PyTorch (yet), or its allocator is not initialized
+  TorchFeedAttached,    ///< the trace tracker feeds the annotation queue
+  TorchFeedNotNeeded,   ///< PyTorch uses cudaMallocAsync: the CUDA API shows everything
+  TorchFeedFailed,      ///< said so once; raw CUDA is still validated
+};
+/// Attaches PyTorch's caching-allocator feed once the allocator exists
+/// (TorchFeed.cpp); cheap when already decided.
+void maybeAttachTorchFeed(ValidatorRuntime &R);
 
 /// The process's runtime, or null while passive (no driver, no CUPTI, another
 /// CUPTI subscriber, or a forked child).

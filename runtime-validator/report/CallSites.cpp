@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,7 +27,8 @@ int captureStack(void **Frames, int Max) {
 
 namespace {
 
-std::uint64_t hashOp(NameId Name, void *const *Frames, int Count) {
+std::uint64_t hashOp(NameId Name, void *const *Frames, int Count, const PyFrameRef *Python,
+                     int PythonCount) {
   // FNV-1a over the name id and the return addresses.
   std::uint64_t H = 1469598103934665603ull;
   auto Mix = [&H](std::uint64_t V) {
@@ -38,6 +40,8 @@ std::uint64_t hashOp(NameId Name, void *const *Frames, int Count) {
   Mix(Name);
   for (int I = 0; I < Count; ++I)
     Mix(reinterpret_cast<std::uintptr_t>(Frames[I]));
+  for (int I = 0; I < PythonCount; ++I)
+    Mix(std::uint64_t(Python[I].Code) << 32 | Python[I].Line);
   return H;
 }
 
@@ -61,26 +65,37 @@ NameId OpTable::internName(std::string_view Name) {
 }
 
 OpId OpTable::intern(NameId Name, void *const *Frames, int Count) {
+  return intern(Name, Frames, Count, nullptr, 0);
+}
+
+OpId OpTable::intern(NameId Name, void *const *Frames, int Count, const PyFrameRef *Python,
+                     int PythonCount) {
   if (Count < 0)
     Count = 0;
-  std::uint64_t H = hashOp(Name, Frames, Count);
+  if (PythonCount < 0 || !Python)
+    PythonCount = 0;
+  std::uint64_t H = hashOp(Name, Frames, Count, Python, PythonCount);
   std::lock_guard<std::mutex> Guard(Lock);
   auto Range = OpsByHash.equal_range(H);
   for (auto It = Range.first; It != Range.second; ++It) {
     const OpRecord &R = Ops[It->second];
     if (R.Name == Name && R.Frames.size() == static_cast<std::size_t>(Count) &&
-        (Count == 0 || !std::memcmp(R.Frames.data(), Frames, sizeof(void *) * Count)))
+        (Count == 0 || !std::memcmp(R.Frames.data(), Frames, sizeof(void *) * Count)) &&
+        R.Python.size() == static_cast<std::size_t>(PythonCount) &&
+        std::equal(R.Python.begin(), R.Python.end(), Python))
       return It->second;
   }
   OpId Id = static_cast<OpId>(Ops.size());
-  Ops.push_back(OpRecord{Name, std::vector<void *>(Frames, Frames + Count)});
+  Ops.push_back(OpRecord{Name, std::vector<void *>(Frames, Frames + Count),
+                         std::vector<PyFrameRef>(Python, Python + PythonCount)});
   OpsByHash.emplace(H, Id);
   return Id;
 }
 
 OpId OpTable::sameStack(OpId Op, NameId Name) {
   OpRecord R = op(Op);
-  return intern(Name, R.Frames.data(), static_cast<int>(R.Frames.size()));
+  return intern(Name, R.Frames.data(), static_cast<int>(R.Frames.size()), R.Python.data(),
+                static_cast<int>(R.Python.size()));
 }
 
 std::string OpTable::name(NameId Id) const {
@@ -135,7 +150,8 @@ bool isRuntimeModule(std::string_view ModulePath) {
   std::size_t Slash = ModulePath.rfind('/');
   std::string_view Base = Slash == std::string_view::npos ? ModulePath : ModulePath.substr(Slash + 1);
   for (std::string_view Prefix :
-       {"libcuda.so", "libcudart.so", "libcupti.so", "libstreamlife_rt.so", "libcudart_static"})
+       {"libcuda.so", "libcudart.so", "libcupti.so", "libstreamlife_rt.so", "libcudart_static",
+        "libstreamlife_torch"})
     if (Base.substr(0, Prefix.size()) == Prefix)
       return true;
   return false;
@@ -161,6 +177,43 @@ std::string formatFrame(const Frame &F) {
   std::snprintf(Offset, sizeof(Offset), "+0x%zx", static_cast<std::size_t>(F.ModuleOffset));
   std::string Where = "(" + (F.Module.empty() ? std::string("<unknown module>") : F.Module) + Offset + ")";
   return F.Function.empty() ? Where : F.Function + " " + Where;
+}
+
+namespace {
+
+/// Index of the innermost Python frame in user code (or 0 when all are library frames).
+std::size_t firstUserPythonFrame(const std::vector<PyFrameRef> &Python) {
+  for (std::size_t I = 0; I < Python.size(); ++I)
+    if (!isLibraryPythonFile(describePythonFrame(Python[I]).File))
+      return I;
+  return 0;
+}
+
+} // namespace
+
+std::vector<std::string> reportFrames(const OpRecord &R, int Keep) {
+  std::vector<std::string> Out;
+  if (!R.Python.empty()) {
+    for (std::size_t I = firstUserPythonFrame(R.Python);
+         I < R.Python.size() && static_cast<int>(Out.size()) < Keep; ++I)
+      Out.push_back(formatPythonFrame(R.Python[I]));
+    return Out;
+  }
+  for (const Frame &F : userFrames(R.Frames, Keep))
+    Out.push_back(formatFrame(F));
+  return Out;
+}
+
+std::uint64_t callSiteKey(const OpRecord &R) {
+  std::uint64_t Where = 0;
+  if (!R.Python.empty()) {
+    const PyFrameRef &F = R.Python[firstUserPythonFrame(R.Python)];
+    Where = (std::uint64_t(1) << 63) | std::uint64_t(F.Code) << 32 | F.Line;
+  } else {
+    std::vector<Frame> User = userFrames(R.Frames, 1);
+    Where = User.empty() ? 0 : reinterpret_cast<std::uintptr_t>(User.front().PC);
+  }
+  return Where * 1099511628211ull ^ R.Name;
 }
 
 } // namespace rt

@@ -14,6 +14,7 @@
 #define STREAMLIFE_RT_REPORT_CALLSITES_H
 
 #include "engine/Engine.h"
+#include "report/PythonStacks.h"
 
 #include <cstdint>
 #include <mutex>
@@ -36,6 +37,9 @@ int captureStack(void **Frames, int Max);
 struct OpRecord {
   NameId Name = 0;
   std::vector<void *> Frames;
+  /// The Python stack, innermost first, when the call came from Python code
+  /// (report/PythonStacks.h); reports show it before the native frames.
+  std::vector<PyFrameRef> Python;
 };
 
 class OpTable {
@@ -45,6 +49,9 @@ public:
   NameId internName(std::string_view Name);
   /// Interns (name, stack). Never returns NoOp.
   OpId intern(NameId Name, void *const *Frames, int Count);
+  /// Interns (name, native stack, Python stack).
+  OpId intern(NameId Name, void *const *Frames, int Count, const PyFrameRef *Python,
+              int PythonCount);
   OpId intern(std::string_view Name, void *const *Frames, int Count) {
     return intern(internName(Name), Frames, Count);
   }
@@ -82,6 +89,18 @@ bool isRuntimeModule(std::string_view ModulePath);
 std::vector<Frame> userFrames(const std::vector<void *> &Frames, int Keep);
 /// "main (/path/pipeline+0x1234)" or "(/path/pipeline+0x1234)".
 std::string formatFrame(const Frame &F);
+
+/// The frames a report prints for an op, call site first: for a call from
+/// Python the Python stack from its innermost user frame on (PyTorch's and the
+/// standard library's own files skipped), instead of the native frames of
+/// libtorch under it; otherwise userFrames(). At most Keep.
+std::vector<std::string> reportFrames(const OpRecord &R, int Keep);
+/// What identifies an op's call site for de-duplication and the block
+/// accounting: the innermost user frame of the highest-level language present
+/// (a Python line, else the first native frame outside the CUDA libraries),
+/// with the op's name. Two Python lines that reach the same libtorch frame
+/// are two sites.
+std::uint64_t callSiteKey(const OpRecord &R);
 
 } // namespace rt
 } // namespace streamlife

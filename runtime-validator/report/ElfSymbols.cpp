@@ -82,8 +82,10 @@ std::unique_ptr<ModuleSymbols> readSymbols(const std::string &Path) {
 
 std::string elfFunctionAt(const std::string &ModulePath, std::uintptr_t ModuleOffset,
                           std::uintptr_t AbsoluteAddress) {
-  static std::mutex Lock;
-  static std::map<std::string, std::unique_ptr<ModuleSymbols>> Cache;
+  // Never destroyed: the summary at exit symbolizes (allocation sites) after
+  // static destructors registered later than our exit handler have run.
+  static auto &Lock = *new std::mutex;
+  static auto &Cache = *new std::map<std::string, std::unique_ptr<ModuleSymbols>>;
   std::lock_guard<std::mutex> Guard(Lock);
   std::unique_ptr<ModuleSymbols> &Module = Cache[ModulePath];
   if (!Module)

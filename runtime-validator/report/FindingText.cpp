@@ -144,36 +144,45 @@ std::string formatText(const ReportedFinding &F) {
   return Out;
 }
 
+static void writeFindingJson(JsonWriter &W, const ReportedFinding &F) {
+  W.beginObject();
+  W.key("kind").value(findingKindName(F.Kind));
+  W.key("range").beginObject();
+  W.key("begin").value(hex(F.Bytes.Begin));
+  W.key("end").value(hex(F.Bytes.end()));
+  W.key("size").value(static_cast<std::uint64_t>(F.Bytes.Size));
+  W.endObject();
+  W.key("allocation").beginObject();
+  W.key("kind").value(allocKindText(F.Alloc));
+  W.key("begin").value(hex(F.Allocation.Begin));
+  W.key("size").value(static_cast<std::uint64_t>(F.Allocation.Size));
+  W.key("stream").value(F.Allocated.Stream);
+  W.key("operation").value(F.Allocated.What);
+  W.key("site").value(F.Allocated.Frames.empty() ? std::string() : F.Allocated.Frames.front());
+  W.endObject();
+  writeSite(W, "access", F.Access);
+  writeSite(W, "release", F.Release);
+  writeSite(W, "new_access", F.NewAccess);
+  writeSite(W, "new_allocation", F.Reallocated);
+  if (F.Kind == FindingKind::ReuseRace)
+    W.key("after_unsafe_free").value(F.AfterUnsafeFree);
+  W.key("fix").value(fixSentence(F));
+  W.endObject();
+}
+
+std::string formatFindingJson(const ReportedFinding &F) {
+  JsonWriter W;
+  writeFindingJson(W, F);
+  return W.str();
+}
+
 std::string formatJson(const std::vector<ReportedFinding> &Findings,
                        const std::vector<std::string> &Notes) {
   JsonWriter W;
   W.beginObject();
   W.key("findings").beginArray();
-  for (const ReportedFinding &F : Findings) {
-    W.beginObject();
-    W.key("kind").value(findingKindName(F.Kind));
-    W.key("range").beginObject();
-    W.key("begin").value(hex(F.Bytes.Begin));
-    W.key("end").value(hex(F.Bytes.end()));
-    W.key("size").value(static_cast<std::uint64_t>(F.Bytes.Size));
-    W.endObject();
-    W.key("allocation").beginObject();
-    W.key("kind").value(allocKindText(F.Alloc));
-    W.key("begin").value(hex(F.Allocation.Begin));
-    W.key("size").value(static_cast<std::uint64_t>(F.Allocation.Size));
-    W.key("stream").value(F.Allocated.Stream);
-    W.key("operation").value(F.Allocated.What);
-    W.key("site").value(F.Allocated.Frames.empty() ? std::string() : F.Allocated.Frames.front());
-    W.endObject();
-    writeSite(W, "access", F.Access);
-    writeSite(W, "release", F.Release);
-    writeSite(W, "new_access", F.NewAccess);
-    writeSite(W, "new_allocation", F.Reallocated);
-    if (F.Kind == FindingKind::ReuseRace)
-      W.key("after_unsafe_free").value(F.AfterUnsafeFree);
-    W.key("fix").value(fixSentence(F));
-    W.endObject();
-  }
+  for (const ReportedFinding &F : Findings)
+    writeFindingJson(W, F);
   W.endArray();
   W.key("notes").beginArray();
   for (const std::string &N : Notes)
@@ -188,6 +197,25 @@ std::string formatJson(const std::vector<ReportedFinding> &Findings,
 
 std::string summaryLine(std::size_t Count) {
   return "streamlife: summary: " + std::to_string(Count) + (Count == 1 ? " finding" : " findings");
+}
+
+std::string blockSummaryLine(const BlockSiteSummary &S) {
+  auto Count = [](std::size_t N, const char *One, const char *Many) {
+    return std::to_string(N) + " " + (N == 1 ? One : Many);
+  };
+  std::string Out = "streamlife: blocks: " + (S.Site.empty() ? std::string("<unknown site>") : S.Site) +
+                    ": " + Count(S.Allocations, "allocation", "allocations") + ", " +
+                    Count(S.DistinctBlocks, "distinct block", "distinct blocks") + ", at most " +
+                    std::to_string(S.PeakLiveBlocks) + " alive at once, ";
+  if (S.PeakHeldBackBytes == 0) {
+    Out += "no bytes held back after release";
+  } else {
+    char MiB[32];
+    std::snprintf(MiB, sizeof(MiB), "%.1f", double(S.PeakHeldBackBytes) / (1024.0 * 1024.0));
+    Out += "up to " + std::to_string(S.PeakHeldBackBytes) + " bytes (" + MiB +
+           " MiB) held back after release (record_stream)";
+  }
+  return Out + " (" + S.Allocator + ")";
 }
 
 } // namespace rt

@@ -45,11 +45,26 @@ const char *allocKindText(AllocKind K); ///< "stream-ordered", "managed", ...
 std::string fixSentence(const ReportedFinding &F);
 /// The multi-line text report; its first line starts "streamlife: error: <kind>:".
 std::string formatText(const ReportedFinding &F);
+/// One finding as a JSON object on one line (no newline inside).
+std::string formatFindingJson(const ReportedFinding &F);
 /// {"findings":[...],"notes":[...],"summary":{"findings":N}}
 std::string formatJson(const std::vector<ReportedFinding> &Findings,
                        const std::vector<std::string> &Notes);
 /// "streamlife: summary: 1 finding" / "streamlife: summary: 0 findings"
 std::string summaryLine(std::size_t Count);
+
+/// How an annotated allocator's blocks cycled at one allocation site.
+struct BlockSiteSummary {
+  std::string Allocator; ///< "PyTorch caching allocator"
+  std::string Site;      ///< the call site's first report frame
+  std::size_t Allocations = 0;
+  std::size_t DistinctBlocks = 0;
+  std::size_t PeakLiveBlocks = 0;
+  std::uint64_t PeakHeldBackBytes = 0;
+};
+/// "streamlife: blocks: <site>: 4 allocations, 1 distinct block, at most 1
+/// alive at once, no bytes held back after release (<allocator>)".
+std::string blockSummaryLine(const BlockSiteSummary &S);
 
 } // namespace rt
 } // namespace streamlife

@@ -21,9 +21,17 @@ const char *typeMetavar(OptionType T) {
   return "VALUE";
 }
 
+/// Decimal digits with an optional '-': no spaces, no '+', no 0x (strtol would
+/// take " 5" and "+5").
 bool parseInt(std::string_view Text, long &Out) {
   if (Text.empty() || Text.size() > 20)
     return false;
+  std::size_t Digits = Text[0] == '-' ? 1 : 0;
+  if (Digits == Text.size())
+    return false;
+  for (std::size_t I = Digits; I < Text.size(); ++I)
+    if (Text[I] < '0' || Text[I] > '9')
+      return false;
   std::string Copy(Text);
   char *End = nullptr;
   errno = 0;
@@ -33,6 +41,22 @@ bool parseInt(std::string_view Text, long &Out) {
   Out = V;
   return true;
 }
+
+/// The values an integer option accepts. An exit status is taken mod 256 by
+/// the kernel, so --error-exitcode=256 would exit 0 with findings: only 1-255
+/// (and 0, the default, for "keep the program's own status").
+struct IntRange {
+  const char *Name;
+  long Min, Max;
+  const char *Why;
+};
+constexpr IntRange IntRanges[] = {
+    {"error_exitcode", 0, 255, "an exit status, 1-255 (0: keep the program's own)"},
+    {"stack_depth", 0, 1L << 30, "a frame count, 0 or more"},
+    {"stacks_per_op", 0, 1L << 30, "a count, 0 or more"},
+    {"report_frames", 0, 1L << 30, "a frame count, 0 or more"},
+    {"verbosity", 0, 9, "0 or more"},
+};
 
 bool parseBool(std::string_view Text, bool &Out) {
   if (Text == "1" || Text == "true" || Text == "yes") {
@@ -65,10 +89,19 @@ const OptionInfo *findOption(std::string_view Name) {
 
 bool setOption(Options &O, std::string_view Name, std::string_view Value, std::string &Error) {
   auto SetInt = [&](long &Field) {
-    if (parseInt(Value, Field))
-      return true;
-    Error = "option '" + std::string(Name) + "' expects an integer, got '" + std::string(Value) + "'";
-    return false;
+    long Parsed = 0;
+    if (!parseInt(Value, Parsed)) {
+      Error = "option '" + std::string(Name) + "' expects an integer, got '" + std::string(Value) + "'";
+      return false;
+    }
+    for (const IntRange &R : IntRanges)
+      if (Name == R.Name && (Parsed < R.Min || Parsed > R.Max)) {
+        Error = "option '" + std::string(Name) + "' expects " + R.Why + ", got '" +
+                std::string(Value) + "'";
+        return false;
+      }
+    Field = Parsed;
+    return true;
   };
   auto SetBool = [&](bool &Field) {
     if (parseBool(Value, Field))
@@ -119,7 +152,10 @@ std::string flagName(const OptionInfo &Info) {
 std::string renderFlagHelp() {
   std::string Out;
   for (const OptionInfo &Info : optionTable()) {
-    std::string Line = "  " + flagName(Info) + " " + typeMetavar(Info.Type);
+    // A BOOL is optional (--dedup alone means true), so the help shows it
+    // the way the parser takes it: --dedup[=BOOL].
+    std::string Line = "  " + flagName(Info) +
+                       (Info.Type == OptionType::Bool ? "[=BOOL]" : std::string(" ") + typeMetavar(Info.Type));
     Out += Line;
     Out += std::string(Line.size() < 30 ? 30 - Line.size() : 1, ' ');
     Out += Info.Help;

@@ -1,6 +1,11 @@
 //===- Reporter.cpp - finding queue, dedup, text and JSON output -----------===//
 #include "report/Reporter.h"
 
+#include "report/SharedReport.h"
+#include "support/ProcessTally.h"
+
+#include <unistd.h>
+
 #include <algorithm>
 
 #include <cerrno>
@@ -76,13 +81,10 @@ void Reporter::report(const Finding &F) {
 std::string Reporter::siteKey(OpId Op) const {
   if (Op == NoOp)
     return "-";
-  OpRecord R = Ops.op(Op);
-  // The call site is the first frame outside the CUDA libraries; two ops that
-  // differ only deeper in the stack are the same site.
-  std::vector<Frame> User = userFrames(R.Frames, 1);
-  char Buf[64];
-  std::snprintf(Buf, sizeof(Buf), "%u@%p", R.Name, User.empty() ? nullptr : User.front().PC);
-  return Buf;
+  // The call site is the innermost user frame (a Python line, or the first
+  // native frame outside the CUDA libraries); two ops that differ only deeper
+  // in the stack are the same site.
+  return std::to_string(callSiteKey(Ops.op(Op)));
 }
 
 std::string Reporter::dedupKey(const Finding &F) const {
@@ -105,8 +107,8 @@ SiteView Reporter::resolveSite(const AccessPoint &P, StreamNamer &Namer,
     S.What = DefaultWhat;
   int Print = static_cast<int>(Opts.report_frames);
   int Keep = Supp.needsFrames() ? std::max(Print, SuppressionFrameDepth) : Print;
-  for (const Frame &F : userFrames(R.Frames, Keep)) {
-    std::string Text = formatFrame(F);
+  // Python frames for a call from Python code, native ones otherwise.
+  for (std::string &Text : reportFrames(R, Keep)) {
     if (static_cast<int>(S.Frames.size()) < Print)
       S.Frames.push_back(Text);
     if (Keep > Print)
@@ -157,8 +159,10 @@ void Reporter::drain(StreamNamer &Namer) {
     std::fputs(Text.c_str(), Out);
     std::fflush(Out);
   }
-  if (Added)
+  if (Added) {
     writeJsonReport();
+    appendToTally(describeThisProcess(findingCount()));
+  }
 }
 
 void Reporter::writeJsonReport() {
@@ -171,21 +175,25 @@ void Reporter::writeJsonReport() {
     All = Reported;
     AllNotes = Notes;
   }
-  std::string Json = formatJson(All, AllNotes);
-  // Write a sibling and rename it, so that a reader never sees half a report.
-  std::string Temp = Opts.report + ".tmp";
-  bool Ok = false;
-  if (std::FILE *File = std::fopen(Temp.c_str(), "w")) {
-    bool Written = std::fwrite(Json.data(), 1, Json.size(), File) == Json.size();
-    Ok = (std::fclose(File) == 0) && Written && std::rename(Temp.c_str(), Opts.report.c_str()) == 0;
-  }
+  // Merged with the other processes of this run (SharedReport.h), through a
+  // temporary that is renamed into place, so a reader never sees half a report.
+  ProcessCount Self = describeThisProcess(All.size());
+  ReportPart Part;
+  Part.RunId = currentRunId();
+  Part.Pid = Self.Pid;
+  Part.Rank = Self.Rank;
+  Part.Command = Self.Command;
+  for (const ReportedFinding &F : All)
+    Part.FindingObjects.push_back(formatFindingJson(F));
+  Part.Notes = AllNotes;
+  std::string Why;
+  bool Ok = mergeIntoReport(Opts.report, Part, Why);
   if (!Ok) {
-    int Err = errno;
     std::lock_guard<std::mutex> Guard(StateLock);
     if (!ReportWriteFailed) {
       ReportWriteFailed = true;
       std::fprintf(Out, "streamlife: error: cannot write the report '%s': %s\n",
-                   Opts.report.c_str(), std::strerror(Err));
+                   Opts.report.c_str(), Why.c_str());
       std::fflush(Out);
     }
   }
@@ -208,6 +216,11 @@ void Reporter::note(const std::string &Text) {
   std::fflush(Out);
 }
 
+void Reporter::setSummaryDetails(std::vector<std::string> Lines) {
+  std::lock_guard<std::mutex> Guard(StateLock);
+  SummaryDetails = std::move(Lines);
+}
+
 std::size_t Reporter::findingCount() const {
   std::lock_guard<std::mutex> Guard(StateLock);
   return Reported.size();
@@ -218,7 +231,7 @@ std::vector<ReportedFinding> Reporter::findings() const {
   return Reported;
 }
 
-void Reporter::finish(StreamNamer &Namer, bool PrintSummary) {
+void Reporter::finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda) {
   if (Finished.exchange(true))
     return;
   drain(Namer);
@@ -227,10 +240,22 @@ void Reporter::finish(StreamNamer &Namer, bool PrintSummary) {
     Supp.printCounts(Out);
   }
   if (PrintSummary) {
+    std::vector<std::string> Details;
+    {
+      std::lock_guard<std::mutex> Guard(StateLock);
+      Details = SummaryDetails;
+    }
+    for (const std::string &Line : Details)
+      std::fprintf(Out, "%s\n", Line.c_str());
     std::fprintf(Out, "%s\n", summaryLine(findingCount()).c_str());
     std::fflush(Out);
   }
+  // A process that made no CUDA call (a wrapper shell, a Python launcher) has
+  // nothing to say: it must neither write a report nor count in the tally.
+  if (!UsedCuda && findingCount() == 0)
+    return;
   writeJsonReport();
+  appendToTally(describeThisProcess(findingCount()));
 }
 
 } // namespace rt

@@ -68,9 +68,13 @@ public:
   std::size_t findingCount() const;
   std::vector<ReportedFinding> findings() const;
 
+  /// Lines printed just before the summary line (the block accounting).
+  void setSummaryDetails(std::vector<std::string> Lines);
+
   /// Drains, prints the summary (if PrintSummary) and writes the JSON report
-  /// when the report option names a file. Only the first call does anything.
-  void finish(StreamNamer &Namer, bool PrintSummary);
+  /// when the report option names a file, unless this process neither used
+  /// CUDA nor found anything. Only the first call does anything.
+  void finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda = true);
   bool finished() const { return Finished.load(); }
 
   /// Resolves one engine finding to text (exposed for tests).
@@ -99,6 +103,7 @@ private:
   std::set<std::string> SeenKeys;
   std::vector<ReportedFinding> Reported;
   std::vector<std::string> Notes;
+  std::vector<std::string> SummaryDetails;
   bool ReportWriteFailed = false;
   std::atomic<bool> NoteShown[static_cast<unsigned>(NotAnalysed::Count)] = {};
   std::atomic<bool> Finished{false};

@@ -10,11 +10,20 @@
 #include "../Commands.h"
 
 #include "CheckOptions.h"
-#include "CheckRunner.h"
+#include "Baseline.h"
 #include "CompilationDatabaseLoader.h"
+#include "Fingerprint.h"
+#include "FixApplier.h"
+#include "ParallelRunner.h"
+#include "ProgressReporter.h"
+#include "ProjectConfig.h"
+#include "PythonInputs.h"
+#include "PythonRunner.h"
 #include "ReportFormatters.h"
+#include "ReportOutput.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -51,14 +60,33 @@ std::string absolute(llvm::StringRef Path) {
   return std::string(Absolute);
 }
 
+/// The file -p names: BUILD_DIR/compile_commands.json, or the file itself.
+std::string databaseFile(llvm::StringRef BuildDirOrFile) {
+  llvm::SmallString<256> Path(BuildDirOrFile);
+  if (llvm::sys::fs::is_directory(Path))
+    llvm::sys::path::append(Path, "compile_commands.json");
+  return std::string(Path);
+}
+
 /// Compile errors go to stderr whatever the format: they are about the input,
 /// not findings. One summary line per file, after the compiler's own lines.
-unsigned reportCompileErrors(const check::CheckReport &Report) {
+unsigned reportCompileErrors(const check::CheckReport &Report,
+                             const check::CheckOptions &Options) {
   unsigned BrokenFiles = 0;
   for (const check::FileResult &File : Report.Files) {
     if (File.parsedCleanly())
       continue;
     ++BrokenFiles;
+    if (!File.Failure.empty()) {
+      // A stale entry of a whole-database run names the database.
+      std::string Origin;
+      if (Options.BuildDir && Options.Files.empty() && File.CompileErrors.empty() &&
+          (File.Failure == "no such file" || File.Failure == "symbolic link loop"))
+        Origin = " (listed in the compile database of '" + *Options.BuildDir + "')";
+      llvm::errs() << "streamlife: error: " << check::displayPath(File.Path) << ": "
+                   << File.Failure << Origin << "; no findings reported for it\n";
+      continue;
+    }
     for (const check::Diagnostic &Error : File.CompileErrors)
       check::writeTextDiagnostic(Error, llvm::errs());
     size_t N = File.CompileErrors.size();
@@ -81,30 +109,93 @@ int runCheckCommand(int Argc, const char **Argv) {
   const check::CheckOptions &Options = *Parsed;
   if (Options.ShowHelp) {
     llvm::outs() << check::checkUsage();
+    if (std::string Error; !check::standardOutputIsHealthy(Error))
+      return inputError(Error);
     return ExitClean;
   }
+  // Run from a deleted folder, clang's virtual file system aborts with a
+  // bogus "out of memory" (clang-tidy does the same): say what is wrong.
+  if (llvm::SmallString<256> Cwd; llvm::sys::fs::current_path(Cwd))
+    return inputError("the current directory no longer exists (cd to an existing one)");
 
-  // Open the output first: an unwritable --output should fail before a long
-  // analysis, not after it.
-  std::optional<llvm::raw_fd_ostream> OutputFile;
-  if (Options.OutputFile) {
-    std::error_code EC;
-    OutputFile.emplace(*Options.OutputFile, EC, llvm::sys::fs::OF_Text);
-    if (EC)
-      return inputError("cannot write '" + *Options.OutputFile + "': " + EC.message());
+  // Check the output and create its temporary first: an unwritable --output
+  // should fail before a long analysis, not after it. The target itself is
+  // only replaced once the whole report is written (ReportOutput.h).
+  check::ReportOutput Output;
+  if (std::string Error; !Output.open(Options.OutputFile, Error))
+    return inputError(Error);
+  llvm::raw_ostream &Out = Output.stream();
+
+  std::string SourceRoot =
+      Options.SourceRoot ? absolute(*Options.SourceRoot) : currentDirectory();
+  // Read the baseline before the analysis: a wrong path fails at once.
+  std::optional<check::Baseline> Earlier;
+  if (Options.BaselineFile) {
+    llvm::Expected<check::Baseline> Loaded = check::loadBaseline(*Options.BaselineFile, SourceRoot);
+    if (!Loaded)
+      return inputError(llvm::toString(Loaded.takeError()));
+    Earlier = std::move(*Loaded);
   }
-  llvm::raw_ostream &Out = OutputFile ? *OutputFile : llvm::outs();
 
-  llvm::Expected<check::LoadedDatabase> Database =
-      check::loadCompilationDatabase(Options, STREAMLIFE_CLANG_RESOURCE_DIR);
-  if (!Database) {
-    llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
-      inputError(Error.message());
-    });
-    return ExitUsage;
+  // Python files and directories go to the Python front end (directories
+  // honour --files/--exclude like a compile database does); the rest to the
+  // compile database.
+  llvm::Expected<check::SplitInputs> PythonSplit =
+      check::splitPythonInputs(Options.Files, Options.FilesRegex, Options.ExcludeRegex);
+  if (!PythonSplit)
+    return inputError(llvm::toString(PythonSplit.takeError()));
+  check::CheckOptions CxxOptions = Options;
+  CxxOptions.Files = PythonSplit->OtherFiles;
+  bool HasCxx =
+      !CxxOptions.Files.empty() || (Options.BuildDir && PythonSplit->PythonFiles.empty());
+
+  check::CheckReport Report;
+  std::vector<std::string> Inputs = PythonSplit->PythonFiles;
+  if (HasCxx) {
+    llvm::Expected<check::LoadedDatabase> Database =
+        check::loadCompilationDatabase(CxxOptions, STREAMLIFE_CLANG_RESOURCE_DIR);
+    if (!Database) {
+      llvm::handleAllErrors(Database.takeError(), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+    Inputs.insert(Inputs.end(), Database->Files.begin(), Database->Files.end());
+    if (Options.BuildDir)
+      Inputs.push_back(databaseFile(*Options.BuildDir));
+    if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
+      return inputError(Error);
+    if (llvm::Error Broken = check::validateProjectConfigs(Database->Files)) {
+      llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+
+    // Progress: on a terminal for any run over several files (the line is
+    // rewritten in place and leaves nothing behind in a log); as plain lines
+    // only for whole-database runs, where a CI log needs them. A list of FILES
+    // outside a terminal stays as quiet as one file.
+    bool Terminal = llvm::errs().is_displayed();
+    bool WholeDatabase = Options.BuildDir && Options.Files.empty();
+    check::ProgressReporter Progress(llvm::errs(), Database->Files.size(),
+                                     !Options.Quiet && (Terminal || WholeDatabase), Terminal);
+    check::ParallelSettings Parallel;
+    Parallel.Jobs = Options.Jobs ? Options.Jobs : check::defaultJobCount();
+    Parallel.OnFileDone = [&](const check::FileResult &File) { Progress.fileDone(File); };
+    Report = check::runChecksInParallel(*Database->Database, Database->Files, Parallel);
+    Progress.finish();
+  } else {
+    if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
+      return inputError(Error);
+    for (llvm::StringRef Name : check::pythonCheckNames())
+      Report.EnabledChecks.push_back(Name.str());
   }
-
-  check::CheckReport Report = check::runChecks(*Database->Database, Database->Files);
+  for (const std::string &File : PythonSplit->PythonFiles)
+    Report.Files.push_back(check::checkPythonFile(File));
+  check::assignFingerprints(Report, SourceRoot);
+  if (Earlier)
+    check::compareWithBaseline(Report, *Earlier);
 
   switch (Options.Format) {
   case check::OutputFormat::Text:
@@ -114,27 +205,41 @@ int runCheckCommand(int Argc, const char **Argv) {
     check::writeJsonReport(Report, STREAMLIFE_VERSION, Out);
     break;
   case check::OutputFormat::Sarif:
-    check::writeSarifReport(
-        Report,
-        {STREAMLIFE_VERSION, Options.SourceRoot ? absolute(*Options.SourceRoot)
-                                                : currentDirectory()},
-        Out);
+    check::writeSarifReport(Report, {STREAMLIFE_VERSION, SourceRoot}, Out);
     break;
   }
-  Out.flush();
-  if (OutputFile && OutputFile->has_error()) {
-    std::string Message = OutputFile->error().message();
-    OutputFile->clear_error();
-    return inputError("cannot write '" + *Options.OutputFile + "': " + Message);
-  }
+  if (std::string Error; !Output.finish(Error))
+    return inputError(Error);
 
-  unsigned BrokenFiles = reportCompileErrors(Report);
+  unsigned BrokenFiles = reportCompileErrors(Report, Options);
+  if (Options.Fix) {
+    llvm::Expected<check::FixSummary> Fixed = check::applyFixes(Report);
+    if (!Fixed)
+      return inputError(llvm::toString(Fixed.takeError()));
+    llvm::errs() << "streamlife: --fix: fixed " << Fixed->FixedFindings << " finding"
+                 << (Fixed->FixedFindings == 1 ? "" : "s") << " in " << Fixed->FilesChanged
+                 << " file" << (Fixed->FilesChanged == 1 ? "" : "s");
+    if (Fixed->ConflictingFindings)
+      llvm::errs() << "; " << Fixed->ConflictingFindings << " left, their fixes overlap others";
+    llvm::errs() << '\n';
+  }
+  for (const std::string &Error : Report.ConfigurationErrors)
+    inputError(".clang-tidy: " + Error);
   unsigned Findings = Report.findingCount();
   if (Findings)
-    llvm::errs() << "streamlife: " << Findings << " finding" << (Findings == 1 ? "" : "s")
-                 << " in " << Report.Files.size() << " checked file"
-                 << (Report.Files.size() == 1 ? "" : "s") << '\n';
-  if (BrokenFiles)
+    llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")
+                 << " finding" << (Findings == 1 ? "" : "s") << " in " << Report.Files.size()
+                 << " checked file" << (Report.Files.size() == 1 ? "" : "s") << '\n';
+  if (Report.ComparedToBaseline) {
+    unsigned Unchanged = 0;
+    for (const check::FileResult &File : Report.Files)
+      for (const check::Diagnostic &Finding : File.Findings)
+        Unchanged += Finding.State == check::BaselineState::Unchanged;
+    llvm::errs() << "streamlife: baseline: " << Findings << " new, " << Unchanged
+                 << " unchanged (not shown), " << Report.AbsentFindings.size()
+                 << " fixed since\n";
+  }
+  if (BrokenFiles || !Report.ConfigurationErrors.empty())
     return ExitUsage;
   return Findings ? ExitFindings : ExitClean;
 }

@@ -5,14 +5,30 @@
 //===----------------------------------------------------------------------===//
 #include "CheckOptions.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Regex.h"
 
 namespace streamlife::check {
 namespace {
 
-enum class OptionId { BuildDir, Format, Output, CudaPath, SourceRoot, Help };
+enum class OptionId {
+  BuildDir,
+  Jobs,
+  FilesRegex,
+  ExcludeRegex,
+  Baseline,
+  Format,
+  Output,
+  CudaPath,
+  SourceRoot,
+  Quiet,
+  Fix,
+  Help
+};
 
 struct OptionSpec {
   OptionId Id;
@@ -27,6 +43,16 @@ const OptionSpec Options[] = {
     {OptionId::BuildDir, "--build-dir", "-p", "BUILD_DIR",
      "read compile commands from BUILD_DIR/compile_commands.json; with no "
      "FILES, check every file in it"},
+    {OptionId::Jobs, "--jobs", "-j", "N",
+     "check N files at once (default: one per core)"},
+    {OptionId::FilesRegex, "--files", "", "REGEX",
+     "check only files whose absolute path matches REGEX (extended regular "
+     "expression, searched anywhere in the path)"},
+    {OptionId::ExcludeRegex, "--exclude", "", "REGEX",
+     "skip files whose absolute path matches REGEX"},
+    {OptionId::Baseline, "--baseline", "", "FILE",
+     "report only findings that are not in FILE, a SARIF or JSON report of an "
+     "earlier run"},
     {OptionId::Format, "--format", "", "text|json|sarif",
      "output format (default: text)"},
     {OptionId::Output, "--output", "-o", "FILE",
@@ -36,6 +62,12 @@ const OptionSpec Options[] = {
     {OptionId::SourceRoot, "--source-root", "", "DIR",
      "SARIF %SRCROOT%: file URIs are relative to it (default: current "
      "directory)"},
+    {OptionId::Quiet, "--quiet", "-q", "",
+     "no progress on standard error (a progress line on a terminal, and a "
+     "line per file when checking a whole compile database)"},
+    {OptionId::Fix, "--fix", "", "",
+     "apply the fix-its of the reported findings to the source files "
+     "(where a fix is local and certain; others say how in a note)"},
     {OptionId::Help, "--help", "-h", "", "print this help"},
 };
 
@@ -80,6 +112,9 @@ llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args
                                                llvm::StringRef DefaultCudaPath) {
   CheckOptions Result;
   Result.CudaPath = DefaultCudaPath.str();
+  // A value option given twice is refused rather than "last wins": with
+  // `-o a.json ... -o b.json` or two -p, one of them was a mistake.
+  llvm::SmallVector<OptionId, 8> Seen;
   for (size_t I = 0; I < Args.size(); ++I) {
     llvm::StringRef Arg = Args[I];
     if (Arg == "--") {
@@ -101,7 +136,8 @@ llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args
         Value = After;
         HasInlineValue = true;
       }
-    } else if (Arg.size() > 2 && (Arg.starts_with("-p") || Arg.starts_with("-o"))) {
+    } else if (Arg.size() > 2 &&
+               (Arg.starts_with("-p") || Arg.starts_with("-o") || Arg.starts_with("-j"))) {
       Name = Arg.take_front(2);
       Value = Arg.drop_front(2);
       HasInlineValue = true;
@@ -120,9 +156,40 @@ llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args
     if (!Spec->ValueName.empty() && Value.empty())
       return makeError("option '" + Name + "' needs a non-empty value (" +
                        Spec->ValueName + ")");
+    if (!Spec->ValueName.empty()) {
+      if (llvm::is_contained(Seen, Spec->Id))
+        return makeError("option '" + Spec->LongName + "' given more than once");
+      Seen.push_back(Spec->Id);
+    }
     switch (Spec->Id) {
     case OptionId::BuildDir:
       Result.BuildDir = Value.str();
+      break;
+    case OptionId::Jobs: {
+      unsigned Jobs = 0;
+      if (Value.getAsInteger(10, Jobs) || Jobs == 0)
+        return makeError("option '" + Name + "' needs a positive number, not '" + Value + "'");
+      Result.Jobs = Jobs;
+      break;
+    }
+    case OptionId::FilesRegex:
+    case OptionId::ExcludeRegex: {
+      std::string Why;
+      if (!llvm::Regex(Value).isValid(Why))
+        return makeError("invalid regular expression '" + Value + "' for '" + Name +
+                         "': " + Why);
+      (Spec->Id == OptionId::FilesRegex ? Result.FilesRegex : Result.ExcludeRegex) =
+          Value.str();
+      break;
+    }
+    case OptionId::Baseline:
+      Result.BaselineFile = Value.str();
+      break;
+    case OptionId::Quiet:
+      Result.Quiet = true;
+      break;
+    case OptionId::Fix:
+      Result.Fix = true;
       break;
     case OptionId::Format: {
       std::optional<OutputFormat> Format =

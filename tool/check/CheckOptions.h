@@ -32,6 +32,19 @@ struct CheckOptions {
   std::string CudaPath;                  ///< --cuda-path
   std::optional<std::string> SourceRoot; ///< --source-root: SARIF %SRCROOT%
   std::vector<std::string> Files;
+  /// -j: files checked at once; 0 means one per core.
+  unsigned Jobs = 0;
+  /// --files / --exclude: extended regular expressions (llvm::Regex) searched
+  /// in each candidate file's absolute path; only files matching --files (when
+  /// given) and not matching --exclude are checked. Already validated.
+  std::optional<std::string> FilesRegex;
+  std::optional<std::string> ExcludeRegex;
+  /// --baseline: a SARIF or JSON report of an earlier run.
+  std::optional<std::string> BaselineFile;
+  /// --quiet: no progress on standard error.
+  bool Quiet = false;
+  /// --fix: apply the findings' fix-its to the files.
+  bool Fix = false;
   /// Arguments after `--`: the whole compile command without -p, extra
   /// arguments appended to each database command with -p.
   std::vector<std::string> CompilerArgs;

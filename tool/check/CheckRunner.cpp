@@ -7,11 +7,18 @@
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <new>
 
 namespace streamlife::check {
 namespace {
@@ -20,10 +27,19 @@ using clang::tidy::ClangTidyError;
 using clang::tidy::ClangTidyOptions;
 
 /// 'streamlife-*' only. The static analyzer's clang-analyzer-* checks live
-/// inside libclangTidy itself, so a user's `Checks: '*'` must not reach them:
-/// the override is appended after the file's own Checks and so wins.
+/// inside libclangTidy itself, so a user's `Checks: '*'` must not reach them;
+/// and a project's own `.clang-tidy` (`Checks: '-*,bugprone-*'`, in any parent
+/// folder) must not switch the streamlife checks off, or `streamlife check`
+/// would pass silently. The override is appended after the file's own Checks
+/// and so wins; the file may still set the checks' options, and NOLINT works.
 constexpr llvm::StringLiteral DefaultChecks = "-*,streamlife-*";
-constexpr llvm::StringLiteral ForcedChecks = "-clang-analyzer-*,-clang-diagnostic-*";
+constexpr llvm::StringLiteral ForcedChecks = "-clang-analyzer-*,-clang-diagnostic-*,streamlife-*";
+
+/// Diagnostics about the configuration (a bad CheckOptions value): input
+/// errors, never findings.
+bool isConfigurationDiagnostic(const ClangTidyError &Error) {
+  return Error.DiagnosticName == "clang-tidy-config";
+}
 
 std::unique_ptr<clang::tidy::ClangTidyOptionsProvider> makeOptionsProvider() {
   ClangTidyOptions Defaults = ClangTidyOptions::getDefaults();
@@ -87,12 +103,36 @@ Diagnostic convert(SourceFileCache &Sources, const ClangTidyError &Error) {
   Result.Location = locate(Sources, Error.Message, Error.BuildDirectory);
   for (const clang::tooling::DiagnosticMessage &Note : Error.Notes)
     Result.Notes.push_back({Note.Message, locate(Sources, Note, Error.BuildDirectory)});
+  for (const auto &Entry : Error.Message.Fix)
+    for (const clang::tooling::Replacement &R : Entry.getValue())
+      Result.Fix.push_back({resolvePath(R.getFilePath(), Error.BuildDirectory), R.getOffset(),
+                            R.getLength(), R.getReplacementText().str()});
   return Result;
 }
 
 bool isCompilerDiagnostic(const ClangTidyError &Error) {
   return llvm::StringRef(Error.DiagnosticName).starts_with("clang-diagnostic-");
 }
+
+/// The file being checked, for the out-of-memory line (no allocation there).
+char CurrentFile[1024];
+
+/// Pathological input (tens of thousands of branches on one buffer) can
+/// exhaust memory; say so in one line naming the file, with the error exit
+/// status, instead of "LLVM ERROR: out of memory" and an abort (134).
+[[noreturn]] void outOfMemory() {
+  static const char Prefix[] = "streamlife: error: out of memory while checking '";
+  static const char Suffix[] = "'\n";
+  ssize_t Ignored = write(2, Prefix, sizeof(Prefix) - 1);
+  Ignored = write(2, CurrentFile, strnlen(CurrentFile, sizeof(CurrentFile)));
+  Ignored = write(2, Suffix, sizeof(Suffix) - 1);
+  (void)Ignored;
+  _exit(2);
+}
+
+/// LLVM's own allocations (SmallVector growth, safe_malloc) report failure
+/// here rather than through operator new.
+void llvmOutOfMemory(void *, const char *, bool) { outOfMemory(); }
 
 bool byPosition(const Diagnostic &A, const Diagnostic &B) {
   return std::tie(A.Location.Path, A.Location.Line, A.Location.Column, A.CheckName) <
@@ -101,40 +141,59 @@ bool byPosition(const Diagnostic &A, const Diagnostic &B) {
 
 } // namespace
 
-CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
-                      llvm::ArrayRef<std::string> Files) {
+std::vector<std::string> enabledChecks() {
   clang::tidy::ClangTidyContext Context(makeOptionsProvider());
-  CheckReport Report;
-  Report.EnabledChecks = enabledCheckNames(Context);
+  return enabledCheckNames(Context);
+}
+
+FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
+                     const std::string &File) {
+  clang::tidy::ClangTidyContext Context(makeOptionsProvider());
   SourceFileCache Sources;
-  for (const std::string &File : Files) {
-    // Names the file in the stack dump should a check crash on it.
-    llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
-                                              File.c_str());
-    std::vector<ClangTidyError> Errors = clang::tidy::runClangTidy(
-        Context, Database, {File}, llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-                                       llvm::vfs::getRealFileSystem()),
-        /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
-        /*StoreCheckProfile=*/"", /*Quiet=*/true);
-    FileResult Result;
-    Result.Path = File;
-    for (const ClangTidyError &Error : Errors) {
-      if (isCompilerDiagnostic(Error)) {
-        // Compiler warnings are filtered out by the check filter; errors
-        // always come through and mean the AST is incomplete.
-        if (Error.DiagLevel == ClangTidyError::Error)
-          Result.CompileErrors.push_back(convert(Sources, Error));
-        continue;
-      }
-      Result.Findings.push_back(convert(Sources, Error));
-    }
-    // A broken AST gives unreliable findings: report the errors, not those.
-    if (!Result.CompileErrors.empty())
-      Result.Findings.clear();
-    llvm::stable_sort(Result.Findings, byPosition);
-    Report.Files.push_back(std::move(Result));
+  // Names the file in the stack dump should a check crash on it.
+  llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
+                                            File.c_str());
+  FileResult Result;
+  Result.Path = File;
+  // A database entry whose file is gone: clang would say so too, in several
+  // lines; this is one.
+  llvm::sys::fs::file_status Status;
+  if (std::error_code EC = llvm::sys::fs::status(File, Status)) {
+    Result.Failure = EC == std::errc::too_many_symbolic_link_levels ? "symbolic link loop"
+                     : EC == std::errc::no_such_file_or_directory   ? "no such file"
+                                                                    : EC.message();
+    return Result;
   }
-  return Report;
+  std::snprintf(CurrentFile, sizeof(CurrentFile), "%s", File.c_str());
+  std::new_handler PreviousHandler = std::set_new_handler(outOfMemory);
+  llvm::install_bad_alloc_error_handler(llvmOutOfMemory);
+  std::vector<ClangTidyError> Errors = clang::tidy::runClangTidy(
+      Context, Database, {File}, llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+                                     llvm::vfs::getRealFileSystem()),
+      /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
+      /*StoreCheckProfile=*/"", /*Quiet=*/true);
+  llvm::remove_bad_alloc_error_handler();
+  std::set_new_handler(PreviousHandler);
+  for (const ClangTidyError &Error : Errors) {
+    if (isConfigurationDiagnostic(Error)) {
+      if (!llvm::is_contained(Result.ConfigurationErrors, Error.Message.Message))
+        Result.ConfigurationErrors.push_back(Error.Message.Message);
+      continue;
+    }
+    if (isCompilerDiagnostic(Error)) {
+      // Compiler warnings are filtered out by the check filter; errors
+      // always come through and mean the AST is incomplete.
+      if (Error.DiagLevel == ClangTidyError::Error)
+        Result.CompileErrors.push_back(convert(Sources, Error));
+      continue;
+    }
+    Result.Findings.push_back(convert(Sources, Error));
+  }
+  // A broken AST gives unreliable findings: report the errors, not those.
+  if (!Result.CompileErrors.empty())
+    Result.Findings.clear();
+  llvm::stable_sort(Result.Findings, byPosition);
+  return Result;
 }
 
 } // namespace streamlife::check

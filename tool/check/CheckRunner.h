@@ -8,7 +8,8 @@
 // with the plugin (CLANG_NO_DEFAULT_CONFIG=1 ignores such files).
 //
 // Each file is run on its own so that compiler errors belong to the file that
-// was being parsed, whichever header they point into.
+// was being parsed, whichever header they point into. Running several files
+// at once is ParallelRunner's job; this file checks one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_TOOL_CHECK_CHECKRUNNER_H
@@ -20,9 +21,13 @@
 
 namespace streamlife::check {
 
-/// Checks \p Files (absolute paths, each with a command in \p Database).
-CheckReport runChecks(const clang::tooling::CompilationDatabase &Database,
-                      llvm::ArrayRef<std::string> Files);
+/// Checks \p File (an absolute path with a command in \p Database). Not
+/// thread-safe (see ParallelRunner.cpp): one call at a time per process.
+FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
+                     const std::string &File);
+
+/// Names of every check the options enable, sorted.
+std::vector<std::string> enabledChecks();
 
 } // namespace streamlife::check
 

@@ -2,6 +2,7 @@
 #include "CompilationDatabaseLoader.h"
 
 #include "CompileCommandAdjuster.h"
+#include "FileFilter.h"
 
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -51,6 +52,26 @@ loadJsonDatabase(llvm::StringRef BuildDirOrFile) {
   if (!Json->getAsArray())
     return inputError("broken compile database '" + JsonPath +
                       "': expected an array of compile commands");
+  // The format requires absolute "directory" values; a relative one is
+  // resolved against our working directory by clang, and the files it lists
+  // then look "not in the compile database". Say what is wrong instead.
+  // An empty command would otherwise become "no such file: 'cuda'".
+  for (size_t I = 0; I < Json->getAsArray()->size(); ++I) {
+    const llvm::json::Object *Entry = (*Json->getAsArray())[I].getAsObject();
+    if (!Entry)
+      continue; // the database parser names the problem
+    if (std::optional<llvm::StringRef> Dir = Entry->getString("directory");
+        Dir && !llvm::sys::path::is_absolute(*Dir))
+      return inputError("broken compile database '" + JsonPath + "': entry " +
+                        llvm::Twine(I + 1) + ": \"directory\" must be an absolute path, got '" +
+                        *Dir + "'");
+    const llvm::json::Array *Arguments = Entry->getArray("arguments");
+    std::optional<llvm::StringRef> Command = Entry->getString("command");
+    if ((Arguments && Arguments->empty()) ||
+        (!Arguments && Command && Command->trim().empty()))
+      return inputError("broken compile database '" + JsonPath + "': entry " +
+                        llvm::Twine(I + 1) + " has an empty command");
+  }
   std::string Message;
   std::unique_ptr<clang::tooling::CompilationDatabase> Database =
       clang::tooling::JSONCompilationDatabase::loadFromFile(
@@ -81,7 +102,10 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
     // With -p, arguments after `--` extend each recorded command.
     Settings.ExtraArgs = Options.CompilerArgs;
     if (Options.Files.empty()) {
+      // The database keeps its files in a hash map: sort them, so that the
+      // report order is the same on every run and every machine.
       Candidates = Database->getAllFiles();
+      llvm::sort(Candidates);
       if (Candidates.empty())
         return inputError("compile database in '" + *Options.BuildDir + "' lists no files");
     }
@@ -91,20 +115,40 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
     Database = std::make_unique<clang::tooling::FixedCompilationDatabase>(
         ".", Options.CompilerArgs);
   }
-  for (const std::string &File : Options.Files)
-    Candidates.push_back(absolutePath(File));
+  // FILES named on the command line are validated here, before any parsing:
+  // a typo should fail at once. Entries of the database are not: one whose
+  // file is gone fails alone when it is checked (see CheckRunner), and the
+  // rest of the database is still checked.
+  bool FromDatabase = Options.Files.empty();
+  if (!FromDatabase)
+    for (const std::string &File : Options.Files)
+      Candidates.push_back(absolutePath(File));
 
+  FileFilter Filter(Options);
   llvm::Error Errors = llvm::Error::success();
   LoadedDatabase Result;
   llvm::StringSet<> Seen;
+  size_t FilteredOut = 0;
   for (size_t I = 0; I < Candidates.size(); ++I) {
     const std::string &File = Candidates[I];
-    llvm::StringRef Shown = I < Options.Files.size() && !Options.Files.empty()
-                                ? llvm::StringRef(Options.Files[I])
-                                : llvm::StringRef(File);
-    if (!llvm::sys::fs::exists(File)) {
-      Errors = llvm::joinErrors(std::move(Errors),
-                                inputError(Shown + ": no such file"));
+    if (!Filter.accepts(File)) {
+      ++FilteredOut;
+      continue;
+    }
+    if (FromDatabase) {
+      if (Seen.insert(File).second)
+        Result.Files.push_back(File);
+      continue;
+    }
+    llvm::StringRef Shown = Options.Files[I];
+    llvm::sys::fs::file_status Status;
+    if (std::error_code EC = llvm::sys::fs::status(File, Status)) {
+      // A symbolic link loop is not "no such file".
+      std::string Why = EC == std::errc::too_many_symbolic_link_levels
+                            ? "symbolic link loop"
+                        : EC == std::errc::no_such_file_or_directory ? "no such file"
+                                                                     : EC.message();
+      Errors = llvm::joinErrors(std::move(Errors), inputError(Shown + ": " + Why));
       continue;
     }
     if (llvm::sys::fs::is_directory(File)) {
@@ -118,9 +162,18 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
           inputError(Shown + ": not in the compile database of '" + *Options.BuildDir + "'"));
       continue;
     }
-    if (Seen.insert(File).second)
+    // A file and a link to it (or another spelling) are one file, checked
+    // and reported once, under the first name given.
+    llvm::SmallString<256> Real;
+    if (llvm::sys::fs::real_path(File, Real))
+      Real = File;
+    if (Seen.insert(Real).second)
       Result.Files.push_back(File);
   }
+  if (!Errors && Result.Files.empty() && FilteredOut)
+    return inputError("no files to check: --files/--exclude left none of the " +
+                      llvm::Twine(FilteredOut) + " candidate file" +
+                      (FilteredOut == 1 ? "" : "s"));
   if (Errors)
     return std::move(Errors);
 

@@ -156,6 +156,25 @@ CommandLineArguments translateNvccCommand(const CommandLineArguments &NvccArgs) 
   return Out;
 }
 
+/// Checking must write nothing. clang tooling strips -o, -MF, -MD and the
+/// like, but not --serialize-diagnostics FILE, which made `check -p` overwrite
+/// FILE with a bitstream (as clang-tidy does).
+static void dropOutputWritingFlags(CommandLineArguments &Args) {
+  CommandLineArguments Kept;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    llvm::StringRef Arg = Args[I];
+    if (I > 0 && (Arg == "--serialize-diagnostics" || Arg == "-serialize-diagnostics" ||
+                  Arg == "-serialize-diagnostic-file")) {
+      ++I; // and its value
+      continue;
+    }
+    if (I > 0 && Arg.starts_with("--serialize-diagnostics="))
+      continue;
+    Kept.push_back(Args[I]);
+  }
+  Args = std::move(Kept);
+}
+
 clang::tooling::ArgumentsAdjuster
 makeCompileCommandAdjuster(CompileCommandSettings Settings) {
   return [Settings = std::move(Settings)](const CommandLineArguments &Args,
@@ -163,6 +182,7 @@ makeCompileCommandAdjuster(CompileCommandSettings Settings) {
     CommandLineArguments Result =
         !Args.empty() && isNvccCommand(Args.front()) ? translateNvccCommand(Args)
                                                       : Args;
+    dropOutputWritingFlags(Result);
     // Everything is inserted right after argv[0], i.e. before the file name,
     // where "-x cuda" must appear to apply to it.
     CommandLineArguments Inserted;

@@ -22,7 +22,14 @@ struct SourceLocationInfo {
   std::string Path; ///< absolute, native separators
   unsigned Line = 0;
   unsigned Column = 0;
-  std::string LineText; ///< the whole source line, without its newline
+  /// The source line without its newline. A long line is clipped to a window
+  /// around the column (SourceFileCache::MaxSnippetBytes): every finding and
+  /// note prints its line, so one 159 KB line with 1,000 findings was 952 MB
+  /// of text and 637 MB of SARIF.
+  std::string LineText;
+  unsigned LineTextStart = 0;     ///< byte offset of LineText in the line
+  bool LineTextClippedEnd = false; ///< the line goes on after LineText
+  unsigned Utf16Column = 0;       ///< Column in UTF-16 code units (SARIF), 1-based
 
   bool hasPosition() const { return !Path.empty() && Line != 0; }
 };
@@ -36,6 +43,19 @@ struct DiagnosticNote {
 
 enum class Severity { Warning, Error };
 
+/// One replacement of a fix-it: Length bytes at Offset in Path become
+/// Replacement (clang::tooling::Replacement without the SourceManager).
+struct TextEdit {
+  std::string Path; ///< absolute
+  unsigned Offset = 0;
+  unsigned Length = 0;
+  std::string Replacement;
+};
+
+/// Where a finding stands against a --baseline report (SARIF's
+/// result.baselineState): NotCompared when no baseline was given.
+enum class BaselineState { NotCompared, New, Unchanged, Absent };
+
 /// One diagnostic: a finding of a streamlife check, or a compiler error.
 struct Diagnostic {
   std::string CheckName; ///< "streamlife-free-before-wait", "clang-diagnostic-error"
@@ -43,6 +63,12 @@ struct Diagnostic {
   std::string Message;
   SourceLocationInfo Location;
   std::vector<DiagnosticNote> Notes;
+  /// The check's fix-it, when it attached one (all edits belong together).
+  std::vector<TextEdit> Fix;
+  /// Identity of a finding across runs and edits (Fingerprint.h); set for
+  /// findings before the report is written.
+  std::string Fingerprint;
+  BaselineState State = BaselineState::NotCompared;
 };
 
 /// Everything known about one checked file.
@@ -50,7 +76,15 @@ struct FileResult {
   std::string Path;                    ///< as given on the command line
   std::vector<Diagnostic> Findings;    ///< warnings of the streamlife checks
   std::vector<Diagnostic> CompileErrors; ///< the compiler's own errors
-  bool parsedCleanly() const { return CompileErrors.empty(); }
+  /// Why the file could not be checked at all, when not for compile errors
+  /// ("no such file", "the checker crashed (signal 11)", a Python
+  /// syntax error: "line 3: invalid syntax"); empty otherwise.
+  std::string Failure;
+  /// Bad .clang-tidy options met while checking it (see
+  /// CheckReport::ConfigurationErrors), each message once.
+  std::vector<std::string> ConfigurationErrors;
+  double Seconds = 0; ///< wall time of its check
+  bool parsedCleanly() const { return CompileErrors.empty() && Failure.empty(); }
 };
 
 /// The outcome of a whole run, in command-line order of the files.
@@ -59,11 +93,21 @@ struct CheckReport {
   /// Names of every enabled check, sorted: the SARIF rules table lists them
   /// all, so that rule indices stay the same whatever was found.
   std::vector<std::string> EnabledChecks;
+  /// Bad options in a .clang-tidy (an invalid CheckOptions entry): input
+  /// errors (exit status 2), not findings. Each distinct message once.
+  std::vector<std::string> ConfigurationErrors;
 
+  /// With --baseline: the baseline's findings that this run no longer
+  /// reports (SARIF lists them with baselineState "absent").
+  std::vector<Diagnostic> AbsentFindings;
+  bool ComparedToBaseline = false;
+
+  /// Findings to report: all of them, or with a baseline the new ones.
   unsigned findingCount() const {
     unsigned N = 0;
     for (const FileResult &F : Files)
-      N += F.Findings.size();
+      for (const Diagnostic &D : F.Findings)
+        N += D.State != BaselineState::Unchanged;
     return N;
   }
 };

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ReportFormatters.h"
+#include "Fingerprint.h"
 #include "RuleCatalog.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -51,20 +52,12 @@ std::string toFileUri(llvm::StringRef AbsolutePath) {
   return "file://" + encodeUriPath(llvm::sys::path::convert_to_slash(AbsolutePath));
 }
 
-/// SARIF columns default to UTF-16 code units; clang's are bytes.
+/// SARIF columns default to UTF-16 code units; clang's are bytes. The source
+/// cache counts them on the whole line (LineText may be a clipped window).
 unsigned utf16Column(const SourceLocationInfo &Location) {
-  llvm::StringRef Prefix =
-      llvm::StringRef(Location.LineText).take_front(Location.Column - 1);
-  unsigned Units = 0;
-  for (unsigned char C : Prefix) {
-    if ((C & 0xC0) == 0x80)
-      continue; // continuation byte
-    Units += (C >= 0xF0) ? 2 : 1; // 4-byte sequences are surrogate pairs
-  }
-  // A column past the line's end (e.g. at the newline) keeps its distance.
-  if (Location.Column - 1 > Prefix.size())
-    Units += Location.Column - 1 - Prefix.size();
-  return Units + 1;
+  if (Location.Utf16Column)
+    return Location.Utf16Column;
+  return Location.Column;
 }
 
 class SarifWriter {
@@ -77,55 +70,86 @@ public:
     SourceRoot = std::string(Root);
   }
 
-  llvm::json::Value build() {
-    llvm::json::Array Rules;
-    for (const std::string &Check : Report.EnabledChecks)
-      Rules.push_back(ruleFor(Check));
-    llvm::json::Array Results;
-    llvm::json::Array Notifications;
+  /// Streams the document: only one result is ever held as a JSON value, so
+  /// memory does not grow with the number of findings (the whole document as
+  /// one llvm::json::Value took 3.5 GB for 18,000 findings). Object keys are
+  /// written in sorted order, as llvm::json prints a Value, so the output is
+  /// the same as it was.
+  void write(llvm::raw_ostream &OS) {
+    // The rules table first: every enabled check, then any reported check that
+    // is not enabled, so that ruleIndex is known before the results.
+    std::vector<std::string> Rules(Report.EnabledChecks.begin(), Report.EnabledChecks.end());
+    for (const std::string &Check : Rules)
+      RuleIndex.try_emplace(Check, RuleIndex.size());
+    bool Successful = true;
     for (const FileResult &File : Report.Files) {
+      Successful &= File.CompileErrors.empty();
       for (const Diagnostic &Finding : File.Findings)
-        Results.push_back(resultFor(Finding, Rules));
-      for (const Diagnostic &Error : File.CompileErrors)
-        Notifications.push_back(notificationFor(Error));
+        if (RuleIndex.try_emplace(Finding.CheckName, RuleIndex.size()).second)
+          Rules.push_back(Finding.CheckName);
+      Successful &= File.Failure.empty();
     }
-    bool Successful = Notifications.empty();
-    llvm::json::Object Run{
-        {"tool",
-         llvm::json::Object{
-             {"driver", driver(std::move(Rules))}}},
-        {"originalUriBaseIds",
-         llvm::json::Object{{SourceRootId, llvm::json::Object{{"uri", toFileUri(SourceRoot)}}}}},
-        {"invocations",
-         llvm::json::Array{llvm::json::Object{
-             {"executionSuccessful", Successful},
-             {"toolExecutionNotifications", std::move(Notifications)}}}},
-        {"columnKind", "utf16CodeUnits"},
-        {"results", std::move(Results)},
-    };
-    return llvm::json::Object{
-        {"$schema", SchemaUri},
-        {"version", "2.1.0"},
-        {"runs", llvm::json::Array{std::move(Run)}},
-    };
+    // With a baseline, its findings that are gone are results too (SARIF
+    // 2.1.0 section 3.27.24: "absent").
+    for (const Diagnostic &Finding : Report.AbsentFindings)
+      if (RuleIndex.try_emplace(Finding.CheckName, RuleIndex.size()).second)
+        Rules.push_back(Finding.CheckName);
+
+    llvm::json::OStream J(OS, 2);
+    J.object([&] {
+      J.attribute("$schema", SchemaUri);
+      J.attributeArray("runs", [&] {
+        J.object([&] {
+          J.attribute("columnKind", "utf16CodeUnits");
+          J.attributeArray("invocations", [&] {
+            J.object([&] {
+              J.attribute("executionSuccessful", Successful);
+              J.attributeArray("toolExecutionNotifications", [&] {
+                for (const FileResult &File : Report.Files) {
+                  for (const Diagnostic &Error : File.CompileErrors)
+                    J.value(notificationFor(Error));
+                  if (!File.Failure.empty()) {
+                    Diagnostic Failure;
+                    Failure.Message = File.Failure;
+                    Failure.Location.Path = File.Path;
+                    J.value(notificationFor(Failure));
+                  }
+                }
+              });
+            });
+          });
+          J.attribute("originalUriBaseIds",
+                      llvm::json::Object{
+                          {SourceRootId, llvm::json::Object{{"uri", toFileUri(SourceRoot)}}}});
+          J.attributeArray("results", [&] {
+            for (const FileResult &File : Report.Files)
+              for (const Diagnostic &Finding : File.Findings)
+                J.value(resultFor(Finding));
+            for (const Diagnostic &Finding : Report.AbsentFindings)
+              J.value(resultFor(Finding));
+          });
+          J.attributeObject("tool", [&] {
+            J.attributeObject("driver", [&] {
+              if (!projectUrl().empty())
+                J.attribute("informationUri", projectUrl());
+              J.attribute("name", "streamlife");
+              J.attributeArray("rules", [&] {
+                for (const std::string &Check : Rules)
+                  J.value(ruleFor(Check));
+              });
+              J.attribute("semanticVersion", Settings.ToolVersion);
+              J.attribute("version", Settings.ToolVersion);
+            });
+          });
+        });
+      });
+      J.attribute("version", "2.1.0");
+    });
+    OS << '\n';
   }
 
 private:
-  llvm::json::Object driver(llvm::json::Array Rules) {
-    llvm::json::Object Driver{
-        {"name", "streamlife"},
-        {"version", Settings.ToolVersion},
-        {"semanticVersion", Settings.ToolVersion},
-        {"rules", std::move(Rules)},
-    };
-    if (!projectUrl().empty())
-      Driver["informationUri"] = projectUrl();
-    return Driver;
-  }
-
   llvm::json::Value ruleFor(llvm::StringRef Check) {
-    unsigned Index = RuleIndex.size();
-    RuleIndex[Check] = Index;
     RuleDescription Description = describeRule(Check);
     // GitHub code scanning requires "help" (GH2012); "name" is the friendly
     // name SARIF recommends next to the stable id.
@@ -182,9 +206,7 @@ private:
     return Hash + ":" + std::to_string(Occurrence);
   }
 
-  llvm::json::Value resultFor(const Diagnostic &Finding, llvm::json::Array &Rules) {
-    if (!RuleIndex.count(Finding.CheckName))
-      Rules.push_back(ruleFor(Finding.CheckName)); // not enabled, yet reported
+  llvm::json::Value resultFor(const Diagnostic &Finding) {
     llvm::json::Array Related;
     std::string Message = Finding.Message;
     for (size_t I = 0; I < Finding.Notes.size(); ++I) {
@@ -204,8 +226,22 @@ private:
          llvm::json::Array{llvm::json::Object{
              {"physicalLocation", physicalLocation(Finding.Location)}}}},
         {"partialFingerprints",
-         llvm::json::Object{{"primaryLocationLineHash", lineHash(Finding)}}},
+         llvm::json::Object{{"primaryLocationLineHash", lineHash(Finding)},
+                            {FingerprintKey, Finding.Fingerprint}}},
     };
+    switch (Finding.State) {
+    case BaselineState::NotCompared:
+      break;
+    case BaselineState::New:
+      Result["baselineState"] = "new";
+      break;
+    case BaselineState::Unchanged:
+      Result["baselineState"] = "unchanged";
+      break;
+    case BaselineState::Absent:
+      Result["baselineState"] = "absent";
+      break;
+    }
     if (!Related.empty())
       Result["relatedLocations"] = std::move(Related);
     return Result;
@@ -231,7 +267,7 @@ private:
 
 void writeSarifReport(const CheckReport &Report, const SarifSettings &Settings,
                       llvm::raw_ostream &OS) {
-  OS << llvm::formatv("{0:2}", SarifWriter(Report, Settings).build()) << '\n';
+  SarifWriter(Report, Settings).write(OS);
 }
 
 } // namespace streamlife::check

@@ -25,7 +25,14 @@ public:
   /// range (the location then prints as a bare path).
   void resolve(llvm::StringRef Path, unsigned Offset, SourceLocationInfo &Location);
 
+  /// Longest LineText kept; longer lines keep a window around the column.
+  /// (clang's own terminal output shows a window of the line as well.)
+  static constexpr size_t MaxSnippetBytes = 200;
+
 private:
+  static unsigned utf16Column(llvm::StringRef Line, unsigned Column);
+  static void clipLine(llvm::StringRef Line, SourceLocationInfo &Location);
+
   struct File {
     std::unique_ptr<llvm::MemoryBuffer> Buffer; ///< null when unreadable
     std::vector<unsigned> LineStarts;           ///< offset of each line's first byte

@@ -8,27 +8,62 @@
 namespace streamlife::check {
 namespace {
 
+/// Bytes that would drive the terminal (ESC, BEL, backspace, CR, DEL...) are
+/// shown as clang shows them, "<U+001B>", so that a source line or a file name
+/// cannot set the title, clear the screen or erase the warning above it.
+/// Tabs are kept (they line the caret up); other bytes pass unchanged.
+bool isTerminalControl(unsigned char C) { return (C < 0x20 && C != '\t') || C == 0x7F; }
+
+void writeEscaped(llvm::StringRef Text, llvm::raw_ostream &OS) {
+  for (unsigned char C : Text) {
+    if (isTerminalControl(C))
+      OS << llvm::formatv("<U+{0:X-4}>", static_cast<unsigned>(C));
+    else
+      OS << C;
+  }
+}
+
+/// How many columns writeEscaped prints for C.
+unsigned escapedWidth(unsigned char C) { return isTerminalControl(C) ? 8 : 1; }
+
 void writeLocationPrefix(const SourceLocationInfo &Location, llvm::raw_ostream &OS) {
   if (Location.Path.empty()) {
     OS << "streamlife: ";
     return;
   }
-  OS << displayPath(Location.Path);
+  writeEscaped(displayPath(Location.Path), OS);
   if (Location.hasPosition())
     OS << ':' << Location.Line << ':' << Location.Column;
   OS << ": ";
 }
 
 /// The source line with its number, and a caret under the column; tabs in
-/// the line are kept in the caret line so that the caret lines up.
+/// the line are kept in the caret line so that the caret lines up. A clipped
+/// long line shows "..." where it goes on.
 void writeSnippet(const SourceLocationInfo &Location, llvm::raw_ostream &OS) {
   if (!Location.hasPosition())
     return;
-  OS << llvm::formatv("{0,5} | ", Location.Line) << Location.LineText << '\n';
+  constexpr llvm::StringLiteral Ellipsis = "...";
+  bool ClippedBefore = Location.LineTextStart > 0;
+  OS << llvm::formatv("{0,5} | ", Location.Line);
+  if (ClippedBefore)
+    OS << Ellipsis;
+  writeEscaped(Location.LineText, OS);
+  if (Location.LineTextClippedEnd)
+    OS << Ellipsis;
+  OS << '\n';
   OS << "      | ";
+  if (ClippedBefore)
+    OS.indent(Ellipsis.size());
   llvm::StringRef Line = Location.LineText;
-  for (unsigned I = 0; I + 1 < Location.Column && I < Line.size(); ++I)
-    OS << (Line[I] == '\t' ? '\t' : ' ');
+  unsigned CaretAt = Location.Column - 1 >= Location.LineTextStart
+                         ? Location.Column - 1 - Location.LineTextStart
+                         : 0;
+  for (unsigned I = 0; I < CaretAt && I < Line.size(); ++I)
+    if (Line[I] == '\t')
+      OS << '\t';
+    else
+      OS.indent(escapedWidth(Line[I]));
   OS << "^\n";
 }
 
@@ -46,14 +81,17 @@ std::string displayPath(llvm::StringRef Path) {
 
 void writeTextDiagnostic(const Diagnostic &Diag, llvm::raw_ostream &OS) {
   writeLocationPrefix(Diag.Location, OS);
-  OS << (Diag.Level == Severity::Error ? "error: " : "warning: ") << Diag.Message;
+  OS << (Diag.Level == Severity::Error ? "error: " : "warning: ");
+  writeEscaped(Diag.Message, OS);
   if (!llvm::StringRef(Diag.CheckName).starts_with("clang-diagnostic-"))
     OS << " [" << Diag.CheckName << ']';
   OS << '\n';
   writeSnippet(Diag.Location, OS);
   for (const DiagnosticNote &Note : Diag.Notes) {
     writeLocationPrefix(Note.Location, OS);
-    OS << "note: " << Note.Message << '\n';
+    OS << "note: ";
+    writeEscaped(Note.Message, OS);
+    OS << '\n';
     writeSnippet(Note.Location, OS);
   }
 }
@@ -61,7 +99,8 @@ void writeTextDiagnostic(const Diagnostic &Diag, llvm::raw_ostream &OS) {
 void writeTextReport(const CheckReport &Report, llvm::raw_ostream &OS) {
   for (const FileResult &File : Report.Files)
     for (const Diagnostic &Finding : File.Findings)
-      writeTextDiagnostic(Finding, OS);
+      if (Finding.State != BaselineState::Unchanged) // in the --baseline
+        writeTextDiagnostic(Finding, OS);
 }
 
 } // namespace streamlife::check

@@ -1,9 +1,10 @@
 //===- RunCommand.cpp - `streamlife run [OPTIONS] -- CMD ARGS...` ----------===//
 //
 // Runs a command under the runtime validator: LD_PRELOAD gets
-// libstreamlife_rt.so (appended to an existing LD_PRELOAD) and
-// STREAMLIFE_OPTIONS the flags, then the command replaces this process, so its
-// exit status (or the one --error-exitcode sets) is ours. The flags are
+// libstreamlife_rt.so (appended to an existing LD_PRELOAD),
+// STREAMLIFE_OPTIONS the flags, PYTHONPATH the validator's sitecustomize module
+// (Python call sites); Supervisor.cpp then runs the command as a child
+// and turns what every process of its tree found into our exit status. The flags are
 // generated from the validator's option table (runtime-validator/report/
 // Options.inc), so `--help` and STREAMLIFE_OPTIONS never disagree.
 //
@@ -12,7 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../Commands.h"
+#include "../InstallLayout.h"
 
+#include "Supervisor.h"
 #include "report/Options.h"
 #include "report/Suppressions.h"
 
@@ -30,9 +33,6 @@ namespace streamlife {
 
 namespace {
 
-constexpr int ExitCannotExecute = 126;
-constexpr int ExitCommandNotFound = 127;
-
 int usageError(const std::string &Message) {
   std::fprintf(stderr, "streamlife run: error: %s (try 'streamlife run --help')\n", Message.c_str());
   return ExitUsage;
@@ -41,23 +41,33 @@ int usageError(const std::string &Message) {
 void printHelp() {
   std::printf("usage: streamlife run [OPTIONS] -- CMD ARGS...\n"
               "\n"
-              "Runs CMD with the runtime validator (libstreamlife_rt.so) preloaded. Findings go\n"
-              "to stderr, each starting 'streamlife: error: <kind>:', then a summary at exit.\n"
-              "Equivalent: LD_PRELOAD=<lib>/libstreamlife_rt.so STREAMLIFE_OPTIONS=name=value:... CMD\n"
+              "Runs CMD with the runtime validator (libstreamlife_rt.so) preloaded into it and\n"
+              "every process it starts. Findings go to stderr, each starting\n"
+              "'streamlife: error: <kind>:', then a summary line per process that used CUDA\n"
+              "(and one line per process plus a total when several did).\n"
+              "Equivalent for one process: LD_PRELOAD=<lib>/libstreamlife_rt.so\n"
+              "STREAMLIFE_OPTIONS=name=value:... CMD\n"
               "\n"
-              "options (STREAMLIFE_OPTIONS names use '_' for '-'):\n%s"
+              "options (STREAMLIFE_OPTIONS names use '_' for '-'; a flag with N or VALUE takes\n"
+              "the next word or '=VALUE'; a [=BOOL] flag alone means true, and takes the next\n"
+              "word as its value only before '--'):\n%s"
               "  --help                      print this help\n"
               "\n"
-              "exit status: CMD's own, or --error-exitcode's when something was found;\n"
-              "2 usage error, 126 CMD not executable, 127 CMD not found\n",
+              "--report: the processes of one run (a wrapper shell, a Python launcher,\n"
+              "torchrun's ranks) merge their findings into the one file, each tagged with its\n"
+              "pid and rank; a process that used no CUDA adds nothing. '%%p' gives one file\n"
+              "per process instead.\n"
+              "\n"
+              "exit status: CMD's own; with --error-exitcode N, N when any process of CMD's\n"
+              "tree found something (even if it ended with _exit() or a wrapper hid its\n"
+              "status); CMD's signal if it was killed; 2 usage error, 126 CMD not executable,\n"
+              "127 CMD not found. Without the launcher (plain LD_PRELOAD), each process\n"
+              "replaces only its own exit status, at exit().\n",
               rt::renderFlagHelp().c_str());
 }
 
-/// The runtime library next to this executable: <prefix>/bin/streamlife ->
-/// <prefix>/lib/libstreamlife_rt.so; $STREAMLIFE_RT_LIBRARY overrides it.
-std::string runtimeLibraryPath() {
-  if (const char *Env = std::getenv("STREAMLIFE_RT_LIBRARY"))
-    return Env;
+/// <prefix> of <prefix>/bin/streamlife.
+std::string installPrefix() {
   char Self[PATH_MAX];
   ssize_t N = readlink("/proc/self/exe", Self, sizeof(Self) - 1);
   if (N <= 0)
@@ -65,8 +75,29 @@ std::string runtimeLibraryPath() {
   Self[N] = 0;
   std::string Dir(Self);
   Dir = Dir.substr(0, Dir.rfind('/'));
-  Dir = Dir.substr(0, Dir.rfind('/'));
-  return Dir + "/lib/libstreamlife_rt.so";
+  return Dir.substr(0, Dir.rfind('/'));
+}
+
+/// The runtime library that came with this executable (InstallLayout.h);
+/// $STREAMLIFE_RT_LIBRARY overrides it.
+std::string runtimeLibraryPath() {
+  if (const char *Env = std::getenv("STREAMLIFE_RT_LIBRARY"))
+    return Env;
+  return findSupportFile("libstreamlife_rt.so");
+}
+
+/// Python programs report Python call sites: <prefix>/share/streamlife/python
+/// holds a sitecustomize module that installs the validator's Python tracer
+/// (runtime-validator/python/sitecustomize.py). It goes first on PYTHONPATH;
+/// it imports the next sitecustomize on the path itself.
+void addPythonHook() {
+  std::string Dir = installPrefix() + "/share/streamlife/python";
+  if (access((Dir + "/sitecustomize.py").c_str(), R_OK) != 0)
+    return;
+  std::string Path = Dir;
+  if (const char *Existing = std::getenv("PYTHONPATH"); Existing && *Existing)
+    Path += ":" + std::string(Existing);
+  setenv("PYTHONPATH", Path.c_str(), 1);
 }
 
 } // namespace
@@ -74,6 +105,13 @@ std::string runtimeLibraryPath() {
 int runRunCommand(int Argc, const char **Argv) {
   rt::Options Parsed;
   std::string OptionText;
+  // With a '--' on the line, every word before it belongs to the options, so a
+  // BOOL flag may take the next word as its value (`--api-stats true -- ./app`
+  // must not run `true`). Without one, the command starts at the first word
+  // that is not an option, and a BOOL takes its value only as --flag=BOOL.
+  bool HasDoubleDash = false;
+  for (int J = 1; J < Argc && !HasDoubleDash; ++J)
+    HasDoubleDash = std::strcmp(Argv[J], "--") == 0;
   int I = 1;
   for (; I < Argc; ++I) {
     std::string Arg = Argv[I];
@@ -86,7 +124,7 @@ int runRunCommand(int Argc, const char **Argv) {
       return ExitClean;
     }
     if (Arg.size() < 3 || Arg.compare(0, 2, "--") != 0) {
-      if (Arg[0] == '-')
+      if (Arg.empty() || Arg[0] == '-')
         return usageError("unknown option '" + Arg + "'");
       break; // the command starts here ('--' is optional before it)
     }
@@ -97,23 +135,34 @@ int runRunCommand(int Argc, const char **Argv) {
       Name = Name.substr(0, Eq);
       HasValue = true;
     }
+    std::string Flag = "--" + Name;
     for (char &C : Name)
       if (C == '-')
         C = '_';
     const rt::OptionInfo *Info = rt::findOption(Name);
     if (!Info)
-      return usageError("unknown option '" + Arg + "'");
+      return usageError("unknown option '" + Flag + "'");
     if (!HasValue) {
+      bool NextIsWord = I + 1 < Argc && std::strcmp(Argv[I + 1], "--") != 0 && Argv[I + 1][0] != '-';
       if (Info->Type == rt::OptionType::Bool) {
         Value = "1";
+        if (HasDoubleDash && NextIsWord)
+          Value = Argv[++I];
       } else {
-        if (I + 1 >= Argc)
-          return usageError("option '" + Arg + "' needs a value");
+        if (!NextIsWord)
+          return usageError("option '" + Flag + "' needs a value");
         Value = Argv[++I];
       }
     }
     if (Value.find(':') != std::string::npos)
-      return usageError("the value of '" + Arg + "' must not contain ':' (STREAMLIFE_OPTIONS separator)");
+      return usageError("the value of '" + Flag + "' must not contain ':' (STREAMLIFE_OPTIONS separator)");
+    // Every process of the tree writes into the one report, wherever it has
+    // changed directory to: name it from here.
+    if (Name == "report" && !Value.empty() && Value[0] != '/') {
+      char Cwd[PATH_MAX];
+      if (getcwd(Cwd, sizeof(Cwd)) && !std::strchr(Cwd, ':'))
+        Value = std::string(Cwd) + "/" + Value;
+    }
     std::string Error;
     if (Name == "suppressions") {
       // Checked here, so that a bad file stops before the program runs; made
@@ -133,16 +182,44 @@ int runRunCommand(int Argc, const char **Argv) {
   if (I >= Argc)
     return usageError("no command to run (usage: streamlife run [OPTIONS] -- CMD ARGS...)");
 
+  // An inherited STREAMLIFE_OPTIONS is checked here, once, like the flags:
+  // otherwise every process of the command would print the same error.
+  rt::Options Effective;
+  if (const char *Existing = std::getenv("STREAMLIFE_OPTIONS"); Existing && *Existing) {
+    std::vector<std::string> Errors;
+    if (!rt::parseOptionString(Effective, Existing, Errors))
+      return usageError("STREAMLIFE_OPTIONS: " + Errors.front());
+  }
+  {
+    std::vector<std::string> Ignored;
+    rt::parseOptionString(Effective, OptionText, Ignored);
+  }
+
   std::string Library = runtimeLibraryPath();
   if (Library.empty() || access(Library.c_str(), R_OK) != 0) {
     std::fprintf(stderr, "streamlife run: error: runtime library '%s' not found (set STREAMLIFE_RT_LIBRARY)\n",
                  Library.c_str());
     return ExitUsage;
   }
+  // ld.so splits LD_PRELOAD at spaces and colons and has no escape: such a
+  // path would silently not load, and the program would run unvalidated.
+  if (Library.find_first_of(" :\t\n") != std::string::npos) {
+    std::fprintf(stderr,
+                 "streamlife run: error: the runtime library path '%s' contains a space or ':', which "
+                 "LD_PRELOAD cannot express (install streamlife under another path, or set "
+                 "STREAMLIFE_RT_LIBRARY to a link without them)\n",
+                 Library.c_str());
+    return ExitUsage;
+  }
   std::string Preload = Library;
-  if (const char *Existing = std::getenv("LD_PRELOAD"); Existing && *Existing)
-    Preload = std::string(Existing) + ":" + Library;
+  if (const char *Existing = std::getenv("LD_PRELOAD"); Existing && *Existing) {
+    // A nested `streamlife run` finds the library already there.
+    std::string List = std::string(":") + Existing + ":";
+    Preload = List.find(":" + Library + ":") != std::string::npos ? std::string(Existing)
+                                                                   : std::string(Existing) + ":" + Library;
+  }
   setenv("LD_PRELOAD", Preload.c_str(), 1);
+  addPythonHook();
   // Flags come after what the environment already set, so they win.
   if (const char *Existing = std::getenv("STREAMLIFE_OPTIONS"); Existing && *Existing)
     OptionText = OptionText.empty() ? std::string(Existing) : std::string(Existing) + ":" + OptionText;
@@ -152,15 +229,11 @@ int runRunCommand(int Argc, const char **Argv) {
   for (int J = I; J < Argc; ++J)
     Args.push_back(const_cast<char *>(Argv[J]));
   Args.push_back(nullptr);
-  std::fflush(nullptr);
-  execvp(Args[0], Args.data());
-  int Err = errno;
-  if (Err == ENOENT || Err == ENOTDIR) {
-    std::fprintf(stderr, "streamlife run: error: command not found: '%s'\n", Args[0]);
-    return ExitCommandNotFound;
-  }
-  std::fprintf(stderr, "streamlife run: error: cannot execute '%s': %s\n", Args[0], std::strerror(Err));
-  return ExitCannotExecute;
+  SupervisorSettings Settings;
+  Settings.ErrorExitcode = static_cast<int>(Effective.error_exitcode);
+  Settings.PrintSummary = Effective.print_summary;
+  Settings.ReportPath = Effective.report;
+  return superviseCommand(Args, Settings);
 }
 
 } // namespace streamlife

@@ -5,6 +5,15 @@ third-party packages).
   check_report.py sarif FILE         required SARIF 2.1.0 fields, as GitHub code
                                      scanning needs them; prints one summary line
   check_report.py json FILE          the JSON report's shape; prints a summary
+  check_report.py baseline-states FILE
+                                     "<baselineState> <message>" of each SARIF
+                                     result, in order; every result must have a
+                                     state and a streamlife/v1 fingerprint
+  check_report.py help-docs FILE SRC_ROOT
+                                     every rule's helpUri ends in
+                                     docs/checks/<rule id>.md, and that page
+                                     exists under SRC_ROOT with the sections of
+                                     a check page; prints the pages
   check_report.py same-fingerprints A B
                                      A and B (SARIF) flag the same lines with the
                                      same primaryLocationLineHash; prints the line
@@ -143,6 +152,39 @@ def same_fingerprints(a, b):
         len(fa), ",".join(str(s) for s in sorted(shifts)))
 
 
+def baseline_states(path):
+    results = load(path)["runs"][0]["results"]
+    lines = []
+    for i, r in enumerate(results):
+        state = r.get("baselineState")
+        need(state in ("new", "unchanged", "updated", "absent"),
+             f"result {i}: baselineState missing or invalid: {state!r}")
+        need(r.get("partialFingerprints", {}).get("streamlife/v1"),
+             f"result {i}: no streamlife/v1 fingerprint")
+        lines.append(f"{state} {r['message']['text']}")
+    return "\n".join(lines)
+
+
+def help_docs(path, src_root):
+    import os
+    rules = load(path)["runs"][0]["tool"]["driver"]["rules"]
+    pages = []
+    for rule in rules:
+        uri = rule.get("helpUri", "")
+        suffix = "/docs/checks/" + rule["id"] + ".md"
+        if not need(uri.endswith(suffix), f"{rule['id']}: helpUri {uri!r} does not end in {suffix}"):
+            continue
+        page = os.path.join(src_root, "docs", "checks", rule["id"] + ".md")
+        if not need(os.path.exists(page), f"{rule['id']}: {page} does not exist"):
+            continue
+        text = open(page, encoding="utf-8").read()
+        need(text.startswith("# " + rule["id"] + "\n"), f"{page}: must start with '# {rule['id']}'")
+        for section in ("## Why it", "## The fix", "## Options", "## Limits"):
+            need(section in text, f"{page}: no '{section}' section")
+        pages.append(os.path.relpath(page, src_root))
+    return "\n".join(pages)
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -152,6 +194,10 @@ def main(argv):
         summary = check_sarif(argv[2])
     elif kind == "json":
         summary = check_json(argv[2])
+    elif kind == "help-docs" and len(argv) == 4:
+        summary = help_docs(argv[2], argv[3])
+    elif kind == "baseline-states":
+        summary = baseline_states(argv[2])
     elif kind == "same-fingerprints" and len(argv) == 4:
         summary = same_fingerprints(argv[2], argv[3])
     else:

@@ -23,6 +23,7 @@ Exit 0 when every run met the expectation, 1 otherwise, 2 on bad usage.
 """
 import argparse
 import collections
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -46,6 +47,9 @@ def parse_args(argv):
                         help="exact `result:` line every run must print")
     parser.add_argument("--timeout", type=float, default=600,
                         help="seconds allowed per run")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="runs at a time (Python programs spend seconds importing "
+                             "PyTorch; the runs stay independent processes)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     if args.command and args.command[0] == "--":
@@ -54,6 +58,8 @@ def parse_args(argv):
         parser.error("no command given (put it after --)")
     if args.runs <= 0:
         parser.error("--runs must be positive")
+    if args.jobs <= 0:
+        parser.error("--jobs must be positive")
     return args
 
 
@@ -101,19 +107,23 @@ def main(argv):
     print("repeat: %d runs of: %s" % (args.runs, " ".join(args.command)))
     sys.stdout.flush()
 
+    def one_run(_):
+        return subprocess.run(args.command, capture_output=True, text=True,
+                              timeout=args.timeout)
+
     good = 0
     results = collections.Counter()
     first_bad = None
-    for run in range(args.runs):
-        try:
-            proc = subprocess.run(args.command, capture_output=True, text=True,
-                                  timeout=args.timeout)
-        except subprocess.TimeoutExpired:
-            print("repeat: run %d timed out after %gs" % (run + 1, args.timeout))
-            return 1
-        except OSError as error:
-            print("repeat: error: cannot run %s: %s" % (program, error), file=sys.stderr)
-            return 2
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            procs = list(pool.map(one_run, range(args.runs)))
+    except subprocess.TimeoutExpired:
+        print("repeat: a run timed out after %gs" % args.timeout)
+        return 1
+    except OSError as error:
+        print("repeat: error: cannot run %s: %s" % (program, error), file=sys.stderr)
+        return 2
+    for run, proc in enumerate(procs):
         results[result_line(proc.stdout)] += 1
         problems = problems_of_run(args, proc)
         if problems:

@@ -54,3 +54,38 @@ TEST_F(PointerWordsTest, UntrackedWordsAreIgnored) {
 } // namespace test
 } // namespace rt
 } // namespace streamlife
+
+namespace streamlife {
+namespace rt {
+namespace test {
+namespace {
+
+TEST_F(PointerWordsTest, AnAllocationNamedByManyWordsIsOneAccessByTheDecodedWord) {
+  StreamId A = stream(0x100), B = stream(0x200);
+  alloc({0x1000, 0x1000}, A, AllocKind::StreamOrdered);
+  // A generic-scan word first, then decoded words into the same allocation.
+  std::vector<PointerWord> Ws = {{0x1800, true}};
+  for (Addr W = 0x1000; W < 0x2000; W += 0x40)
+    Ws.push_back({W, false});
+  E->launchedWithPointerWords(0, B, Ws.data(), Ws.size(), ConsumerKernel, OtherKernel);
+  freeOn(0x1000, A, ReleaseKind::StreamOrdered);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Op, ConsumerKernel);
+  EXPECT_EQ(E->stats().RecordedAccesses, 1u);
+}
+
+TEST_F(PointerWordsTest, WordsIntoDifferentAllocationsAreEachAnAccess) {
+  StreamId A = stream(0x100), B = stream(0x200);
+  alloc({0x1000, 0x100}, A, AllocKind::StreamOrdered);
+  alloc({0x3000, 0x100}, A, AllocKind::StreamOrdered);
+  PointerWord Ws[] = {{0x3010, false}, {0x1010, false}, {0x3020, false}};
+  E->launchedWithPointerWords(0, B, Ws, 3, ConsumerKernel, OtherKernel);
+  freeOn(0x1000, A, ReleaseKind::StreamOrdered);
+  freeOn(0x3000, A, ReleaseKind::StreamOrdered);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 2u);
+}
+
+} // namespace
+} // namespace test
+} // namespace rt
+} // namespace streamlife

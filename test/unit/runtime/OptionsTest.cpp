@@ -64,8 +64,28 @@ TEST(OptionsTest, IntegersRejectTrailingGarbage) {
   Options O;
   std::string Error;
   EXPECT_FALSE(setOption(O, "error_exitcode", "12abc", Error));
-  EXPECT_TRUE(setOption(O, "error_exitcode", "-1", Error));
-  EXPECT_EQ(O.error_exitcode, -1);
+  EXPECT_FALSE(setOption(O, "error_exitcode", " 5", Error));
+  EXPECT_FALSE(setOption(O, "error_exitcode", "+5", Error));
+  EXPECT_FALSE(setOption(O, "error_exitcode", "-", Error));
+  EXPECT_TRUE(setOption(O, "error_exitcode", "5", Error));
+  EXPECT_EQ(O.error_exitcode, 5);
+}
+
+// An exit status is taken mod 256: 256 would exit 0 with findings, -1 255.
+TEST(OptionsTest, ErrorExitcodeIsAnExitStatus) {
+  Options O;
+  std::string Error;
+  for (const char *Bad : {"-1", "256", "300", "99999"}) {
+    EXPECT_FALSE(setOption(O, "error_exitcode", Bad, Error)) << Bad;
+    EXPECT_EQ(Error, std::string("option 'error_exitcode' expects an exit status, 1-255 (0: keep "
+                                 "the program's own), got '") + Bad + "'");
+  }
+  EXPECT_EQ(O.error_exitcode, 0);
+  EXPECT_TRUE(setOption(O, "error_exitcode", "255", Error));
+  EXPECT_EQ(O.error_exitcode, 255);
+  EXPECT_TRUE(setOption(O, "error_exitcode", "1", Error));
+  EXPECT_TRUE(setOption(O, "error_exitcode", "0", Error));
+  EXPECT_FALSE(setOption(O, "stack_depth", "-3", Error));
 }
 
 TEST(OptionsTest, FlagNamesAndHelpAreGeneratedFromTheTable) {
@@ -77,6 +97,9 @@ TEST(OptionsTest, FlagNamesAndHelpAreGeneratedFromTheTable) {
   for (const OptionInfo &Row : optionTable())
     EXPECT_NE(Help.find(flagName(Row)), std::string::npos) << Row.Name;
   EXPECT_NE(Help.find("--report VALUE"), std::string::npos);
+  // A BOOL is optional, and the help says so the way the parser takes it.
+  EXPECT_NE(Help.find("--dedup[=BOOL]"), std::string::npos);
+  EXPECT_EQ(Help.find("--dedup BOOL"), std::string::npos);
 }
 
 } // namespace

@@ -135,7 +135,22 @@ TEST_F(ReporterFixture, FinishPrintsSummaryOnceAndWritesJson) {
   std::stringstream Json;
   Json << In.rdbuf();
   EXPECT_NE(Json.str().find("\"kind\":\"unsafe-free\""), std::string::npos) << Json.str();
-  EXPECT_NE(Json.str().find("\"summary\":{\"findings\":1}"), std::string::npos);
+  EXPECT_NE(Json.str().find("\"summary\":{\"findings\":1,\"processes\":1}"), std::string::npos);
+  std::remove(Path.c_str());
+}
+
+// A wrapper process (bash, a Python launcher) attaches but makes no CUDA call:
+// it must not replace its CUDA child's report with an empty one.
+TEST_F(ReporterFixture, ProcessWithoutCudaWritesNoReport) {
+  std::string Path = ::testing::TempDir() + "streamlife-reporter-nocuda.json";
+  std::remove(Path.c_str());
+  Opts.report = Path;
+  Reporter R(Opts, Ops, Out);
+  R.finish(Names, false, /*UsedCuda=*/false);
+  EXPECT_FALSE(std::ifstream(Path).good());
+  Reporter Used(Opts, Ops, Out);
+  Used.finish(Names, false, /*UsedCuda=*/true);
+  EXPECT_TRUE(std::ifstream(Path).good());
   std::remove(Path.c_str());
 }
 

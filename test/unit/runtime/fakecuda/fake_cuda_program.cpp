@@ -213,6 +213,15 @@ int main(int Argc, char **Argv) {
     consume(Buffer, StreamB);
     syncDevice();
     freeAsync(Buffer, StreamA);
+  } else if (Scenario == "unsafe-free-exit5") {
+    // The bug, then _exit(5): no exit handlers run, so --error-exitcode is
+    // only seen by the launcher (through the tally).
+    prologue();
+    consume(Buffer, StreamB);
+    freeAsync(Buffer, StreamA);
+    std::puts("ran");
+    std::fflush(nullptr);
+    _exit(5);
   } else if (Scenario == "fork") {
     // A finding, then a forked child that exits normally: one summary only.
     prologue();

@@ -1,0 +1,102 @@
+//===--- PythonApiTable.h - streamlife --------------------------*- C++ -*-===//
+//
+// Classifies PyTorch Python calls into the stream operations the analysis
+// reasons about: the Python counterpart of ApiModel (MPI-Checker's
+// MPIFunctionClassifier). One row per API: a name pattern, the operation,
+// and where its operands are (a position and/or a keyword, or the receiver
+// of a method call). The lowering never tests an API name itself.
+//
+// Functions are matched by their fully qualified name after import aliases
+// are resolved (`import torch.distributed as dist` makes `dist.all_reduce`
+// `torch.distributed.all_reduce`); methods by their name and the kind of
+// their receiver, as far as the lowering can tell it (Python has no types:
+// a receiver created by `torch.cuda.Stream()` is a stream, one created by a
+// tensor factory is a tensor, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STREAMLIFE_CHECKS_PYTHON_PYTHONAPITABLE_H
+#define STREAMLIFE_CHECKS_PYTHON_PYTHONAPITABLE_H
+
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+
+namespace streamlife::python {
+
+/// What a Python expression holds, as far as the lowering can tell.
+enum class ValueKind : uint8_t {
+  Unknown, ///< Could be a tensor: uses of it are uses.
+  Tensor,
+  Stream,
+  Event,
+  Work,  ///< The handle of an async collective (`async_op=True`).
+  Other, ///< Known not to be any of the above (ints, strings, None, ...).
+};
+
+/// The operation a call performs.
+enum class PyOp : uint8_t {
+  CreateStream,  ///< torch.cuda.Stream(): a new (non-blocking) stream.
+  CurrentStream, ///< torch.cuda.current_stream() / default_stream().
+  StreamContext, ///< torch.cuda.stream(s): the current stream in a `with`.
+  SetStream,     ///< torch.cuda.set_stream(s): current stream from here on.
+  CreateEvent,   ///< torch.cuda.Event().
+  RecordEvent,   ///< s.record_event(e=None) / e.record(s=None).
+  WaitEvent,     ///< s.wait_event(e) / e.wait(s=None).
+  WaitStream,    ///< s.wait_stream(o).
+  Synchronize,   ///< s.synchronize() / e.synchronize(): the host waits.
+  SyncDevice,    ///< torch.cuda.synchronize().
+  WaitWork,      ///< work.wait(): the current stream waits for a collective.
+  RecordStream,  ///< t.record_stream(s).
+  Factory,       ///< torch.empty(..., device=...): a new tensor if on CUDA.
+  FactoryLike,   ///< torch.empty_like(t): a new tensor on t's device.
+  TensorOp,      ///< Reads its tensor operands, returns a new tensor.
+  InPlace,       ///< t.add_(u): reads/writes, returns t itself.
+  View,          ///< t.view(...): the result shares t's block, no work.
+  ToDevice,      ///< t.to(dev) / t.cuda(): reads t, a new CUDA tensor.
+  HostRead,      ///< t.item() / t.cpu(): reads t, the host waits.
+  Metadata,      ///< t.size(), t.data_ptr(): no work, not a tensor.
+  Collective,    ///< dist.all_reduce(t, async_op=...).
+  NoOp,          ///< Known and irrelevant (torch.cuda.is_available()).
+};
+
+/// Where one operand is: a positional index (counted without the receiver)
+/// and/or a keyword. Absent when both are unset.
+struct PyOperand {
+  int Position = -1;
+  llvm::StringRef Keyword;
+  bool present() const { return Position >= 0 || !Keyword.empty(); }
+};
+
+/// One row of the table.
+struct PyApiRow {
+  llvm::StringRef Pattern; ///< "torch.cuda.Stream", or ".wait_event" for a method
+  ValueKind Receiver = ValueKind::Unknown; ///< methods: the receiver kind matched
+  PyOp Op;
+  PyOperand Stream; ///< The stream operand (when not the receiver).
+  PyOperand Event;  ///< The event operand (when not the receiver).
+  /// Collective: the keyword that makes it asynchronous ("async_op"); an
+  /// empty keyword with Position 0 means always asynchronous.
+  PyOperand Async;
+};
+
+/// Looks up a function by its qualified name (after import resolution).
+const PyApiRow *classifyFunction(llvm::StringRef QualifiedName);
+
+/// Looks up a method by name, given what the receiver is. An Unknown
+/// receiver matches the rows whose method name only one kind of receiver
+/// has (`wait_event` is a stream's, `record_stream` a tensor's).
+const PyApiRow *classifyMethod(llvm::StringRef Method, ValueKind Receiver);
+
+/// True for module prefixes whose unknown functions compute on tensors
+/// (`torch.cat`, `torch.nn.functional.relu`): Use of the tensor operands and
+/// a new tensor on the current stream. Unknown `torch.cuda.*` and
+/// `torch.distributed.*` functions are not (they are neither uses nor
+/// orderings unless listed).
+bool isTensorLibraryFunction(llvm::StringRef QualifiedName);
+
+/// The number of rows, for the bench and tests.
+unsigned apiTableSize();
+
+} // namespace streamlife::python
+
+#endif // STREAMLIFE_CHECKS_PYTHON_PYTHONAPITABLE_H

@@ -1,0 +1,43 @@
+//===--- PythonCheck.h - streamlife -----------------------------*- C++ -*-===//
+//
+// The Python front end from file to findings: parse (tree-sitter), load the
+// local modules it imports, lower everything into the IR, run the analysis
+// core on the checked file's functions, word the findings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STREAMLIFE_CHECKS_PYTHON_PYTHONCHECK_H
+#define STREAMLIFE_CHECKS_PYTHON_PYTHONCHECK_H
+
+#include "PythonLowering.h"
+#include "PythonModuleSet.h"
+#include "PythonReporter.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace streamlife::python {
+
+struct PyCheckResult {
+  /// Set when the file cannot be read ("No such file or directory").
+  std::string ReadError;
+  /// Set when the file is not valid Python: nothing else is reported.
+  std::optional<SyntaxError> Syntax;
+  std::unique_ptr<PyModuleSet> Files;
+  LoweredPython Lowered;
+  /// Sorted by the warning's position.
+  std::vector<PyDiagnostic> Diagnostics;
+
+  /// The text of line \p Line of \p Path, if it is one of Files.
+  llvm::StringRef lineText(llvm::StringRef Path, unsigned Line) const;
+};
+
+PyCheckResult checkPythonFile(const std::string &Path);
+/// The same for text in memory (the bench).
+PyCheckResult checkPythonText(std::string Path, std::string Text);
+
+} // namespace streamlife::python
+
+#endif // STREAMLIFE_CHECKS_PYTHON_PYTHONCHECK_H

@@ -1,0 +1,589 @@
+//===--- PythonExpressions.cpp - streamlife -------------------------------===//
+//
+// FunctionLowering, expressions: names and calls become IR operations. Calls
+// are classified by the API table (streams, events, tensors, collectives),
+// by the module set (local functions and methods: ir::Call with the caller's
+// current stream as the last argument), or are unknown (their tensor
+// arguments escape).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PythonFunctionLowering.h"
+
+namespace streamlife::python::lowering {
+
+//===----------------------------------------------------------------------===//
+// Streams and events
+//===----------------------------------------------------------------------===//
+
+StreamRef FunctionLowering::resolveStream(PyNode Expr) {
+  if (!Expr || isNoneLiteral(Expr))
+    return StreamRef::unknown();
+  if (Expr.is("parenthesized_expression") && !Expr.namedChildren().empty())
+    return resolveStream(Expr.namedChildren().front());
+  if (Expr.is("call")) {
+    Value V = lowerExpr(Expr);
+    return V.Kind == ValueKind::Stream ? V.Stream : StreamRef::unknown();
+  }
+  if (Expr.is("identifier")) {
+    auto Alias = StreamAliases.find(Expr.text().str());
+    if (Alias != StreamAliases.end())
+      return Alias->second;
+  }
+  if (Expr.is("attribute")) {
+    PyClassDef *Owner = nullptr;
+    attributeKey(Expr, Owner);
+    if (Owner && Expr.field("object").is("identifier")) {
+      auto Fact = Owner->Attributes.find(Expr.field("attribute").text());
+      if (Fact != Owner->Attributes.end() && Fact->second.IsCurrentStream) {
+        // `self.compute = torch.cuda.current_stream()`: name the current
+        // stream after the attribute in this function's sentences.
+        if (M.Names[EntryCurrent].Spelling == UnnamedCurrentStream)
+          M.Names[EntryCurrent].Spelling = Expr.text().str();
+        return StreamRef::named(EntryCurrent);
+      }
+    }
+    // `torch.cuda.current_stream` used as a value is not a stream.
+    if (!qualifiedCallee(File, Expr).empty())
+      return StreamRef::unknown();
+  }
+  if (std::optional<NameId> N = nameOf(Expr))
+    return StreamRef::named(*N);
+  return StreamRef::unknown();
+}
+
+NameId FunctionLowering::eventOperand(PyNode Expr) {
+  if (!Expr || isNoneLiteral(Expr))
+    return NoId;
+  if (std::optional<NameId> N = nameOf(Expr))
+    return *N;
+  Value V = lowerExpr(Expr);
+  return V.Kind == ValueKind::Event || V.Kind == ValueKind::Work ? V.Name
+                                                                 : NoId;
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+void FunctionLowering::use(const std::vector<Value> &Operands, StreamRef Stream,
+                           SiteId Site) {
+  ir::Inst I;
+  I.Kind = OpKind::Use;
+  I.Site = Site;
+  I.Stream = Stream;
+  for (const Value &V : Operands)
+    if (V.Name != NoId && mayHoldBuffer(V.Kind) &&
+        std::find(I.Names.begin(), I.Names.end(), V.Name) == I.Names.end())
+      I.Names.push_back(V.Name);
+  if (!I.Names.empty())
+    F.Blocks[Cur].Insts.push_back(std::move(I));
+}
+
+Value FunctionLowering::allocate(PyNode At, NameId Hint) {
+  NameId Result = temp(Hint != NoId ? M.name(Hint).Spelling : At.text());
+  ir::Inst &I = emit(OpKind::Allocate, site(At));
+  I.Names.push_back(Result);
+  I.Stream = current();
+  I.Own = ir::Ownership::Owned;
+  return {ValueKind::Tensor, Result, true, {}};
+}
+
+std::vector<Value> FunctionLowering::lowerArguments(PyNode Call) {
+  std::vector<Value> Values;
+  PyNode List = Call.field("arguments");
+  for (PyNode Arg : List.namedChildren()) {
+    PyNode E = Arg.is("keyword_argument") ? Arg.field("value") : Arg;
+    if (Arg.is("list_splat") || Arg.is("dictionary_splat"))
+      E = Arg.namedChildren().empty() ? PyNode() : Arg.namedChildren().front();
+    if (E)
+      Values.push_back(lowerExpr(E));
+  }
+  return Values;
+}
+
+Value FunctionLowering::lowerTensorOp(PyNode Call,
+                                      const std::vector<Value> &Operands,
+                                      bool Allocates, NameId Hint) {
+  SiteId Site = site(Call);
+  use(Operands, current(), Site);
+  bool Tracked = false;
+  for (const Value &V : Operands)
+    Tracked |= V.Name != NoId && mayHoldBuffer(V.Kind);
+  if (!Allocates || !Tracked)
+    return {ValueKind::Tensor, NoId, false, {}};
+  return allocate(Call, Hint);
+}
+
+void FunctionLowering::collectContained(PyNode Expr,
+                                        llvm::SmallVectorImpl<NameId> &Names) {
+  if (Expr.is("tuple") || Expr.is("list") || Expr.is("set") ||
+      Expr.is("dictionary") || Expr.is("pair") ||
+      Expr.is("parenthesized_expression") || Expr.is("expression_list")) {
+    for (PyNode Child : Expr.namedChildren())
+      collectContained(Child, Names);
+    return;
+  }
+  if (Expr.is("identifier") || Expr.is("attribute"))
+    if (mayHoldBuffer(kindOfName(Expr)))
+      if (std::optional<NameId> N = nameOf(Expr))
+        Names.push_back(*N);
+}
+
+Value FunctionLowering::lowerUnknownCall(PyNode Call,
+                                         const std::vector<Value> &Operands) {
+  // Neither a use nor an ordering; a tensor handed to code we cannot see
+  // (or stored into a container) may be kept by it, so no finding about its
+  // release after this.
+  ir::Inst I;
+  I.Kind = OpKind::Escape;
+  for (const Value &V : Operands)
+    if (V.Name != NoId && mayHoldBuffer(V.Kind))
+      I.Names.push_back(V.Name);
+  if (Call)
+    for (PyNode Arg : Call.field("arguments").namedChildren())
+      collectContained(Arg.is("keyword_argument") ? Arg.field("value") : Arg,
+                       I.Names);
+  if (!I.Names.empty())
+    F.Blocks[Cur].Insts.push_back(std::move(I));
+  return {};
+}
+
+Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
+                                       PyNode Call, std::optional<Value> Self,
+                                       NameId Hint) {
+  auto Found = Ctx.Ids.find(&Callee);
+  if (Found == Ctx.Ids.end())
+    return lowerUnknownCall(Call, lowerArguments(Call));
+  // Arguments by the callee's parameter position; the last position is the
+  // caller's current stream.
+  size_t NumParams = Callee.Params.size();
+  std::vector<ir::CallArg> Args(NumParams + 1);
+  auto bind = [&](size_t Position, const Value &V) {
+    if (Position >= NumParams)
+      return;
+    Args[Position].Value = V.Name;
+    if (V.Kind == ValueKind::Stream)
+      Args[Position].Stream = V.Stream;
+  };
+  size_t Next = 0;
+  if (Self) {
+    bind(0, *Self);
+    Next = 1;
+  } else if (!Callee.ClassName.empty() && Callee.QualifiedName.size() > 9 &&
+             llvm::StringRef(Callee.QualifiedName).ends_with(".__init__")) {
+    Next = 1; // a constructor: `self` is the new object
+  }
+  CallArguments Arguments(Call);
+  for (PyNode Arg : Arguments.Positional) {
+    Value V = Arg.is("identifier") || Arg.is("attribute")
+                  ? lowerExpr(Arg)
+                  : lowerExpr(Arg);
+    if (kindOfName(Arg) == ValueKind::Stream || V.Kind == ValueKind::Stream) {
+      V.Kind = ValueKind::Stream;
+      V.Stream = resolveStream(Arg);
+    }
+    bind(Next++, V);
+  }
+  for (const auto &[Keyword, Arg] : Arguments.Keywords) {
+    Value V = lowerExpr(Arg);
+    if (kindOfName(Arg) == ValueKind::Stream || V.Kind == ValueKind::Stream) {
+      V.Kind = ValueKind::Stream;
+      V.Stream = resolveStream(Arg);
+    }
+    for (size_t I = 0; I < NumParams; ++I)
+      if (Callee.Params[I] == Keyword)
+        bind(I, V);
+  }
+  Args[NumParams].Stream = current();
+  NameId Result =
+      temp(Hint != NoId ? M.name(Hint).Spelling : Call.text());
+  ir::Inst &I = emit(OpKind::Call, site(Call));
+  I.Callee = Found->second;
+  I.Names.push_back(Result);
+  I.Args.assign(Args.begin(), Args.end());
+  return {ValueKind::Unknown, Result, true, {}};
+}
+
+Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
+                                 PyNode Receiver, const Value &Recv,
+                                 NameId Hint) {
+  CallArguments Args(Call);
+  auto streamArg = [&]() {
+    PyNode S = Args.find(Row.Stream);
+    return S && !isNoneLiteral(S) ? resolveStream(S) : current();
+  };
+  auto receiverName = [&]() {
+    return Recv.Name != NoId ? Recv.Name : NoId;
+  };
+  auto receiverStream = [&]() {
+    return Receiver ? resolveStream(Receiver) : StreamRef::unknown();
+  };
+  switch (Row.Op) {
+  case PyOp::CreateStream: {
+    NameId Target = Hint != NoId ? Hint : temp("stream");
+    ir::Inst &I = emit(OpKind::CreateStream, site(Call));
+    I.Stream = StreamRef::named(Target);
+    I.NonBlocking = true; // the stream pool's streams are non-blocking
+    return {ValueKind::Stream, Target, false, StreamRef::named(Target)};
+  }
+  case PyOp::CurrentStream:
+    return {ValueKind::Stream, NoId, false, current()};
+  case PyOp::StreamContext:
+    // Only meaningful as a `with` item, which lowerWith handles.
+    return other();
+  case PyOp::SetStream: {
+    StreamRef S = resolveStream(Args.find(Row.Stream));
+    CurrentStack.back() = S;
+    return other();
+  }
+  case PyOp::CreateEvent: {
+    NameId Target = Hint != NoId ? Hint : temp("event");
+    ir::Inst &I = emit(OpKind::Bind, site(Call));
+    I.Names = {Target, NoId};
+    I.Value = ir::ValueKind::Event;
+    return {ValueKind::Event, Target, Hint == NoId, {}};
+  }
+  case PyOp::RecordEvent: {
+    bool OnStream = Recv.Kind == ValueKind::Stream ||
+                    Row.Receiver == ValueKind::Stream;
+    StreamRef S = OnStream ? receiverStream() : streamArg();
+    NameId Event = NoId;
+    if (OnStream) {
+      PyNode E = Args.find(Row.Event);
+      Event = E && !isNoneLiteral(E) ? eventOperand(E)
+                                     : (Hint != NoId ? Hint : temp("event"));
+    } else {
+      Event = receiverName();
+    }
+    if (Event == NoId)
+      return other();
+    ir::Inst &I = emit(OpKind::RecordEvent, site(Call));
+    I.Stream = S;
+    I.Event = Event;
+    return {ValueKind::Event, Event, false, {}};
+  }
+  case PyOp::WaitEvent: {
+    bool OnStream = Row.Receiver == ValueKind::Stream;
+    ir::Inst &I = emit(OpKind::WaitEvent, site(Call));
+    I.Stream = OnStream ? receiverStream() : streamArg();
+    I.Event = OnStream ? eventOperand(Args.find(Row.Event)) : receiverName();
+    return other();
+  }
+  case PyOp::WaitStream: {
+    ir::Inst &I = emit(OpKind::WaitStream, site(Call));
+    I.Stream = receiverStream();
+    I.Stream2 = resolveStream(Args.find(Row.Stream));
+    return other();
+  }
+  case PyOp::Synchronize:
+    if (Row.Receiver == ValueKind::Event) {
+      ir::Inst &I = emit(OpKind::SyncEvent, site(Call));
+      I.Event = receiverName();
+    } else {
+      ir::Inst &I = emit(OpKind::SyncStream, site(Call));
+      I.Stream = receiverStream();
+    }
+    return other();
+  case PyOp::SyncDevice:
+    emit(OpKind::SyncDevice, site(Call));
+    return other();
+  case PyOp::WaitWork: {
+    ir::Inst &I = emit(OpKind::WaitEvent, site(Call));
+    I.Stream = current();
+    I.Event = receiverName();
+    return other();
+  }
+  case PyOp::RecordStream: {
+    if (ReportRecordStream && !Loops.empty())
+      Ctx.Out.RecordStreamInLoops.push_back(
+          {site(Call), Receiver.text().str(), site(Loops.back().Node)});
+    StreamRef S = resolveStream(Args.find(Row.Stream));
+    if (Recv.Name != NoId) {
+      ir::Inst &I = emit(OpKind::RecordStream, site(Call));
+      I.Names.push_back(Recv.Name);
+      I.Stream = S;
+    }
+    return other();
+  }
+  case PyOp::Factory: {
+    std::vector<Value> Operands = lowerArguments(Call);
+    PyNode Device = Args.keyword("device");
+    if (!Device || isHostDevice(Device))
+      return {ValueKind::Tensor, NoId, false, {}};
+    return allocate(Call, Hint);
+  }
+  case PyOp::FactoryLike: {
+    std::vector<Value> Operands = lowerArguments(Call);
+    PyNode Device = Args.keyword("device");
+    bool OnGpu = Device ? !isHostDevice(Device)
+                        : !Operands.empty() && Operands.front().Name != NoId;
+    if (!OnGpu)
+      return {ValueKind::Tensor, NoId, false, {}};
+    return allocate(Call, Hint);
+  }
+  case PyOp::TensorOp: {
+    std::vector<Value> Operands = lowerArguments(Call);
+    if (Receiver)
+      Operands.insert(Operands.begin(), Recv);
+    Value Result = lowerTensorOp(Call, Operands, /*Allocates=*/true, Hint);
+    return Result;
+  }
+  case PyOp::InPlace: {
+    std::vector<Value> Operands = lowerArguments(Call);
+    Operands.insert(Operands.begin(), Recv);
+    use(Operands, current(), site(Call));
+    return Recv;
+  }
+  case PyOp::View:
+    lowerArguments(Call);
+    return {ValueKind::Tensor, Recv.Name, false, {}};
+  case PyOp::ToDevice: {
+    PyNode Device = Args.find(Row.Stream); // `device` operand
+    std::vector<Value> Operands = lowerArguments(Call);
+    if (Device && isHostDevice(Device)) {
+      use({Recv}, current(), site(Call));
+      ir::Inst &I = emit(OpKind::SyncStream, site(Call));
+      I.Stream = current();
+      return {ValueKind::Tensor, NoId, false, {}};
+    }
+    Operands.insert(Operands.begin(), Recv);
+    use(Operands, current(), site(Call));
+    return allocate(Call, Hint);
+  }
+  case PyOp::HostRead: {
+    lowerArguments(Call);
+    use({Recv}, current(), site(Call));
+    ir::Inst &I = emit(OpKind::SyncStream, site(Call));
+    I.Stream = current();
+    return other();
+  }
+  case PyOp::Metadata:
+    lowerArguments(Call);
+    return other();
+  case PyOp::Collective: {
+    std::vector<Value> Operands = lowerArguments(Call);
+    bool Async = false;
+    if (Row.Async.Keyword.empty())
+      Async = true;
+    else if (PyNode A = Args.keyword(Row.Async.Keyword))
+      Async = A.is("true");
+    llvm::StringRef Short = qualifiedCallee(File, Call.field("function"));
+    Short = Short.rsplit('.').second;
+    // The process group's stream: it waits for the caller's current stream
+    // before the collective; an async collective is ordered back through
+    // its work handle, a synchronous one before returning.
+    StreamRef Comm =
+        StreamRef::named(Ctx.shared("pg:" + Short.str(), Short));
+    SiteId Site = site(Call);
+    ir::Inst &Before = emit(OpKind::WaitStream, Site);
+    Before.Stream = Comm;
+    Before.Stream2 = current();
+    use(Operands, Comm, Site);
+    if (!Async) {
+      ir::Inst &After = emit(OpKind::WaitStream, Site);
+      After.Stream = current();
+      After.Stream2 = Comm;
+      return other();
+    }
+    NameId Work = Hint != NoId ? Hint : temp("work");
+    ir::Inst &Record = emit(OpKind::RecordEvent, Site);
+    Record.Stream = Comm;
+    Record.Event = Work;
+    return {ValueKind::Work, Work, Hint == NoId, {}};
+  }
+  case PyOp::NoOp:
+    lowerArguments(Call);
+    return other();
+  }
+  return {};
+}
+
+Value FunctionLowering::lowerMethodCall(PyNode Call, PyNode Receiver,
+                                        llvm::StringRef Method, NameId Hint) {
+  // A method of a local class: `self.gather(...)`, `p.forward(...)`.
+  PyClassDef *Owner = classOf(Receiver);
+  bool ReceiverIsModule =
+      Receiver.is("identifier") && File.Imports.count(Receiver.text());
+  if (!Owner && !ReceiverIsModule && !classifyMethod(Method, ValueKind::Unknown))
+    Owner = Ctx.Set.uniqueClassWithMethod(Method);
+  if (Owner)
+    if (PyFunctionDef *Callee = Ctx.Set.findMethod(*Owner, Method)) {
+      Value Self = lowerExpr(Receiver);
+      return lowerLocalCall(*Callee, Call, Self, Hint);
+    }
+  Value Recv = lowerExpr(Receiver);
+  ValueKind RecvKind = Recv.Kind;
+  if (RecvKind == ValueKind::Unknown)
+    RecvKind = kindOfName(Receiver);
+  if (const PyApiRow *Row = classifyMethod(Method, RecvKind))
+    return lowerApi(*Row, Call, Receiver, Recv, Hint);
+  if (RecvKind == ValueKind::Tensor) {
+    // Any other tensor method: in-place when it ends in '_', else an op
+    // returning a new tensor.
+    PyApiRow Row{"", ValueKind::Tensor,
+                 Method.ends_with("_") ? PyOp::InPlace : PyOp::TensorOp};
+    return lowerApi(Row, Call, Receiver, Recv, Hint);
+  }
+  // An unknown method of something that may be a tensor: a use of the
+  // receiver (nothing, if it is not one); the arguments escape.
+  std::vector<Value> Operands = lowerArguments(Call);
+  use({Recv}, current(), site(Call));
+  return lowerUnknownCall(Call, Operands);
+}
+
+Value FunctionLowering::lowerCall(PyNode Call, NameId Hint) {
+  PyNode Callee = Call.field("function");
+  // Library functions first: `torch.cuda.synchronize()`, `dist.all_reduce`.
+  std::string Qualified = qualifiedCallee(File, Callee);
+  if (!Qualified.empty()) {
+    if (const PyApiRow *Row = classifyFunction(Qualified))
+      return lowerApi(*Row, Call, PyNode(), Value(), Hint);
+    if (isTensorLibraryFunction(Qualified))
+      return lowerTensorOp(Call, lowerArguments(Call), /*Allocates=*/true,
+                           Hint);
+    lowerArguments(Call);
+    return {}; // another library function: neither use nor ordering
+  }
+  if (Callee.is("identifier")) {
+    llvm::StringRef Name = Callee.text();
+    const PyFunctionDef *Target = nullptr;
+    auto Local = File.TopLevelFunctions.find(Name);
+    if (Local != File.TopLevelFunctions.end())
+      Target = Local->second;
+    auto Import = File.Imports.find(Name);
+    if (!Target && Import != File.Imports.end() && Import->second.Module) {
+      auto &Functions = Import->second.Module->TopLevelFunctions;
+      auto Found = Functions.find(Import->second.Symbol);
+      if (Found != Functions.end())
+        Target = Found->second;
+    }
+    if (Target)
+      return lowerLocalCall(*Target, Call, std::nullopt, Hint);
+    if (PyClassDef *C = Ctx.Set.findClass(File, Name)) {
+      if (PyFunctionDef *Init = Ctx.Set.findMethod(*C, "__init__")) {
+        lowerLocalCall(*Init, Call, std::nullopt, NoId);
+      } else {
+        lowerArguments(Call);
+      }
+      return other();
+    }
+    static const llvm::StringSet<> HarmlessBuiltins = {
+        "print", "len", "isinstance", "issubclass", "max", "min", "float",
+        "int", "str", "repr", "id", "hasattr", "getattr", "range",
+        "enumerate", "zip", "bool", "type", "hash", "format", "sorted",
+        "reversed", "any", "all", "abs", "round", "callable", "iter", "next",
+        "super", "divmod", "pow", "sum", "map", "filter", "vars", "dir"};
+    if (HarmlessBuiltins.count(Name)) {
+      lowerArguments(Call);
+      return other();
+    }
+    return lowerUnknownCall(Call, lowerArguments(Call));
+  }
+  if (Callee.is("attribute")) {
+    PyNode Receiver = Callee.field("object");
+    llvm::StringRef Method = Callee.field("attribute").text();
+    // `mod.f(...)` of a local module.
+    if (Receiver.is("identifier")) {
+      auto Import = File.Imports.find(Receiver.text());
+      if (Import != File.Imports.end() && Import->second.Module &&
+          Import->second.Symbol.empty()) {
+        auto &Functions = Import->second.Module->TopLevelFunctions;
+        auto Found = Functions.find(Method);
+        if (Found != Functions.end())
+          return lowerLocalCall(*Found->second, Call, std::nullopt, Hint);
+        return lowerUnknownCall(Call, lowerArguments(Call));
+      }
+    }
+    return lowerMethodCall(Call, Receiver, Method, Hint);
+  }
+  lowerExpr(Callee);
+  return lowerUnknownCall(Call, lowerArguments(Call));
+}
+
+Value FunctionLowering::lowerExpr(PyNode Expr, NameId Hint) {
+  if (!Expr)
+    return {};
+  llvm::StringRef K = Expr.kind();
+  if (K == "parenthesized_expression" || K == "await") {
+    auto Children = Expr.namedChildren();
+    return Children.empty() ? Value() : lowerExpr(Children.front(), Hint);
+  }
+  if (K == "none" || K == "integer" || K == "float" || K == "string" ||
+      K == "true" || K == "false" || K == "concatenated_string" ||
+      K == "ellipsis")
+    return other();
+  if (K == "identifier" || K == "attribute") {
+    ValueKind Kind = kindOfName(Expr);
+    if (Kind == ValueKind::Stream)
+      return {Kind, nameOf(Expr).value_or(NoId), false, resolveStream(Expr)};
+    if (std::optional<NameId> N = nameOf(Expr))
+      return {Kind, *N, false, {}};
+    if (K == "attribute")
+      lowerExpr(Expr.field("object"));
+    return {Kind, NoId, false, {}};
+  }
+  if (K == "call")
+    return lowerCall(Expr, Hint);
+  if (K == "subscript") {
+    Value Base = lowerExpr(Expr.field("value"));
+    for (PyNode Index : Expr.fields("subscript"))
+      lowerExpr(Index);
+    // `t[i]` is a view of t.
+    if (Base.Kind == ValueKind::Tensor && Base.Name != NoId)
+      return {ValueKind::Tensor, Base.Name, false, {}};
+    if (std::optional<NameId> N = nameOf(Expr))
+      return {ValueKind::Unknown, *N, false, {}};
+    return {};
+  }
+  if (K == "binary_operator") {
+    Value L = lowerExpr(Expr.field("left"));
+    Value R = lowerExpr(Expr.field("right"));
+    llvm::StringRef Op = Expr.field("operator").text();
+    // A name of unknown kind is taken for a tensor (uses of anything else
+    // do nothing); `i - 1` with i a loop counter is not a tensor op.
+    auto tensorish = [](const Value &V) {
+      return V.Kind == ValueKind::Tensor ||
+             (V.Kind == ValueKind::Unknown && V.Name != NoId);
+    };
+    bool Tensor = Op == "@" || L.Kind == ValueKind::Tensor ||
+                  R.Kind == ValueKind::Tensor;
+    if (!Tensor) {
+      // Names of unknown kind: a use if they are tensors, but no new tensor
+      // (`block * n + i` is index arithmetic far more often than not).
+      if (tensorish(L) || tensorish(R))
+        use({L, R}, current(), site(Expr));
+      return {L.Kind == ValueKind::Other && R.Kind == ValueKind::Other
+                  ? ValueKind::Other
+                  : ValueKind::Unknown,
+              NoId, false, {}};
+    }
+    return lowerTensorOp(Expr, {L, R}, /*Allocates=*/true, Hint);
+  }
+  if (K == "unary_operator") {
+    Value V = lowerExpr(Expr.field("argument"));
+    if (V.Kind == ValueKind::Tensor)
+      return lowerTensorOp(Expr, {V}, true, Hint);
+    return {};
+  }
+  if (K == "named_expression") {
+    Value V = lowerExpr(Expr.field("value"));
+    assign(Expr.field("name"), V, Expr);
+    return V;
+  }
+  if (K == "lambda" || K == "list_comprehension" || K == "set_comprehension" ||
+      K == "dictionary_comprehension" || K == "generator_expression")
+    return other(); // not analysed (their bodies run elsewhere or later)
+  // Containers, conditionals, comparisons, boolean operators: lower what is
+  // inside for its operations; the result is not a tracked tensor.
+  for (PyNode Child : Expr.namedChildren())
+    lowerExpr(Child);
+  if (K == "comparison_operator" || K == "boolean_operator" ||
+      K == "not_operator" || K == "list" || K == "tuple" || K == "dictionary" ||
+      K == "set" || K == "expression_list")
+    return other();
+  return {};
+}
+
+
+} // namespace streamlife::python::lowering

@@ -1,0 +1,254 @@
+//===--- PythonFunctionLowering.h - streamlife ------------------*- C++ -*-===//
+//
+// Private to the Python lowering (PythonLowering.cpp, PythonExpressions.cpp,
+// PythonStatements.cpp): the module-wide lowering context, the value an
+// expression lowers to, and FunctionLowering, which lowers one function.
+// PythonLowering.h is the interface; nothing else includes this header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STREAMLIFE_CHECKS_PYTHON_PYTHONFUNCTIONLOWERING_H
+#define STREAMLIFE_CHECKS_PYTHON_PYTHONFUNCTIONLOWERING_H
+
+#include "PythonLowering.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace streamlife::python::lowering {
+
+using ir::NameId;
+using ir::NoId;
+using ir::OpKind;
+using ir::SiteId;
+using ir::StreamRef;
+
+/// Everything shared by the lowering of all functions of a module set.
+struct LoweringContext {
+  PyModuleSet &Set;
+  LoweredPython &Out;
+  std::map<const PyFunctionDef *, ir::FunctionId> Ids;
+  std::map<const PyFile *, ir::FunctionId> ModuleBodies;
+  /// Names not owned by one function: class attributes ("Pipeline.ag"),
+  /// module globals ("g1:results"), the process group's streams.
+  std::map<std::string, NameId> SharedNames;
+
+  NameId shared(const std::string &Key, llvm::StringRef Spelling) {
+    auto [It, Inserted] = SharedNames.try_emplace(Key, NoId);
+    if (Inserted)
+      It->second = Out.Module.addName({Spelling.str(), NoId, NoId});
+    return It->second;
+  }
+
+  SiteId site(const PyFile &File, PyNode Node, llvm::StringRef Spelling = "") {
+    ir::Site S;
+    S.File = File.Source->path();
+    S.Line = Node.line();
+    S.Column = Node.column();
+    llvm::StringRef Text = Spelling.empty() ? Node.text() : Spelling;
+    S.Spelling = Text.take_until([](char C) { return C == '\n'; }).str();
+    S.Order = (uint64_t(File.Index) << 32) | Node.startByte();
+    return Out.Module.addSite(std::move(S));
+  }
+};
+
+/// A Python expression after lowering: what it holds and which IR name
+/// holds it (an existing name, a temporary, or none).
+struct Value {
+  ValueKind Kind = ValueKind::Unknown;
+  NameId Name = NoId;
+  bool IsTemp = false;
+  StreamRef Stream; ///< Kind == Stream
+};
+
+inline Value other() { return {ValueKind::Other, NoId, false, {}}; }
+
+inline bool isNoneLiteral(PyNode N) { return N.is("none"); }
+
+/// `"cpu"`, `"meta"` or `torch.device("cpu")`: a device that is not a GPU.
+inline bool isHostDevice(PyNode N) {
+  llvm::StringRef T = N.text();
+  if (N.is("call") && !N.field("arguments").namedChildren().empty())
+    T = N.field("arguments").namedChildren().front().text();
+  T = T.trim("'\"");
+  return T.starts_with("cpu") || T == "meta";
+}
+
+/// The `name=value` keyword arguments and positional arguments of a call.
+struct CallArguments {
+  std::vector<PyNode> Positional;
+  std::vector<std::pair<llvm::StringRef, PyNode>> Keywords;
+
+  explicit CallArguments(PyNode Call) {
+    PyNode List = Call.field("arguments");
+    if (!List.is("argument_list"))
+      return;
+    for (PyNode Arg : List.namedChildren()) {
+      if (Arg.is("keyword_argument"))
+        Keywords.push_back({Arg.field("name").text(), Arg.field("value")});
+      else if (!Arg.is("list_splat") && !Arg.is("dictionary_splat"))
+        Positional.push_back(Arg);
+    }
+  }
+  PyNode find(const PyOperand &Operand) const {
+    if (!Operand.Keyword.empty())
+      for (const auto &[Name, Value] : Keywords)
+        if (Name == Operand.Keyword)
+          return Value;
+    if (Operand.Position >= 0 &&
+        static_cast<size_t>(Operand.Position) < Positional.size())
+      return Positional[Operand.Position];
+    return {};
+  }
+  PyNode keyword(llvm::StringRef Name) const {
+    return find(PyOperand{-1, Name});
+  }
+};
+
+/// A `for`/`while` being lowered: where `continue` and `break` go.
+struct LoopTargets {
+  unsigned Continue;
+  unsigned Break;
+  PyNode Node;
+};
+
+class FunctionLowering {
+public:
+  FunctionLowering(LoweringContext &Ctx, const PyFile &File,
+                   const PyFunctionDef *Def, ir::FunctionId Id)
+      : Ctx(Ctx), M(Ctx.Out.Module), File(File), Def(Def), Id(Id),
+        F(M.Functions[Id]),
+        ReportRecordStream(File.Index == 0) {
+    if (Def && !Def->ClassName.empty())
+      Class = Ctx.Set.findClass(File, Def->ClassName);
+  }
+
+  void lowerFunction();
+  void lowerModuleBody();
+
+private:
+  // --- The pre-pass: what locals hold.
+  void scanLocals(PyNode Body);
+  void noteAssignment(PyNode Target, PyNode Value);
+  void noteTarget(PyNode Target);
+  ValueKind staticKind(PyNode Expr);
+
+  // --- Names.
+  NameId local(const std::string &Spelling);
+  NameId temp(llvm::StringRef Spelling);
+  std::optional<NameId> nameOf(PyNode Expr);
+  ValueKind kindOfName(PyNode Expr);
+  PyClassDef *classOf(PyNode Receiver);
+  std::string attributeKey(PyNode Attribute, PyClassDef *&Owner);
+  bool isSelf(PyNode N) const {
+    return Class && N.is("identifier") && Def && !Def->Params.empty() &&
+           N.text() == Def->Params.front();
+  }
+
+  // --- Control flow.
+  unsigned newBlock() {
+    F.Blocks.emplace_back();
+    return F.Blocks.size() - 1;
+  }
+  void edge(unsigned From, unsigned To) { F.Blocks[From].Succs.push_back(To); }
+  void jumpTo(unsigned Target) {
+    edge(Cur, Target);
+    Cur = newBlock(); // unreachable until something jumps here
+  }
+  ir::Inst &emit(OpKind Kind, SiteId Site) {
+    ir::Inst I;
+    I.Kind = Kind;
+    I.Site = Site;
+    F.Blocks[Cur].Insts.push_back(std::move(I));
+    return F.Blocks[Cur].Insts.back();
+  }
+  SiteId site(PyNode N, llvm::StringRef Spelling = "") {
+    return Ctx.site(File, N, Spelling);
+  }
+
+  void lowerBlock(PyNode Block);
+  void lowerStatements(const std::vector<PyNode> &Stmts);
+  void lowerStatement(PyNode Stmt);
+  void lowerIf(PyNode Stmt);
+  void assumeNone(PyNode Name, PyNode At);
+  void lowerFor(PyNode Stmt);
+  void lowerWhile(PyNode Stmt);
+  void lowerTry(PyNode Stmt);
+  void lowerWith(PyNode Stmt);
+  void lowerMatch(PyNode Stmt);
+  void lowerReturn(PyNode Stmt);
+  void lowerDelete(PyNode Stmt);
+  void lowerAssignment(PyNode Stmt);
+  void lowerAugmentedAssignment(PyNode Stmt);
+  bool lowerPacking(PyNode Left, PyNode Right, PyNode Stmt);
+  bool lowerUnpacking(PyNode Left, PyNode Right, PyNode Stmt);
+  std::string elementSpelling(PyNode Whole, size_t Index);
+  void killElements(PyNode Whole, PyNode At);
+  void assign(PyNode Target, const Value &V, PyNode At);
+  void killName(NameId Name, ValueKind Kind, SiteId Site);
+  void endStatement();
+  bool isHostSync(PyNode Stmt);
+  bool isReleaseStatement(PyNode Stmt);
+
+  // --- Expressions.
+  Value lowerExpr(PyNode Expr, NameId Hint = NoId);
+  Value lowerCall(PyNode Call, NameId Hint);
+  Value lowerMethodCall(PyNode Call, PyNode Receiver, llvm::StringRef Method,
+                        NameId Hint);
+  Value lowerApi(const PyApiRow &Row, PyNode Call, PyNode Receiver,
+                 const Value &Recv, NameId Hint);
+  Value lowerLocalCall(const PyFunctionDef &Callee, PyNode Call,
+                       std::optional<Value> Self, NameId Hint);
+  Value lowerTensorOp(PyNode Call, const std::vector<Value> &Operands,
+                      bool Allocates, NameId Hint = NoId);
+  Value lowerUnknownCall(PyNode Call, const std::vector<Value> &Operands);
+  void collectContained(PyNode Expr, llvm::SmallVectorImpl<NameId> &Names);
+  std::vector<Value> lowerArguments(PyNode Call);
+  Value allocate(PyNode At, NameId Hint);
+  void use(const std::vector<Value> &Operands, StreamRef Stream, SiteId Site);
+  StreamRef resolveStream(PyNode Expr);
+  StreamRef current() const { return CurrentStack.back(); }
+  NameId eventOperand(PyNode Expr);
+  static bool mayHoldBuffer(ValueKind K) {
+    return K == ValueKind::Tensor || K == ValueKind::Unknown;
+  }
+
+  LoweringContext &Ctx;
+  ir::Module &M;
+  const PyFile &File;
+  const PyFunctionDef *Def;
+  ir::FunctionId Id;
+  ir::Function &F;
+  PyClassDef *Class = nullptr;
+  bool ReportRecordStream;
+
+  unsigned Cur = 0;
+  std::map<std::string, NameId> Locals;
+  std::map<std::string, ValueKind> LocalKinds;
+  std::map<std::string, PyClassDef *> LocalClasses;
+  std::map<std::string, StreamRef> StreamAliases;
+  /// Locals assigned exactly once, from a view of a parameter
+  /// (`weight = params.view(...)`): name -> the parameter.
+  std::map<std::string, std::string> ParamViews;
+  std::map<std::string, unsigned> AssignmentCount;
+  /// Locals assigned a tuple display: how many elements (the largest seen).
+  std::map<std::string, size_t> TupleArity;
+  llvm::StringSet<> Globals;
+  llvm::StringSet<> ParamNames;
+  NameId EntryCurrent = NoId;
+  std::vector<StreamRef> CurrentStack;
+  std::vector<LoopTargets> Loops;
+  std::vector<NameId> StatementTemps;
+  unsigned TempCount = 0;
+  bool IsModuleBody = false;
+};
+
+
+} // namespace streamlife::python::lowering
+
+#endif // STREAMLIFE_CHECKS_PYTHON_PYTHONFUNCTIONLOWERING_H

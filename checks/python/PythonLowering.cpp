@@ -1,0 +1,471 @@
+//===--- PythonLowering.cpp - streamlife ----------------------------------===//
+//
+// See PythonLowering.h for the model. FunctionLowering is split by concern:
+// this file has the names (locals, shared attributes, temporaries), the
+// per-function pre-pass that guesses what each local holds, a function's
+// entry and exit, and lowerPython(); PythonExpressions.cpp lowers
+// expressions and calls (the API table's operations), PythonStatements.cpp
+// statements and control flow.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PythonFunctionLowering.h"
+
+#include <functional>
+
+namespace streamlife::python {
+namespace lowering {
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+NameId FunctionLowering::local(const std::string &Spelling) {
+  if (IsModuleBody || Globals.count(Spelling))
+    return Ctx.shared("g" + std::to_string(File.Index) + ":" + Spelling,
+                      Spelling);
+  NameId &Slot = Locals.try_emplace(Spelling, NoId).first->second;
+  if (Slot == NoId)
+    Slot = M.addName({Spelling, Id, NoId});
+  return Slot;
+}
+
+NameId FunctionLowering::temp(llvm::StringRef Spelling) {
+  NameId N = M.addName({Spelling.take_front(60).str(), Id, NoId});
+  StatementTemps.push_back(N);
+  ++TempCount;
+  return N;
+}
+
+PyClassDef *FunctionLowering::classOf(PyNode Receiver) {
+  if (isSelf(Receiver))
+    return Class;
+  if (Receiver.is("identifier")) {
+    auto Found = LocalClasses.find(Receiver.text().str());
+    if (Found != LocalClasses.end())
+      return Found->second;
+  }
+  return nullptr;
+}
+
+/// "Pipeline.ag" for `self.ag` / `p.ag` with p a Pipeline, "p.ag" otherwise.
+std::string FunctionLowering::attributeKey(PyNode Attribute,
+                                           PyClassDef *&Owner) {
+  llvm::SmallVector<llvm::StringRef, 4> Path;
+  PyNode N = Attribute;
+  while (N.is("attribute")) {
+    Path.push_back(N.field("attribute").text());
+    N = N.field("object");
+  }
+  std::reverse(Path.begin(), Path.end());
+  Owner = classOf(N);
+  if (!Owner && N.is("identifier") && !Path.empty() &&
+      !File.Imports.count(N.text()) && N.text() != "torch")
+    Owner = Ctx.Set.uniqueClassWithAttribute(Path.front());
+  std::string Key = Owner ? Owner->Name : N.text().str();
+  for (llvm::StringRef Part : Path)
+    Key += "." + Part.str();
+  return Key;
+}
+
+std::optional<NameId> FunctionLowering::nameOf(PyNode Expr) {
+  if (Expr.is("parenthesized_expression") && !Expr.namedChildren().empty())
+    return nameOf(Expr.namedChildren().front());
+  if (Expr.is("identifier")) {
+    std::string Text = Expr.text().str();
+    if (Text == "self" && !Def)
+      return std::nullopt;
+    if (File.Imports.count(Text) || File.TopLevelFunctions.count(Text) ||
+        File.Classes.count(Text))
+      return std::nullopt;
+    // A local assigned once, a view of a parameter: the parameter's name,
+    // so that the summary carries its uses back to the caller's buffer.
+    auto View = ParamViews.find(Text);
+    if (View != ParamViews.end() && AssignmentCount[Text] == 1)
+      return local(View->second);
+    if (Locals.count(Text) || ParamNames.count(Text) || IsModuleBody ||
+        Globals.count(Text))
+      return local(Text);
+    // A module global read in a function.
+    return Ctx.shared("g" + std::to_string(File.Index) + ":" + Text, Text);
+  }
+  if (Expr.is("attribute")) {
+    PyNode Base = Expr;
+    while (Base.is("attribute"))
+      Base = Base.field("object");
+    if (!Base.is("identifier") || File.Imports.count(Base.text()) ||
+        Base.text() == "torch")
+      return std::nullopt;
+    PyClassDef *Owner = nullptr;
+    std::string Key = attributeKey(Expr, Owner);
+    if (Owner || !Locals.count(Base.text().str()))
+      return Ctx.shared("a:" + Key, Expr.text());
+    // An attribute of a local object: dies with the function like it.
+    return local(Expr.text().str());
+  }
+  if (Expr.is("subscript")) {
+    PyNode Index = Expr.field("subscript");
+    if (Index.is("integer"))
+      if (std::optional<NameId> Base = nameOf(Expr.field("value"))) {
+        (void)Base;
+        return local(Expr.text().str());
+      }
+  }
+  return std::nullopt;
+}
+
+ValueKind FunctionLowering::kindOfName(PyNode Expr) {
+  if (Expr.is("identifier")) {
+    auto Found = LocalKinds.find(Expr.text().str());
+    return Found == LocalKinds.end() ? ValueKind::Unknown : Found->second;
+  }
+  if (Expr.is("attribute")) {
+    PyNode Object = Expr.field("object");
+    PyClassDef *Owner = nullptr;
+    if (Object.is("identifier") || Object.is("attribute")) {
+      attributeKey(Expr, Owner);
+      if (Owner && Object.is("identifier")) {
+        auto Fact = Owner->Attributes.find(Expr.field("attribute").text());
+        if (Fact != Owner->Attributes.end())
+          return Fact->second.Kind;
+      }
+    }
+    auto Found = LocalKinds.find(Expr.text().str());
+    return Found == LocalKinds.end() ? ValueKind::Unknown : Found->second;
+  }
+  return ValueKind::Unknown;
+}
+
+//===----------------------------------------------------------------------===//
+// The pre-pass
+//===----------------------------------------------------------------------===//
+
+ValueKind FunctionLowering::staticKind(PyNode Expr) {
+  if (isNoneLiteral(Expr))
+    return ValueKind::Unknown;
+  if (Expr.is("integer") || Expr.is("float") || Expr.is("string") ||
+      Expr.is("true") || Expr.is("false") || Expr.is("comparison_operator") ||
+      Expr.is("dictionary") || Expr.is("list") || Expr.is("set") ||
+      Expr.is("list_comprehension") || Expr.is("dictionary_comprehension") ||
+      Expr.is("concatenated_string") || Expr.is("lambda"))
+    return ValueKind::Other;
+  if (Expr.is("identifier") || Expr.is("attribute"))
+    return kindOfName(Expr);
+  if (Expr.is("parenthesized_expression") && !Expr.namedChildren().empty())
+    return staticKind(Expr.namedChildren().front());
+  if (Expr.is("binary_operator")) {
+    ValueKind L = staticKind(Expr.field("left"));
+    ValueKind R = staticKind(Expr.field("right"));
+    if (Expr.field("operator").text() == "@" || L == ValueKind::Tensor ||
+        R == ValueKind::Tensor)
+      return ValueKind::Tensor;
+    return L == ValueKind::Other && R == ValueKind::Other ? ValueKind::Other
+                                                           : ValueKind::Unknown;
+  }
+  if (Expr.is("subscript"))
+    return staticKind(Expr.field("value")) == ValueKind::Tensor
+               ? ValueKind::Tensor
+               : ValueKind::Unknown;
+  if (!Expr.is("call"))
+    return ValueKind::Unknown;
+  PyNode Callee = Expr.field("function");
+  AttributeFact Fact = classifyCreation(File, Expr);
+  if (Fact.Kind != ValueKind::Unknown)
+    return Fact.Kind;
+  std::string Qualified = qualifiedCallee(File, Callee);
+  if (const PyApiRow *Row = classifyFunction(Qualified)) {
+    if (Row->Op == PyOp::Collective)
+      return ValueKind::Work;
+    if (Row->Op == PyOp::NoOp || Row->Op == PyOp::SyncDevice)
+      return ValueKind::Other;
+  }
+  if (Callee.is("identifier") &&
+      (Callee.text() == "len" || Callee.text() == "range" ||
+       Callee.text() == "int" || Callee.text() == "float" ||
+       Callee.text() == "str" || Callee.text() == "list" ||
+       Callee.text() == "dict" || Callee.text() == "set" ||
+       Callee.text() == "tuple" || Callee.text() == "deque"))
+    return ValueKind::Other;
+  if (Callee.is("attribute")) {
+    llvm::StringRef Method = Callee.field("attribute").text();
+    if (const PyApiRow *Row =
+            classifyMethod(Method, staticKind(Callee.field("object")))) {
+      switch (Row->Op) {
+      case PyOp::RecordEvent:
+        return ValueKind::Event;
+      case PyOp::Metadata:
+      case PyOp::HostRead:
+        return ValueKind::Other;
+      case PyOp::View:
+      case PyOp::ToDevice:
+      case PyOp::TensorOp:
+        return ValueKind::Tensor;
+      default:
+        break;
+      }
+    }
+  }
+  return ValueKind::Unknown;
+}
+
+void FunctionLowering::noteTarget(PyNode Target) {
+  if (Target.is("identifier")) {
+    Locals.try_emplace(Target.text().str(), NoId);
+    return;
+  }
+  if (Target.is("pattern_list") || Target.is("tuple_pattern") ||
+      Target.is("list_pattern") || Target.is("tuple") ||
+      Target.is("expression_list") || Target.is("list") ||
+      Target.is("parenthesized_expression"))
+    for (PyNode Element : Target.namedChildren())
+      noteTarget(Element);
+}
+
+/// `weight = params.view(...)` with params a parameter: the base of the view,
+/// else an empty node.
+static PyNode viewBase(PyNode Value) {
+  if (Value.is("subscript"))
+    return Value.field("value").is("identifier") ? Value.field("value") : PyNode();
+  if (!Value.is("call") || !Value.field("function").is("attribute"))
+    return {};
+  PyNode Callee = Value.field("function");
+  const PyApiRow *Row =
+      classifyMethod(Callee.field("attribute").text(), ValueKind::Tensor);
+  if (!Row || Row->Op != PyOp::View || !Callee.field("object").is("identifier"))
+    return {};
+  return Callee.field("object");
+}
+
+void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
+  noteTarget(Target);
+  if (!Target.is("identifier") || !Value)
+    return;
+  std::string Name = Target.text().str();
+  ++AssignmentCount[Name];
+  if (PyNode Base = viewBase(Value))
+    if (ParamNames.count(Base.text()))
+      ParamViews[Name] = Base.text().str();
+  if (Value.is("tuple") || Value.is("expression_list")) {
+    auto Elements = Value.namedChildren();
+    size_t &Arity = TupleArity[Name];
+    Arity = std::max(Arity, Elements.size());
+    for (size_t I = 0; I < Elements.size(); ++I) {
+      std::string Element = Name + "[" + std::to_string(I) + "]";
+      Locals.try_emplace(Element, NoId);
+      ValueKind K = staticKind(Elements[I]);
+      auto [It, Inserted] = LocalKinds.try_emplace(Element, K);
+      if (!Inserted && It->second != K)
+        It->second = ValueKind::Unknown;
+    }
+  }
+  if (Value.is("call")) {
+    PyNode Callee = Value.field("function");
+    if (Callee.is("identifier"))
+      if (PyClassDef *C = Ctx.Set.findClass(File, Callee.text()))
+        LocalClasses[Name] = C;
+  }
+  if (isNoneLiteral(Value))
+    return;
+  ValueKind K = staticKind(Value);
+  auto [It, Inserted] = LocalKinds.try_emplace(Name, K);
+  if (!Inserted && It->second != K)
+    It->second = ValueKind::Unknown;
+}
+
+void FunctionLowering::scanLocals(PyNode Body) {
+  std::function<void(PyNode)> Scan = [&](PyNode N) {
+    if (N.is("function_definition") || N.is("class_definition") ||
+        N.is("lambda"))
+      return;
+    if (N.is("global_statement") || N.is("nonlocal_statement")) {
+      for (PyNode Name : N.namedChildren())
+        Globals.insert(Name.text());
+      return;
+    }
+    if (N.is("assignment")) {
+      PyNode Left = N.field("left"), Right = N.field("right");
+      if ((Left.is("pattern_list") || Left.is("tuple_pattern")) &&
+          (Right.is("expression_list") || Right.is("tuple")) &&
+          Left.namedChildren().size() == Right.namedChildren().size()) {
+        auto Ls = Left.namedChildren(), Rs = Right.namedChildren();
+        for (size_t I = 0; I < Ls.size(); ++I)
+          noteAssignment(Ls[I], Rs[I]);
+      } else {
+        noteAssignment(Left, Right);
+      }
+    } else if (N.is("for_statement")) {
+      noteTarget(N.field("left"));
+      // `for i in range(n)`: i is a number.
+      PyNode Iterable = N.field("right");
+      PyNode Left = N.field("left");
+      if (Iterable.is("call") && Left.is("identifier") &&
+          Iterable.field("function").text() == "range")
+        LocalKinds[Left.text().str()] = ValueKind::Other;
+    } else if (N.is("with_item")) {
+      PyNode V = N.field("value");
+      if (V.is("as_pattern"))
+        for (PyNode Child : V.namedChildren())
+          if (Child.is("as_pattern_target"))
+            for (PyNode T : Child.namedChildren())
+              noteTarget(T);
+    } else if (N.is("named_expression")) {
+      noteAssignment(N.field("name"), N.field("value"));
+    } else if (N.is("call")) {
+      // Receivers of stream-only methods are streams, of tensor-only
+      // methods tensors; `with torch.cuda.stream(x)` makes x a stream.
+      PyNode Callee = N.field("function");
+      if (Callee.is("attribute")) {
+        PyNode Object = Callee.field("object");
+        llvm::StringRef Method = Callee.field("attribute").text();
+        if (Object.is("identifier")) {
+          // Only names no other kind of object has: `x.size()` could be
+          // anybody's (a process group's), `x.wait_event(e)` is a stream's.
+          const PyApiRow *Row = classifyMethod(Method, ValueKind::Unknown);
+          if (Row && (Row->Op == PyOp::RecordEvent || Row->Op == PyOp::WaitEvent ||
+                      Row->Op == PyOp::WaitStream || Row->Op == PyOp::RecordStream))
+            LocalKinds.try_emplace(Object.text().str(), Row->Receiver);
+        }
+      }
+      std::string Qualified = qualifiedCallee(File, Callee);
+      if (const PyApiRow *Row = classifyFunction(Qualified))
+        if (Row->Op == PyOp::StreamContext || Row->Op == PyOp::SetStream) {
+          PyNode S = CallArguments(N).find(Row->Stream);
+          if (S.is("identifier"))
+            LocalKinds.try_emplace(S.text().str(), ValueKind::Stream);
+        }
+    }
+    for (PyNode Child : N.namedChildren())
+      Scan(Child);
+  };
+  Scan(Body);
+}
+
+
+void FunctionLowering::lowerFunction() {
+  PyNode Node = Def->Node;
+  F.Name = Def->QualifiedName;
+  F.Site = site(Node.field("name"));
+  F.Entry = newBlock();
+  F.Exit = newBlock();
+  Cur = F.Entry;
+  for (const std::string &P : Def->Params)
+    if (!P.empty())
+      ParamNames.insert(P);
+  // Parameter kinds from annotations.
+  for (PyNode Param : Node.field("parameters").namedChildren()) {
+    if (!Param.is("typed_parameter") && !Param.is("typed_default_parameter"))
+      continue;
+    PyNode Name = Param.is("typed_parameter") ? Param.namedChildren().front()
+                                              : Param.field("name");
+    llvm::StringRef Type = Param.field("type").text();
+    ValueKind K = ValueKind::Unknown;
+    if (Type == "int" || Type == "float" || Type == "str" || Type == "bool")
+      K = ValueKind::Other;
+    else if (Type.ends_with("Tensor"))
+      K = ValueKind::Tensor;
+    else if (Type.ends_with("Stream"))
+      K = ValueKind::Stream;
+    else if (Type.ends_with("Event"))
+      K = ValueKind::Event;
+    else if (PyClassDef *C = Ctx.Set.findClass(File, Type))
+      LocalClasses[Name.text().str()] = C;
+    if (K != ValueKind::Unknown)
+      LocalKinds[Name.text().str()] = K;
+  }
+  scanLocals(Node.field("body"));
+  for (const std::string &P : Def->Params)
+    F.Params.push_back(P.empty() ? NoId : local(P));
+  EntryCurrent = M.addName({UnnamedCurrentStream.str(), Id, NoId});
+  F.Params.push_back(EntryCurrent);
+  CurrentStack.push_back(StreamRef::named(EntryCurrent));
+
+  lowerBlock(Node.field("body"));
+  endStatement();
+  edge(Cur, F.Exit);
+
+  // Leaving the function drops the references its locals hold.
+  Cur = F.Exit;
+  PyNode Body = Node.field("body");
+  SiteId ExitSite = NoId;
+  for (const auto &[Spelling, Name] : Locals) {
+    if (Name == NoId || ParamNames.count(Spelling))
+      continue;
+    if (ParamViews.count(Spelling) && AssignmentCount[Spelling] == 1)
+      continue; // the parameter itself (see nameOf)
+    // `x.attr`, `x[0]`: parts of objects that may outlive the function
+    // (x a loop variable over a member list). Only plain locals and the
+    // elements of tuples the function packed die with it.
+    llvm::StringRef Base = llvm::StringRef(Spelling).take_until(
+        [](char C) { return C == '.' || C == '['; });
+    if (Base.size() != Spelling.size() &&
+        (Spelling.find('.') != std::string::npos || !TupleArity.count(Base.str())))
+      continue;
+    ValueKind K = LocalKinds.count(Spelling) ? LocalKinds[Spelling]
+                                             : ValueKind::Unknown;
+    if (K == ValueKind::Stream || K == ValueKind::Other)
+      continue;
+    if (ExitSite == NoId) {
+      ir::Site S;
+      S.File = File.Source->path();
+      // The last statement's last line (the block also spans the comments
+      // that follow it).
+      PyNode Last = Body;
+      for (auto Children = Last.namedChildren(); !Children.empty();
+           Children = Last.namedChildren())
+        Last = Children.back();
+      S.Line = Last == Body ? Node.line() : Last.endLine();
+      S.Column = 1;
+      S.Spelling = "end of '" + Def->QualifiedName + "'";
+      S.Order = (uint64_t(File.Index) << 32) | Body.endByte();
+      ExitSite = M.addSite(std::move(S));
+    }
+    killName(Name, K, ExitSite);
+  }
+}
+
+void FunctionLowering::lowerModuleBody() {
+  IsModuleBody = true;
+  PyNode Root = File.Source->root();
+  F.Name = "<module>";
+  F.Site = site(Root, "<module>");
+  F.Entry = newBlock();
+  F.Exit = newBlock();
+  Cur = F.Entry;
+  scanLocals(Root);
+  EntryCurrent = M.addName({UnnamedCurrentStream.str(), Id, NoId});
+  F.Params.push_back(EntryCurrent);
+  CurrentStack.push_back(StreamRef::named(EntryCurrent));
+  lowerBlock(Root);
+  endStatement();
+  edge(Cur, F.Exit);
+}
+
+} // namespace lowering
+
+LoweredPython lowerPython(PyModuleSet &Set) {
+  using namespace lowering;
+  LoweredPython Out;
+  LoweringContext Ctx{Set, Out, {}, {}, {}};
+  // Ids first, so that calls can name functions not lowered yet.
+  std::vector<std::pair<const PyFunctionDef *, const PyFile *>> Order;
+  for (const auto &File : Set.files()) {
+    for (const auto &Function : File->Functions) {
+      Ctx.Ids[Function.get()] = Out.Module.Functions.size();
+      Out.Module.Functions.emplace_back();
+      Order.push_back({Function.get(), File.get()});
+    }
+  }
+  ir::FunctionId Body = Out.Module.Functions.size();
+  Out.Module.Functions.emplace_back();
+  for (auto [Function, File] : Order) {
+    ir::FunctionId Id = Ctx.Ids[Function];
+    FunctionLowering(Ctx, *File, Function, Id).lowerFunction();
+    if (File->Index == 0)
+      Out.Checked.push_back(Id);
+  }
+  FunctionLowering(Ctx, Set.main(), nullptr, Body).lowerModuleBody();
+  Out.Checked.push_back(Body);
+  return Out;
+}
+
+} // namespace streamlife::python

@@ -1,0 +1,73 @@
+//===--- PythonLowering.h - streamlife --------------------------*- C++ -*-===//
+//
+// Lowers Python functions (tree-sitter CST) into the stream-operation IR of
+// checks/core: one ir::Function per function, method and module body of the
+// checked file and of the local modules it imports, with calls between them
+// as ir::Call so that the core applies them through summaries.
+//
+// How Python maps onto the IR:
+// - Control flow: if/elif/else, for/while (+else), break/continue,
+//   try/except/else/finally, with, match, return; `raise` ends a path.
+// - The current stream is resolved lexically: `with torch.cuda.stream(s):`
+//   makes `s` current inside the block, `torch.cuda.set_stream(s)` from there
+//   on. Outside them it is the caller's current stream, a pseudo-parameter of
+//   every function (the last entry of ir::Function::Params) that calls pass
+//   their own current stream to. `torch.cuda.default_stream()` and
+//   `current_stream()` outside any `with` denote that same stream: PyTorch
+//   code runs on the default stream unless it selects another.
+// - PyTorch streams are non-blocking (the stream pool creates them so), so no
+//   implicit ordering with the default stream is ever assumed.
+// - Tensors are owned objects: a tensor-producing call allocates one on the
+//   current stream; names are references (`b = a` binds, `del a`, `a = None`,
+//   rebinding and leaving the function kill), and the core releases the block
+//   on its allocation stream when the last reference goes. Views (`t.view()`,
+//   `t[i]`, `t.detach()`) are further names of their base's object.
+// - Attributes of `self` are names shared by every method of the class
+//   (`Pipeline.ag`); `p.ag` denotes the same name when `p` is known to be a
+//   `Pipeline` (constructed from it, annotated with it, or the only class of
+//   the module set with such a method or attribute). Attributes outlive the
+//   function; storing into a container or passing to an unknown function
+//   makes a tensor escape (no finding on it afterwards).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STREAMLIFE_CHECKS_PYTHON_PYTHONLOWERING_H
+#define STREAMLIFE_CHECKS_PYTHON_PYTHONLOWERING_H
+
+#include "PythonModuleSet.h"
+#include "StreamIR.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace streamlife::python {
+
+/// The spelling of a function's entry current stream until the function
+/// names it (`compute = torch.cuda.current_stream()` spells it `compute`):
+/// the reporter writes it as "the current stream".
+inline constexpr llvm::StringLiteral UnnamedCurrentStream = "<current stream>";
+
+/// A `record_stream` call written inside a loop of the checked file: what
+/// streamlife-record-stream-in-loop reports (a syntactic rule, as in C++).
+struct RecordStreamInLoop {
+  ir::SiteId Call = ir::NoId;
+  std::string Buffer; ///< The receiver as written.
+  ir::SiteId Loop = ir::NoId;
+};
+
+struct LoweredPython {
+  ir::Module Module;
+  /// The functions of the checked file (its module body included), whose
+  /// findings are reported; the others are there for their summaries.
+  std::vector<ir::FunctionId> Checked;
+  std::vector<RecordStreamInLoop> RecordStreamInLoops;
+};
+
+/// Lowers every function of \p Set. \p Set must outlive nothing: the result
+/// holds no tree-sitter node.
+LoweredPython lowerPython(PyModuleSet &Set);
+
+} // namespace streamlife::python
+
+#endif // STREAMLIFE_CHECKS_PYTHON_PYTHONLOWERING_H

@@ -1,0 +1,598 @@
+//===--- PythonStatements.cpp - streamlife --------------------------------===//
+//
+// FunctionLowering, statements: assignments (rebinding, tuples, `= None`),
+// `del`, `return`, and the control flow (if/elif/else with `is None`
+// refinement, for/while with else, break/continue, try/except/else/finally,
+// with, match). Temporaries die at the end of their statement.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PythonFunctionLowering.h"
+
+namespace streamlife::python::lowering {
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+void FunctionLowering::endStatement() {
+  // Temporaries die at the end of the statement that made them.
+  for (NameId T : StatementTemps) {
+    ir::Inst &I = emit(OpKind::Kill, NoId);
+    I.Names.push_back(T);
+  }
+  StatementTemps.clear();
+}
+
+void FunctionLowering::killName(NameId Name, ValueKind Kind, SiteId Site) {
+  ir::Inst &I = emit(OpKind::Kill, Site);
+  I.Names.push_back(Name);
+  I.Value = Kind == ValueKind::Event || Kind == ValueKind::Work
+                ? ir::ValueKind::Event
+                : ir::ValueKind::Buffer;
+}
+
+void FunctionLowering::assign(PyNode Target, const Value &V, PyNode At) {
+  if (Target.is("parenthesized_expression") &&
+      !Target.namedChildren().empty())
+    return assign(Target.namedChildren().front(), V, At);
+  if (Target.is("pattern_list") || Target.is("tuple_pattern") ||
+      Target.is("list_pattern") || Target.is("tuple") ||
+      Target.is("expression_list") || Target.is("list")) {
+    // Unpacking one value: views of it (split/chunk) or unknown values.
+    for (PyNode Element : Target.namedChildren()) {
+      Value Part = V.Kind == ValueKind::Tensor && V.Name != NoId
+                       ? Value{ValueKind::Tensor, V.Name, false, {}}
+                       : Value();
+      assign(Element, Part, At);
+    }
+    return;
+  }
+  std::optional<NameId> Name = nameOf(Target);
+  if (!Name) {
+    // `d[k] = t`, `obj.x[i] = t`: stored where we do not track it.
+    if (V.Name != NoId && mayHoldBuffer(V.Kind)) {
+      ir::Inst &I = emit(OpKind::Escape, site(At));
+      I.Names.push_back(V.Name);
+    }
+    lowerExpr(Target);
+    return;
+  }
+  if (Target.is("identifier") && V.Kind == ValueKind::Stream) {
+    StreamAliases[Target.text().str()] = V.Stream;
+    if (V.Stream.Kind == StreamRef::Named && V.Stream.Name == EntryCurrent &&
+        M.Names[EntryCurrent].Spelling == UnnamedCurrentStream)
+      M.Names[EntryCurrent].Spelling = Target.text().str();
+    return;
+  }
+  if (V.Kind == ValueKind::Stream) {
+    if (V.Name != *Name && V.Stream.Kind == StreamRef::Named) {
+      ir::Inst &I = emit(OpKind::Bind, site(At));
+      I.Names = {*Name, V.Stream.Name};
+      I.Value = ir::ValueKind::Stream;
+    }
+    return;
+  }
+  if (V.Kind == ValueKind::Event || V.Kind == ValueKind::Work) {
+    if (V.Name == *Name)
+      return;
+    ir::Inst &I = emit(V.IsTemp ? OpKind::Move : OpKind::Bind, site(At));
+    I.Names = {*Name, V.Name};
+    I.Value = ir::ValueKind::Event;
+    return;
+  }
+  if (V.Name == *Name)
+    return; // `t = t.view(...)`, `t.add_()` results
+  killElements(Target, At);
+  ir::Inst &I = emit(V.IsTemp ? OpKind::Move : OpKind::Bind, site(At));
+  I.Names = {*Name, V.Name};
+  I.Value = ir::ValueKind::Buffer;
+}
+
+/// `pending = (grads, done)`: the tuple's elements are names of their own,
+/// `pending[0]` and `pending[1]`, so that the tuple keeps them alive and
+/// `old, ev = pending` gets them back.
+bool FunctionLowering::lowerPacking(PyNode Left, PyNode Right, PyNode Stmt) {
+  if (!Left.is("identifier") ||
+      !(Right.is("tuple") || Right.is("expression_list")))
+    return false;
+  auto Elements = Right.namedChildren();
+  std::vector<Value> Values;
+  for (PyNode E : Elements)
+    Values.push_back(lowerExpr(E));
+  std::optional<NameId> Whole = nameOf(Left);
+  if (!Whole)
+    return true;
+  killElements(Left, Stmt);
+  ir::Inst &Reset = emit(OpKind::Bind, site(Stmt));
+  Reset.Names = {*Whole, NoId};
+  for (size_t I = 0; I < Elements.size(); ++I) {
+    NameId Element = local(elementSpelling(Left, I));
+    const Value &V = Values[I];
+    if (V.Name == NoId || V.Kind == ValueKind::Stream)
+      continue;
+    ir::Inst &B = emit(V.IsTemp ? OpKind::Move : OpKind::Bind, site(Stmt));
+    B.Names = {Element, V.Name};
+    B.Value = V.Kind == ValueKind::Event || V.Kind == ValueKind::Work
+                  ? ir::ValueKind::Event
+                  : ir::ValueKind::Buffer;
+  }
+  return true;
+}
+
+/// `a, b = pending` with pending packed above: the elements' values.
+bool FunctionLowering::lowerUnpacking(PyNode Left, PyNode Right, PyNode Stmt) {
+  if (!(Left.is("pattern_list") || Left.is("tuple_pattern")) ||
+      !Right.is("identifier"))
+    return false;
+  auto Arity = TupleArity.find(Right.text().str());
+  auto Targets = Left.namedChildren();
+  if (Arity == TupleArity.end() || Arity->second != Targets.size())
+    return false;
+  for (size_t I = 0; I < Targets.size(); ++I) {
+    std::string Element = elementSpelling(Right, I);
+    ValueKind K = LocalKinds.count(Element) ? LocalKinds[Element]
+                                            : ValueKind::Unknown;
+    Value V{K == ValueKind::Event ? ValueKind::Event : ValueKind::Unknown,
+            local(Element), false, {}};
+    assign(Targets[I], V, Stmt);
+  }
+  return true;
+}
+
+std::string FunctionLowering::elementSpelling(PyNode Whole, size_t Index) {
+  return Whole.text().str() + "[" + std::to_string(Index) + "]";
+}
+
+void FunctionLowering::killElements(PyNode Whole, PyNode At) {
+  if (!Whole.is("identifier"))
+    return;
+  auto Arity = TupleArity.find(Whole.text().str());
+  if (Arity == TupleArity.end())
+    return;
+  for (size_t I = 0; I < Arity->second; ++I) {
+    std::string Element = elementSpelling(Whole, I);
+    killName(local(Element),
+             LocalKinds.count(Element) ? LocalKinds[Element]
+                                       : ValueKind::Unknown,
+             site(At));
+  }
+}
+
+void FunctionLowering::lowerAssignment(PyNode Stmt) {
+  PyNode Left = Stmt.field("left"), Right = Stmt.field("right");
+  if (!Right)
+    return; // an annotation without a value
+  if (lowerPacking(Left, Right, Stmt) || lowerUnpacking(Left, Right, Stmt))
+    return;
+  if (Right.is("assignment")) { // a = b = expr
+    lowerAssignment(Right);
+    Value V = lowerExpr(Right.field("left"));
+    assign(Left, V, Stmt);
+    return;
+  }
+  // `a, b = c, d`: all right-hand sides first, then the bindings.
+  if ((Left.is("pattern_list") || Left.is("tuple_pattern")) &&
+      (Right.is("expression_list") || Right.is("tuple")) &&
+      Left.namedChildren().size() == Right.namedChildren().size()) {
+    auto Ls = Left.namedChildren(), Rs = Right.namedChildren();
+    std::vector<Value> Values;
+    for (PyNode R : Rs)
+      Values.push_back(lowerExpr(R));
+    for (size_t I = 0; I < Ls.size(); ++I) {
+      if (isNoneLiteral(Rs[I])) {
+        if (std::optional<NameId> N = nameOf(Ls[I]))
+          killName(*N, kindOfName(Ls[I]), site(Stmt));
+        continue;
+      }
+      assign(Ls[I], Values[I], Stmt);
+    }
+    return;
+  }
+  if (isNoneLiteral(Right)) {
+    killElements(Left, Stmt);
+    if (std::optional<NameId> N = nameOf(Left))
+      killName(*N, kindOfName(Left), site(Stmt));
+    return;
+  }
+  // Streams and events are created right into their name; a tensor is
+  // allocated first and bound after (the old value is still alive while
+  // the right-hand side runs).
+  NameId Hint = NoId;
+  if (std::optional<NameId> N = nameOf(Left)) {
+    Hint = *N;
+    ValueKind K = staticKind(Right);
+    if (K != ValueKind::Stream && K != ValueKind::Event &&
+        K != ValueKind::Work) {
+      // Spell the temporary after the target.
+      Value V = lowerExpr(Right, *N);
+      assign(Left, V, Stmt);
+      return;
+    }
+  }
+  Value V = lowerExpr(Right, Hint);
+  assign(Left, V, Stmt);
+}
+
+void FunctionLowering::lowerAugmentedAssignment(PyNode Stmt) {
+  // `t += u` on a tensor is in place: a use of both.
+  Value L = lowerExpr(Stmt.field("left"));
+  Value R = lowerExpr(Stmt.field("right"));
+  if (L.Kind == ValueKind::Tensor || R.Kind == ValueKind::Tensor)
+    use({L, R}, current(), site(Stmt));
+}
+
+void FunctionLowering::lowerDelete(PyNode Stmt) {
+  std::vector<PyNode> Targets;
+  for (PyNode Child : Stmt.namedChildren()) {
+    if (Child.is("expression_list") || Child.is("tuple"))
+      for (PyNode T : Child.namedChildren())
+        Targets.push_back(T);
+    else
+      Targets.push_back(Child);
+  }
+  for (PyNode Target : Targets) {
+    killElements(Target, Stmt);
+    if (std::optional<NameId> N = nameOf(Target))
+      killName(*N, kindOfName(Target), site(Stmt));
+  }
+}
+
+void FunctionLowering::lowerReturn(PyNode Stmt) {
+  auto Children = Stmt.namedChildren();
+  if (!Children.empty() && Def) {
+    Value V = lowerExpr(Children.front());
+    if (V.Name != NoId && V.Kind != ValueKind::Stream) {
+      if (F.Return == NoId)
+        F.Return = M.addName({"<return>", Id, NoId});
+      ir::Inst &I = emit(V.IsTemp ? OpKind::Move : OpKind::Bind, site(Stmt));
+      I.Names = {F.Return, V.Name};
+      I.Value = V.Kind == ValueKind::Event ? ir::ValueKind::Event
+                                           : ir::ValueKind::Buffer;
+    }
+  }
+  endStatement();
+  jumpTo(F.Exit);
+}
+
+bool FunctionLowering::isHostSync(PyNode Stmt) {
+  if (!Stmt.is("expression_statement") || Stmt.namedChildren().empty())
+    return false;
+  PyNode Call = Stmt.namedChildren().front();
+  if (!Call.is("call"))
+    return false;
+  PyNode Callee = Call.field("function");
+  if (const PyApiRow *Row = classifyFunction(qualifiedCallee(File, Callee)))
+    return Row->Op == PyOp::SyncDevice;
+  return false;
+}
+
+bool FunctionLowering::isReleaseStatement(PyNode Stmt) {
+  if (Stmt.is("delete_statement"))
+    return true;
+  if (!Stmt.is("expression_statement") || Stmt.namedChildren().empty())
+    return false;
+  PyNode A = Stmt.namedChildren().front();
+  return A.is("assignment") && isNoneLiteral(A.field("right"));
+}
+
+void FunctionLowering::lowerStatements(const std::vector<PyNode> &Stmts) {
+  for (size_t I = 0; I < Stmts.size(); ++I) {
+    // `del t` directly followed by `torch.cuda.synchronize()`: no Python
+    // code runs between the two, so nothing can be handed the block before
+    // the host has waited for the device. Lower it as sync-then-release.
+    if (I + 1 < Stmts.size() && isReleaseStatement(Stmts[I]) &&
+        isHostSync(Stmts[I + 1])) {
+      lowerStatement(Stmts[I + 1]);
+      lowerStatement(Stmts[I]);
+      ++I;
+      continue;
+    }
+    lowerStatement(Stmts[I]);
+  }
+}
+
+void FunctionLowering::lowerBlock(PyNode Block) {
+  if (!Block)
+    return;
+  lowerStatements(Block.namedChildren());
+}
+
+/// `x is None` / `x is not None`: the name x and whether the test is true
+/// when x is None.
+std::optional<std::pair<PyNode, bool>> noneTest(PyNode Condition) {
+  if (Condition.is("parenthesized_expression") &&
+      !Condition.namedChildren().empty())
+    return noneTest(Condition.namedChildren().front());
+  if (!Condition.is("comparison_operator"))
+    return std::nullopt;
+  auto Operands = Condition.namedChildren();
+  if (Operands.size() != 2 || !isNoneLiteral(Operands[1]))
+    return std::nullopt;
+  llvm::StringRef Between =
+      Condition.text()
+          .slice(Operands[0].endByte() - Condition.startByte(),
+                 Operands[1].startByte() - Condition.startByte())
+          .trim();
+  if (Between == "is")
+    return std::make_pair(Operands[0], true);
+  if (Between == "is not")
+    return std::make_pair(Operands[0], false);
+  return std::nullopt;
+}
+
+void FunctionLowering::assumeNone(PyNode Name, PyNode At) {
+  // On the branch where `x is None`, x holds no object: the paths on which
+  // it held one do not come this way, yet the join of the loop head says it
+  // may. Rebinding x there would "release" an object that is not x's on
+  // this path (the keepalive of the seed's keep_ref). The IR has no "forget
+  // this name" operation, so the objects x may hold escape here: nothing is
+  // reported about them afterwards (a missed bug on the keepalive itself is
+  // possible; a false one is not). A core op that drops the name without a
+  // release would keep them checked.
+  ir::Inst I;
+  I.Kind = OpKind::Escape;
+  I.Site = site(At);
+  if (std::optional<NameId> N = nameOf(Name))
+    I.Names.push_back(*N);
+  // A packed tuple's elements go with it.
+  if (Name.is("identifier")) {
+    auto Arity = TupleArity.find(Name.text().str());
+    if (Arity != TupleArity.end())
+      for (size_t E = 0; E < Arity->second; ++E)
+        I.Names.push_back(local(elementSpelling(Name, E)));
+  }
+  if (!I.Names.empty())
+    F.Blocks[Cur].Insts.push_back(std::move(I));
+}
+
+void FunctionLowering::lowerIf(PyNode Stmt) {
+  PyNode Condition = Stmt.field("condition");
+  lowerExpr(Condition);
+  endStatement();
+  std::optional<std::pair<PyNode, bool>> Refine = noneTest(Condition);
+  unsigned Join = newBlock();
+  unsigned Then = newBlock();
+  edge(Cur, Then);
+  unsigned Decide = Cur;
+  Cur = Then;
+  if (Refine && Refine->second)
+    assumeNone(Refine->first, Condition);
+  lowerBlock(Stmt.field("consequence"));
+  edge(Cur, Join);
+  Cur = newBlock();
+  edge(Decide, Cur);
+  if (Refine && !Refine->second)
+    assumeNone(Refine->first, Condition);
+  bool HasElse = false;
+  for (PyNode Alt : Stmt.fields("alternative")) {
+    if (Alt.is("elif_clause")) {
+      lowerExpr(Alt.field("condition"));
+      endStatement();
+      unsigned Body = newBlock();
+      edge(Cur, Body);
+      unsigned Next = newBlock();
+      edge(Cur, Next);
+      Cur = Body;
+      lowerBlock(Alt.field("consequence"));
+      edge(Cur, Join);
+      Cur = Next;
+    } else {
+      lowerBlock(Alt.field("body"));
+      edge(Cur, Join);
+      HasElse = true;
+    }
+  }
+  if (!HasElse)
+    edge(Cur, Join);
+  Cur = Join;
+}
+
+void FunctionLowering::lowerFor(PyNode Stmt) {
+  lowerExpr(Stmt.field("right"));
+  endStatement();
+  unsigned Header = newBlock(), After = newBlock();
+  edge(Cur, Header);
+  Cur = Header;
+  unsigned Body = newBlock();
+  edge(Header, Body);
+  Cur = Body;
+  // Each iteration binds the loop variables to an element we do not track.
+  assign(Stmt.field("left"), Value(), Stmt.field("left"));
+  Loops.push_back({Header, After, Stmt});
+  lowerBlock(Stmt.field("body"));
+  Loops.pop_back();
+  endStatement();
+  edge(Cur, Header);
+  Cur = Header;
+  if (PyNode Else = Stmt.field("alternative")) {
+    unsigned ElseBlock = newBlock();
+    edge(Header, ElseBlock);
+    Cur = ElseBlock;
+    lowerBlock(Else.field("body"));
+  }
+  edge(Cur, After);
+  Cur = After;
+}
+
+void FunctionLowering::lowerWhile(PyNode Stmt) {
+  unsigned Header = newBlock(), After = newBlock();
+  edge(Cur, Header);
+  Cur = Header;
+  lowerExpr(Stmt.field("condition"));
+  endStatement();
+  unsigned Test = Cur;
+  unsigned Body = newBlock();
+  edge(Test, Body);
+  Cur = Body;
+  Loops.push_back({Header, After, Stmt});
+  lowerBlock(Stmt.field("body"));
+  Loops.pop_back();
+  endStatement();
+  edge(Cur, Header);
+  Cur = Test;
+  if (PyNode Else = Stmt.field("alternative")) {
+    unsigned ElseBlock = newBlock();
+    edge(Test, ElseBlock);
+    Cur = ElseBlock;
+    lowerBlock(Else.field("body"));
+  }
+  edge(Cur, After);
+  Cur = After;
+}
+
+void FunctionLowering::lowerTry(PyNode Stmt) {
+  // Any handler may run after any prefix of the body: edges from the body's
+  // entry and from its end. `finally` runs after the body, the handlers and
+  // the else block.
+  unsigned Entry = newBlock();
+  edge(Cur, Entry);
+  Cur = Entry;
+  lowerBlock(Stmt.field("body"));
+  unsigned BodyEnd = Cur;
+  std::vector<unsigned> Ends;
+  PyNode Finally;
+  for (PyNode Clause : Stmt.namedChildren()) {
+    if (Clause.is("except_clause") || Clause.is("except_group_clause")) {
+      unsigned Handler = newBlock();
+      edge(Entry, Handler);
+      edge(BodyEnd, Handler);
+      Cur = Handler;
+      for (PyNode Part : Clause.namedChildren())
+        if (Part.is("block"))
+          lowerBlock(Part);
+      Ends.push_back(Cur);
+    } else if (Clause.is("else_clause")) {
+      unsigned Else = newBlock();
+      edge(BodyEnd, Else);
+      Cur = Else;
+      lowerBlock(Clause.field("body"));
+      BodyEnd = Cur;
+    } else if (Clause.is("finally_clause")) {
+      Finally = Clause;
+    }
+  }
+  Ends.push_back(BodyEnd);
+  unsigned Join = newBlock();
+  for (unsigned End : Ends)
+    edge(End, Join);
+  Cur = Join;
+  if (Finally)
+    for (PyNode Part : Finally.namedChildren())
+      if (Part.is("block"))
+        lowerBlock(Part);
+}
+
+void FunctionLowering::lowerWith(PyNode Stmt) {
+  size_t Depth = CurrentStack.size();
+  for (PyNode Clause : Stmt.namedChildren()) {
+    if (!Clause.is("with_clause"))
+      continue;
+    for (PyNode Item : Clause.namedChildren()) {
+      PyNode V = Item.field("value");
+      PyNode Target;
+      if (V.is("as_pattern")) {
+        auto Parts = V.namedChildren();
+        for (PyNode P : Parts)
+          if (P.is("as_pattern_target") && !P.namedChildren().empty())
+            Target = P.namedChildren().front();
+        V = Parts.empty() ? PyNode() : Parts.front();
+      }
+      // `with torch.cuda.stream(s):` / `with s:` (torch.Stream is a context
+      // manager too): s is the current stream inside.
+      const PyApiRow *Row =
+          V.is("call")
+              ? classifyFunction(qualifiedCallee(File, V.field("function")))
+              : nullptr;
+      if (Row && Row->Op == PyOp::StreamContext) {
+        PyNode S = CallArguments(V).find(Row->Stream);
+        CurrentStack.push_back(S && !isNoneLiteral(S) ? resolveStream(S)
+                                                     : current());
+        continue;
+      }
+      if ((V.is("identifier") || V.is("attribute")) &&
+          kindOfName(V) == ValueKind::Stream) {
+        CurrentStack.push_back(resolveStream(V));
+        continue;
+      }
+      Value Entered = lowerExpr(V);
+      if (Target)
+        assign(Target, Value{Entered.Kind, NoId, false, {}}, Item);
+    }
+  }
+  endStatement();
+  lowerBlock(Stmt.field("body"));
+  CurrentStack.resize(Depth);
+}
+
+void FunctionLowering::lowerMatch(PyNode Stmt) {
+  lowerExpr(Stmt.field("subject"));
+  endStatement();
+  unsigned Decide = Cur, Join = newBlock();
+  for (PyNode Case : Stmt.field("body").namedChildren()) {
+    unsigned Body = newBlock();
+    edge(Decide, Body);
+    Cur = Body;
+    lowerBlock(Case.field("consequence"));
+    edge(Cur, Join);
+  }
+  edge(Decide, Join); // no case matched
+  Cur = Join;
+}
+
+void FunctionLowering::lowerStatement(PyNode Stmt) {
+  llvm::StringRef K = Stmt.kind();
+  if (K == "expression_statement") {
+    for (PyNode E : Stmt.namedChildren()) {
+      if (E.is("assignment"))
+        lowerAssignment(E);
+      else if (E.is("augmented_assignment"))
+        lowerAugmentedAssignment(E);
+      else
+        lowerExpr(E);
+    }
+  } else if (K == "delete_statement") {
+    lowerDelete(Stmt);
+  } else if (K == "return_statement") {
+    lowerReturn(Stmt);
+    return;
+  } else if (K == "if_statement") {
+    lowerIf(Stmt);
+  } else if (K == "for_statement") {
+    lowerFor(Stmt);
+  } else if (K == "while_statement") {
+    lowerWhile(Stmt);
+  } else if (K == "try_statement") {
+    lowerTry(Stmt);
+  } else if (K == "with_statement") {
+    lowerWith(Stmt);
+  } else if (K == "match_statement") {
+    lowerMatch(Stmt);
+  } else if (K == "break_statement" || K == "continue_statement") {
+    endStatement();
+    if (!Loops.empty())
+      jumpTo(K == "break_statement" ? Loops.back().Break
+                                    : Loops.back().Continue);
+    return;
+  } else if (K == "raise_statement") {
+    for (PyNode E : Stmt.namedChildren())
+      lowerExpr(E);
+    endStatement();
+    // The path ends here; what it leaves behind is the handler's business.
+    Cur = newBlock();
+    return;
+  } else if (K == "assert_statement") {
+    for (PyNode E : Stmt.namedChildren())
+      lowerExpr(E);
+  } else if (K == "decorated_definition" || K == "function_definition" ||
+             K == "class_definition" || K == "import_statement" ||
+             K == "import_from_statement" || K == "future_import_statement" ||
+             K == "global_statement" || K == "nonlocal_statement" ||
+             K == "pass_statement" || K == "comment") {
+    // Nothing to run here (nested definitions are not analysed).
+  }
+  endStatement();
+}
+
+
+} // namespace streamlife::python::lowering

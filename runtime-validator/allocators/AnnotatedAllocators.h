@@ -1,0 +1,141 @@
+//===- AnnotatedAllocators.h - allocators that describe their blocks -*- C++ -*-===//
+//
+// The engine side of the public annotation interface
+// (include/streamlife/annotations.h): allocators that sub-allocate device
+// memory themselves register here with a reuse policy and report their block
+// events. PyTorch's caching allocator is the first client (its trace tracker,
+// see intercept/TorchFeed.cpp); users' pools are the next.
+//
+// Events arrive from any thread and often under the allocator's own lock (a
+// trace tracker runs under it), where nothing may call CUDA. So push() only
+// queues, and drain() replays the queue in order at the next intercepted CUDA
+// call, where stream handles can be resolved. Work enqueued after a block
+// event on the same thread is intercepted after it, so ordering is kept.
+//
+// Block accounting (the summary's "blocks per allocation site"): per site,
+// how many distinct blocks it was handed, the most blocks alive at once, and
+// the most bytes whose release was requested but held back (record_stream:
+// PyTorch waits for events on the recorded streams before it takes the block
+// back). Both peaks are sampled when an allocation is made, because that is
+// when what an allocator holds back costs memory: a release completed within
+// the same free call is never counted.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_ALLOCATORS_ANNOTATEDALLOCATORS_H
+#define STREAMLIFE_RT_ALLOCATORS_ANNOTATEDALLOCATORS_H
+
+#include "allocators/BlockEvents.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+/// STREAMLIFE_REUSE_* of the public header.
+enum class ReusePolicy : int { SameStream = 1, StreamOrdered = 2 };
+
+/// One call of the public interface, as queued.
+struct BlockEvent {
+  enum class Kind : std::uint8_t { Allocated, ReleaseRequested, Released, Accessed };
+  Kind What = Kind::Allocated;
+  int Allocator = 0; ///< 0 for Accessed
+  ThreadId Thread = 0;
+  Addr Ptr = 0;
+  std::uint64_t Size = 0;
+  Handle Stream = 0; ///< the program's stream handle, resolved at drain time
+  OpId Site = NoOp;
+};
+
+/// What the summary says about one allocation site.
+struct BlockAccount {
+  std::uint64_t SiteKey = 0;
+  OpId Site = NoOp; ///< one op of the site, to name it
+  int Allocator = 0;
+  std::size_t Allocations = 0;
+  std::size_t DistinctBlocks = 0;         ///< distinct block addresses handed out
+  std::size_t PeakLiveBlocks = 0;         ///< allocated and not yet back in the pool
+  std::uint64_t PeakHeldBackBytes = 0;    ///< release requested, block not yet back
+};
+
+class AnnotatedAllocators {
+public:
+  /// Maps the program's stream handle (as used by thread T) to an engine stream.
+  using ResolveStreamFn = std::function<StreamId(ThreadId, Handle)>;
+  /// Groups ops into allocation sites (report/: the innermost user frame).
+  using SiteKeyFn = std::function<std::uint64_t(OpId)>;
+
+  AnnotatedAllocators(Engine &E, SiteKeyFn SiteKey);
+
+  /// Returns the allocator's id (> 0), or 0 for an unknown policy.
+  int registerAllocator(const std::string &Name, int Policy);
+  std::string allocatorName(int Id) const;
+  bool known(int Id) const;
+
+  /// Any thread, any lock held: queues only (no CUDA, no engine call).
+  void push(const BlockEvent &Event);
+  bool hasPending() const { return Pending.load(std::memory_order_acquire); }
+  /// Replays the queued events in order; call outside the engine lock.
+  void drain(const ResolveStreamFn &Resolve);
+
+  /// Per allocation site, in order of first allocation.
+  std::vector<BlockAccount> accounts() const;
+
+private:
+  struct Registered {
+    std::string Name;
+    std::unique_ptr<EngineBlockEvents> Blocks;
+  };
+  struct LiveBlock {
+    std::uint64_t Size = 0;
+    std::size_t Account = 0; ///< index into Accounts
+    bool ReleaseRequested = false;
+    OpId RequestSite = NoOp;
+  };
+  struct SiteState {
+    BlockAccount Account;
+    std::set<Addr> Blocks; ///< capped at MaxDistinctBlocks
+    std::size_t LiveBlocks = 0;
+    std::uint64_t HeldBackBytes = 0;
+  };
+  static constexpr std::size_t MaxDistinctBlocks = 1 << 16;
+
+  void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
+  void accountAllocation(const BlockEvent &Event, OpId Site);
+  void accountRequest(Addr Ptr, OpId Site);
+  /// Forgets the block; returns the op its release was requested at, if any.
+  OpId accountRelease(Addr Ptr);
+  void holdBack(std::size_t Site, std::int64_t Bytes);
+
+  Engine &E;
+  SiteKeyFn SiteKey;
+
+  mutable std::mutex RegistryLock;
+  std::vector<Registered> Allocators; ///< index = id - 1
+
+  std::mutex QueueLock; ///< guards Queue only; taken under allocators' locks
+  std::vector<BlockEvent> Queue;
+  std::atomic<bool> Pending{false};
+
+  /// Held for a whole drain, so that batches taken by two threads are applied
+  /// in the order they were queued. Stream resolution inside may query the
+  /// driver; that is safe because waiters here are inside our CUPTI callbacks,
+  /// which hold no lock the driver needs.
+  std::mutex DrainLock;
+  mutable std::mutex StateLock; ///< guards the accounting below
+  std::unordered_map<Addr, LiveBlock> Live;
+  std::vector<SiteState> Sites;
+  std::unordered_map<std::uint64_t, std::size_t> SiteIndex;
+  std::set<std::size_t> HoldingBack; ///< sites with held-back bytes now
+};
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

@@ -1,0 +1,237 @@
+//===- PythonStacks.cpp - the shadow-stack tracer and the code table -------===//
+#include "report/PythonStacks.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+
+// The stable C API we use, as opaque pointers (no Python headers).
+using PyObj = void;
+using TraceFn = int (*)(PyObj *Self, PyObj *Frame, int What, PyObj *Arg);
+// PyTrace_* values, unchanged since Python 2.
+constexpr int TraceCall = 0, TraceLine = 2, TraceReturn = 3;
+
+struct PythonApi {
+  void (*SetTrace)(TraceFn, PyObj *) = nullptr;
+  PyObj *(*FrameGetCode)(PyObj *) = nullptr; // new reference
+  int (*FrameGetLineNumber)(PyObj *) = nullptr;
+  PyObj *(*FrameGetBack)(PyObj *) = nullptr; // new reference
+  PyObj *(*GetAttrString)(PyObj *, const char *) = nullptr;
+  const char *(*UnicodeAsUTF8)(PyObj *) = nullptr;
+  void (*IncRef)(PyObj *) = nullptr;
+  void (*DecRef)(PyObj *) = nullptr;
+  void (*ErrClear)() = nullptr;
+  bool Ok = false;
+};
+
+template <typename F> void bind(F &Slot, const char *Name) {
+  Slot = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, Name));
+}
+
+const PythonApi &python() {
+  static const PythonApi Api = [] {
+    PythonApi A;
+    bind(A.SetTrace, "PyEval_SetTrace");
+    bind(A.FrameGetCode, "PyFrame_GetCode");
+    bind(A.FrameGetLineNumber, "PyFrame_GetLineNumber");
+    bind(A.FrameGetBack, "PyFrame_GetBack");
+    bind(A.GetAttrString, "PyObject_GetAttrString");
+    bind(A.UnicodeAsUTF8, "PyUnicode_AsUTF8");
+    bind(A.IncRef, "Py_IncRef");
+    bind(A.DecRef, "Py_DecRef");
+    bind(A.ErrClear, "PyErr_Clear");
+    A.Ok = A.SetTrace && A.FrameGetCode && A.FrameGetLineNumber && A.FrameGetBack &&
+           A.GetAttrString && A.UnicodeAsUTF8 && A.IncRef && A.DecRef && A.ErrClear;
+    return A;
+  }();
+  return Api;
+}
+
+/// Code objects seen by the tracer, named once. Entries are never removed: the
+/// table keeps a reference to each code object, so its address is never reused
+/// for another one.
+struct CodeTable {
+  std::mutex Lock;
+  std::unordered_map<const void *, std::uint32_t> Ids;
+  std::vector<PyFrameText> Names; ///< index = id - 1 (Line unused)
+};
+CodeTable &codes() {
+  static CodeTable *Table = new CodeTable; // outlives exit-time reports
+  return *Table;
+}
+
+struct ShadowFrame {
+  const void *Frame = nullptr;
+  PyFrameRef Ref;
+};
+/// The calling thread's Python stack, innermost last. Written only by the
+/// tracer on this thread (GIL held), read only by this thread's callbacks.
+thread_local std::vector<ShadowFrame> Shadow;
+thread_local std::unordered_map<const void *, std::uint32_t> LocalCodeIds;
+
+std::string stringAttribute(const PythonApi &Py, PyObj *Object, const char *Name) {
+  PyObj *Value = Py.GetAttrString(Object, Name);
+  if (!Value) {
+    Py.ErrClear();
+    return "?";
+  }
+  const char *Text = Py.UnicodeAsUTF8(Value);
+  std::string Result = Text ? Text : "?";
+  if (!Text)
+    Py.ErrClear();
+  Py.DecRef(Value);
+  return Result;
+}
+
+/// The id of Frame's code object; names it on first sight. GIL held.
+std::uint32_t codeIdOf(const PythonApi &Py, PyObj *Frame) {
+  PyObj *Code = Py.FrameGetCode(Frame);
+  if (!Code)
+    return 0;
+  if (auto It = LocalCodeIds.find(Code); It != LocalCodeIds.end()) {
+    Py.DecRef(Code);
+    return It->second;
+  }
+  std::uint32_t Id;
+  {
+    CodeTable &T = codes();
+    std::unique_lock<std::mutex> Guard(T.Lock);
+    auto It = T.Ids.find(Code);
+    if (It != T.Ids.end()) {
+      Id = It->second;
+    } else {
+      Guard.unlock(); // attribute lookups run Python code paths; never under our lock
+      std::string File = stringAttribute(Py, Code, "co_filename");
+      std::string Function = stringAttribute(Py, Code, "co_name");
+      Py.IncRef(Code); // kept for the life of the process (see CodeTable)
+      Id = internPythonCode(Code, std::move(File), std::move(Function));
+    }
+  }
+  Py.DecRef(Code);
+  LocalCodeIds.emplace(Code, Id);
+  return Id;
+}
+
+PyFrameRef refOf(const PythonApi &Py, PyObj *Frame) {
+  PyFrameRef R;
+  R.Code = codeIdOf(Py, Frame);
+  int Line = Py.FrameGetLineNumber(Frame);
+  R.Line = Line > 0 ? static_cast<std::uint32_t>(Line) : 0;
+  return R;
+}
+
+/// Rebuilds the shadow stack from the live frames (the tracer was installed
+/// mid-stack, or a generator switched frames). GIL held.
+void resync(const PythonApi &Py, PyObj *Frame) {
+  std::vector<ShadowFrame> Stack;
+  PyObj *F = Frame;
+  Py.IncRef(F);
+  while (F && Stack.size() < 256) {
+    Stack.push_back(ShadowFrame{F, refOf(Py, F)});
+    PyObj *Back = Py.FrameGetBack(F);
+    Py.DecRef(F);
+    F = Back;
+  }
+  if (F)
+    Py.DecRef(F);
+  Shadow.assign(Stack.rbegin(), Stack.rend());
+}
+
+int onTrace(PyObj *, PyObj *Frame, int What, PyObj *) {
+  const PythonApi &Py = python();
+  switch (What) {
+  case TraceCall:
+    if (Shadow.empty())
+      resync(Py, Frame); // attached mid-stack: learn the callers too
+    else
+      Shadow.push_back(ShadowFrame{Frame, refOf(Py, Frame)});
+    break;
+  case TraceLine:
+    if (!Shadow.empty() && Shadow.back().Frame == Frame) {
+      int Line = Py.FrameGetLineNumber(Frame);
+      Shadow.back().Ref.Line = Line > 0 ? static_cast<std::uint32_t>(Line) : 0;
+    } else {
+      resync(Py, Frame);
+    }
+    break;
+  case TraceReturn:
+    if (Shadow.empty() || Shadow.back().Frame != Frame)
+      resync(Py, Frame);
+    if (!Shadow.empty())
+      Shadow.pop_back();
+    break;
+  default:
+    break;
+  }
+  return 0;
+}
+
+} // namespace
+
+int capturePythonStack(PyFrameRef *Out, int Max) {
+  int N = 0;
+  for (auto It = Shadow.rbegin(); It != Shadow.rend() && N < Max; ++It)
+    Out[N++] = It->Ref;
+  return N;
+}
+
+std::uint32_t internPythonCode(const void *Code, std::string File, std::string Function) {
+  CodeTable &T = codes();
+  std::lock_guard<std::mutex> Guard(T.Lock);
+  auto [It, New] = T.Ids.emplace(Code, static_cast<std::uint32_t>(T.Names.size() + 1));
+  if (New)
+    T.Names.push_back(PyFrameText{std::move(File), std::move(Function), 0});
+  return It->second;
+}
+
+PyFrameText describePythonFrame(PyFrameRef F) {
+  CodeTable &T = codes();
+  std::lock_guard<std::mutex> Guard(T.Lock);
+  PyFrameText Text;
+  if (F.Code > 0 && F.Code <= T.Names.size())
+    Text = T.Names[F.Code - 1];
+  Text.Line = F.Line;
+  return Text;
+}
+
+std::string formatPythonFrame(PyFrameRef F) {
+  PyFrameText T = describePythonFrame(F);
+  std::string Where = "(" + (T.File.empty() ? std::string("<unknown file>") : T.File) + ":" +
+                      std::to_string(T.Line) + ")";
+  return T.Function.empty() ? Where : T.Function + " " + Where;
+}
+
+bool isLibraryPythonFile(std::string_view File) {
+  if (File.empty() || File.front() == '<') // <frozen importlib._bootstrap>, <string>
+    return true;
+  if (File.find("-packages/torch/") != std::string_view::npos) // site- or dist-packages
+    return true;
+  // The standard library: .../lib/python3.X/<module>.py, not a site-packages below it.
+  std::size_t Lib = File.find("/lib/python3");
+  return Lib != std::string_view::npos && File.find("-packages/", Lib) == std::string_view::npos;
+}
+
+int attachPythonTracer() {
+  const PythonApi &Py = python();
+  if (!Py.Ok)
+    return -1;
+  Shadow.clear();
+  Py.SetTrace(onTrace, nullptr);
+  return 0;
+}
+
+void setShadowStackForTesting(const PyFrameRef *Frames, int Count) {
+  Shadow.clear();
+  for (int I = 0; I < Count; ++I)
+    Shadow.push_back(ShadowFrame{nullptr, Frames[I]});
+}
+
+} // namespace rt
+} // namespace streamlife

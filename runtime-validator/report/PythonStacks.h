@@ -1,0 +1,75 @@
+//===- PythonStacks.h - Python call sites without taking the GIL -*- C++ -*-===//
+//
+// In a Python program the call site a user wants is a Python line (`del w`,
+// `out = x @ w`), not the libtorch frames under it. But the validator learns
+// of an operation inside a CUDA callback or an allocator's trace tracker,
+// where reading Python state is only safe while the thread holds the GIL, and
+// PyTorch releases the GIL around most operators (the kernel launch of
+// `x @ w` runs without it). Taking the GIL there could deadlock.
+//
+// So the Python stack is kept where reading it is always safe: a trace
+// function (PyEval_SetTrace), installed on each Python thread by the
+// sitecustomize module `streamlife run` puts on PYTHONPATH, runs with the GIL
+// held at every call, line and return, and maintains a per-thread shadow stack
+// of (code, line) in plain memory. Callbacks copy the calling thread's shadow
+// stack: no Python API, no GIL, no allocation of Python objects. Code objects
+// are named (file, function) once, by the tracer, under the GIL.
+//
+// Cost: one C call per executed Python line (the interpreter's own tracing
+// machinery); programs that install their own tracer (debuggers, coverage)
+// replace ours on that thread and lose Python frames from then on.
+//
+// Python is found through dlsym in the running process; nothing here links
+// against or includes Python.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_REPORT_PYTHONSTACKS_H
+#define STREAMLIFE_RT_REPORT_PYTHONSTACKS_H
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace streamlife {
+namespace rt {
+
+/// One Python frame: a code id (named by describePythonFrame) and a line.
+struct PyFrameRef {
+  std::uint32_t Code = 0; ///< 0: none
+  std::uint32_t Line = 0;
+  bool operator==(const PyFrameRef &O) const { return Code == O.Code && Line == O.Line; }
+};
+
+/// Most Python frames kept per call site.
+constexpr int MaxPythonFrames = 32;
+
+/// Copies the calling thread's Python stack, innermost first; 0 when the
+/// thread runs no traced Python (not a Python program, or no tracer).
+int capturePythonStack(PyFrameRef *Out, int Max);
+
+struct PyFrameText {
+  std::string File;
+  std::string Function;
+  std::uint32_t Line = 0;
+};
+PyFrameText describePythonFrame(PyFrameRef F);
+/// "pipeline (/path/script.py:30)".
+std::string formatPythonFrame(PyFrameRef F);
+/// True for files of PyTorch's own Python package and of the standard library
+/// (contextlib, threading...): frames a user does not want as the call site.
+bool isLibraryPythonFile(std::string_view File);
+
+/// Installs the tracer on the calling thread, which must hold the GIL (the
+/// sitecustomize module calls it through ctypes.PyDLL). Returns 0, or -1 when
+/// the process has no Python.
+int attachPythonTracer();
+
+/// For tests: names a fake code object (as the tracer does on first sight).
+std::uint32_t internPythonCode(const void *Code, std::string File, std::string Function);
+/// For tests: replaces the calling thread's shadow stack (innermost last).
+void setShadowStackForTesting(const PyFrameRef *Frames, int Count);
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

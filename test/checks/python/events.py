@@ -1,0 +1,160 @@
+# REQUIRES: checker
+# RUN: %check_streamlife_py %s streamlife-free-before-wait
+#
+# Events and ordering: s.record_event(), torch.cuda.Event() with e.record(s)
+# and e.record(), s.wait_event(e), e.wait(s), s.wait_stream(o),
+# e.synchronize(), s.synchronize(), torch.cuda.synchronize(), and async
+# collectives with their work.wait().
+import torch
+import torch.distributed as dist
+
+
+def alloc_on(side):
+    with torch.cuda.stream(side):
+        return torch.empty(64, device="cuda")
+
+
+# torch.cuda.Event() recorded on the consumer with e.record(s), waited on by
+# the allocation stream with e.wait(s): clean.
+def event_record_and_wait():
+    side = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    buf = alloc_on(side)
+    compute.wait_stream(side)
+    out = buf * 2
+    done = torch.cuda.Event()
+    done.record(compute)
+    done.wait(side)
+    del buf
+
+
+# e.record() without a stream records on the current stream.
+def event_record_current():
+    side = torch.cuda.Stream()
+    buf = alloc_on(side)
+    torch.cuda.current_stream().wait_stream(side)
+    out = buf * 2
+    done = torch.cuda.Event()
+    done.record()
+    side.wait_event(done)
+    del buf
+
+
+# The event is recorded on the allocation stream, not the consumer: the wait
+# orders nothing about the use.
+def event_on_wrong_stream():
+    side = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    buf = alloc_on(side)
+    compute.wait_stream(side)
+    out = buf * 2
+    done = side.record_event()
+    compute.wait_event(done)
+    del buf
+    # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'side' while stream 'compute' may still use it
+    # CHECK-NOTES: :[[@LINE-7]]:11: note: 'buf' allocated on stream 'side' here
+    # CHECK-NOTES: :[[@LINE-6]]:11: note: used on stream 'compute' here
+    # CHECK-NOTES: :[[@LINE-7]]:11: note: record an event on 'compute' after this use and make 'side' wait on it before the release
+
+
+# The consumer waits instead of the allocation stream.
+def wait_on_wrong_stream():
+    side = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    buf = alloc_on(side)
+    compute.wait_stream(side)
+    out = buf * 2
+    done = compute.record_event()
+    compute.wait_event(done)
+    del buf
+    # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'side' while stream 'compute' may still use it
+    # CHECK-NOTES: :[[@LINE-7]]:11: note: 'buf' allocated on stream 'side' here
+    # CHECK-NOTES: :[[@LINE-6]]:11: note: used on stream 'compute' here
+    # CHECK-NOTES: :[[@LINE-5]]:5: note: the wait is on stream 'compute', not on the release stream 'side'
+    # CHECK-NOTES: :[[@LINE-8]]:11: note: record an event on 'compute' after this use and make 'side' wait on it before the release
+
+
+# s.wait_stream(o) on the allocation stream orders everything o enqueued.
+def wait_stream_back():
+    side = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    buf = alloc_on(side)
+    compute.wait_stream(side)
+    out = buf * 2
+    side.wait_stream(compute)
+    del buf
+
+
+# Host syncs: the event, the consumer stream, the device.
+def host_sync_event():
+    side = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    buf = alloc_on(side)
+    compute.wait_stream(side)
+    out = buf * 2
+    done = compute.record_event()
+    done.synchronize()
+    del buf
+
+
+def host_sync_stream():
+    side = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    buf = alloc_on(side)
+    compute.wait_stream(side)
+    out = buf * 2
+    compute.synchronize()
+    del buf
+
+
+def host_sync_device():
+    side = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    buf = alloc_on(side)
+    compute.wait_stream(side)
+    out = buf * 2
+    torch.cuda.synchronize()
+    del buf
+
+
+# A sync of the allocation stream does not wait for the consumer.
+def host_sync_wrong_stream():
+    side = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    buf = alloc_on(side)
+    compute.wait_stream(side)
+    out = buf * 2
+    side.synchronize()
+    del buf
+    # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'side' while stream 'compute' may still use it
+    # CHECK-NOTES: :[[@LINE-6]]:11: note: 'buf' allocated on stream 'side' here
+    # CHECK-NOTES: :[[@LINE-5]]:11: note: used on stream 'compute' here
+    # CHECK-NOTES: :[[@LINE-6]]:11: note: record an event on 'compute' after this use and make 'side' wait on it before the release
+
+
+# An async collective reads the tensor on the process group's stream until
+# work.wait(); releasing before the wait races.
+def collective_released_before_wait():
+    grad = torch.empty(64, device="cuda")
+    work = dist.all_reduce(grad, async_op=True)
+    del grad
+    # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'grad' is released on the current stream while stream 'all_reduce' may still use it
+    # CHECK-NOTES: :[[@LINE-4]]:12: note: 'grad' allocated on the current stream here
+    # CHECK-NOTES: :[[@LINE-4]]:12: note: used on stream 'all_reduce' here
+    # CHECK-NOTES: :[[@LINE+2]]:5: note: the current stream waits for 'all_reduce' only after the release
+    # CHECK-NOTES: :[[@LINE-6]]:12: note: record an event on 'all_reduce' after this use and make the current stream wait on it before the release
+    work.wait()
+
+
+def collective_waited():
+    grad = torch.empty(64, device="cuda")
+    work = dist.all_reduce(grad, async_op=True)
+    work.wait()
+    del grad
+
+
+# A synchronous collective is ordered before the current stream's later work.
+def collective_sync():
+    grad = torch.empty(64, device="cuda")
+    dist.all_reduce(grad)
+    del grad

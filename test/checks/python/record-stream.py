@@ -1,0 +1,45 @@
+# REQUIRES: checker
+# RUN: %check_streamlife_py %s streamlife-record-stream-in-loop
+#
+# t.record_stream(s) inside a loop (for, while; not a nested function) hands
+# buffer reuse to the allocator's event polling.
+import torch
+
+
+def in_for_loop(side, compute, layers):
+    for layer in range(layers):
+        with torch.cuda.stream(side):
+            buf = torch.empty(64, device="cuda")
+        compute.wait_stream(side)
+        out = buf * 2
+        buf.record_stream(compute)
+        # CHECK-NOTES: :[[@LINE-1]]:9: warning: record_stream on 'buf' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
+        # CHECK-NOTES: :[[@LINE-7]]:5: note: inside this loop
+        del buf
+
+
+def in_while_loop(side, compute, queue):
+    while queue:
+        t = queue.pop()
+        t.record_stream(compute)
+        # CHECK-NOTES: :[[@LINE-1]]:9: warning: record_stream on 't' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
+        # CHECK-NOTES: :[[@LINE-4]]:5: note: inside this loop
+
+
+# A one-off hand-off outside any loop is the API's intended use.
+def outside_loop(side, compute):
+    with torch.cuda.stream(side):
+        buf = torch.empty(64, device="cuda")
+    compute.wait_stream(side)
+    out = buf * 2
+    buf.record_stream(compute)
+    del buf
+
+
+# A function defined inside the loop body runs elsewhere.
+def nested_function_in_loop(compute, tensors):
+    hooks = []
+    for t in tensors:
+        def hook(x):
+            x.record_stream(compute)
+        hooks.append(hook)

@@ -1,0 +1,5 @@
+import torch
+
+
+def step(side:
+    pass

@@ -1,0 +1,226 @@
+//===- AnnotatedAllocatorsTest.cpp - the annotation queue and accounting ---===//
+//
+// allocators/AnnotatedAllocators.h against the real engine: events are queued
+// and only reach the engine at drain(); the release reported is the requested
+// one; record_stream-style held-back blocks are counted; a release completed
+// in the same breath is not.
+//
+//===----------------------------------------------------------------------===//
+#include "allocators/AnnotatedAllocators.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace streamlife::rt;
+
+namespace {
+
+class Collect : public FindingSink {
+public:
+  void report(const Finding &F) override { Found.push_back(F); }
+  std::vector<Finding> Found;
+};
+
+constexpr Handle AgHandle = 0xa000, ComputeHandle = 0xc000;
+constexpr Addr BlockA = 0x100000, BlockB = 0x200000;
+constexpr std::uint64_t Bytes = 4096;
+
+struct AnnotatedAllocatorsTest : ::testing::Test {
+  AnnotatedAllocatorsTest()
+      : E(Sink), Annotated(E, [](OpId Op) { return Op >= 100 ? 100 : Op; }) {
+    Ag = E.stream(0, StreamDesc{AgHandle, 0, StreamFlavor::NonBlocking, 0});
+    Compute = E.stream(0, StreamDesc{ComputeHandle, 0, StreamFlavor::NonBlocking, 0});
+    Caching = Annotated.registerAllocator("test caching allocator", 1);
+  }
+  void push(BlockEvent::Kind What, Addr Ptr, Handle Stream, OpId Site) {
+    BlockEvent Ev;
+    Ev.What = What;
+    Ev.Allocator = Caching;
+    Ev.Ptr = Ptr;
+    Ev.Size = Bytes;
+    Ev.Stream = Stream;
+    Ev.Site = Site;
+    Annotated.push(Ev);
+  }
+  void drain() {
+    Annotated.drain([this](ThreadId, Handle H) { return H == AgHandle ? Ag : Compute; });
+  }
+  /// The consumer reads the block after waiting for its producer on `ag`.
+  void consume(Addr Ptr, OpId Op) {
+    E.eventRecorded(0, 0xe0, Ag);
+    E.streamWaitsEvent(0, Compute, 0xe0);
+    E.accessed(0, Compute, Range{Ptr, Bytes}, Op);
+  }
+  Collect Sink;
+  Engine E;
+  AnnotatedAllocators Annotated;
+  StreamId Ag, Compute;
+  int Caching = 0;
+};
+
+TEST_F(AnnotatedAllocatorsTest, RegistrationChecksThePolicy) {
+  EXPECT_GT(Caching, 0);
+  EXPECT_EQ(Annotated.allocatorName(Caching), "test caching allocator");
+  EXPECT_GT(Annotated.registerAllocator("pool", 2), Caching);
+  EXPECT_EQ(Annotated.registerAllocator("bad", 0), 0);
+  EXPECT_EQ(Annotated.registerAllocator("bad", 3), 0);
+  EXPECT_FALSE(Annotated.known(0));
+  EXPECT_FALSE(Annotated.known(99));
+}
+
+TEST_F(AnnotatedAllocatorsTest, EventsWaitForTheDrain) {
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  EXPECT_TRUE(Annotated.hasPending());
+  EXPECT_FALSE(E.isTracked(BlockA));
+  drain();
+  EXPECT_FALSE(Annotated.hasPending());
+  EXPECT_TRUE(E.isTracked(BlockA));
+}
+
+TEST_F(AnnotatedAllocatorsTest, ReleaseWithNoWaitIsAnUnsafeFreeAtTheRequestedSite) {
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  drain();
+  consume(BlockA, 2);
+  push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 3);
+  push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
+  drain();
+  ASSERT_EQ(Sink.Found.size(), 1u);
+  const Finding &F = Sink.Found.front();
+  EXPECT_EQ(F.Kind, FindingKind::UnsafeFree);
+  EXPECT_EQ(F.Alloc, AllocKind::CachingAllocator);
+  EXPECT_EQ(F.Allocated.Stream, Ag);
+  EXPECT_EQ(F.Unordered.Stream, Compute);
+  EXPECT_EQ(F.Released.Op, 3u) << "the owner's release, not the allocator's";
+  EXPECT_EQ(F.Released.Stream, Ag);
+}
+
+TEST_F(AnnotatedAllocatorsTest, ReleaseWithoutARequestReportsItsOwnSite) {
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  drain();
+  consume(BlockA, 2);
+  push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
+  drain();
+  ASSERT_EQ(Sink.Found.size(), 1u);
+  EXPECT_EQ(Sink.Found.front().Released.Op, 4u);
+}
+
+TEST_F(AnnotatedAllocatorsTest, WaitOnTheAllocationStreamFirstIsClean) {
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  drain();
+  consume(BlockA, 2);
+  E.eventRecorded(0, 0xe1, Compute);
+  E.streamWaitsEvent(0, Ag, 0xe1);
+  push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 3);
+  push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  drain();
+  E.accessed(0, Ag, Range{BlockA, Bytes}, 5);
+  EXPECT_TRUE(Sink.Found.empty());
+}
+
+TEST_F(AnnotatedAllocatorsTest, ReleaseAfterTheHostSawTheConsumerEventIsClean) {
+  // record_stream: the allocator records an event on the consumer, queries it,
+  // and takes the block back only once it completed.
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  drain();
+  consume(BlockA, 2);
+  push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 3);
+  drain();
+  E.eventRecorded(0, 0xe2, Compute);
+  E.hostSyncsEvent(0, 0xe2);
+  push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  drain();
+  E.accessed(0, Ag, Range{BlockA, Bytes}, 5);
+  EXPECT_TRUE(Sink.Found.empty());
+}
+
+TEST_F(AnnotatedAllocatorsTest, AccessEventsReachTheEngine) {
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  drain();
+  BlockEvent Use;
+  Use.What = BlockEvent::Kind::Accessed;
+  Use.Ptr = BlockA;
+  Use.Size = 16;
+  Use.Stream = ComputeHandle; // never ordered after anything on ag
+  Use.Site = 2;
+  Annotated.push(Use);
+  push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
+  drain();
+  ASSERT_EQ(Sink.Found.size(), 1u);
+  EXPECT_EQ(Sink.Found.front().Unordered.Op, 2u);
+}
+
+TEST_F(AnnotatedAllocatorsTest, EventsOfAnUnknownAllocatorAreDropped) {
+  BlockEvent Ev;
+  Ev.Allocator = 42;
+  Ev.Ptr = BlockA;
+  Ev.Size = Bytes;
+  Annotated.push(Ev);
+  drain();
+  EXPECT_FALSE(E.isTracked(BlockA));
+}
+
+TEST_F(AnnotatedAllocatorsTest, OneBlockCycledByFreeBeforeTheNextAllocation) {
+  for (int Layer = 0; Layer < 4; ++Layer) {
+    push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 100 + Layer); // one site
+    push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 7);
+    push(BlockEvent::Kind::Released, BlockA, AgHandle, 7);
+  }
+  drain();
+  std::vector<BlockAccount> Accounts = Annotated.accounts();
+  ASSERT_EQ(Accounts.size(), 1u);
+  EXPECT_EQ(Accounts[0].SiteKey, 100u);
+  EXPECT_EQ(Accounts[0].Allocations, 4u);
+  EXPECT_EQ(Accounts[0].DistinctBlocks, 1u);
+  EXPECT_EQ(Accounts[0].PeakLiveBlocks, 1u);
+  EXPECT_EQ(Accounts[0].PeakHeldBackBytes, 0u) << "completed in the same breath";
+}
+
+TEST_F(AnnotatedAllocatorsTest, KeepaliveAlternatesTwoBlocks) {
+  Addr Blocks[2] = {BlockA, BlockB};
+  for (int Layer = 0; Layer < 4; ++Layer) {
+    push(BlockEvent::Kind::Allocated, Blocks[Layer % 2], AgHandle, 100);
+    if (Layer > 0) {
+      push(BlockEvent::Kind::ReleaseRequested, Blocks[(Layer - 1) % 2], AgHandle, 7);
+      push(BlockEvent::Kind::Released, Blocks[(Layer - 1) % 2], AgHandle, 7);
+    }
+  }
+  drain();
+  std::vector<BlockAccount> Accounts = Annotated.accounts();
+  ASSERT_EQ(Accounts.size(), 1u);
+  EXPECT_EQ(Accounts[0].DistinctBlocks, 2u);
+  EXPECT_EQ(Accounts[0].PeakLiveBlocks, 2u);
+  EXPECT_EQ(Accounts[0].PeakHeldBackBytes, 0u);
+}
+
+TEST_F(AnnotatedAllocatorsTest, HeldBackBlocksCountUntilTheAllocatorTakesThemBack) {
+  const Addr Blocks[4] = {0x100000, 0x200000, 0x300000, 0x400000};
+  for (Addr Block : Blocks) {
+    push(BlockEvent::Kind::Allocated, Block, AgHandle, 100);
+    push(BlockEvent::Kind::ReleaseRequested, Block, AgHandle, 7); // parked on events
+  }
+  for (Addr Block : Blocks)
+    push(BlockEvent::Kind::Released, Block, AgHandle, 8);
+  push(BlockEvent::Kind::Allocated, Blocks[0], AgHandle, 100);
+  drain();
+  std::vector<BlockAccount> Accounts = Annotated.accounts();
+  ASSERT_EQ(Accounts.size(), 1u);
+  EXPECT_EQ(Accounts[0].DistinctBlocks, 4u);
+  EXPECT_EQ(Accounts[0].PeakLiveBlocks, 4u);
+  EXPECT_EQ(Accounts[0].PeakHeldBackBytes, 3 * Bytes) << "sampled at the 4th allocation";
+}
+
+TEST_F(AnnotatedAllocatorsTest, SitesAreKeptApart) {
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  push(BlockEvent::Kind::Allocated, BlockB, ComputeHandle, 2);
+  drain();
+  std::vector<BlockAccount> Accounts = Annotated.accounts();
+  ASSERT_EQ(Accounts.size(), 2u);
+  EXPECT_EQ(Accounts[0].Site, 1u);
+  EXPECT_EQ(Accounts[1].Site, 2u);
+  EXPECT_EQ(Accounts[0].PeakLiveBlocks, 1u);
+}
+
+} // namespace

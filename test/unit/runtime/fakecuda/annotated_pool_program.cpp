@@ -1,0 +1,206 @@
+//===- annotated_pool_program.cpp - a custom pool allocator, annotated ----===//
+//
+// Usage: annotated_pool_program SCENARIO. A program with its own small
+// caching allocator (StreamPool below: blocks carved from one cuMemAlloc'd
+// segment, a freed block reused by the next allocation on its stream at once,
+// record_stream-style deferred frees) that tells the validator about its blocks
+// through <streamlife/annotations.h>, the way PyTorch's feed does. The driver
+// calls are played through the fake CUPTI, as in fake_cuda_program.cpp; see
+// run-annotated-pool.test for the expectations. Without the validator loaded
+// the annotations are no-ops and the program runs the same.
+//
+//===----------------------------------------------------------------------===//
+#include "streamlife/annotations.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+using CallFn = void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *);
+CallFn Call = nullptr;
+
+CUstream const Ag = reinterpret_cast<CUstream>(0x5000);
+CUstream const Compute = reinterpret_cast<CUstream>(0x6000);
+CUfunction const Kernel = reinterpret_cast<CUfunction>(0x1000); // 3 parameters in the fake driver
+constexpr CUdeviceptr Segment = 0x7f0000000000;
+constexpr CUdeviceptr Output = 0x7f1000000000;
+constexpr size_t BlockBytes = 4096;
+
+void createStream(CUstream S) {
+  CUstream Out = S;
+  cuStreamCreate_params P{&Out, CU_STREAM_NON_BLOCKING};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, "cuStreamCreate", &P, CUDA_SUCCESS, nullptr);
+}
+
+void segmentAlloc(CUdeviceptr Ptr, size_t Bytes) {
+  CUdeviceptr Out = Ptr;
+  cuMemAlloc_v2_params P{&Out, Bytes};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", &P, CUDA_SUCCESS, nullptr);
+}
+
+void recordEvent(CUevent E, CUstream S) {
+  cuEventRecord_params R{E, S};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", &R, CUDA_SUCCESS, nullptr);
+}
+
+/// cuEventQuery that reports completion.
+void queryEvent(CUevent E) {
+  cuEventQuery_params Q{E};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuEventQuery, "cuEventQuery", &Q, CUDA_SUCCESS, nullptr);
+}
+
+/// Waiter waits for everything enqueued on Producer so far.
+void order(CUstream Waiter, CUstream Producer) {
+  CUevent E = reinterpret_cast<CUevent>(0x7100);
+  recordEvent(E, Producer);
+  cuStreamWaitEvent_params W{Waiter, E, 0};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", &W, CUDA_SUCCESS, nullptr);
+}
+
+/// A kernel reading or writing Ptr on S.
+void launch(CUdeviceptr Ptr, CUstream S, const char *Name) {
+  CUdeviceptr In = Ptr, Out = Output;
+  int N = 1024;
+  void *Params[] = {&In, &Out, &N};
+  cuLaunchKernel_params P{Kernel, 1, 1, 1, 32, 1, 1, 0, S, Params, nullptr};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &P, CUDA_SUCCESS, Name);
+}
+
+/// The allocator under test: fixed-size blocks from one segment; a released
+/// block is reused by the next allocation on its stream at once, unless other
+/// streams were recorded on it (then it waits for events on them).
+class StreamPool {
+public:
+  StreamPool() : Id(streamlife_register_allocator("test pool", STREAMLIFE_REUSE_SAME_STREAM)) {
+    segmentAlloc(Segment, 64 * BlockBytes);
+  }
+
+  CUdeviceptr allocate(CUstream S) {
+    processEvents();
+    CUdeviceptr P;
+    std::vector<CUdeviceptr> &Free = FreeBlocks[S];
+    if (!Free.empty()) {
+      P = Free.back();
+      Free.pop_back();
+    } else {
+      P = Segment + Next++ * BlockBytes;
+    }
+    StreamOf[P] = S;
+    streamlife_block_allocated(Id, reinterpret_cast<void *>(P), BlockBytes, S);
+    return P;
+  }
+
+  void recordStream(CUdeviceptr P, CUstream Consumer) { Recorded[P].push_back(Consumer); }
+
+  void release(CUdeviceptr P) {
+    CUstream S = StreamOf[P];
+    streamlife_block_release_requested(Id, reinterpret_cast<void *>(P), S);
+    std::vector<CUstream> Uses = Recorded[P];
+    Recorded.erase(P);
+    if (Uses.empty())
+      return releaseNow(P);
+    for (CUstream U : Uses) { // record an event on every recorded stream
+      CUevent E = reinterpret_cast<CUevent>(0x8000 + Pending.size() * 0x10);
+      recordEvent(E, U);
+      Pending.push_back(Deferred{P, E, 0});
+    }
+  }
+
+private:
+  void releaseNow(CUdeviceptr P) {
+    streamlife_block_released(Id, reinterpret_cast<void *>(P), StreamOf[P]);
+    FreeBlocks[StreamOf[P]].push_back(P);
+  }
+  /// An event is seen complete at the second allocation after its record
+  /// (the GPU lags one layer behind the host, as in a pipeline).
+  void processEvents() {
+    std::vector<Deferred> Still;
+    for (Deferred &D : Pending) {
+      if (D.Age++ == 0) {
+        Still.push_back(D);
+        continue;
+      }
+      if (QueryEvents)
+        queryEvent(D.Event);
+      releaseNow(D.Ptr);
+    }
+    Pending = Still;
+  }
+
+public:
+  /// A broken pool takes deferred blocks back without asking whether the
+  /// recorded streams are done.
+  bool QueryEvents = true;
+
+private:
+  int Id;
+  std::size_t Next = 0;
+  std::map<CUstream, std::vector<CUdeviceptr>> FreeBlocks;
+  std::map<CUdeviceptr, CUstream> StreamOf;
+  std::map<CUdeviceptr, std::vector<CUstream>> Recorded;
+  struct Deferred {
+    CUdeviceptr Ptr;
+    CUevent Event;
+    int Age;
+  };
+  std::vector<Deferred> Pending;
+};
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  std::string Scenario = Argc > 1 ? Argv[1] : "";
+  const char *Cupti = std::getenv("STREAMLIFE_CUPTI_LIBRARY");
+  void *Lib = Cupti ? dlopen(Cupti, RTLD_NOW) : nullptr;
+  Call = Lib ? reinterpret_cast<CallFn>(dlsym(Lib, "fakeCuptiCall")) : nullptr;
+  if (!Call) {
+    std::fprintf(stderr, "annotated_pool_program: set STREAMLIFE_CUPTI_LIBRARY to the fake CUPTI\n");
+    return 2;
+  }
+  createStream(Ag);
+  createStream(Compute);
+  segmentAlloc(Output, BlockBytes);
+  StreamPool Pool;
+
+  if (Scenario == "no-wait" || Scenario == "wait-first") {
+    // Produced on ag, consumed on compute, released: the seed's pipeline.
+    for (int Layer = 0; Layer < 2; ++Layer) {
+      CUdeviceptr W = Pool.allocate(Ag);
+      launch(W, Ag, "touch");
+      order(Compute, Ag);
+      launch(W, Compute, "touch");
+      if (Scenario == "wait-first")
+        order(Ag, Compute);
+      Pool.release(W);
+    }
+  } else if (Scenario == "record-stream" || Scenario == "deferred-without-query") {
+    // The consumer stream is recorded: the pool takes the block back only
+    // after an event on it completed, and hands out a second block meanwhile.
+    Pool.QueryEvents = Scenario == "record-stream";
+    for (int Layer = 0; Layer < 3; ++Layer) {
+      CUdeviceptr W = Pool.allocate(Ag);
+      launch(W, Ag, "touch");
+      order(Compute, Ag);
+      launch(W, Compute, "touch");
+      Pool.recordStream(W, Compute);
+      Pool.release(W);
+    }
+  } else if (Scenario == "access") {
+    // A use the validator cannot see as a kernel argument, annotated by hand.
+    CUdeviceptr W = Pool.allocate(Ag);
+    streamlife_buffer_accessed(reinterpret_cast<void *>(W), BlockBytes, Compute, 0);
+    Pool.release(W);
+  } else {
+    std::fprintf(stderr, "annotated_pool_program: unknown scenario '%s'\n", Scenario.c_str());
+    return 2;
+  }
+  std::puts("ran");
+  return 0;
+}

@@ -1,0 +1,37 @@
+//===- PythonRunner.h - `streamlife check` on Python files -----*- C++ -*-===//
+//
+// Runs the Python front end (checks/python) on each .py file and turns its
+// findings into the report model the formatters share with C++ findings.
+// Per-line suppressions are the Python ones: a comment on the warning's line
+// `# NOLINT`, `# NOLINT(streamlife-free-before-wait, ...)`, `# noqa`, or
+// `# noqa: streamlife-free-before-wait, ...` (a trailing `*` globs), or
+// `# NOLINTNEXTLINE(...)` on the line before.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_TOOL_CHECK_PYTHONRUNNER_H
+#define STREAMLIFE_TOOL_CHECK_PYTHONRUNNER_H
+
+#include "Finding.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace streamlife::check {
+
+/// The names of the checks the Python front end reports.
+llvm::ArrayRef<llvm::StringRef> pythonCheckNames();
+
+/// Checks one Python file (absolute path). A file that cannot be read or is
+/// not valid Python gets a one-line Failure ("line 3: invalid syntax").
+FileResult checkPythonFile(const std::string &Path);
+
+/// True when \p LineText (or \p PreviousLine, for NOLINTNEXTLINE) suppresses
+/// \p CheckName.
+bool isSuppressed(llvm::StringRef LineText, llvm::StringRef PreviousLine,
+                  llvm::StringRef CheckName);
+
+} // namespace streamlife::check
+
+#endif
