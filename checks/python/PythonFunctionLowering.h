@@ -178,6 +178,9 @@ private:
   void assumeNone(PyNode Name, PyNode At);
   void lowerFor(PyNode Stmt);
   void lowerWhile(PyNode Stmt);
+  /// The body, loop-back edge and `else` block shared by `for` and `while`;
+  /// Cur is the body's first block.
+  void lowerLoopRest(PyNode Stmt, unsigned Header, unsigned Test, unsigned After);
   void lowerTry(PyNode Stmt);
   void lowerWith(PyNode Stmt);
   void lowerMatch(PyNode Stmt);

@@ -399,20 +399,7 @@ void FunctionLowering::lowerFor(PyNode Stmt) {
   Cur = Body;
   // Each iteration binds the loop variables to an element we do not track.
   assign(Stmt.field("left"), Value(), Stmt.field("left"));
-  Loops.push_back({Header, After, Stmt});
-  lowerBlock(Stmt.field("body"));
-  Loops.pop_back();
-  endStatement();
-  edge(Cur, Header);
-  Cur = Header;
-  if (PyNode Else = Stmt.field("alternative")) {
-    unsigned ElseBlock = newBlock();
-    edge(Header, ElseBlock);
-    Cur = ElseBlock;
-    lowerBlock(Else.field("body"));
-  }
-  edge(Cur, After);
-  Cur = After;
+  lowerLoopRest(Stmt, Header, Header, After);
 }
 
 void FunctionLowering::lowerWhile(PyNode Stmt) {
@@ -425,6 +412,14 @@ void FunctionLowering::lowerWhile(PyNode Stmt) {
   unsigned Body = newBlock();
   edge(Test, Body);
   Cur = Body;
+  lowerLoopRest(Stmt, Header, Test, After);
+}
+
+void FunctionLowering::lowerLoopRest(PyNode Stmt, unsigned Header, unsigned Test,
+                                     unsigned After) {
+  // The body loops back to Header; the `else` block runs when the loop test
+  // (Test, the block that decides another iteration) says no, and `break`
+  // skips it.
   Loops.push_back({Header, After, Stmt});
   lowerBlock(Stmt.field("body"));
   Loops.pop_back();
