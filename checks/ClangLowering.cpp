@@ -23,6 +23,8 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/CFG.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include <map>
@@ -962,6 +964,11 @@ void TranslationUnitIR::lowerPending() {
         !relevant(Function))
       continue; // stays Lowered = false: calls to it do nothing
     ir::Function Lowered = FunctionLowering(*this, Function, Id).lower();
+    // For developers of the lowering: STREAMLIFE_DEBUG_IR=1 prints every
+    // function's IR as it is lowered (the unit tests' dump format).
+    static const bool DebugIR = std::getenv("STREAMLIFE_DEBUG_IR") != nullptr;
+    if (DebugIR)
+      llvm::errs() << ir::dump(M, Lowered) << "\n";
     M.Functions[Id] = std::move(Lowered);
   }
 }

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Diagnose.h"
+#include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <cassert>
 
@@ -182,14 +183,16 @@ void FindingCollector::finish() {
         }
       AllExplained &= Explained;
     }
-    if (AllExplained) {
+    // The stale wait made this release racy (for some of its uses at
+    // least): it is told as a note of the stale-event warning.
+    for (MissingConsumerEventFinding &Stale : Out.MissingConsumerEvent)
+      if (Explaining.count(Stale.WaitSite))
+        Stale.RacingReleases.push_back({Finding.ReleaseSite, Finding.Buffer});
+    // Every racing use is explained by a reported stale wait: one bug, one
+    // warning (at the wait).
+    if (AllExplained)
       Finding.ExplainedByStaleWaits.assign(Explaining.begin(),
                                            Explaining.end());
-      for (MissingConsumerEventFinding &Stale : Out.MissingConsumerEvent)
-        if (Explaining.count(Stale.WaitSite))
-          Stale.RacingReleases.push_back(
-              {Finding.ReleaseSite, Finding.Buffer});
-    }
     auto Found = LateWaits.find(Finding.ReleaseSite);
     if (Found == LateWaits.end())
       continue;
@@ -197,6 +200,13 @@ void FindingCollector::finish() {
       if (before(Finding.ReleaseSite, Wait.first))
         Finding.LateWaits.push_back(Wait);
   }
+  // A stale wait is a bug only when a release relies on it: a wait on an
+  // older record that guards an older buffer (keepalive with one reused
+  // event) is right even though a newer buffer's uses come after the record.
+  llvm::erase_if(Out.MissingConsumerEvent,
+                 [](const MissingConsumerEventFinding &F) {
+                   return F.RacingReleases.empty();
+                 });
 }
 
 } // namespace core

@@ -444,6 +444,12 @@ bool Transfer::handedOffOnHiddenStream(const ObjectState &Object) const {
   return isHiddenStream(*Object.ReleaseStream);
 }
 
+bool Transfer::holdsCallerObject(NameId Name) const {
+  const ir::NameInfo &Info = M.name(Name);
+  return Info.Owner == NoId || Info.PointeeOf != NoId ||
+         llvm::is_contained(F.Params, Name);
+}
+
 bool Transfer::isHiddenStream(const StreamKey &S) const {
   if (S.Kind != StreamKey::Named || F.Return == NoId)
     return false;
@@ -498,6 +504,11 @@ void Transfer::bind(const Inst &I, bool IsMove, LifetimeState &State) const {
     auto Found = State.Names.find(Source);
     if (Found != State.Names.end())
       Held = Found->second;
+    else if (holdsCallerObject(Source))
+      // A parameter (or member, global, `*out`) not touched yet holds the
+      // caller's object: a view or copy of it must reach the same object,
+      // or uses through the copy never show in the summary.
+      Held = objectsOf(Source, State);
   }
   if (Watcher && Dest == F.Return && Dest != NoId)
     for (ObjectId Id : Held)

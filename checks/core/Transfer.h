@@ -129,6 +129,9 @@ private:
                                           const WorkFacts &)> &Done) const;
   void bind(const ir::Inst &I, bool IsMove, LifetimeState &State) const;
   bool handedOffOnHiddenStream(const ObjectState &Object) const;
+  /// A name that holds an object from outside this function before it is
+  /// first written (a parameter, a member or global, `*out`).
+  bool holdsCallerObject(NameId Name) const;
   /// A stream local to this function (not a parameter, member or the
   /// caller's current stream): the caller cannot name it.
   bool isHiddenStream(const StreamKey &S) const;

@@ -30,7 +30,7 @@ at::Tensor reduceScatterOnSide(const at::Tensor &grad, int64_t shard) {
   done.block(c10::cuda::getCurrentCUDAStream());
   return out;
   // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'out' is handed to the caller but is released on stream 'rs', which the caller does not know; its uses on the caller's stream will not be ordered before that release
-  // CHECK-NOTES: :[[@LINE-8]]:11: note: 'out' allocated on stream 'rs' here
+  // CHECK-NOTES: :[[@LINE-7]]:11: note: 'out' allocated on stream 'rs' here
   // CHECK-NOTES: :[[@LINE-3]]:3: note: allocate it on the caller's stream, or rebind it to the caller's stream after the join (record_stream, set_stream)
 }
 

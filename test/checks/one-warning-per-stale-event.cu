@@ -39,3 +39,39 @@ void staleEventAndAnotherRace(cudaStream_t alloc, cudaStream_t compute,
   cudaFreeAsync(buf, alloc);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it [streamlife-free-before-wait]
 }
+
+// Keepalive with one reused event: 'alloc' waits on the record of the
+// previous round, which covers the previous buffer it then frees. The newer
+// buffer's use comes after that record, but nothing relies on the wait for
+// it: no warning (a stale wait is reported only when a release relies on it).
+void keepaliveOneEvent(cudaStream_t alloc, cudaStream_t compute,
+                       cudaEvent_t done, int rounds) {
+  float *keep = nullptr;
+  for (int i = 0; i < rounds; ++i) {
+    float *cur;
+    cudaMallocAsync(&cur, 1024, alloc);
+    consume<<<1, 32, 0, compute>>>(cur);
+    cudaStreamWaitEvent(alloc, done, 0); // the previous round's record
+    if (keep)
+      cudaFreeAsync(keep, alloc);
+    keep = cur;
+    cudaEventRecord(done, compute);
+  }
+  cudaStreamWaitEvent(alloc, done, 0);
+  cudaFreeAsync(keep, alloc);
+}
+
+// The same loop, but it frees the current buffer after the stale wait: the
+// bug, at the wait.
+void keepaliveFreesTheWrongBuffer(cudaStream_t alloc, cudaStream_t compute,
+                                  cudaEvent_t done, int rounds) {
+  for (int i = 0; i < rounds; ++i) {
+    float *cur;
+    cudaMallocAsync(&cur, 1024, alloc);
+    consume<<<1, 32, 0, compute>>>(cur);
+    cudaStreamWaitEvent(alloc, done, 0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: stream 'alloc' waits on event 'done' recorded on 'compute' before its last use of 'cur' [streamlife-missing-consumer-event]
+    cudaFreeAsync(cur, alloc);
+    cudaEventRecord(done, compute);
+  }
+}

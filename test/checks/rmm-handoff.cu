@@ -1,7 +1,9 @@
 // REQUIRES: checker, cuda-headers
 // RUN: %check_streamlife %s streamlife-free-before-wait -- %cuda_args -std=c++17 -I%S/Inputs/rmm
-// RUN: %check_streamlife %s streamlife-free-before-wait -check-suffixes=OPT \
+// RUN: %check_streamlife %s streamlife-free-before-wait -check-suffixes=,OPT \
 // RUN:   -config="{CheckOptions: {streamlife-free-before-wait.StreamWaitFunctions: 'mylib::joinInto:1:0'}}" \
+// RUN:   -- %cuda_args -std=c++17 -I%S/Inputs/rmm -DUSE_MYLIB
+// RUN: %check_streamlife %s streamlife-free-before-wait -check-suffixes=,NOOPT \
 // RUN:   -- %cuda_args -std=c++17 -I%S/Inputs/rmm -DUSE_MYLIB
 //
 // Hand-off of RMM buffers to the caller: a buffer allocated on a pool stream
@@ -60,4 +62,5 @@ void ownJoin(rmm::cuda_stream_view main, rmm::cuda_stream_view side,
   fill<<<1, 32, 0, side>>>(v.data());
   mylib::joinInto(side, main);
 }
+// CHECK-MESSAGES-NOOPT: :[[@LINE-1]]:1: warning: 'v' is released on stream 'main' while stream 'side' may still use it
 #endif
