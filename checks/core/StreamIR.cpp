@@ -29,6 +29,8 @@ llvm::StringRef kindName(OpKind Kind) {
   case OpKind::Move: return "move";
   case OpKind::Kill: return "kill";
   case OpKind::Escape: return "escape";
+  case OpKind::Store: return "store";
+  case OpKind::TakeEntry: return "take-entry";
   case OpKind::PushCurrentStream: return "push-current";
   case OpKind::PopCurrentStream: return "pop-current";
   case OpKind::Call: return "call";
@@ -71,6 +73,8 @@ std::string describe(const Module &M, const Inst &I) {
     OS << " event " << nameText(M, I.Event);
   if (I.Kind == OpKind::Allocate && I.Own == Ownership::Owned)
     OS << " owned";
+  if (I.Kind == OpKind::TakeEntry)
+    OS << (I.Oldest ? " oldest" : " newest");
   if (I.Kind == OpKind::Call) {
     OS << " fn#" << I.Callee << '(';
     for (size_t A = 0; A < I.Args.size(); ++A) {

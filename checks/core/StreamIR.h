@@ -196,6 +196,17 @@ enum class OpKind : uint8_t {
   /// The innermost pushed current stream is restored (guard destructor,
   /// leaving the `with` block).
   PopCurrentStream,
+  /// Names[0] is a container's entries (a deque or list of tensors, a
+  /// queue of (tensor, event) pairs): it now also holds the objects of
+  /// Names[1..] (an append). Unlike Bind, the entries it held stay: nothing
+  /// is released.
+  Store,
+  /// Names[0] (destination) takes entries out of the container Names[1]
+  /// (`q.popleft()`, `lst.pop(0)`, `lst.pop()`): the oldest (Oldest) or the
+  /// newest ones. The container stops holding what it gives; the
+  /// destination's old value is killed first. With Names[0] a temporary
+  /// killed right after, the pop releases the entry.
+  TakeEntry,
   /// A call to Callee, a function of this Module, applied through its
   /// summary: Args maps the callee's parameters (by position) to the
   /// caller's names and streams; Names[0] (if any) receives the callee's
@@ -230,6 +241,7 @@ struct Inst {
   std::optional<bool> NonBlocking; ///< CreateStream.
   Ownership Own = Ownership::Raw;  ///< Allocate.
   ValueKind Value = ValueKind::Buffer; ///< Bind, Move, Kill.
+  bool Oldest = true;              ///< TakeEntry: FIFO (else LIFO) end.
   FunctionId Callee = NoId;        ///< Call.
   llvm::SmallVector<CallArg, 4> Args; ///< Call.
 };

@@ -192,9 +192,10 @@ void Transfer::bindObject(NameId Name, ObjectId Id, ObjectState Fresh,
     auto [OldIt, Inserted] = State.Objects.insert({Older, Previous->second});
     if (!Inserted)
       OldIt->second.join(Previous->second);
+    // Every holder, this name included: its old value is the older
+    // object now, and killing it below must see that others still hold it
+    // (else the object a container keeps would be released here).
     for (auto &[Other, Set] : State.Names) {
-      if (Other == Name)
-        continue;
       auto Found = std::find(Set.begin(), Set.end(), Id);
       if (Found == Set.end())
         continue;
@@ -533,6 +534,60 @@ void Transfer::bind(const Inst &I, bool IsMove, LifetimeState &State) const {
 }
 
 //===----------------------------------------------------------------------===//
+// Containers: entries that live until they are taken out
+//===----------------------------------------------------------------------===//
+
+void Transfer::store(const Inst &I, LifetimeState &State) const {
+  assert(!I.Names.empty() && "store without a container");
+  NameId Container = I.Names[0];
+  ObjectSet Added;
+  for (size_t K = 1; K < I.Names.size(); ++K) {
+    auto Found = State.Names.find(I.Names[K]);
+    if (Found != State.Names.end())
+      Added.insert(Added.end(), Found->second.begin(), Found->second.end());
+  }
+  if (Added.empty())
+    return;
+  ObjectSet &Entries = State.Names[Container];
+  Entries.insert(Entries.end(), Added.begin(), Added.end());
+  std::sort(Entries.begin(), Entries.end());
+  Entries.erase(std::unique(Entries.begin(), Entries.end()), Entries.end());
+}
+
+void Transfer::takeEntry(const Inst &I, LifetimeState &State) const {
+  assert(I.Names.size() == 2 && "take-entry needs a destination and a container");
+  NameId Dest = I.Names[0], Container = I.Names[1];
+  ObjectSet Taken;
+  auto Found = State.Names.find(Container);
+  if (Found != State.Names.end()) {
+    ObjectSet &Entries = Found->second;
+    // The entries of one allocation site are its most recent object and a
+    // summary of the older ones (the recency abstraction): the oldest entry
+    // is in the summary when there is one. What a container held at entry
+    // is older than anything stored here.
+    auto IsOld = [](ObjectId Id) {
+      return objects::tag(Id) != objects::RecentAlloc;
+    };
+    bool AnyOld = llvm::any_of(Entries, IsOld);
+    bool AnyRecent = !llvm::all_of(Entries, IsOld);
+    auto Pick = [&](ObjectId Id) {
+      if (I.Oldest)
+        return AnyOld ? IsOld(Id) : true;
+      return AnyRecent ? !IsOld(Id) : true;
+    };
+    for (ObjectId Id : Entries)
+      if (Pick(Id))
+        Taken.push_back(Id);
+    llvm::erase_if(Entries, Pick);
+    if (Entries.empty())
+      State.Names.erase(Found);
+  }
+  kill(Dest, ValueKind::Buffer, I.Site, State);
+  if (!Taken.empty())
+    State.Names[Dest] = std::move(Taken);
+}
+
+//===----------------------------------------------------------------------===//
 // The dispatcher
 //===----------------------------------------------------------------------===//
 
@@ -652,6 +707,12 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
   case OpKind::Kill:
     for (NameId Name : I.Names)
       kill(Name, I.Value, I.Site, State);
+    break;
+  case OpKind::Store:
+    store(I, State);
+    break;
+  case OpKind::TakeEntry:
+    takeEntry(I, State);
     break;
   case OpKind::Escape:
     for (NameId Name : I.Names)

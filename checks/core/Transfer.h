@@ -128,6 +128,8 @@ private:
                  const std::function<bool(const StreamKey &,
                                           const WorkFacts &)> &Done) const;
   void bind(const ir::Inst &I, bool IsMove, LifetimeState &State) const;
+  void store(const ir::Inst &I, LifetimeState &State) const;
+  void takeEntry(const ir::Inst &I, LifetimeState &State) const;
   bool handedOffOnHiddenStream(const ObjectState &Object) const;
   /// A name that holds an object from outside this function before it is
   /// first written (a parameter, a member or global, `*out`).

@@ -124,6 +124,10 @@ void FunctionLowering::collectContained(PyNode Expr,
       collectContained(Child, Names);
     return;
   }
+  // A list or deque handed to code we cannot see: its entries may be popped
+  // and released (or kept) there.
+  if (ContainerInfo *C = containerOf(Expr))
+    Names.push_back(C->Entries);
   if (Expr.is("identifier") || Expr.is("attribute"))
     if (mayHoldBuffer(kindOfName(Expr)))
       if (std::optional<NameId> N = nameOf(Expr))
@@ -368,8 +372,10 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
       Async = true;
     else if (PyNode A = Args.keyword(Row.Async.Keyword))
       Async = A.is("true");
-    llvm::StringRef Short = qualifiedCallee(File, Call.field("function"));
-    Short = Short.rsplit('.').second;
+    // (qualifiedCallee returns a temporary: keep it alive while Short
+    // points into it.)
+    std::string Qualified = qualifiedCallee(File, Call.field("function"));
+    llvm::StringRef Short = llvm::StringRef(Qualified).rsplit('.').second;
     // The process group's stream: it waits for the caller's current stream
     // before the collective; an async collective is ordered back through
     // its work handle, a synchronous one before returning.
@@ -401,6 +407,9 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
 
 Value FunctionLowering::lowerMethodCall(PyNode Call, PyNode Receiver,
                                         llvm::StringRef Method, NameId Hint) {
+  // `q.append(t)`, `q.popleft()` on a local list or deque of tensors.
+  if (std::optional<Value> Entry = lowerContainerCall(Call, Receiver, Method))
+    return *Entry;
   // A method of a local class: `self.gather(...)`, `p.forward(...)`.
   PyClassDef *Owner = classOf(Receiver);
   bool ReceiverIsModule =

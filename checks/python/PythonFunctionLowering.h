@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -185,6 +186,7 @@ private:
   void lowerWith(PyNode Stmt);
   void lowerMatch(PyNode Stmt);
   void lowerReturn(PyNode Stmt);
+  PyNode packedReturn(PyNode Expr);
   void lowerDelete(PyNode Stmt);
   void lowerAssignment(PyNode Stmt);
   void lowerAugmentedAssignment(PyNode Stmt);
@@ -197,6 +199,20 @@ private:
   void endStatement();
   bool isHostSync(PyNode Stmt);
   bool isReleaseStatement(PyNode Stmt);
+
+  // --- Containers (PythonContainers.cpp): lists and deques of tensors.
+  struct ContainerInfo {
+    NameId Entries = NoId;        ///< `q[*]`: what the entries hold
+    NameId Event = NoId;          ///< `q[*].event`: the latest entry event
+    std::set<size_t> EventSlots;  ///< tuple positions appended as events
+    size_t Arity = 1;             ///< elements per appended tuple
+  };
+  void noteContainer(PyNode Target, PyNode Value);
+  void noteContainerAppend(PyNode Call);
+  ContainerInfo *containerOf(PyNode Receiver);
+  std::optional<Value> lowerContainerCall(PyNode Call, PyNode Receiver,
+                                          llvm::StringRef Method);
+  bool lowerPopUnpacking(PyNode Left, PyNode Right, PyNode Stmt);
 
   // --- Expressions.
   Value lowerExpr(PyNode Expr, NameId Hint = NoId);
@@ -238,6 +254,8 @@ private:
   /// Locals assigned exactly once, from a view of a parameter
   /// (`weight = params.view(...)`): name -> the parameter.
   std::map<std::string, std::string> ParamViews;
+  /// Locals that are lists or deques (made from `[]`, `list()`, `deque()`).
+  std::map<std::string, ContainerInfo> Containers;
   std::map<std::string, unsigned> AssignmentCount;
   /// Locals assigned a tuple display: how many elements (the largest seen).
   std::map<std::string, size_t> TupleArity;
@@ -247,6 +265,8 @@ private:
   std::vector<StreamRef> CurrentStack;
   std::vector<LoopTargets> Loops;
   std::vector<NameId> StatementTemps;
+  /// Where a temporary that can own a buffer was made (its kill's site).
+  std::map<NameId, SiteId> TempSites;
   unsigned TempCount = 0;
   bool IsModuleBody = false;
 };

@@ -292,6 +292,7 @@ void FunctionLowering::scanLocals(PyNode Body) {
           noteAssignment(Ls[I], Rs[I]);
       } else {
         noteAssignment(Left, Right);
+        noteContainer(Left, Right);
       }
     } else if (N.is("for_statement")) {
       noteTarget(N.field("left"));
@@ -311,6 +312,7 @@ void FunctionLowering::scanLocals(PyNode Body) {
     } else if (N.is("named_expression")) {
       noteAssignment(N.field("name"), N.field("value"));
     } else if (N.is("call")) {
+      noteContainerAppend(N);
       // Receivers of stream-only methods are streams, of tensor-only
       // methods tensors; `with torch.cuda.stream(x)` makes x a stream.
       PyNode Callee = N.field("function");

@@ -18,10 +18,14 @@ namespace streamlife::python::lowering {
 void FunctionLowering::endStatement() {
   // Temporaries die at the end of the statement that made them.
   for (NameId T : StatementTemps) {
-    ir::Inst &I = emit(OpKind::Kill, NoId);
+    // A temporary that may be the last owner (a popped entry) is released
+    // where it was made: the diagnostics need a site.
+    auto Made = TempSites.find(T);
+    ir::Inst &I = emit(OpKind::Kill, Made == TempSites.end() ? NoId : Made->second);
     I.Names.push_back(T);
   }
   StatementTemps.clear();
+  TempSites.clear();
 }
 
 void FunctionLowering::killName(NameId Name, ValueKind Kind, SiteId Site) {
@@ -163,7 +167,8 @@ void FunctionLowering::lowerAssignment(PyNode Stmt) {
   PyNode Left = Stmt.field("left"), Right = Stmt.field("right");
   if (!Right)
     return; // an annotation without a value
-  if (lowerPacking(Left, Right, Stmt) || lowerUnpacking(Left, Right, Stmt))
+  if (lowerPacking(Left, Right, Stmt) || lowerUnpacking(Left, Right, Stmt) ||
+      lowerPopUnpacking(Left, Right, Stmt))
     return;
   if (Right.is("assignment")) { // a = b = expr
     lowerAssignment(Right);
@@ -238,8 +243,46 @@ void FunctionLowering::lowerDelete(PyNode Stmt) {
   }
 }
 
+/// `return (out, done)`, `return [a, b]`, `return Result(out, done)` with
+/// Result a class of these files without `__init__` (a NamedTuple or a
+/// dataclass): the returned value packs the tensors it names.
+PyNode FunctionLowering::packedReturn(PyNode Expr) {
+  while (Expr.is("parenthesized_expression") && !Expr.namedChildren().empty())
+    Expr = Expr.namedChildren().front();
+  if (Expr.is("tuple") || Expr.is("list") || Expr.is("expression_list"))
+    return Expr;
+  if (Expr.is("call") && Expr.field("function").is("identifier"))
+    if (PyClassDef *C = Ctx.Set.findClass(File, Expr.field("function").text()))
+      if (!Ctx.Set.findMethod(*C, "__init__"))
+        return Expr.field("arguments");
+  return PyNode();
+}
+
 void FunctionLowering::lowerReturn(PyNode Stmt) {
   auto Children = Stmt.namedChildren();
+  if (!Children.empty() && Def)
+    if (PyNode Packed = packedReturn(Children.front())) {
+      // The caller gets every tensor the value packs: none is released by
+      // leaving this function.
+      lowerExpr(Children.front());
+      llvm::SmallVector<NameId, 4> Held;
+      for (PyNode Element : Packed.namedChildren())
+        collectContained(Element.is("keyword_argument") ? Element.field("value")
+                                                        : Element,
+                         Held);
+      if (!Held.empty()) {
+        if (F.Return == NoId)
+          F.Return = M.addName({"<return>", Id, NoId});
+        ir::Inst &Reset = emit(OpKind::Bind, site(Stmt));
+        Reset.Names = {F.Return, NoId};
+        ir::Inst &Store = emit(OpKind::Store, site(Stmt));
+        Store.Names.push_back(F.Return);
+        Store.Names.append(Held.begin(), Held.end());
+      }
+      endStatement();
+      jumpTo(F.Exit);
+      return;
+    }
   if (!Children.empty() && Def) {
     Value V = lowerExpr(Children.front());
     if (V.Name != NoId && V.Kind != ValueKind::Stream) {

@@ -146,6 +146,16 @@ def collective_released_before_wait():
     work.wait()
 
 
+# The process group's stream is named after the collective, however long its
+# name (a dangling reference once garbled names past 15 characters).
+def long_collective_released_before_wait(out, inp):
+    buf = torch.empty(64, device="cuda")
+    work = dist.all_gather_into_tensor(buf, inp, async_op=True)
+    del buf
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'buf' is released on the current stream while stream 'all_gather_into_tensor' may still use it
+    work.wait()
+
+
 def collective_waited():
     grad = torch.empty(64, device="cuda")
     work = dist.all_reduce(grad, async_op=True)

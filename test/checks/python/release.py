@@ -4,6 +4,8 @@
 # Release is reference counting: `del`, rebinding, `= None`, leaving the
 # function, clearing an attribute; a block is released when its last name
 # goes, on its allocation stream. `keepalive = prev` keeps it alive.
+import typing
+
 import torch
 
 
@@ -176,3 +178,40 @@ def tuple_keepalive(side, compute):
     old, old_done = pending
     side.wait_event(old_done)
     del old, pending
+
+
+# Returned inside a tuple or a NamedTuple: the caller gets the tensor;
+# nothing is released by the return.
+class Gathered(typing.NamedTuple):
+    out: torch.Tensor
+    done: torch.cuda.Event
+
+
+def return_in_tuple(side, comm):
+    out = gather(side)
+    comm.wait_stream(side)
+    with torch.cuda.stream(comm):
+        out.mul_(2)
+        done = comm.record_event()
+    return (out, done)
+
+
+def return_in_named_tuple(side, comm):
+    out = gather(side)
+    comm.wait_stream(side)
+    with torch.cuda.stream(comm):
+        out.mul_(2)
+        done = comm.record_event()
+    return Gathered(out, done)
+
+
+# A tensor the tuple does not hold is still released at the return.
+def return_tuple_without_scratch(side, comm):
+    scratch = gather(side)
+    out = gather(side)
+    comm.wait_stream(side)
+    with torch.cuda.stream(comm):
+        scratch.mul_(2)
+        done = comm.record_event()
+    return (out, done)
+    # CHECK-MESSAGES: :[[@LINE-1]]:1: warning: 'scratch' is released on stream 'side' while stream 'comm' may still use it

@@ -32,10 +32,6 @@ import sys
 
 # Buggy Python examples whose bug this static analysis does not see, and why.
 STATIC_BLIND_SPOTS = {
-    "n_deep_queue_no_wait.py":
-        "the released entry comes out of a deque (popleft): container entries "
-        "escape the analysis, so FIFO order and the release at the pop are not "
-        "tracked",
 }
 
 RELEASE = re.compile(r"^\s*del\b|=\s*None\s*(#|$)|\.pop(left)?\(")

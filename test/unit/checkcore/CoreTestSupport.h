@@ -71,6 +71,11 @@ public:
   SiteId move(const std::string &Dest, const std::string &Source);
   SiteId kill(const std::string &Name, ValueKind Value = ValueKind::Buffer);
   SiteId escape(const std::string &Buf);
+  /// `Container.append(Buf)`.
+  SiteId store(const std::string &Container, const std::string &Buf);
+  /// `Dest = Container.popleft()` (Oldest) or `Dest = Container.pop()`.
+  SiteId take(const std::string &Dest, const std::string &Container,
+              bool Oldest = true);
   SiteId push(const std::string &S);
   SiteId pop();
   SiteId setReleaseStream(const std::string &Buf, const std::string &S);
@@ -301,6 +306,21 @@ inline SiteId FunctionBuilder::escape(const std::string &Buf) {
   Inst I{OpKind::Escape};
   I.Names.push_back(name(Buf));
   return add(std::move(I), "escape " + Buf);
+}
+inline SiteId FunctionBuilder::store(const std::string &Container,
+                                     const std::string &Buf) {
+  Inst I{OpKind::Store};
+  I.Names.push_back(name(Container));
+  I.Names.push_back(name(Buf));
+  return add(std::move(I), "store " + Container + " " + Buf);
+}
+inline SiteId FunctionBuilder::take(const std::string &Dest,
+                                    const std::string &Container, bool Oldest) {
+  Inst I{OpKind::TakeEntry};
+  I.Names.push_back(name(Dest));
+  I.Names.push_back(name(Container));
+  I.Oldest = Oldest;
+  return add(std::move(I), "take " + Dest + " " + Container);
 }
 inline SiteId FunctionBuilder::push(const std::string &S) {
   Inst I{OpKind::PushCurrentStream};
