@@ -642,7 +642,10 @@ std::optional<FixItPlan> FixItPlanner::Impl::moveReleaseAfterWait(
             Ops, [&](const Inst *I) { return mentionsEvent(*I, Wait->Event); });
         if (!Mentions)
           continue;
+        // The record is this statement itself, not one nested in a
+        // branch or loop of it (which may not run).
         Covers = Ops.size() == 1 && Ops[0]->Kind == ir::OpKind::RecordEvent &&
+                 isa<Expr>(S->statement()) && slotOf(Ops[0]->Site) == S &&
                  sameStream(Ops[0]->Stream, Use.Stream) &&
                  precedes(Use.Site, *S) &&
                  quietBetween(*S, *WaitSlot, NoReads, nullptr);
