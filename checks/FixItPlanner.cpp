@@ -597,9 +597,13 @@ private:
 
 std::optional<FixItPlan> FixItPlanner::Impl::moveReleaseAfterWait(
     const core::FreeBeforeWaitFinding &Finding) const {
-  if (Finding.ByLastOwner || Finding.LateWaits.empty() || Finding.Uses.empty())
+  if (Finding.LateWaits.empty() || Finding.Uses.empty())
     return std::nullopt;
-  // The release: an expression statement doing nothing but releasing.
+  // The release: an expression statement doing nothing but releasing
+  // (`cudaFreeAsync(buf, s);`, `t.reset();`, `t = at::Tensor();`). A
+  // release by the last owner at a scope's end has no statement of its own:
+  // its site is the closing brace, whose slot is the block, not an
+  // expression.
   const Slot *Release = slotOf(Finding.ReleaseSite);
   if (!Release)
     return std::nullopt;
