@@ -136,7 +136,8 @@ STREAMLIFE_EXPORT void __streamlife_buffer_accessed(const void *Ptr, size_t Size
 }
 
 STREAMLIFE_EXPORT int __streamlife_python_attach() {
-  if (!runtime())
+  ValidatorRuntime *R = runtime();
+  if (!R || !R->Opts.python_stacks)
     return -1;
   return attachPythonTracer();
 }

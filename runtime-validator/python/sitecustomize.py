@@ -2,8 +2,8 @@
 
 `streamlife run` puts this directory first on PYTHONPATH, so Python imports
 this module at startup. When the validator (libstreamlife_rt.so) is loaded in
-the process, it installs the validator's trace function on every Python
-thread; the trace function keeps a shadow copy of the thread's Python stack,
+the process, it installs the validator's profile function on every Python
+thread; the profile function keeps a shadow copy of the thread's Python stack,
 which the validator copies when it reports a CUDA call or an allocator event
 (it never takes the GIL for that). Without the validator nothing happens.
 
@@ -26,7 +26,7 @@ def _attach_streamlife():
 
     def trace_new_thread(frame, event, arg):
         sys.settrace(None)
-        attach()  # the validator's C-level tracer takes over on this thread
+        attach()  # the validator's C-level profile function takes over on this thread
         return None
 
     threading.settrace(trace_new_thread)

@@ -15,11 +15,12 @@ namespace {
 // The stable C API we use, as opaque pointers (no Python headers).
 using PyObj = void;
 using TraceFn = int (*)(PyObj *Self, PyObj *Frame, int What, PyObj *Arg);
-// PyTrace_* values, unchanged since Python 2.
-constexpr int TraceCall = 0, TraceLine = 2, TraceReturn = 3;
+// PyTrace_* values, unchanged since Python 2. A profile function sees calls
+// and returns (of Python and C functions), never lines.
+constexpr int TraceCall = 0, TraceReturn = 3;
 
 struct PythonApi {
-  void (*SetTrace)(TraceFn, PyObj *) = nullptr;
+  void (*SetProfile)(TraceFn, PyObj *) = nullptr;
   PyObj *(*FrameGetCode)(PyObj *) = nullptr; // new reference
   int (*FrameGetLineNumber)(PyObj *) = nullptr;
   PyObj *(*FrameGetBack)(PyObj *) = nullptr; // new reference
@@ -38,7 +39,7 @@ template <typename F> void bind(F &Slot, const char *Name) {
 const PythonApi &python() {
   static const PythonApi Api = [] {
     PythonApi A;
-    bind(A.SetTrace, "PyEval_SetTrace");
+    bind(A.SetProfile, "PyEval_SetProfile");
     bind(A.FrameGetCode, "PyFrame_GetCode");
     bind(A.FrameGetLineNumber, "PyFrame_GetLineNumber");
     bind(A.FrameGetBack, "PyFrame_GetBack");
@@ -47,7 +48,7 @@ const PythonApi &python() {
     bind(A.IncRef, "Py_IncRef");
     bind(A.DecRef, "Py_DecRef");
     bind(A.ErrClear, "PyErr_Clear");
-    A.Ok = A.SetTrace && A.FrameGetCode && A.FrameGetLineNumber && A.FrameGetBack &&
+    A.Ok = A.SetProfile && A.FrameGetCode && A.FrameGetLineNumber && A.FrameGetBack &&
            A.GetAttrString && A.UnicodeAsUTF8 && A.IncRef && A.DecRef && A.ErrClear;
     return A;
   }();
@@ -144,21 +145,23 @@ void resync(const PythonApi &Py, PyObj *Frame) {
   Shadow.assign(Stack.rbegin(), Stack.rend());
 }
 
-int onTrace(PyObj *, PyObj *Frame, int What, PyObj *) {
+/// The profile function: keeps the shadow stack in step with Python calls and
+/// returns. Line events are not asked for: a trace function that runs on
+/// every line slows the whole program down (and, from Python 3.12, makes the
+/// interpreter instrument every line). A caller's line is read once, when it
+/// calls a Python function (it cannot change until that call returns); the
+/// innermost frame's line is read when a CUDA call captures the stack.
+int onProfile(PyObj *, PyObj *Frame, int What, PyObj *) {
   const PythonApi &Py = python();
   switch (What) {
   case TraceCall:
-    if (Shadow.empty())
+    if (Shadow.empty()) {
       resync(Py, Frame); // attached mid-stack: learn the callers too
-    else
-      Shadow.push_back(ShadowFrame{Frame, refOf(Py, Frame)});
-    break;
-  case TraceLine:
-    if (!Shadow.empty() && Shadow.back().Frame == Frame) {
-      int Line = Py.FrameGetLineNumber(Frame);
-      Shadow.back().Ref.Line = Line > 0 ? static_cast<std::uint32_t>(Line) : 0;
     } else {
-      resync(Py, Frame);
+      ShadowFrame &Caller = Shadow.back();
+      int Line = Py.FrameGetLineNumber(const_cast<void *>(Caller.Frame));
+      Caller.Ref.Line = Line > 0 ? static_cast<std::uint32_t>(Line) : 0;
+      Shadow.push_back(ShadowFrame{Frame, refOf(Py, Frame)});
     }
     break;
   case TraceReturn:
@@ -167,7 +170,7 @@ int onTrace(PyObj *, PyObj *Frame, int What, PyObj *) {
     if (!Shadow.empty())
       Shadow.pop_back();
     break;
-  default:
+  default: // C calls and returns, exceptions: the Python stack is unchanged
     break;
   }
   return 0;
@@ -179,6 +182,14 @@ int capturePythonStack(PyFrameRef *Out, int Max) {
   int N = 0;
   for (auto It = Shadow.rbegin(); It != Shadow.rend() && N < Max; ++It)
     Out[N++] = It->Ref;
+  // The innermost frame is where the CUDA call comes from: its line now. The
+  // GIL may be released here (PyTorch's bindings release it around ops), but
+  // the frame is this thread's own, live and not running, and reading its
+  // line only reads its code object's immutable line table.
+  if (N > 0 && Shadow.back().Frame) {
+    int Line = python().FrameGetLineNumber(const_cast<void *>(Shadow.back().Frame));
+    Out[0].Line = Line > 0 ? static_cast<std::uint32_t>(Line) : 0;
+  }
   return N;
 }
 
@@ -223,7 +234,7 @@ int attachPythonTracer() {
   if (!Py.Ok)
     return -1;
   Shadow.clear();
-  Py.SetTrace(onTrace, nullptr);
+  Py.SetProfile(onProfile, nullptr);
   return 0;
 }
 
