@@ -84,7 +84,21 @@ public:
       Found.insert(Member->getMemberDecl());
     return true;
   }
+  bool VisitVarDecl(VarDecl *Var) {
+    Declared.insert(Var);
+    return true;
+  }
+  /// What the statement reads from outside: the names it declares itself
+  /// (an error-checking macro's `status`) move with it.
+  llvm::SmallPtrSet<const ValueDecl *, 8> fromOutside() const {
+    llvm::SmallPtrSet<const ValueDecl *, 8> Result;
+    for (const ValueDecl *D : Found)
+      if (!Declared.count(D))
+        Result.insert(D);
+    return Result;
+  }
   llvm::SmallPtrSet<const ValueDecl *, 8> Found;
+  llvm::SmallPtrSet<const ValueDecl *, 4> Declared;
 };
 
 /// Why statements between the moved one and its new place could observe
@@ -238,6 +252,23 @@ private:
   llvm::SmallPtrSet<const UnaryOperator *, 4> PassedToCall;
 };
 
+/// An expression statement, or the `do { ... } while (0)` of a
+/// statement-like macro (`CUDA_CHECK(cudaFreeAsync(p, s));`): what one call
+/// of the API with its error check looks like.
+bool isSimpleStatement(const Stmt *S) {
+  if (isa<Expr>(S))
+    return true;
+  const auto *Do = dyn_cast<DoStmt>(S);
+  if (!Do || !Do->getBeginLoc().isMacroID())
+    return false;
+  const Expr *Cond = Do->getCond()->IgnoreParenImpCasts();
+  if (const auto *Int = dyn_cast<IntegerLiteral>(Cond))
+    return Int->getValue() == 0;
+  if (const auto *Bool = dyn_cast<CXXBoolLiteralExpr>(Cond))
+    return !Bool->getValue();
+  return false;
+}
+
 /// The streams of the IR and of the lattice name the same stream.
 bool sameStream(const ir::StreamRef &Ref, const core::StreamKey &Key) {
   switch (Ref.Kind) {
@@ -268,6 +299,23 @@ bool mentionsEvent(const Inst &I, ir::NameId Event) {
       if (Arg.Value == Event || Arg.AddressOf == Event)
         return true;
   return false;
+}
+
+/// The one operation of \p Kind among a statement's operations, when the
+/// others only move names around (the `cudaError_t status = (call)` of an
+/// error-checking macro); null otherwise.
+const Inst *soleOperation(llvm::ArrayRef<const Inst *> Ops, ir::OpKind Kind) {
+  const Inst *Found = nullptr;
+  for (const Inst *I : Ops) {
+    if (I->Kind == Kind && !Found) {
+      Found = I;
+      continue;
+    }
+    if (I->Kind != ir::OpKind::Bind && I->Kind != ir::OpKind::Move &&
+        I->Kind != ir::OpKind::Kill)
+      return nullptr;
+  }
+  return Found;
 }
 
 bool mentionsBuffer(const Inst &I, ir::NameId Buffer) {
@@ -427,7 +475,7 @@ private:
   /// The statement can be moved textually: an expression statement whose
   /// text (with its semicolon) lies in one file.
   std::optional<unsigned> semicolonEnd(const Slot &S) const {
-    if (!isa<Expr>(S.statement()))
+    if (!isSimpleStatement(S.statement()))
       return std::nullopt;
     SourceLocation After = Lexer::findLocationAfterToken(
         SM.getComposedLoc(S.File, S.LastToken), tok::semi, SM, LO,
@@ -446,7 +494,7 @@ private:
     if (!Lexer::getRawToken(SM.getComposedLoc(S.File, S.LastToken), Last, SM, LO,
                             /*IgnoreWhiteSpace=*/false) &&
         (Last.is(tok::r_brace) || Last.is(tok::semi)) &&
-        !isa<Expr>(S.statement()))
+        !isSimpleStatement(S.statement()))
       return S.End;
     SourceLocation After = Lexer::findLocationAfterToken(
         SM.getComposedLoc(S.File, S.LastToken), tok::semi, SM, LO, false);
@@ -464,7 +512,8 @@ private:
   movableReads(const Slot &Moved, const ValueDecl *Exempt) const {
     ReferencedDecls Refs;
     Refs.TraverseStmt(const_cast<Stmt *>(Moved.statement()));
-    for (const ValueDecl *D : Refs.Found) {
+    llvm::SmallPtrSet<const ValueDecl *, 8> Reads = Refs.fromOutside();
+    for (const ValueDecl *D : Reads) {
       const auto *Var = dyn_cast<VarDecl>(D);
       if (!Var || !Var->hasLocalStorage() || Var->getType()->isReferenceType())
         return std::nullopt;
@@ -475,7 +524,7 @@ private:
       if (Escape.Escapes)
         return std::nullopt;
     }
-    return std::move(Refs.Found);
+    return Reads;
   }
 
   /// The declaration among \p Reads that the IR name \p Name denotes.
@@ -648,9 +697,10 @@ std::optional<FixItPlan> FixItPlanner::Impl::moveReleaseAfterWait(
           continue;
         // The record is this statement itself, not one nested in a
         // branch or loop of it (which may not run).
-        Covers = Ops.size() == 1 && Ops[0]->Kind == ir::OpKind::RecordEvent &&
-                 isa<Expr>(S->statement()) && slotOf(Ops[0]->Site) == S &&
-                 sameStream(Ops[0]->Stream, Use.Stream) &&
+        const Inst *Record = soleOperation(Ops, ir::OpKind::RecordEvent);
+        Covers = Record && Record->Event == Wait->Event &&
+                 isSimpleStatement(S->statement()) && slotOf(Record->Site) == S &&
+                 sameStream(Record->Stream, Use.Stream) &&
                  precedes(Use.Site, *S) &&
                  quietBetween(*S, *WaitSlot, NoReads, nullptr);
         break;
@@ -671,7 +721,7 @@ std::optional<FixItPlan> FixItPlanner::Impl::moveReleaseAfterWait(
   // what the release reads, or jump.
   ReferencedDecls Probe;
   Probe.TraverseStmt(const_cast<Stmt *>(Release->statement()));
-  const ValueDecl *Buffer = declFor(Probe.Found, Finding.Buffer);
+  const ValueDecl *Buffer = declFor(Probe.fromOutside(), Finding.Buffer);
   if (!Buffer)
     return std::nullopt;
   std::optional<llvm::SmallPtrSet<const ValueDecl *, 8>> Reads =
@@ -697,10 +747,9 @@ std::optional<FixItPlan> FixItPlanner::Impl::moveRecordAfterLastUse(
   std::optional<unsigned> RecordEnd = semicolonEnd(*Record);
   if (!RecordEnd)
     return std::nullopt;
-  std::vector<const Inst *> Ops = instsIn(*Record);
-  if (Ops.size() != 1 || Ops[0]->Kind != ir::OpKind::RecordEvent ||
-      Ops[0]->Event != Finding.Event ||
-      !sameStream(Ops[0]->Stream, Finding.EventStream))
+  const Inst *RecordOp = soleOperation(instsIn(*Record), ir::OpKind::RecordEvent);
+  if (!RecordOp || RecordOp->Event != Finding.Event ||
+      !sameStream(RecordOp->Stream, Finding.EventStream))
     return std::nullopt;
   // The wait sees this record: same block, later, nothing in between that
   // mentions the event.
@@ -732,7 +781,7 @@ std::optional<FixItPlan> FixItPlanner::Impl::moveRecordAfterLastUse(
           return std::nullopt;
   ReferencedDecls Probe;
   Probe.TraverseStmt(const_cast<Stmt *>(Record->statement()));
-  const ValueDecl *Event = declFor(Probe.Found, Finding.Event);
+  const ValueDecl *Event = declFor(Probe.fromOutside(), Finding.Event);
   if (!Event)
     return std::nullopt;
   std::optional<llvm::SmallPtrSet<const ValueDecl *, 8>> Reads =

@@ -21,6 +21,14 @@ __global__ void fill(float *p);
 void logStep(const char *what);
 
 #define CHECK_CUDA(call) (void)(call)
+void reportError(cudaError_t status);
+// A statement-like error-checking macro, as most CUDA code has one.
+#define CUDA_TRY(call)                                                         \
+  do {                                                                         \
+    cudaError_t status = (call);                                               \
+    if (status != cudaSuccess)                                                 \
+      reportError(status);                                                     \
+  } while (0)
 
 // CHECK-MESSAGES: :[[@LINE+11]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it [streamlife-free-before-wait]
 // CHECK-NOTES: :[[@LINE+11]]:3: note: stream 'alloc' waits for 'compute' only after the release
@@ -117,4 +125,19 @@ void oneLine(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done) {
   consume<<<1, 32, 0, compute>>>(buf);
   cudaEventRecord(done, compute);
   cudaFreeAsync(buf, alloc); cudaStreamWaitEvent(alloc, done, 0);
+}
+
+// Each call in a do-while(0) error-checking macro: the invocations swap.
+// CHECK-MESSAGES: :[[@LINE+10]]:12: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
+// CHECK-FIXES: {{^}}void doWhileMacros(
+// CHECK-FIXES: CUDA_TRY(cudaEventRecord(done, compute));
+// CHECK-FIXES-NEXT: {{^  }}CUDA_TRY(cudaStreamWaitEvent(alloc, done, 0));
+// CHECK-FIXES-NEXT: {{^  }}CUDA_TRY(cudaFreeAsync(buf, alloc));
+void doWhileMacros(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done) {
+  float *buf;
+  CUDA_TRY(cudaMallocAsync(&buf, 1024, alloc));
+  consume<<<1, 32, 0, compute>>>(buf);
+  CUDA_TRY(cudaEventRecord(done, compute));
+  CUDA_TRY(cudaFreeAsync(buf, alloc));
+  CUDA_TRY(cudaStreamWaitEvent(alloc, done, 0));
 }

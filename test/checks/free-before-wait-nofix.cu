@@ -131,3 +131,20 @@ void usedInBetween(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done) {
   cudaStreamWaitEvent(alloc, done, 0);
   // CHECK-MESSAGES: :[[@LINE-3]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
 }
+
+// The wait's error check may return: the moved release would be skipped on
+// that path (a leak where there was none).
+#define RETURN_IF_FAILED(call)                                                 \
+  do {                                                                         \
+    if ((call) != cudaSuccess)                                                 \
+      return;                                                                  \
+  } while (0)
+void waitMayReturn(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done) {
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(buf);
+  cudaEventRecord(done, compute);
+  cudaFreeAsync(buf, alloc);
+  RETURN_IF_FAILED(cudaStreamWaitEvent(alloc, done, 0));
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
+}

@@ -22,6 +22,14 @@ __global__ void combine(const float *a, const float *b);
 void logStep(const char *what);
 
 #define CHECK_CUDA(call) (void)(call)
+void reportError(cudaError_t status);
+// A statement-like error-checking macro, as most CUDA code has one.
+#define CUDA_TRY(call)                                                         \
+  do {                                                                         \
+    cudaError_t status = (call);                                               \
+    if (status != cudaSuccess)                                                 \
+      reportError(status);                                                     \
+  } while (0)
 
 // CHECK-MESSAGES: :[[@LINE+13]]:3: warning: stream 'alloc' waits on event 'done' recorded on 'compute' before its last use of 'buf' [streamlife-missing-consumer-event]
 // CHECK-NOTES: :[[@LINE+11]]:3: note: fix: move the record after this statement
@@ -118,4 +126,19 @@ void twoBuffersOneRecord(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t d
   cudaStreamWaitEvent(alloc, done, 0);
   cudaFreeAsync(a, alloc);
   cudaFreeAsync(b, alloc);
+}
+
+// The record in a do-while(0) error-checking macro moves as a whole.
+// CHECK-MESSAGES: :[[@LINE+10]]:12: warning: stream 'alloc' waits on event 'done' recorded on 'compute' before its last use of 'buf'
+// CHECK-FIXES: {{^}}void doWhileMacro(
+// CHECK-FIXES: consume<<<1, 32, 0, compute>>>(buf);
+// CHECK-FIXES-NEXT: {{^  }}CUDA_TRY(cudaEventRecord(done, compute));
+// CHECK-FIXES-NEXT: {{^  }}CUDA_TRY(cudaStreamWaitEvent(alloc, done, 0));
+void doWhileMacro(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done) {
+  float *buf;
+  CUDA_TRY(cudaMallocAsync(&buf, 1024, alloc));
+  CUDA_TRY(cudaEventRecord(done, compute));
+  consume<<<1, 32, 0, compute>>>(buf);
+  CUDA_TRY(cudaStreamWaitEvent(alloc, done, 0));
+  CUDA_TRY(cudaFreeAsync(buf, alloc));
 }
