@@ -1,6 +1,7 @@
 //===--- ApiModel.cpp - streamlife ----------------------------------------===//
 
 #include "ApiModel.h"
+#include <utility>
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -190,47 +191,126 @@ void ApiModel::add(llvm::StringRef Name, ApiSignature Sig) {
   OS << ';';
 }
 
-bool ApiModel::addUserFunctions(OpKind Kind, llvm::StringRef Spec) {
+llvm::StringRef ApiModel::optionName(OpKind Kind) {
+  switch (Kind) {
+  case OpKind::Allocate:
+    return "AllocateFunctions";
+  case OpKind::Use:
+    return "UseFunctions";
+  case OpKind::Release:
+  case OpKind::ReleaseSync:
+    return "ReleaseFunctions";
+  case OpKind::StreamWaitStreams:
+    return "StreamWaitFunctions";
+  default:
+    return "";
+  }
+}
+
+std::vector<OptionProblem> ApiModel::addUserFunctions(OpKind Kind,
+                                                      llvm::StringRef Spec) {
   llvm::SmallVector<llvm::StringRef, 4> Entries;
   Spec.split(Entries, ';', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
-  bool AllValid = true;
+  std::vector<OptionProblem> Problems;
+  bool Waits = Kind == OpKind::StreamWaitStreams;
+  llvm::StringRef Shape = Waits
+      ? "expected 'name:waiting-stream-argument:waited-streams-argument'"
+      : "expected 'name:buffer-argument:stream-argument'";
   for (llvm::StringRef Entry : Entries) {
+    Entry = Entry.trim();
+    if (Entry.empty())
+      continue;
+    auto Reject = [&](const llvm::Twine &Reason) {
+      Problems.push_back({optionName(Kind), Entry.str(), Reason.str()});
+    };
     llvm::SmallVector<llvm::StringRef, 3> Fields;
-    Entry.trim().split(Fields, ':');
+    Entry.split(Fields, ':');
     // Qualified names contain "::"; rejoin them: the last two fields are
     // the argument positions.
     if (Fields.size() < 3) {
-      AllValid = false;
+      Reject(Shape);
       continue;
     }
-    int Buffer = -1, Stream = -1;
-    if (Fields[Fields.size() - 2].trim().getAsInteger(10, Buffer) ||
-        Fields.back().trim().getAsInteger(10, Stream)) {
-      AllValid = false;
+    int First = -1, Second = -1;
+    if (Fields[Fields.size() - 2].trim().getAsInteger(10, First) ||
+        Fields.back().trim().getAsInteger(10, Second)) {
+      Reject(Shape + " with integer argument positions");
       continue;
     }
-    llvm::StringRef Name = Entry.trim();
+    llvm::StringRef Name = Entry;
     Name = Name.substr(0, Name.size() - Fields.back().size() - 1);
     Name = Name.substr(0, Name.size() - Fields[Fields.size() - 2].size() - 1);
     Name.consume_front("::");
-    ApiSignature Sig{Kind};
-    Sig.Buffer = Buffer;
-    Sig.Stream = Stream;
-    if (Kind == OpKind::StreamWaitStreams) {
-      // "name:waiting-stream-argument:waited-streams-argument".
-      Sig.Buffer = Operand();
-      Sig.Stream = Buffer;
-      Sig.Stream2 = Stream;
-      if (Buffer < 0 || Stream < 0) {
-        AllValid = false;
-        continue;
-      }
+    Name = Name.trim();
+    if (Name.empty()) {
+      Reject(Shape + ": the function name is empty");
+      continue;
     }
-    if (Kind == OpKind::Release && Stream < 0)
+    // Positions count from 0. The buffer (or the waiting stream) must be
+    // an argument; the second position may be -1: no stream (a release
+    // after a device sync, a use on the legacy default stream).
+    int SecondMin = Waits ? 0 : -1;
+    if (First < 0) {
+      Reject("argument " + llvm::Twine(First) + " is out of range: " +
+             (Waits ? "the waiting stream" : "the buffer") +
+             " is an argument position, 0 or more");
+      continue;
+    }
+    if (Second < SecondMin) {
+      Reject("argument " + llvm::Twine(Second) + " is out of range: " +
+             (Waits ? "the waited streams are an argument position, 0 or more"
+                    : "the stream is an argument position, or -1 for none"));
+      continue;
+    }
+    if (First > MaxArgumentIndex || Second > MaxArgumentIndex) {
+      Reject("argument " + llvm::Twine(std::max(First, Second)) +
+             " is out of range: positions go up to " +
+             llvm::Twine(MaxArgumentIndex));
+      continue;
+    }
+    ApiSignature Sig{Kind};
+    Sig.Buffer = First;
+    Sig.Stream = Second;
+    if (Waits) {
+      Sig.Buffer = Operand();
+      Sig.Stream = First;
+      Sig.Stream2 = Second;
+    }
+    if (Kind == OpKind::Release && Second < 0)
       Sig.Kind = OpKind::ReleaseSync;
-    add(Name.trim(), Sig);
+    Sig.UserEntry = Entry.str();
+    if (auto Builtin = Table.find(Name);
+        Builtin != Table.end() && Builtin->second.UserEntry.empty())
+      Replaced.try_emplace(Name, Builtin->second);
+    add(Name, Sig);
   }
-  return AllValid;
+  return Problems;
+}
+
+bool ApiModel::fitsCallee(const ApiSignature &Sig,
+                          const FunctionDecl *Callee) const {
+  if (Sig.UserEntry.empty() || !Callee || Callee->isVariadic())
+    return true;
+  unsigned Params = Callee->getNumParams();
+  for (const Operand *O : {&Sig.Buffer, &Sig.Buffer2, &Sig.Stream, &Sig.Event,
+                           &Sig.Flags, &Sig.ArgsArray, &Sig.Stream2}) {
+    if (O->Role != Operand::Arg || static_cast<unsigned>(O->Index) < Params)
+      continue;
+    if (ReportedEntries.insert(Sig.UserEntry).second)
+      OptionProblems.push_back(
+          {optionName(Sig.Kind), Sig.UserEntry,
+           "argument " + std::to_string(O->Index) + " is out of range: '" +
+               Callee->getQualifiedNameAsString() + "' has " +
+               std::to_string(Params) +
+               (Params == 1 ? " parameter" : " parameters") +
+               " (positions count from 0)"});
+    return false;
+  }
+  return true;
+}
+
+std::vector<OptionProblem> ApiModel::takeOptionProblems() const {
+  return std::exchange(OptionProblems, {});
 }
 
 llvm::StringRef ApiModel::canonicalName(llvm::StringRef Name) {
@@ -399,12 +479,21 @@ std::optional<ApiOperation> ApiModel::classify(const CallExpr *Call) const {
   if (Found != Table.end() &&
       Callee->getDeclContext()->getRedeclContext()->isTranslationUnit())
     Sig = &Found->second;
+  llvm::StringRef Key = canonicalName(Callee->getName());
+  std::string Qualified;
   if (!Sig) {
-    std::string Qualified = tableName(Callee);
+    Qualified = tableName(Callee);
     auto QFound = Table.find(Qualified);
     if (QFound == Table.end())
       return std::nullopt;
     Sig = &QFound->second;
+    Key = Qualified;
+  }
+  if (!fitsCallee(*Sig, Callee)) {
+    auto Builtin = Replaced.find(Key);
+    if (Builtin == Replaced.end())
+      return std::nullopt;
+    Sig = &Builtin->second;
   }
   // Member calls have the object as an implicit argument that
   // CallExpr::getArg does not list.
@@ -436,9 +525,16 @@ ApiModel::classify(const CXXConstructExpr *Construct) const {
          return isStreamType(P->getType());
        })))
     return std::nullopt;
+  const ApiSignature *Sig = &Found->second;
+  if (!fitsCallee(*Sig, Ctor)) {
+    auto Builtin = Replaced.find(Found->first());
+    if (Builtin == Replaced.end())
+      return std::nullopt;
+    Sig = &Builtin->second;
+  }
   llvm::ArrayRef<const Expr *> Args(Construct->getArgs(),
                                     Construct->getNumArgs());
-  return bind(Found->second, Construct, Ctor, Args, Construct);
+  return bind(*Sig, Construct, Ctor, Args, Construct);
 }
 
 std::optional<ApiOperation> ApiModel::bind(const ApiSignature &Sig,

@@ -97,6 +97,17 @@ struct ApiSignature {
   /// overload, `CUDAEvent::record()`) means the current stream, not the
   /// legacy default stream.
   bool MissingStreamIsCurrent = false;
+  /// A row from the checks' options: the entry as written (for errors),
+  /// empty for the built-in rows. Its argument positions are checked
+  /// against each callee's parameters (see ApiModel::takeOptionProblems).
+  std::string UserEntry;
+};
+
+/// An entry of an API option (ReleaseFunctions, ...) that cannot be used.
+struct OptionProblem {
+  llvm::StringRef Option; ///< "ReleaseFunctions", ...
+  std::string Entry;      ///< As written.
+  std::string Reason;
 };
 
 /// What a PyTorch tensor operation (an ATen function or a method of
@@ -140,8 +151,21 @@ public:
   ApiModel();
 
   /// Adds user rows such as "myFree:0:1" (name:buffer-arg:stream-arg) for
-  /// Kind; entries are separated by ';'. Returns false on a malformed entry.
-  bool addUserFunctions(OpKind Kind, llvm::StringRef Spec);
+  /// Kind; entries are separated by ';'. Returns the entries it rejected
+  /// (malformed, a negative buffer position, a stream position below -1,
+  /// a position past MaxArgumentIndex); those add no row.
+  std::vector<OptionProblem> addUserFunctions(OpKind Kind, llvm::StringRef Spec);
+  /// The option a user row of \p Kind comes from.
+  static llvm::StringRef optionName(OpKind Kind);
+  /// C++ implementations need support only 256 parameters (Annex B).
+  static constexpr int MaxArgumentIndex = 255;
+
+  /// User rows whose argument position is past the parameters of a function
+  /// they matched (`cudaFreeAsync:0:9`: cudaFreeAsync has 2), found while
+  /// classifying calls; each entry once. Such a call gets the built-in row
+  /// the entry replaced, if any, else is not modelled: no guessing a
+  /// legacy-stream release or a missing buffer from a typo.
+  std::vector<OptionProblem> takeOptionProblems() const;
 
   /// Returns the operation a call performs, or nothing for calls the model
   /// does not know. Kernel launches (`k<<<g, b, smem, s>>>(args)`) are uses.
@@ -196,7 +220,15 @@ private:
                                    const FunctionDecl *Callee,
                                    llvm::ArrayRef<const Expr *> Args,
                                    const Expr *Object) const;
+  /// False (and the problem recorded once) when \p Sig is a user row with
+  /// an argument position past \p Callee's parameters.
+  bool fitsCallee(const ApiSignature &Sig, const FunctionDecl *Callee) const;
   llvm::StringMap<ApiSignature> Table;
+  /// Built-in rows a user row replaced: used again for a call the user row
+  /// does not fit (after the error), so that a typo loses no finding.
+  llvm::StringMap<ApiSignature> Replaced;
+  mutable std::vector<OptionProblem> OptionProblems;
+  mutable llvm::StringSet<> ReportedEntries;
   llvm::StringMap<ClassKind> Classes;
   llvm::StringMap<StreamSource> StreamSources;
   llvm::StringSet<> BufferAccessors;  ///< Method names, on owned buffers.

@@ -16,23 +16,24 @@ LifetimeCheckBase::LifetimeCheckBase(StringRef Name, ClangTidyContext *Context)
       UseFunctions(Options.getLocalOrGlobal("UseFunctions", "")),
       ReleaseFunctions(Options.getLocalOrGlobal("ReleaseFunctions", "")),
       StreamWaitFunctions(Options.getLocalOrGlobal("StreamWaitFunctions", "")) {
-  const std::tuple<OpKind, StringRef, StringRef> UserRows[] = {
-      {OpKind::Allocate, "AllocateFunctions", AllocateFunctions},
-      {OpKind::Use, "UseFunctions", UseFunctions},
-      {OpKind::Release, "ReleaseFunctions", ReleaseFunctions}};
-  for (const auto &[Kind, Option, Spec] : UserRows)
-    if (!Model.addUserFunctions(Kind, Spec))
-      configurationDiag("invalid entry in option '%0' of check '%1': expected "
-                        "'name:buffer-argument:stream-argument' entries "
-                        "separated by ';'")
-          << Option << Name;
-  // Fork/join wrappers: "name:waiting-stream-argument:waited-streams-argument"
-  // (cudf::detail::join_streams is built in).
-  if (!Model.addUserFunctions(OpKind::StreamWaitStreams, StreamWaitFunctions))
-    configurationDiag("invalid entry in option '%0' of check '%1': expected "
-                      "'name:waiting-stream-argument:waited-streams-argument' "
-                      "entries separated by ';'")
-        << "StreamWaitFunctions" << Name;
+  const std::tuple<OpKind, StringRef> UserRows[] = {
+      {OpKind::Allocate, AllocateFunctions},
+      {OpKind::Use, UseFunctions},
+      {OpKind::Release, ReleaseFunctions},
+      // Fork/join wrappers: "name:waiting-stream-argument:
+      // waited-streams-argument" (cudf::detail::join_streams is built in).
+      {OpKind::StreamWaitStreams, StreamWaitFunctions}};
+  for (const auto &[Kind, Spec] : UserRows)
+    reportOptionProblems(Model.addUserFunctions(Kind, Spec));
+}
+
+void LifetimeCheckBase::reportOptionProblems(
+    const std::vector<OptionProblem> &Problems) {
+  // One configuration error per entry, naming it: the tool counts these as
+  // input errors (exit 2), never as findings.
+  for (const OptionProblem &Problem : Problems)
+    configurationDiag("invalid entry '%0' in option '%1' of check '%2': %3")
+        << Problem.Entry << Problem.Option << getID() << Problem.Reason;
 }
 
 void LifetimeCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
@@ -58,9 +59,11 @@ void LifetimeCheckBase::check(const MatchFinder::MatchResult &Result) {
     return;
   TranslationUnitIR &Unit = translationUnitIR(*Result.Context, Model);
   reportFindings(*Function, Unit, Unit.analyze(Function));
+  reportOptionProblems(Model.takeOptionProblems());
 }
 
 void LifetimeCheckBase::onEndOfTranslationUnit() {
+  reportOptionProblems(Model.takeOptionProblems());
   clearLifetimeAnalysisCache();
 }
 

@@ -38,6 +38,8 @@ protected:
                               const core::FunctionFindings &Findings) = 0;
 
 private:
+  /// Configuration errors for option entries the model cannot use.
+  void reportOptionProblems(const std::vector<OptionProblem> &Problems);
   /// User rows for the API model: "name:buffer-arg:stream-arg;..." with
   /// 0-based argument positions and -1 for "none".
   const StringRef AllocateFunctions;

@@ -86,8 +86,8 @@ void markEarlierIteration(LifetimeState &State) {
   for (auto &[Id, Object] : State.Objects) {
     for (UseGroup &G : Object.Uses)
       G.Facts.FromEarlierIteration = true;
-    if (Object.Uses.size() > 1)
-      normalizeGroups(Object.Uses);
+    if (Object.Uses.size() > 1 && !normalizeGroups(Object.Uses))
+      State.GroupsMerged = true;
   }
 }
 
@@ -132,6 +132,13 @@ public:
       for (const Inst &I : F.Blocks[Block].Insts)
         Watching.apply(I, State);
     }
+  }
+
+  /// Whether some state met use groups past MaxUseGroupsPerStream.
+  bool groupsMerged() const {
+    return std::any_of(Exit.begin(), Exit.end(), [](const LifetimeState &S) {
+      return S.GroupsMerged;
+    });
   }
 
   LifetimeState takeExit() {
@@ -256,6 +263,13 @@ void Analyzer::run(FunctionId Id) {
                      "' stopped before its fixpoint (" +
                      std::to_string(Options.MaxVisitsPerBlock) +
                      " visits of one block); findings in it may be missing"});
+  if (Solver.groupsMerged())
+    R.Findings.Limits.push_back(
+        {F.Site, "the lifetime analysis of '" + F.Name +
+                     "' merged the ordering facts of more than " +
+                     std::to_string(MaxUseGroupsPerStream) +
+                     " groups of uses of one buffer on one stream; "
+                     "warnings in it may be false alarms"});
   FindingCollector Collector(M, R.Findings);
   Solver.diagnose(Collector);
   Collector.finish();

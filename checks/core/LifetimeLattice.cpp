@@ -78,6 +78,30 @@ SiteList SiteList::without(SiteId S) const {
   return Result;
 }
 
+bool SiteList::includesCheaply(const SiteList &Other) const {
+  if (Other.empty() || Head == Other.Head)
+    return true;
+  if (Other.size() > size())
+    return false;
+  // A tail of this list: one branch added a few sites to what the other
+  // path has (the shape joins make). Bounded, so that a check never costs
+  // more than a small constant per join.
+  constexpr size_t MaxSteps = 64;
+  if (size() - Other.size() <= MaxSteps) {
+    const Node *N = Head.get();
+    while (N && N->Size > Other.size())
+      N = N->Next.get();
+    if (N == Other.Head.get())
+      return true;
+  }
+  if (Other.size() > 8)
+    return false;
+  for (const Node *N = Other.Head.get(); N; N = N->Next.get())
+    if (!contains(N->Site))
+      return false;
+  return true;
+}
+
 std::vector<SiteId> SiteList::sites() const {
   std::vector<SiteId> Out;
   for (const Node *N = Head.get(); N; N = N->Next.get())
@@ -108,19 +132,90 @@ bool operator==(const SiteList &A, const SiteList &B) {
 // Use groups
 //===----------------------------------------------------------------------===//
 
-static bool groupOrder(const UseGroup &A, const UseGroup &B) {
-  return std::tie(A.Stream, A.Facts) < std::tie(B.Stream, B.Facts);
+bool WorkFacts::sameOrdering(const WorkFacts &A, const WorkFacts &B) {
+  if (A.OrderedByLegacyStream != B.OrderedByLegacyStream ||
+      A.FromEarlierIteration != B.FromEarlierIteration ||
+      A.OrderedStreams.size() != B.OrderedStreams.size() ||
+      A.CoveringEvents != B.CoveringEvents)
+    return false;
+  return std::equal(A.OrderedStreams.begin(), A.OrderedStreams.end(),
+                    B.OrderedStreams.begin(),
+                    [](const auto &X, const auto &Y) {
+                      return X.first == Y.first;
+                    });
 }
 
-void normalizeGroups(llvm::SmallVectorImpl<UseGroup> &Groups) {
+bool WorkFacts::orderingLess(const WorkFacts &A, const WorkFacts &B) {
+  if (A.OrderedByLegacyStream != B.OrderedByLegacyStream)
+    return A.OrderedByLegacyStream < B.OrderedByLegacyStream;
+  if (A.FromEarlierIteration != B.FromEarlierIteration)
+    return A.FromEarlierIteration < B.FromEarlierIteration;
+  if (A.CoveringEvents != B.CoveringEvents)
+    return A.CoveringEvents < B.CoveringEvents;
+  return std::lexicographical_compare(
+      A.OrderedStreams.begin(), A.OrderedStreams.end(),
+      B.OrderedStreams.begin(), B.OrderedStreams.end(),
+      [](const auto &X, const auto &Y) { return X.first < Y.first; });
+}
+
+void WorkFacts::mergeWaitSites(const WorkFacts &Other) {
+  assert(sameOrdering(*this, Other) && "merging different orderings");
+  auto Theirs = Other.OrderedStreams.begin();
+  for (auto &[Stream, Site] : OrderedStreams) {
+    Site = std::min(Site, Theirs->second);
+    ++Theirs;
+  }
+}
+
+static bool groupOrder(const UseGroup &A, const UseGroup &B) {
+  if (A.Stream != B.Stream)
+    return A.Stream < B.Stream;
+  return WorkFacts::orderingLess(A.Facts, B.Facts);
+}
+
+bool WorkFacts::weakerOrEqual(const WorkFacts &A, const WorkFacts &B) {
+  if (A.FromEarlierIteration != B.FromEarlierIteration ||
+      (A.OrderedByLegacyStream && !B.OrderedByLegacyStream) ||
+      A.CoveringEvents.size() > B.CoveringEvents.size() ||
+      A.OrderedStreams.size() > B.OrderedStreams.size())
+    return false;
+  if (!std::includes(B.CoveringEvents.begin(), B.CoveringEvents.end(),
+                     A.CoveringEvents.begin(), A.CoveringEvents.end()))
+    return false;
+  for (const auto &[Stream, Site] : A.OrderedStreams)
+    if (!B.OrderedStreams.count(Stream))
+      return false;
+  return true;
+}
+
+/// Drops the groups of [Begin, End) (one stream) that another group of the
+/// range subsumes: weaker or equal facts and all of their sites. What a
+/// release, a stale wait or a sync concludes from the dropped group it
+/// concludes from the subsuming one (the transfer is monotone in the facts).
+static void dropSubsumed(llvm::SmallVectorImpl<UseGroup> &Groups, size_t Begin,
+                         size_t End) {
+  for (size_t J = Begin; J < End; ++J)
+    for (size_t I = Begin; I < End; ++I) {
+      if (I == J || Groups[I].Sites.empty() || Groups[J].Sites.empty())
+        continue;
+      if (WorkFacts::weakerOrEqual(Groups[I].Facts, Groups[J].Facts) &&
+          Groups[I].Sites.includesCheaply(Groups[J].Sites)) {
+        Groups[J].Sites = SiteList(); // removed below
+        break;
+      }
+    }
+}
+
+bool normalizeGroups(llvm::SmallVectorImpl<UseGroup> &Groups) {
   std::stable_sort(Groups.begin(), Groups.end(), groupOrder);
   size_t Out = 0;
   for (size_t I = 0; I < Groups.size(); ++I) {
     if (Groups[I].Sites.empty())
       continue;
     if (Out > 0 && Groups[Out - 1].Stream == Groups[I].Stream &&
-        Groups[Out - 1].Facts == Groups[I].Facts) {
+        WorkFacts::sameOrdering(Groups[Out - 1].Facts, Groups[I].Facts)) {
       Groups[Out - 1].Sites = Groups[Out - 1].Sites.unite(Groups[I].Sites);
+      Groups[Out - 1].Facts.mergeWaitSites(Groups[I].Facts);
       continue;
     }
     if (Out != I)
@@ -128,17 +223,51 @@ void normalizeGroups(llvm::SmallVectorImpl<UseGroup> &Groups) {
     ++Out;
   }
   Groups.resize(Out);
+  if (Groups.size() < 2)
+    return true;
+  // Per stream (the groups are sorted by stream): subsumption, then the
+  // bound.
+  bool WithinBound = true;
+  for (size_t Begin = 0; Begin < Groups.size();) {
+    size_t End = Begin + 1;
+    while (End < Groups.size() && Groups[End].Stream == Groups[Begin].Stream)
+      ++End;
+    if (End - Begin > 1)
+      dropSubsumed(Groups, Begin, End);
+    size_t Left = 0;
+    for (size_t I = Begin; I < End; ++I)
+      Left += !Groups[I].Sites.empty();
+    if (Left > MaxUseGroupsPerStream) {
+      // Meet the facts (only orderings every group has survive) and unite
+      // the sites: every hazard of the groups is still a hazard.
+      WithinBound = false;
+      UseGroup &Into = Groups[Begin];
+      for (size_t I = Begin + 1; I < End; ++I) {
+        if (Groups[I].Sites.empty())
+          continue;
+        Into.Facts.meet(Groups[I].Facts);
+        Into.Sites = Into.Sites.unite(Groups[I].Sites);
+        Groups[I].Sites = SiteList();
+      }
+    }
+    Begin = End;
+  }
+  Groups.erase(std::remove_if(Groups.begin(), Groups.end(),
+                              [](const UseGroup &G) { return G.Sites.empty(); }),
+               Groups.end());
+  return WithinBound;
 }
 
-void addUse(llvm::SmallVectorImpl<UseGroup> &Groups, const StreamKey &Stream,
+bool addUse(llvm::SmallVectorImpl<UseGroup> &Groups, const StreamKey &Stream,
             const WorkFacts &Facts, const SiteList &Sites) {
   for (UseGroup &G : Groups)
-    if (G.Stream == Stream && G.Facts == Facts) {
+    if (G.Stream == Stream && WorkFacts::sameOrdering(G.Facts, Facts)) {
       G.Sites = G.Sites.unite(Sites);
-      return;
+      G.Facts.mergeWaitSites(Facts);
+      return true;
     }
   Groups.push_back(UseGroup{Stream, Facts, Sites});
-  normalizeGroups(Groups);
+  return normalizeGroups(Groups);
 }
 
 //===----------------------------------------------------------------------===//
@@ -156,7 +285,7 @@ void WorkFacts::meet(const WorkFacts &Other) {
   FromEarlierIteration &= Other.FromEarlierIteration;
 }
 
-void ObjectState::join(const ObjectState &Other) {
+bool ObjectState::join(const ObjectState &Other) {
   if (AllocSite == NoId && Other.AllocSite != NoId) {
     AllocSite = Other.AllocSite;
     AllocName = Other.AllocName;
@@ -167,8 +296,9 @@ void ObjectState::join(const ObjectState &Other) {
     AllocFacts.meet(Other.AllocFacts);
   }
   AllocPending |= Other.AllocPending;
+  bool WithinBound = true;
   for (const UseGroup &G : Other.Uses)
-    addUse(Uses, G.Stream, G.Facts, G.Sites);
+    WithinBound &= addUse(Uses, G.Stream, G.Facts, G.Sites);
   EntryReleases.insert(Other.EntryReleases.begin(), Other.EntryReleases.end());
   if (Own != Other.Own)
     Own = ir::Ownership::Raw; // in doubt, no implicit release
@@ -176,6 +306,7 @@ void ObjectState::join(const ObjectState &Other) {
     ReleaseStream.reset();
   Escaped |= Other.Escaped;
   RecordedForCaller &= Other.RecordedForCaller;
+  return WithinBound;
 }
 
 bool operator==(const ObjectState &A, const ObjectState &B) {
@@ -212,9 +343,10 @@ void LifetimeState::join(const LifetimeState &Other) {
   }
   for (const auto &[Id, Object] : Other.Objects) {
     auto [It, Inserted] = Objects.insert({Id, Object});
-    if (!Inserted)
-      It->second.join(Object);
+    if (!Inserted && !It->second.join(Object))
+      GroupsMerged = true;
   }
+  GroupsMerged |= Other.GroupsMerged;
   for (const auto &[Key, Event] : Other.Events) {
     auto [It, Inserted] = Events.insert({Key, Event});
     if (!Inserted && !(It->second == Event)) {
@@ -258,7 +390,8 @@ bool operator==(const LifetimeState &A, const LifetimeState &B) {
          A.NonBlockingStreams == B.NonBlockingStreams &&
          A.CurrentStack == B.CurrentStack &&
          A.CurrentUnknown == B.CurrentUnknown && A.Entry == B.Entry &&
-         A.RacyReleases == B.RacyReleases;
+         A.RacyReleases == B.RacyReleases &&
+         A.GroupsMerged == B.GroupsMerged;
 }
 
 } // namespace core

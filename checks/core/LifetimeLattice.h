@@ -85,6 +85,21 @@ struct WorkFacts {
 
   /// Must-join: keep what holds on both paths.
   void meet(const WorkFacts &Other);
+  /// The same ordering: equal but for which wait is remembered per ordered
+  /// stream (the wait sites only name a wait in notes). Use groups are keyed
+  /// by this, so that N branches each waiting at their own site do not make
+  /// N groups of the same use sites (reliability sweep #117: memory was
+  /// quadratic in the number of if/else branches).
+  static bool sameOrdering(const WorkFacts &A, const WorkFacts &B);
+  static bool orderingLess(const WorkFacts &A, const WorkFacts &B);
+  /// Every ordering \p A promises, \p B promises too (and both come from
+  /// the same iteration): a use with \p A is at least as exposed as one
+  /// with \p B, so B's hazards are A's hazards.
+  static bool weakerOrEqual(const WorkFacts &A, const WorkFacts &B);
+  /// Takes in \p Other's facts of the same ordering: per ordered stream,
+  /// the wait with the smallest site id is kept (a deterministic choice, so
+  /// that joins commute and a state's wait sites only decrease).
+  void mergeWaitSites(const WorkFacts &Other);
   friend bool operator==(const WorkFacts &A, const WorkFacts &B) {
     return A.CoveringEvents == B.CoveringEvents &&
            A.OrderedStreams == B.OrderedStreams &&
@@ -115,6 +130,11 @@ public:
   /// tail of it (the common shape after a branch).
   SiteList unite(const SiteList &Other) const;
   SiteList without(SiteId S) const;
+  /// True when every site of \p Other is in this list, as far as a cheap
+  /// test tells: equal heads, \p Other a tail of this list reached within
+  /// a few steps, or a short \p Other looked up site by site. False means
+  /// "not shown", never "known not included".
+  bool includesCheaply(const SiteList &Other) const;
   /// The sites, most recent first.
   std::vector<SiteId> sites() const;
   friend bool operator==(const SiteList &A, const SiteList &B);
@@ -167,7 +187,7 @@ struct ObjectState {
   WorkFacts AllocFacts;
   /// The allocation may not have completed for some stream yet.
   bool AllocPending = false;
-  /// Consumer uses not yet known to be complete.
+  /// Consumer uses not yet known to be complete (see UseGroups.h).
   llvm::SmallVector<UseGroup, 2> Uses;
   /// Owned objects: released when the last name goes, on this stream.
   ir::Ownership Own = ir::Ownership::Raw;
@@ -182,7 +202,8 @@ struct ObjectState {
   std::set<EntryRelease> EntryReleases;
 
   bool hasPendingWork() const { return AllocPending || !Uses.empty(); }
-  void join(const ObjectState &Other);
+  /// False when the use groups had to be merged (see normalizeGroups).
+  bool join(const ObjectState &Other);
   friend bool operator==(const ObjectState &A, const ObjectState &B);
 };
 
@@ -233,6 +254,10 @@ struct LifetimeState {
   std::map<StreamKey, EntryWork> Entry;
   /// False until some path reaches the point (the bottom element).
   bool Reachable = false;
+  /// Some object had more use groups on one stream than the analysis keeps
+  /// (UseGroups.h): their ordering facts were met into one group, so a
+  /// warning may be a false alarm (never a missed one). Said in a note.
+  bool GroupsMerged = false;
 
   void join(const LifetimeState &Other);
   friend bool operator==(const LifetimeState &A, const LifetimeState &B);

@@ -126,6 +126,8 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
   const LifetimeState *Exit = Summaries ? Summaries(I.Callee) : nullptr;
   if (!Callee.Lowered || !Exit || !Exit->Reachable)
     return; // unknown, recursive (in progress) or never returns
+  // A summary whose use groups were merged may carry weaker orderings.
+  State.GroupsMerged |= Exit->GroupsMerged;
   // The mapping reads the caller's state as it was before the call.
   LifetimeState Before = State;
   CallMapping Map(M, Callee, I, *this, Before);
@@ -231,7 +233,8 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
                                 return transform(G.Stream, G.Facts);
                               }),
                Uses.end());
-    normalizeGroups(Uses);
+    if (!normalizeGroups(Uses))
+      State.GroupsMerged = true;
     if (Object.AllocPending && Object.AllocStream &&
         transform(*Object.AllocStream, Object.AllocFacts))
       Object.AllocPending = false;
@@ -269,7 +272,8 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
     Fresh.Escaped = Inner.Escaped;
     for (const UseGroup &G : Inner.Uses)
       if (std::optional<StreamKey> S = Map.stream(G.Stream))
-        addUse(Fresh.Uses, *S, Map.facts(G.Facts), SiteList().with(I.Site));
+        if (!addUse(Fresh.Uses, *S, Map.facts(G.Facts), SiteList().with(I.Site)))
+          State.GroupsMerged = true;
     bindObject(Name, objects::make(objects::RecentAlloc, I.Site),
                std::move(Fresh), I.Site, State);
   };

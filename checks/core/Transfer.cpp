@@ -28,8 +28,8 @@ template <typename Fn> void forEachWork(LifetimeState &State, Fn Callback) {
       continue;
     for (UseGroup &G : Object.Uses)
       Callback(G.Stream, G.Facts);
-    if (Object.Uses.size() > 1)
-      normalizeGroups(Object.Uses); // facts may now coincide
+    if (Object.Uses.size() > 1 && !normalizeGroups(Object.Uses))
+      State.GroupsMerged = true; // facts may now coincide
     if (Object.AllocPending && Object.AllocStream)
       Callback(*Object.AllocStream, Object.AllocFacts);
   }
@@ -190,8 +190,8 @@ void Transfer::bindObject(NameId Name, ObjectId Id, ObjectState Fresh,
     ObjectId Older =
         objects::make(objects::OlderAlloc, objects::id(Id));
     auto [OldIt, Inserted] = State.Objects.insert({Older, Previous->second});
-    if (!Inserted)
-      OldIt->second.join(Previous->second);
+    if (!Inserted && !OldIt->second.join(Previous->second))
+      State.GroupsMerged = true;
     for (auto &[Other, Set] : State.Names) {
       if (Other == Name)
         continue;
@@ -242,7 +242,8 @@ void Transfer::useObject(ObjectId Id, NameId Name, const StreamKey &S,
     // Warn at the first unordered use only.
     Object.AllocFacts.OrderedStreams.insert({S, Site});
   }
-  addUse(Object.Uses, S, Facts, SiteList().with(Site));
+  if (!addUse(Object.Uses, S, Facts, SiteList().with(Site)))
+    State.GroupsMerged = true;
 }
 
 void Transfer::use(const Inst &I, const StreamKey &S,

@@ -1,7 +1,12 @@
 //===--- UseGroups.h - streamlife -------------------------------*- C++ -*-===//
 //
-// Keeping an object's pending uses canonical: one group per (stream, facts),
-// sorted, so that equal states compare equal and groups stay few.
+// Keeping an object's pending uses canonical: one group per (stream,
+// ordering), sorted, so that equal states compare equal and groups stay few.
+// The number of groups is what the cost of a join grows with: keyed by the
+// exact facts (wait sites included), N if/else branches each waiting at their
+// own site made N groups per state, quadratic memory over the function
+// (reliability sweep #117); N branches each recording their own event made
+// 2^N. Hence the ordering key, the subsumption and the bound below.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +18,20 @@
 namespace streamlife {
 namespace core {
 
-/// Sorts groups and merges those whose stream and facts became equal.
-void normalizeGroups(llvm::SmallVectorImpl<UseGroup> &Groups);
-/// Adds \p Sites as uses on \p Stream with \p Facts.
-void addUse(llvm::SmallVectorImpl<UseGroup> &Groups, const StreamKey &Stream,
+/// At most this many groups per stream and object. Equal orderings merge
+/// and subsumed groups go (below), which keeps real code at one or two; the
+/// bound only stops a combinatorial shape (N branches each recording their
+/// own event make 2^N orderings) and is said in a note when it fires.
+constexpr size_t MaxUseGroupsPerStream = 32;
+
+/// Sorts groups, merges those of the same stream and ordering, drops a
+/// group whose sites are all in a group of the same stream with weaker (or
+/// equal) facts (its hazards are that group's hazards), and past
+/// MaxUseGroupsPerStream meets a stream's groups into one. Returns false
+/// when that bound fired.
+bool normalizeGroups(llvm::SmallVectorImpl<UseGroup> &Groups);
+/// Adds \p Sites as uses on \p Stream with \p Facts; false as above.
+bool addUse(llvm::SmallVectorImpl<UseGroup> &Groups, const StreamKey &Stream,
             const WorkFacts &Facts, const SiteList &Sites);
 
 } // namespace core

@@ -5,6 +5,6 @@
 //
 // A malformed API row in the options is reported, not ignored silently.
 
-// CHECK: warning: invalid entry in option 'ReleaseFunctions' of check 'streamlife-free-before-wait': expected 'name:buffer-argument:stream-argument' entries separated by ';' [clang-tidy-config]
+// CHECK: warning: invalid entry 'myFree:zero:1' in option 'ReleaseFunctions' of check 'streamlife-free-before-wait': expected 'name:buffer-argument:stream-argument' with integer argument positions [clang-tidy-config]
 
 void nothing() {}

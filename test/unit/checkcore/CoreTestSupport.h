@@ -129,6 +129,10 @@ public:
                             const std::vector<std::string> &Params = {});
   const FunctionFindings &findings(const FunctionBuilder &F,
                                    AnalysisOptions Options = {});
+  /// \p F's exit state (its summary), after findings() ran.
+  const LifetimeState *exitState(const FunctionBuilder &F) {
+    return Engine ? Engine->summary(F.id()) : nullptr;
+  }
   const Module &module() const { return M; }
   std::string spelling(NameId N) const { return M.Names.at(N).Spelling; }
   unsigned line(SiteId S) const { return M.Sites.at(S).Line; }
