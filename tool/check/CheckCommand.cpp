@@ -233,7 +233,7 @@ int runCheckCommand(int Argc, const char **Argv) {
     llvm::errs() << '\n';
   }
   for (const std::string &Error : Report.ConfigurationErrors)
-    inputError(".clang-tidy: " + Error);
+    inputError(Error);
   unsigned Findings = Report.findingCount();
   if (Findings)
     llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")
