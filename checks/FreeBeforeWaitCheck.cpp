@@ -23,9 +23,10 @@ void FreeBeforeWaitCheck::check(
     reportQueuePop(*this, Finding);
 }
 
-void FreeBeforeWaitCheck::reportFindings(const TranslationUnitIR &Unit,
+void FreeBeforeWaitCheck::reportFindings(const FunctionDecl &Function,
+                                   const TranslationUnitIR &Unit,
                                    const core::FunctionFindings &Findings) {
-  LifetimeReporter Reporter(*this, Unit);
+  LifetimeReporter Reporter(*this, Unit, &Function);
   for (const auto &Finding : Findings.FreeBeforeWait)
     if (Finding.ExplainedByStaleWaits.empty() || !StaleEventsReportedElsewhere)
       Reporter.report(Finding);

@@ -32,7 +32,8 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 protected:
-  void reportFindings(const TranslationUnitIR &Unit,
+  void reportFindings(const FunctionDecl &Function,
+                      const TranslationUnitIR &Unit,
                       const core::FunctionFindings &Findings) override;
 };
 

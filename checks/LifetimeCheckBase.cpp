@@ -58,7 +58,7 @@ void LifetimeCheckBase::check(const MatchFinder::MatchResult &Result) {
   if (!Function || Function->isTemplated() || Function->isDependentContext())
     return;
   TranslationUnitIR &Unit = translationUnitIR(*Result.Context, Model);
-  reportFindings(Unit, Unit.analyze(Function));
+  reportFindings(*Function, Unit, Unit.analyze(Function));
   reportOptionProblems(Model.takeOptionProblems());
 }
 

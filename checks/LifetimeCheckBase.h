@@ -31,7 +31,10 @@ public:
 
 protected:
   /// Emits the findings of one function that belong to this check.
-  virtual void reportFindings(const TranslationUnitIR &Unit,
+  /// \p Function is the analysed definition (fix-its are planned in its
+  /// body).
+  virtual void reportFindings(const FunctionDecl &Function,
+                              const TranslationUnitIR &Unit,
                               const core::FunctionFindings &Findings) = 0;
 
 private:

@@ -2,6 +2,8 @@
 
 #include "LifetimeReporter.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/STLExtras.h"
+#include <cassert>
 
 namespace clang {
 namespace tidy {
@@ -34,12 +36,31 @@ std::string LifetimeReporter::name(ir::NameId N) const {
   return core::nameSpelling(Unit.module(), N);
 }
 
+const FixItPlanner *LifetimeReporter::planner() {
+  if (!Function)
+    return nullptr;
+  if (!Planner)
+    Planner = std::make_unique<FixItPlanner>(*Function, Unit);
+  return Planner.get();
+}
+
 void LifetimeReporter::report(const core::FreeBeforeWaitFinding &Finding) {
   const auto &First = Finding.Uses.front();
-  Check.diag(at(Finding.ReleaseSite), "'%0' is released on %1 while %2 may "
-                                      "still use it")
-      << name(Finding.Buffer) << describe(Finding.ReleaseStream)
-      << describe(First.Stream);
+  // A wait that only comes after the release: moving the release after it
+  // is the fix, when that wait covers every racing use (FixItPlanner).
+  std::optional<FixItPlan> Fix;
+  if (!Finding.LateWaits.empty())
+    if (const FixItPlanner *Plans = planner())
+      Fix = Plans->moveReleaseAfterWait(Finding);
+  {
+    auto Warning = Check.diag(at(Finding.ReleaseSite),
+                              "'%0' is released on %1 while %2 may "
+                              "still use it");
+    Warning << name(Finding.Buffer) << describe(Finding.ReleaseStream)
+            << describe(First.Stream);
+    if (Fix)
+      Warning << Fix->Hints;
+  }
   if (Finding.AllocSite != ir::NoId)
     Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
                DiagnosticIDs::Note)
@@ -73,14 +94,38 @@ void LifetimeReporter::report(const core::FreeBeforeWaitFinding &Finding) {
              "before the release",
              DiagnosticIDs::Note)
       << shortName(Last.Stream) << shortName(Finding.ReleaseStream);
+  if (Fix)
+    Check.diag(Fix->After, "fix: move the release after this wait",
+               DiagnosticIDs::Note);
 }
 
-void LifetimeReporter::report(const core::MissingConsumerEventFinding &Finding) {
-  Check.diag(at(Finding.WaitSite),
-             "%0 waits on event '%1' recorded on %2 before its last use of "
-             "'%3'")
-      << describe(Finding.WaitingStream) << name(Finding.Event)
-      << shortName(Finding.EventStream) << name(Finding.Buffer);
+void LifetimeReporter::report(
+    const core::MissingConsumerEventFinding &Finding,
+    llvm::ArrayRef<core::MissingConsumerEventFinding> Siblings) {
+  // The record moves after the last use when both are statements of the
+  // wait's block (FixItPlanner). Findings of several buffers that share the
+  // record and the wait carry the move once, on the first of them.
+  std::optional<FixItPlan> Fix;
+  size_t Index = &Finding - Siblings.data();
+  assert(Index < Siblings.size() && "the finding is one of its siblings");
+  bool FirstForRecord = llvm::none_of(
+      Siblings.take_front(Index),
+      [&](const core::MissingConsumerEventFinding &Earlier) {
+        return Earlier.WaitSite == Finding.WaitSite &&
+               Earlier.RecordSite == Finding.RecordSite;
+      });
+  if (FirstForRecord)
+    if (const FixItPlanner *Plans = planner())
+      Fix = Plans->moveRecordAfterLastUse(Finding, Siblings);
+  {
+    auto Warning = Check.diag(at(Finding.WaitSite),
+                              "%0 waits on event '%1' recorded on %2 before "
+                              "its last use of '%3'");
+    Warning << describe(Finding.WaitingStream) << name(Finding.Event)
+            << shortName(Finding.EventStream) << name(Finding.Buffer);
+    if (Fix)
+      Warning << Fix->Hints;
+  }
   if (Finding.RecordSite != ir::NoId)
     Check.diag(at(Finding.RecordSite), "event '%0' recorded here",
                DiagnosticIDs::Note)
@@ -92,6 +137,9 @@ void LifetimeReporter::report(const core::MissingConsumerEventFinding &Finding) 
              "record the event on %0 after this use, then make %1 wait on it",
              DiagnosticIDs::Note)
       << shortName(Finding.EventStream) << shortName(Finding.WaitingStream);
+  if (Fix)
+    Check.diag(Fix->After, "fix: move the record after this statement",
+               DiagnosticIDs::Note);
   // The free this stale wait makes racy is the same bug: a note, not a
   // second warning.
   for (const auto &[ReleaseSite, Buffer] : Finding.RacingReleases)
@@ -161,6 +209,14 @@ void reportRecordStreamInLoop(ClangTidyCheck &Check, const Expr *Call,
              "release")
       << Buffer;
   Check.diag(Loop->getBeginLoc(), "inside this loop", DiagnosticIDs::Note);
+  // No fix-it: a keepalive queue outlives the loop body (a member or a
+  // variable before the loop, its pops where the allocation stream waits).
+  Check.diag(Call->getBeginLoc(),
+             "no automatic fix: instead, keep '%0' with an event recorded on "
+             "the consumer stream after its use in a keepalive queue, and "
+             "drop it only after the allocation stream waited on that event",
+             DiagnosticIDs::Note)
+      << Buffer;
 }
 
 } // namespace streamlife

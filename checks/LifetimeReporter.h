@@ -3,7 +3,9 @@
 // Owns every sentence a user reads from the streamlife checks (the role of
 // MPI-Checker's MPIBugReporter): the warnings, the notes that tell the story
 // in order, and the suggested fix. The analysis core only hands over facts in
-// ids; the translation unit's IR maps them back to source locations.
+// ids; the translation unit's IR maps them back to source locations. Where a
+// fix is local and certain (FixItPlanner), the warning carries it as a
+// fix-it; elsewhere a note says what to change.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 #define STREAMLIFE_CHECKS_LIFETIMEREPORTER_H
 
 #include "ClangLowering.h"
+#include "FixItPlanner.h"
 #include "Findings.h"
 #include "QueuePopOrder.h"
 #include "clang-tidy/ClangTidyCheck.h"
@@ -21,11 +24,17 @@ namespace streamlife {
 
 class LifetimeReporter {
 public:
-  LifetimeReporter(ClangTidyCheck &Check, const TranslationUnitIR &Unit)
-      : Check(Check), Unit(Unit) {}
+  /// \p Function: the analysed definition, whose body fix-its rewrite
+  /// (none without it).
+  LifetimeReporter(ClangTidyCheck &Check, const TranslationUnitIR &Unit,
+                   const FunctionDecl *Function = nullptr)
+      : Check(Check), Unit(Unit), Function(Function) {}
 
   void report(const core::FreeBeforeWaitFinding &Finding);
-  void report(const core::MissingConsumerEventFinding &Finding);
+  /// \p Siblings: every missing-consumer-event finding of the function
+  /// (a record shared by several buffers moves once, after all their uses).
+  void report(const core::MissingConsumerEventFinding &Finding,
+              llvm::ArrayRef<core::MissingConsumerEventFinding> Siblings);
   void report(const core::UseBeforeAllocFinding &Finding);
   void report(const core::LimitNote &Limit);
   void report(const core::HandOffFinding &Finding);
@@ -35,9 +44,13 @@ private:
   std::string describe(const core::StreamKey &S) const;
   std::string shortName(const core::StreamKey &S) const;
   std::string name(ir::NameId N) const;
+  /// Built on the first finding that may have a fix.
+  const FixItPlanner *planner();
 
   ClangTidyCheck &Check;
   const TranslationUnitIR &Unit;
+  const FunctionDecl *Function;
+  std::unique_ptr<FixItPlanner> Planner;
 };
 
 /// A keepalive entry popped before its event was waited on (QueuePopOrder).

@@ -7,11 +7,12 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-void MissingConsumerEventCheck::reportFindings(const TranslationUnitIR &Unit,
+void MissingConsumerEventCheck::reportFindings(const FunctionDecl &Function,
+                                   const TranslationUnitIR &Unit,
                                    const core::FunctionFindings &Findings) {
-  LifetimeReporter Reporter(*this, Unit);
+  LifetimeReporter Reporter(*this, Unit, &Function);
   for (const auto &Finding : Findings.MissingConsumerEvent)
-    Reporter.report(Finding);
+    Reporter.report(Finding, Findings.MissingConsumerEvent);
 }
 
 } // namespace streamlife

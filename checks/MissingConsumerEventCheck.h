@@ -21,7 +21,8 @@ public:
       : LifetimeCheckBase(Name, Context) {}
 
 protected:
-  void reportFindings(const TranslationUnitIR &Unit,
+  void reportFindings(const FunctionDecl &Function,
+                      const TranslationUnitIR &Unit,
                       const core::FunctionFindings &Findings) override;
 };
 

@@ -7,7 +7,8 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-void UseBeforeAllocCheck::reportFindings(const TranslationUnitIR &Unit,
+void UseBeforeAllocCheck::reportFindings(const FunctionDecl &Function,
+                                   const TranslationUnitIR &Unit,
                                    const core::FunctionFindings &Findings) {
   LifetimeReporter Reporter(*this, Unit);
   for (const auto &Finding : Findings.UseBeforeAlloc)

@@ -4,6 +4,7 @@
 Usage (from lit, through %check_streamlife):
   check_streamlife.py --clang-tidy=BIN --plugin=SO --filecheck=BIN
       [--cuda-path=DIR] [-check-suffixes=A,B] [-config=YAML]
+      [-fixed-file=PATH] [-check-fixed-clean] [-expect-no-fixes]
       FILE CHECK-NAME [-- COMPILER-ARGS...]
 Python files (through %check_streamlife_py):
   check_streamlife.py --streamlife=BIN --filecheck=BIN [-check-suffixes=A,B]
@@ -20,6 +21,16 @@ file with both, the CHECK-MESSAGES lines are matched among the notes).
 Every warning must be expected: FileCheck runs with
 -implicit-check-not='{{warning|error}}:'. A file without expectations must
 produce no warning at all.
+
+Fix-its (C++ only), as clang-tidy's check_clang_tidy.py does them: when the
+file has `// CHECK-FIXES[-SUFFIX]:` lines, or one of the options below is
+given, clang-tidy runs with -fix and the fixed copy is matched against them
+(CHECK-FIXES-NEXT pins adjacent lines; the blanked CHECK lines are `//`
+lines of the copy, so keep expectations outside the code they describe).
+  -fixed-file=PATH     keep the fixed copy there (to compile it in a RUN line)
+  -check-fixed-clean   check the fixed copy again with the same check: it
+                       must compile and give no warning at all
+  -expect-no-fixes     -fix must leave the file exactly as it was
 """
 import argparse
 import os
@@ -47,6 +58,9 @@ def parse_args(argv):
     parser.add_argument("--cuda-path", default="/usr/local/cuda")
     parser.add_argument("-check-suffixes", "--check-suffixes", default="")
     parser.add_argument("-config", "--config", default=None)
+    parser.add_argument("-fixed-file", "--fixed-file", default=None)
+    parser.add_argument("-check-fixed-clean", "--check-fixed-clean", action="store_true")
+    parser.add_argument("-expect-no-fixes", "--expect-no-fixes", action="store_true")
     parser.add_argument("input")
     parser.add_argument("check_name")
     args = parser.parse_args(argv)
@@ -56,7 +70,9 @@ def parse_args(argv):
         parser.error("a .py input needs --streamlife")
     if not python and not (args.clang_tidy and args.plugin):
         parser.error("a C++ input needs --clang-tidy and --plugin")
-    for name in ("clang_tidy", "plugin", "streamlife", "filecheck", "input"):
+    if python and (args.fixed_file or args.check_fixed_clean or args.expect_no_fixes):
+        parser.error("fix-it options are for C++ inputs")
+    for name in ("clang_tidy", "plugin", "streamlife", "filecheck", "input", "fixed_file"):
         value = getattr(args, name)
         if value and os.path.sep in value:
             setattr(args, name, os.path.abspath(value))
@@ -82,6 +98,54 @@ def run_filecheck(filecheck, check_file, prefix, output, label):
     if result.returncode != 0:
         sys.stderr.write("FileCheck (%s, %s) failed:\n%s\n" % (label, prefix, result.stderr))
         sys.exit(1)
+
+
+def run_clang_tidy(args, compiler_args, source, tmp, fix):
+    command = [args.clang_tidy, "-load", args.plugin,
+               "-checks=-*," + args.check_name, source]
+    if fix:
+        command.append("-fix")
+    if args.config is not None:
+        command.append("-config=" + args.config)
+    command += ["--"] + compiler_args
+    result = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
+    # Report paths as the test's own, so failures point at the real file.
+    output = (result.stdout + result.stderr).replace(source, args.input)
+    if result.returncode != 0:
+        fail("clang-tidy failed (exit %d):\n%s" % (result.returncode, output))
+    # -fix adds a note per applied fix-it; they are not the check's notes.
+    return "\n".join(line for line in output.splitlines()
+                     if not line.endswith("note: FIX-IT applied suggested code changes")) + "\n"
+
+
+def check_fixes(args, compiler_args, fix_prefixes, stripped, source, tmp):
+    """After the -fix run: the fixed copy against CHECK-FIXES, unchanged
+    under -expect-no-fixes, clean when checked again under
+    -check-fixed-clean."""
+    with open(source, encoding="utf-8") as f:
+        fixed = f.read()
+    if args.fixed_file:
+        with open(args.fixed_file, "w", encoding="utf-8") as f:
+            f.write(fixed)
+    if args.expect_no_fixes and fixed != stripped:
+        diff = subprocess.run(["diff", "-u", "-", source], input=stripped,
+                              capture_output=True, text=True).stdout
+        fail("expected no fix-its, but -fix changed the file:\n" + diff)
+    if fix_prefixes:
+        command = [args.filecheck, "-input-file=" + source, args.input,
+                   "--check-prefixes=" + ",".join(fix_prefixes)]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            sys.stderr.write("FileCheck (fixes, %s) failed:\n%s\n------ fixed file ------\n%s"
+                             % (",".join(fix_prefixes), result.stderr, fixed))
+            sys.exit(1)
+    if args.check_fixed_clean:
+        output = run_clang_tidy(args, compiler_args, source, tmp, fix=False)
+        left = [line for line in output.splitlines()
+                if re.search(r":\d+:\d+: (warning|error):", line)]
+        if left:
+            fail("the fixed file is not clean:\n" + "\n".join(left)
+                 + "\n------ fixed file ------\n" + fixed)
 
 
 def run_streamlife_python(args, source, tmp):
@@ -124,6 +188,7 @@ def main(argv):
     all_prefixes = [p for pair in checks for p in pair]
     any_expectation = any(re.search(comment + r"\s*" + re.escape(p) + r"(-NOT|-NEXT|-SAME)?:", original)
                           for p in all_prefixes)
+    # Fix-it expectations alone do not count: the diagnostics must be pinned.
 
     # Blank every CHECK line (ours and other suffixes') but keep the line.
     stripped = re.sub(comment + r"\s*CHECK-[A-Z0-9_-]+:.*", comment, original)
@@ -136,17 +201,15 @@ def main(argv):
         if python:
             output = run_streamlife_python(args, source, tmp)
         else:
-            command = [args.clang_tidy, "-load", args.plugin,
-                       "-checks=-*," + args.check_name, source]
-            if args.config is not None:
-                command.append("-config=" + args.config)
-            command += ["--"] + compiler_args
-            result = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
-            output = result.stdout + result.stderr
-            # Report paths as the test's own, so failures point at the real file.
-            output = output.replace(source, args.input)
-            if result.returncode != 0:
-                fail("clang-tidy failed (exit %d):\n%s" % (result.returncode, output))
+            fix_prefixes = [p for p in ("CHECK-FIXES" + ("-" + s.strip() if s.strip() else "")
+                                        for s in (args.check_suffixes.split(",")
+                                                  if args.check_suffixes else [""]))
+                            if re.search(r"//\s*" + re.escape(p) + r"(-NOT|-NEXT|-SAME)?:", original)]
+            fix = bool(fix_prefixes or args.fixed_file or args.check_fixed_clean
+                       or args.expect_no_fixes)
+            output = run_clang_tidy(args, compiler_args, source, tmp, fix)
+            if fix:
+                check_fixes(args, compiler_args, fix_prefixes, stripped, source, tmp)
         sys.stdout.write("------------------------ clang-tidy output ------------------------\n")
         sys.stdout.write(output)
         sys.stdout.write("-------------------------------------------------------------------\n")

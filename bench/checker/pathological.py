@@ -17,6 +17,7 @@ Shapes (N is the size):
   if-branches        N x if (c[i]) launch, then wait and free (correct)              (#118)
   helper-chain       h0 -> h1 -> ... -> hN, each launching, callees first            (#123)
   forward-chain      the same chain, callers first (forward declarations)            (#126)
+  else-if-chain      if (c[0]) launch else if (c[1]) launch ... N deep, then free      (clang's parser recursion)
 """
 import argparse
 import os
@@ -74,6 +75,18 @@ def branches(n, with_else):
     return "\n".join(lines) + "\n"
 
 
+def else_if_chain(n):
+    lines = [HEADER,
+             "void f(cudaStream_t a, cudaStream_t b, const int *c) {",
+             "  float *p;", "  cudaMallocAsync(&p, 4, a);",
+             "  if (c[0]) k<<<1, 1, 0, b>>>(p);"]
+    for i in range(1, n):
+        lines.append("  else if (c[%d]) k<<<1, 1, 0, b>>>(p);" % i)
+    lines.append("  cudaFreeAsync(p, a);")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 def helper_chain(n, callers_first):
     out = [HEADER]
     def helper(i):
@@ -99,6 +112,7 @@ SHAPES = {
     "deep-loop-nest": (deep_loop_nest, [32, 40, 60]),
     "if-else-branches": (lambda n: branches(n, True), [1000, 4000]),
     "if-branches": (lambda n: branches(n, False), [1000, 4000]),
+    "else-if-chain": (else_if_chain, [5000, 10000]),
     "helper-chain": (lambda n: helper_chain(n, False), [1000, 5000]),
     "forward-chain": (lambda n: helper_chain(n, True), [12500, 30000]),
 }

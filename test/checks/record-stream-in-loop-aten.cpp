@@ -6,6 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <unordered_map>
 
 void handOffEveryLayer(at::Tensor *params, c10::cuda::CUDAStream compute,
                        int layers) {
@@ -29,4 +30,22 @@ void handOffOnce(const at::Tensor &t, c10::cuda::CUDAStream compute) {
   t.record_stream(compute);
   c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(),
                                                 compute);
+}
+
+// DeepSpeed (compile/z3.cpp) hands every reloaded buffer of a map to the
+// current stream at the end of each backward pass: a loop over the map.
+void handOffEveryReloadBuffer(std::unordered_map<long, at::Tensor> &buffers) {
+  for (auto &it : buffers) {
+    it.second.record_stream(c10::cuda::getCurrentCUDAStream());
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: record_stream on 'it.second' inside a loop
+  }
+  buffers.clear();
+}
+
+// The loop only collects; the one hand-off happens after it.
+void handOffAfterLoop(std::unordered_map<long, at::Tensor> &buffers,
+                      at::Tensor &last) {
+  for (auto &it : buffers)
+    last = it.second;
+  last.record_stream(c10::cuda::getCurrentCUDAStream());
 }

@@ -151,6 +151,9 @@ int runCheckCommand(int Argc, const char **Argv) {
 
   check::CheckReport Report;
   std::vector<std::string> Inputs = PythonSplit->PythonFiles;
+  // --fix leaves a file that changes from here on (its offsets would be
+  // stale).
+  int64_t StartedNs = check::fixClockNow();
   if (HasCxx) {
     llvm::Expected<check::LoadedDatabase> Database =
         check::loadCompilationDatabase(CxxOptions, STREAMLIFE_CLANG_RESOURCE_DIR);
@@ -213,7 +216,7 @@ int runCheckCommand(int Argc, const char **Argv) {
 
   unsigned BrokenFiles = reportCompileErrors(Report, Options);
   if (Options.Fix) {
-    llvm::Expected<check::FixSummary> Fixed = check::applyFixes(Report);
+    llvm::Expected<check::FixSummary> Fixed = check::applyFixes(Report, {Inputs, StartedNs});
     if (!Fixed)
       return inputError(llvm::toString(Fixed.takeError()));
     llvm::errs() << "streamlife: --fix: fixed " << Fixed->FixedFindings << " finding"
@@ -221,10 +224,16 @@ int runCheckCommand(int Argc, const char **Argv) {
                  << " file" << (Fixed->FilesChanged == 1 ? "" : "s");
     if (Fixed->ConflictingFindings)
       llvm::errs() << "; " << Fixed->ConflictingFindings << " left, their fixes overlap others";
+    if (Fixed->NotInputFindings)
+      llvm::errs() << "; " << Fixed->NotInputFindings
+                   << " left, their fixes touch files that are not inputs";
+    if (Fixed->StaleFindings)
+      llvm::errs() << "; " << Fixed->StaleFindings
+                   << " left, their files have compile errors or changed during the run";
     llvm::errs() << '\n';
   }
   for (const std::string &Error : Report.ConfigurationErrors)
-    inputError(".clang-tidy: " + Error);
+    inputError(Error);
   unsigned Findings = Report.findingCount();
   if (Findings)
     llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")

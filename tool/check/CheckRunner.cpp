@@ -1,6 +1,7 @@
 //===- CheckRunner.cpp - run the streamlife checks in-process -------------===//
 #include "CheckRunner.h"
 
+#include "ReportFormatters.h"
 #include "SourceFileCache.h"
 
 #include "clang-tidy/ClangTidy.h"
@@ -12,6 +13,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/thread.h"
 
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 
 namespace streamlife::check {
 namespace {
@@ -39,6 +42,15 @@ constexpr llvm::StringLiteral ForcedChecks = "-clang-analyzer-*,-clang-diagnosti
 /// errors, never findings.
 bool isConfigurationDiagnostic(const ClangTidyError &Error) {
   return Error.DiagnosticName == "clang-tidy-config";
+}
+
+/// An unmatched NOLINTBEGIN/NOLINTEND. clang-tidy reports it as an error
+/// that counts like a finding (and exits 1 under -warnings-as-errors only);
+/// here it is an input error, like a bad option: one line, exit status 2,
+/// and it does not count as a finding. The suppression it meant to make is
+/// not applied (clang-tidy's rule), so the warnings inside are reported.
+bool isSuppressionDiagnostic(const ClangTidyError &Error) {
+  return Error.DiagnosticName == "clang-tidy-nolint";
 }
 
 std::unique_ptr<clang::tidy::ClangTidyOptionsProvider> makeOptionsProvider() {
@@ -117,6 +129,10 @@ bool isCompilerDiagnostic(const ClangTidyError &Error) {
 /// The file being checked, for the out-of-memory line (no allocation there).
 char CurrentFile[1024];
 
+/// The stack of the thread that parses and checks a file: 8x the usual 8 MB
+/// (address space is reserved, memory only used as deep input needs it).
+constexpr unsigned CheckThreadStackBytes = 64u << 20;
+
 /// Pathological input (tens of thousands of branches on one buffer) can
 /// exhaust memory; say so in one line naming the file, with the error exit
 /// status, instead of "LLVM ERROR: out of memory" and an abort (134).
@@ -150,9 +166,6 @@ FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
                      const std::string &File) {
   clang::tidy::ClangTidyContext Context(makeOptionsProvider());
   SourceFileCache Sources;
-  // Names the file in the stack dump should a check crash on it.
-  llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
-                                            File.c_str());
   FileResult Result;
   Result.Path = File;
   // A database entry whose file is gone: clang would say so too, in several
@@ -167,17 +180,57 @@ FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
   std::snprintf(CurrentFile, sizeof(CurrentFile), "%s", File.c_str());
   std::new_handler PreviousHandler = std::set_new_handler(outOfMemory);
   llvm::install_bad_alloc_error_handler(llvmOutOfMemory);
-  std::vector<ClangTidyError> Errors = clang::tidy::runClangTidy(
-      Context, Database, {File}, llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-                                     llvm::vfs::getRealFileSystem()),
-      /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
-      /*StoreCheckProfile=*/"", /*Quiet=*/true);
+  std::vector<ClangTidyError> Errors;
+  // On a thread with a larger stack than the process's 8 MB: clang's parser
+  // and Sema recurse once per nesting level of the source (a chain of 10,000
+  // `else if`s overflows clang++-22's own stack, exit 139), while the
+  // analysis does not recurse with the input size (checks/core/Analysis.h).
+  // clang-tidy runs on the main thread and crashes there too.
+  llvm::thread Worker(std::optional<unsigned>(CheckThreadStackBytes), [&] {
+    // Names the file in the stack dump should a check crash on it (the
+    // context is per thread).
+    llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
+                                              File.c_str());
+    Errors = clang::tidy::runClangTidy(
+        Context, Database, {File},
+        llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem()),
+        /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
+        /*StoreCheckProfile=*/"", /*Quiet=*/true);
+  });
+  Worker.join();
   llvm::remove_bad_alloc_error_handler();
   std::set_new_handler(PreviousHandler);
+  // clang-tidy raises the NOLINT error while it handles the warning inside
+  // the block, and the warning's notes then attach to that error (inherited,
+  // reliability sweep #93): they go back to the finding that follows.
+  decltype(ClangTidyError::Notes) StrayNotes;
+  auto addInputError = [&](std::string Line) {
+    if (!llvm::is_contained(Result.ConfigurationErrors, Line))
+      Result.ConfigurationErrors.push_back(std::move(Line));
+  };
   for (const ClangTidyError &Error : Errors) {
     if (isConfigurationDiagnostic(Error)) {
-      if (!llvm::is_contained(Result.ConfigurationErrors, Error.Message.Message))
-        Result.ConfigurationErrors.push_back(Error.Message.Message);
+      addInputError(".clang-tidy: " + Error.Message.Message);
+      continue;
+    }
+    if (isSuppressionDiagnostic(Error)) {
+      Diagnostic Where = convert(Sources, Error);
+      addInputError(displayPath(Where.Location.Path) + ":" +
+                    std::to_string(Where.Location.Line) + ":" +
+                    std::to_string(Where.Location.Column) + ": " + Where.Message);
+      StrayNotes.append(Error.Notes.begin(), Error.Notes.end());
+      continue;
+    }
+    if (!StrayNotes.empty() && Error.Notes.empty() && !isCompilerDiagnostic(Error)) {
+      ClangTidyError WithNotes = Error;
+      WithNotes.Notes = std::move(StrayNotes);
+      StrayNotes.clear();
+      // Taken as notes of another diagnostic, they carry this check's name.
+      std::string Suffix = " [" + Error.DiagnosticName + "]";
+      for (clang::tooling::DiagnosticMessage &Note : WithNotes.Notes)
+        if (llvm::StringRef(Note.Message).ends_with(Suffix))
+          Note.Message.resize(Note.Message.size() - Suffix.size());
+      Result.Findings.push_back(convert(Sources, WithNotes));
       continue;
     }
     if (isCompilerDiagnostic(Error)) {

@@ -80,8 +80,9 @@ struct FileResult {
   /// ("no such file", "the checker crashed (signal 11)", a Python
   /// syntax error: "line 3: invalid syntax"); empty otherwise.
   std::string Failure;
-  /// Bad .clang-tidy options met while checking it (see
-  /// CheckReport::ConfigurationErrors), each message once.
+  /// Input errors met while checking it, each a whole line after
+  /// "streamlife: error: " (see CheckReport::ConfigurationErrors): bad
+  /// .clang-tidy options, an unmatched NOLINTBEGIN/NOLINTEND.
   std::vector<std::string> ConfigurationErrors;
   double Seconds = 0; ///< wall time of its check
   bool parsedCleanly() const { return CompileErrors.empty() && Failure.empty(); }
@@ -93,8 +94,10 @@ struct CheckReport {
   /// Names of every enabled check, sorted: the SARIF rules table lists them
   /// all, so that rule indices stay the same whatever was found.
   std::vector<std::string> EnabledChecks;
-  /// Bad options in a .clang-tidy (an invalid CheckOptions entry): input
-  /// errors (exit status 2), not findings. Each distinct message once.
+  /// Bad options in a .clang-tidy (an invalid CheckOptions entry, as
+  /// ".clang-tidy: MESSAGE") and malformed NOLINT blocks ("FILE:L:C:
+  /// MESSAGE"): input errors (exit status 2), not findings. Each distinct
+  /// line once.
   std::vector<std::string> ConfigurationErrors;
 
   /// With --baseline: the baseline's findings that this run no longer

@@ -1,12 +1,14 @@
 //===- FixApplier.cpp - --fix: apply the checks' fix-its ------------------===//
 #include "FixApplier.h"
 
+#include "support/AtomicFile.h"
+
 #include "clang/Tooling/Core/Replacement.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
+
+#include <sys/stat.h>
+#include <time.h>
 
 #include <map>
 
@@ -22,10 +24,57 @@ std::string editKey(const TextEdit &Edit) {
          '\0' + Edit.Replacement;
 }
 
+/// Which of the inputs a path is (by device and inode); -1 if none.
+class InputSet {
+public:
+  explicit InputSet(llvm::ArrayRef<std::string> Inputs) {
+    for (const std::string &Input : Inputs) {
+      struct stat St;
+      if (stat(Input.c_str(), &St) == 0 && S_ISREG(St.st_mode))
+        Ids.push_back({St.st_dev, St.st_ino});
+    }
+  }
+  bool contains(const std::string &Path) const {
+    struct stat St;
+    if (stat(Path.c_str(), &St) != 0)
+      return false;
+    for (const auto &[Dev, Ino] : Ids)
+      if (Dev == St.st_dev && Ino == St.st_ino)
+        return true;
+    return false;
+  }
+
+private:
+  std::vector<std::pair<dev_t, ino_t>> Ids;
+};
+
+bool modifiedSince(const std::string &Path, int64_t StartedNs) {
+  struct stat St;
+  if (!StartedNs || stat(Path.c_str(), &St) != 0)
+    return false;
+  int64_t Modified = static_cast<int64_t>(St.st_mtim.tv_sec) * 1000000000 + St.st_mtim.tv_nsec;
+  return Modified > StartedNs;
+}
+
 } // namespace
 
-llvm::Expected<FixSummary> applyFixes(const CheckReport &Report) {
+int64_t fixClockNow() {
+  struct timespec Now;
+  clock_gettime(CLOCK_REALTIME, &Now);
+  return static_cast<int64_t>(Now.tv_sec) * 1000000000 + Now.tv_nsec;
+}
+
+llvm::Expected<FixSummary> applyFixes(const CheckReport &Report, const FixSettings &Settings) {
   FixSummary Summary;
+  InputSet Inputs(Settings.Inputs);
+  // Files whose analysis cannot be trusted for edits: compile errors.
+  InputSet Broken([&] {
+    std::vector<std::string> Paths;
+    for (const FileResult &File : Report.Files)
+      if (!File.parsedCleanly())
+        Paths.push_back(File.Path);
+    return Paths;
+  }());
   // Per file, every accepted replacement; std::map keeps the files sorted.
   std::map<std::string, clang::tooling::Replacements> ByFile;
   llvm::StringSet<> SeenFixes;
@@ -38,6 +87,17 @@ llvm::Expected<FixSummary> applyFixes(const CheckReport &Report) {
         FixKey += editKey(Edit) + '\n';
       if (!SeenFixes.insert(FixKey).second)
         continue; // the same fix, reported by another translation unit
+      if (llvm::any_of(Finding.Fix, [&](const TextEdit &Edit) { return !Inputs.contains(Edit.Path); })) {
+        ++Summary.NotInputFindings;
+        continue;
+      }
+      if (!File.parsedCleanly() ||
+          llvm::any_of(Finding.Fix, [&](const TextEdit &Edit) {
+            return Broken.contains(Edit.Path) || modifiedSince(Edit.Path, Settings.StartedNs);
+          })) {
+        ++Summary.StaleFindings;
+        continue;
+      }
       // All of the finding's edits or none: try them on copies.
       std::map<std::string, clang::tooling::Replacements> Trial;
       bool Conflict = false;
@@ -64,24 +124,17 @@ llvm::Expected<FixSummary> applyFixes(const CheckReport &Report) {
   for (const auto &[Path, Replacements] : ByFile) {
     if (Replacements.empty())
       continue;
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Code = llvm::MemoryBuffer::getFile(Path);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Code =
+        llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!Code)
       return fixError("cannot read '" + Path + "' to fix it: " + Code.getError().message());
     llvm::Expected<std::string> Fixed =
         clang::tooling::applyAllReplacements((*Code)->getBuffer(), Replacements);
     if (!Fixed)
       return fixError("cannot fix '" + Path + "': " + llvm::toString(Fixed.takeError()));
-    std::error_code EC;
-    llvm::raw_fd_ostream Out(Path, EC, llvm::sys::fs::OF_None);
-    if (EC)
-      return fixError("cannot write '" + Path + "': " + EC.message());
-    Out << *Fixed;
-    Out.close();
-    if (Out.has_error()) {
-      std::string Message = Out.error().message();
-      Out.clear_error();
-      return fixError("cannot write '" + Path + "': " + Message);
-    }
+    // A temporary beside the file, renamed over it once complete.
+    if (std::string Why; !writeFileAtomically(Path, *Fixed, Why))
+      return fixError("cannot write '" + Path + "': " + Why);
     ++Summary.FilesChanged;
   }
   return Summary;

@@ -6,7 +6,10 @@
 //     "findings": [ {"check", "severity", "message", "fingerprint",
 //                    "location": {"file", "line", "column"},
 //                    "notes": [ {"message", "location"} ],
-//                    "baselineState": "new" (with --baseline)} ],
+//                    "baselineState": "new" (with --baseline),
+//                    "fix": [ {"file", "offset", "length", "replacement"} ]
+//                      (only when the finding has a fix-it: byte ranges,
+//                      applied together by --fix) } ],
 //   With --baseline the findings already in it are left out, and summary
 //   gains "baseline": {"unchanged": N, "absent": N}.
 //     "files": [ {"path", "parsed": bool, "findings": N,
@@ -51,6 +54,15 @@ llvm::json::Value findingToJson(const Diagnostic &Finding) {
   Object["fingerprint"] = Finding.Fingerprint;
   if (Finding.State == BaselineState::New)
     Object["baselineState"] = "new";
+  if (!Finding.Fix.empty()) {
+    llvm::json::Array Fix;
+    for (const TextEdit &Edit : Finding.Fix)
+      Fix.push_back(llvm::json::Object{{"file", Edit.Path},
+                                       {"offset", Edit.Offset},
+                                       {"length", Edit.Length},
+                                       {"replacement", Edit.Replacement}});
+    Object["fix"] = std::move(Fix);
+  }
   return Value;
 }
 

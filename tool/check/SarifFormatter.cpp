@@ -13,7 +13,11 @@
 //    flagged line (not its number, so the alert survives code moving up or
 //    down), plus the occurrence count of that hash in the file, in the
 //    "<hash>:<occurrence>" form GitHub's own uploader writes;
-//  - the notes become relatedLocations, each referenced from the message.
+//  - the notes become relatedLocations, each referenced from the message;
+//  - a fix-it becomes a result's `fixes` entry (SARIF 2.1.0 section 3.55):
+//    one artifactChange per file, its replacements as byte ranges
+//    (deletedRegion byteOffset/byteLength, exact whatever the encoding) and
+//    insertedContent text; the description is the finding's "fix: ..." note.
 // Compiler errors are not results: they go into the invocation's
 // toolExecutionNotifications, and executionSuccessful turns false.
 //
@@ -28,6 +32,9 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
+
+#include <map>
+#include <vector>
 
 namespace streamlife::check {
 namespace {
@@ -244,7 +251,36 @@ private:
     }
     if (!Related.empty())
       Result["relatedLocations"] = std::move(Related);
+    if (!Finding.Fix.empty())
+      Result["fixes"] = llvm::json::Array{fixFor(Finding)};
     return Result;
+  }
+
+  llvm::json::Value fixFor(const Diagnostic &Finding) {
+    std::string Description = "apply the suggested fix";
+    for (const DiagnosticNote &Note : Finding.Notes)
+      if (llvm::StringRef(Note.Message).starts_with("fix: ")) {
+        Description = llvm::StringRef(Note.Message).drop_front(5).str();
+        break;
+      }
+    // Files in order, replacements by offset within each.
+    std::map<std::string, std::vector<const TextEdit *>> ByFile;
+    for (const TextEdit &Edit : Finding.Fix)
+      ByFile[Edit.Path].push_back(&Edit);
+    llvm::json::Array Changes;
+    for (auto &[Path, Edits] : ByFile) {
+      llvm::sort(Edits, [](const TextEdit *A, const TextEdit *B) { return A->Offset < B->Offset; });
+      llvm::json::Array Replacements;
+      for (const TextEdit *Edit : Edits)
+        Replacements.push_back(llvm::json::Object{
+            {"deletedRegion", llvm::json::Object{{"byteOffset", Edit->Offset},
+                                                 {"byteLength", Edit->Length}}},
+            {"insertedContent", llvm::json::Object{{"text", Edit->Replacement}}}});
+      Changes.push_back(llvm::json::Object{{"artifactLocation", artifactLocation(Path)},
+                                           {"replacements", std::move(Replacements)}});
+    }
+    return llvm::json::Object{{"description", llvm::json::Object{{"text", Description}}},
+                              {"artifactChanges", std::move(Changes)}};
   }
 
   llvm::json::Value notificationFor(const Diagnostic &Error) {

@@ -18,6 +18,13 @@ third-party packages).
                                      A and B (SARIF) flag the same lines with the
                                      same primaryLocationLineHash; prints the line
                                      shift between them
+  check_report.py apply-sarif-fixes FILE SRC_ROOT
+                                     every result's `fixes` has the SARIF 2.1.0
+                                     fix shape (description, artifactChanges
+                                     with byte-range replacements); applies them
+                                     to the files under SRC_ROOT (%SRCROOT%) in
+                                     place, as a SARIF viewer would; prints
+                                     "<rule>: <description>" per fix and a count
 
 Every violation is printed as "error: ..." and the exit status is 1.
 """
@@ -185,6 +192,48 @@ def help_docs(path, src_root):
     return "\n".join(pages)
 
 
+def apply_sarif_fixes(path, root):
+    import os
+    from urllib.parse import unquote, urlparse
+    doc = load(path)
+    edits, lines = {}, []
+    for result in doc["runs"][0].get("results", []):
+        for fix in result.get("fixes", []):
+            text = fix.get("description", {}).get("text")
+            need(isinstance(text, str) and text, "fix without description.text")
+            lines.append("%s: %s" % (result.get("ruleId"), text))
+            changes = fix.get("artifactChanges")
+            if not need(isinstance(changes, list) and changes, "fix without artifactChanges"):
+                continue
+            for change in changes:
+                art = change.get("artifactLocation", {})
+                uri = art.get("uri", "")
+                if art.get("uriBaseId") == "%SRCROOT%":
+                    file = os.path.join(root, unquote(uri))
+                else:
+                    need(uri.startswith("file://"), "artifactLocation without base must be a file URI")
+                    file = unquote(urlparse(uri).path)
+                for rep in change.get("replacements", []):
+                    region = rep.get("deletedRegion", {})
+                    offset, length = region.get("byteOffset"), region.get("byteLength")
+                    inserted = rep.get("insertedContent", {}).get("text", "")
+                    if need(isinstance(offset, int) and isinstance(length, int) and offset >= 0
+                            and length >= 0, "replacement without byteOffset/byteLength"):
+                        edits.setdefault(file, []).append((offset, length, inserted))
+    for file, reps in edits.items():
+        with open(file, "rb") as f:
+            data = f.read()
+        end = len(data) + 1
+        for offset, length, inserted in sorted(reps, reverse=True):
+            need(offset + length <= min(end, len(data)), "%s: overlapping or out-of-range replacement" % file)
+            data = data[:offset] + inserted.encode("utf-8") + data[offset + length:]
+            end = offset
+        with open(file, "wb") as f:
+            f.write(data)
+    lines.append("applied %d fixes to %d files" % (len(lines), len(edits)))
+    return "\n".join(lines)
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -198,6 +247,8 @@ def main(argv):
         summary = help_docs(argv[2], argv[3])
     elif kind == "baseline-states":
         summary = baseline_states(argv[2])
+    elif kind == "apply-sarif-fixes" and len(argv) == 4:
+        summary = apply_sarif_fixes(argv[2], argv[3])
     elif kind == "same-fingerprints" and len(argv) == 4:
         summary = same_fingerprints(argv[2], argv[3])
     else:

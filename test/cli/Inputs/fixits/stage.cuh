@@ -1,0 +1,17 @@
+// A header with a fixable finding: --fix leaves it (not an input).
+#pragma once
+#include <cuda_runtime.h>
+
+__global__ void consume(const float *p);
+
+inline void stageInHeader(cudaStream_t alloc, cudaStream_t compute,
+                          cudaEvent_t allocated, cudaEvent_t done) {
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  cudaEventRecord(allocated, alloc);
+  cudaStreamWaitEvent(compute, allocated, 0);
+  consume<<<1, 32, 0, compute>>>(buf);
+  cudaEventRecord(done, compute);
+  cudaFreeAsync(buf, alloc);
+  cudaStreamWaitEvent(alloc, done, 0);
+}
