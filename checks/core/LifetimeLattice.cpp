@@ -325,6 +325,13 @@ bool operator==(const ObjectState &A, const ObjectState &B) {
          A.EntryReleases == B.EntryReleases;
 }
 
+void unionInto(ObjectSet &Into, const ObjectSet &From) {
+  ObjectSet Merged;
+  std::set_union(Into.begin(), Into.end(), From.begin(), From.end(),
+                 std::back_inserter(Merged));
+  Into = std::move(Merged);
+}
+
 void LifetimeState::join(const LifetimeState &Other) {
   if (!Other.Reachable)
     return;
@@ -334,12 +341,8 @@ void LifetimeState::join(const LifetimeState &Other) {
   }
   for (const auto &[Name, Set] : Other.Names) {
     auto [It, Inserted] = Names.insert({Name, Set});
-    if (Inserted)
-      continue;
-    ObjectSet Merged;
-    std::set_union(It->second.begin(), It->second.end(), Set.begin(),
-                   Set.end(), std::back_inserter(Merged));
-    It->second = std::move(Merged);
+    if (!Inserted)
+      unionInto(It->second, Set);
   }
   for (const auto &[Id, Object] : Other.Objects) {
     auto [It, Inserted] = Objects.insert({Id, Object});

@@ -228,6 +228,8 @@ struct EntryWork {
 
 /// A small sorted set of objects a name may hold.
 using ObjectSet = llvm::SmallVector<ObjectId, 1>;
+/// Into = Into ∪ From (both sorted, without duplicates).
+void unionInto(ObjectSet &Into, const ObjectSet &From);
 
 /// The lattice element at one program point.
 struct LifetimeState {

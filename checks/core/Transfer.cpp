@@ -541,18 +541,11 @@ void Transfer::bind(const Inst &I, bool IsMove, LifetimeState &State) const {
 void Transfer::store(const Inst &I, LifetimeState &State) const {
   assert(!I.Names.empty() && "store without a container");
   NameId Container = I.Names[0];
-  ObjectSet Added;
   for (size_t K = 1; K < I.Names.size(); ++K) {
     auto Found = State.Names.find(I.Names[K]);
     if (Found != State.Names.end())
-      Added.insert(Added.end(), Found->second.begin(), Found->second.end());
+      unionInto(State.Names[Container], Found->second);
   }
-  if (Added.empty())
-    return;
-  ObjectSet &Entries = State.Names[Container];
-  Entries.insert(Entries.end(), Added.begin(), Added.end());
-  std::sort(Entries.begin(), Entries.end());
-  Entries.erase(std::unique(Entries.begin(), Entries.end()), Entries.end());
 }
 
 void Transfer::takeEntry(const Inst &I, LifetimeState &State) const {

@@ -56,19 +56,10 @@ ContainerOp containerOp(llvm::StringRef Method, PyNode Call) {
 
 /// The elements an appended value packs: `(t, e)` or `t`.
 std::vector<PyNode> packedElements(PyNode Value) {
-  while (Value.is("parenthesized_expression") && !Value.namedChildren().empty())
-    Value = Value.namedChildren().front();
+  Value = withoutParentheses(Value);
   if (Value.is("tuple"))
     return Value.namedChildren();
   return {Value};
-}
-
-bool isEventExpression(PyNode E) {
-  if (!E.is("call"))
-    return false;
-  PyNode Callee = E.field("function");
-  return Callee.is("attribute") &&
-         Callee.field("attribute").text() == "record_event";
 }
 
 } // namespace
@@ -91,8 +82,7 @@ void FunctionLowering::noteContainerAppend(PyNode Call) {
     return;
   std::vector<PyNode> Elements = packedElements(Args.front());
   for (size_t I = 0; I < Elements.size(); ++I)
-    if (isEventExpression(Elements[I]) ||
-        staticKind(Elements[I]) == ValueKind::Event)
+    if (staticKind(Elements[I]) == ValueKind::Event)
       Found->second.EventSlots.insert(I);
   Found->second.Arity = std::max(Found->second.Arity, Elements.size());
 }

@@ -71,6 +71,13 @@ inline Value other() { return {ValueKind::Other, NoId, false, {}}; }
 
 inline bool isNoneLiteral(PyNode N) { return N.is("none"); }
 
+/// `((x))` -> `x`.
+inline PyNode withoutParentheses(PyNode N) {
+  while (N.is("parenthesized_expression") && !N.namedChildren().empty())
+    N = N.namedChildren().front();
+  return N;
+}
+
 /// `"cpu"`, `"meta"` or `torch.device("cpu")`: a device that is not a GPU.
 inline bool isHostDevice(PyNode N) {
   llvm::StringRef T = N.text();

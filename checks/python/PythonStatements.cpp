@@ -247,8 +247,7 @@ void FunctionLowering::lowerDelete(PyNode Stmt) {
 /// Result a class of these files without `__init__` (a NamedTuple or a
 /// dataclass): the returned value packs the tensors it names.
 PyNode FunctionLowering::packedReturn(PyNode Expr) {
-  while (Expr.is("parenthesized_expression") && !Expr.namedChildren().empty())
-    Expr = Expr.namedChildren().front();
+  Expr = withoutParentheses(Expr);
   if (Expr.is("tuple") || Expr.is("list") || Expr.is("expression_list"))
     return Expr;
   if (Expr.is("call") && Expr.field("function").is("identifier"))
