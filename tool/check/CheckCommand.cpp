@@ -10,6 +10,7 @@
 #include "../Commands.h"
 
 #include "CheckOptions.h"
+#include "CheckRunner.h"
 #include "Baseline.h"
 #include "CompilationDatabaseLoader.h"
 #include "Fingerprint.h"
@@ -81,7 +82,8 @@ unsigned reportCompileErrors(const check::CheckReport &Report,
       // A stale entry of a whole-database run names the database.
       std::string Origin;
       if (Options.BuildDir && Options.Files.empty() && File.CompileErrors.empty() &&
-          (File.Failure == "no such file" || File.Failure == "symbolic link loop"))
+          (File.Failure == "no such file" || File.Failure == "symbolic link loop" ||
+           File.Failure == check::NotASourceFile))
         Origin = " (listed in the compile database of '" + *Options.BuildDir + "')";
       llvm::errs() << "streamlife: error: " << check::displayPath(File.Path) << ": "
                    << File.Failure << Origin << "; no findings reported for it\n";
@@ -94,6 +96,24 @@ unsigned reportCompileErrors(const check::CheckReport &Report,
                  << (N == 1 ? "" : "s") << "; no findings reported for it\n";
   }
   return BrokenFiles;
+}
+
+/// Each file is parsed once, with its first compile command: say so when the
+/// database has more (code under the others' flags is not checked).
+void noteUnusedCommands(const check::LoadedDatabase &Database) {
+  if (!Database.FilesWithSeveralCommands)
+    return;
+  std::string First = check::displayPath(Database.FirstFileWithSeveralCommands);
+  llvm::errs() << "streamlife: note: ";
+  if (Database.FilesWithSeveralCommands == 1)
+    llvm::errs() << First << " has " << Database.UnusedCommands + 1
+                 << " compile commands in the database; it is checked once, with the first";
+  else
+    llvm::errs() << Database.FilesWithSeveralCommands
+                 << " files have several compile commands in the database (" << First
+                 << " is the first); each is checked once, with its first, and "
+                 << Database.UnusedCommands << " commands are not used";
+  llvm::errs() << '\n';
 }
 
 } // namespace
@@ -142,12 +162,21 @@ int runCheckCommand(int Argc, const char **Argv) {
   // compile database.
   llvm::Expected<check::SplitInputs> PythonSplit =
       check::splitPythonInputs(Options.Files, Options.FilesRegex, Options.ExcludeRegex);
-  if (!PythonSplit)
-    return inputError(llvm::toString(PythonSplit.takeError()));
+  if (!PythonSplit) {
+    llvm::handleAllErrors(PythonSplit.takeError(), [](const llvm::ErrorInfoBase &Error) {
+      inputError(Error.message());
+    });
+    return ExitUsage;
+  }
   check::CheckOptions CxxOptions = Options;
   CxxOptions.Files = PythonSplit->OtherFiles;
   bool HasCxx =
       !CxxOptions.Files.empty() || (Options.BuildDir && PythonSplit->PythonFiles.empty());
+  // Only Python inputs were named and the filters left none of them:
+  // nothing would be checked, which must not look like a clean run.
+  if (!HasCxx && PythonSplit->PythonFiles.empty())
+    return inputError("no files to check: --files/--exclude left none of the named Python "
+                      "files and directories");
 
   check::CheckReport Report;
   std::vector<std::string> Inputs = PythonSplit->PythonFiles;
@@ -174,6 +203,7 @@ int runCheckCommand(int Argc, const char **Argv) {
       });
       return ExitUsage;
     }
+    noteUnusedCommands(*Database);
 
     // Progress: on a terminal for any run over several files (the line is
     // rewritten in place and leaves nothing behind in a log); as plain lines

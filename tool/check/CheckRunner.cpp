@@ -168,13 +168,18 @@ FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
   SourceFileCache Sources;
   FileResult Result;
   Result.Path = File;
-  // A database entry whose file is gone: clang would say so too, in several
-  // lines; this is one.
+  // A database entry whose file is gone, or is a directory: clang would say
+  // so too, in several lines and (for a directory) in its driver's words,
+  // "expected exactly one compiler job"; this is one line naming the cause.
   llvm::sys::fs::file_status Status;
   if (std::error_code EC = llvm::sys::fs::status(File, Status)) {
     Result.Failure = EC == std::errc::too_many_symbolic_link_levels ? "symbolic link loop"
                      : EC == std::errc::no_such_file_or_directory   ? "no such file"
                                                                     : EC.message();
+    return Result;
+  }
+  if (Status.type() == llvm::sys::fs::file_type::directory_file) {
+    Result.Failure = NotASourceFile.str();
     return Result;
   }
   std::snprintf(CurrentFile, sizeof(CurrentFile), "%s", File.c_str());

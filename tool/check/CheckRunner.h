@@ -21,6 +21,9 @@
 
 namespace streamlife::check {
 
+/// FileResult::Failure of a file that is a directory.
+inline constexpr llvm::StringLiteral NotASourceFile = "is a directory, not a source file";
+
 /// Checks \p File (an absolute path with a command in \p Database). Not
 /// thread-safe (see ParallelRunner.cpp): one call at a time per process.
 FileResult checkFile(const clang::tooling::CompilationDatabase &Database,

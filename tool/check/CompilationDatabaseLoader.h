@@ -7,7 +7,9 @@
 //    input error. With no FILES, every file of the database is checked;
 //  - without -p: one fixed command for every file, from the arguments after
 //    `--` (none at all is fine: plain C++ with the defaults).
-// Either way the commands then go through the CompileCommandAdjuster.
+// Either way each file is parsed once, with the first command the database
+// lists for it (the others are counted, for a note), and the commands go
+// through the CompileCommandAdjuster.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_TOOL_CHECK_COMPILATIONDATABASELOADER_H
@@ -29,6 +31,11 @@ struct LoadedDatabase {
   /// Absolute paths of the files to check, in command-line (or database)
   /// order, without duplicates.
   std::vector<std::string> Files;
+  /// Files of Files for which the database lists more than one command, the
+  /// commands of theirs that are not used, and the first such file.
+  size_t FilesWithSeveralCommands = 0;
+  size_t UnusedCommands = 0;
+  std::string FirstFileWithSeveralCommands;
 };
 
 /// \returns the adjusted database, or one error per bad input (each a single

@@ -48,12 +48,15 @@ llvm::Expected<SplitInputs> splitPythonInputs(llvm::ArrayRef<std::string> Files,
     if (wanted(Absolute) && Seen.insert(Absolute).second)
       Result.PythonFiles.push_back(Absolute);
   };
+  llvm::Error Errors = llvm::Error::success();
   for (const std::string &File : Files) {
     if (isPythonSource(File) && !llvm::sys::fs::is_directory(File)) {
       if (!llvm::sys::fs::exists(File))
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       File + ": no such file");
-      addPython(absolutePath(File));
+        Errors = llvm::joinErrors(std::move(Errors),
+                                  llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                          File + ": no such file"));
+      else
+        addPython(absolutePath(File));
       continue;
     }
     if (!llvm::sys::fs::is_directory(File)) {
@@ -61,6 +64,7 @@ llvm::Expected<SplitInputs> splitPythonInputs(llvm::ArrayRef<std::string> Files,
       continue;
     }
     std::vector<std::string> Found;
+    bool Pruned = false; // a folder left out by --exclude
     std::error_code EC;
     std::string Root = absolutePath(File);
     for (llvm::sys::fs::recursive_directory_iterator It(Root, EC), End; It != End && !EC;
@@ -68,20 +72,39 @@ llvm::Expected<SplitInputs> splitPythonInputs(llvm::ArrayRef<std::string> Files,
       llvm::StringRef Path = It->path();
       llvm::StringRef Name = llvm::sys::path::filename(Path);
       if (It->type() == llvm::sys::fs::file_type::directory_file) {
-        if (isSkippedDirectory(Name) || (Exclude && Exclude->match(Path)))
+        bool Excluded = Exclude && Exclude->match(Path);
+        Pruned |= Excluded;
+        if (isSkippedDirectory(Name) || Excluded)
           It.no_push();
         continue;
       }
       if (isPythonSource(Path))
         Found.push_back(Path.str());
     }
-    if (EC)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     File + ": cannot read directory: " + EC.message());
+    if (EC) {
+      Errors = llvm::joinErrors(
+          std::move(Errors), llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                     File + ": cannot read directory: " +
+                                                         EC.message()));
+      continue;
+    }
+    // Only Python is found by searching a directory; C++ and CUDA need a
+    // compile command each. A directory with nothing to check is an input
+    // error, not an empty (clean) run.
+    if (Found.empty() && !Pruned) {
+      Errors = llvm::joinErrors(
+          std::move(Errors),
+          llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                  File + ": is a directory with no Python files in it (name "
+                                         "C++ and CUDA files one by one, or use -p BUILD_DIR)"));
+      continue;
+    }
     std::sort(Found.begin(), Found.end());
     for (const std::string &Path : Found)
       addPython(Path);
   }
+  if (Errors)
+    return std::move(Errors);
   return Result;
 }
 

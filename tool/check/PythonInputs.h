@@ -29,8 +29,10 @@ struct SplitInputs {
 
 bool isPythonSource(llvm::StringRef Path);
 
-/// \returns the split, or an error (one line) for a directory that cannot be
-/// read. Missing files are left to the compile-database loader's error.
+/// \returns the split, or errors (one line each) for a missing .py file and
+/// for a directory that cannot be read or holds no Python file (one that
+/// --exclude emptied is not an error here). Other missing files are left to
+/// the compile-database loader's error.
 llvm::Expected<SplitInputs> splitPythonInputs(llvm::ArrayRef<std::string> Files,
                                               const std::optional<std::string> &FilesRegex,
                                               const std::optional<std::string> &ExcludeRegex);
