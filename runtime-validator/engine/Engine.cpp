@@ -230,6 +230,12 @@ Engine::Stats Engine::stats() const {
   S.HostClocks = P->Hosts.threads();
   S.ClockSlots = P->Slots.count();
   S.Events = P->Events.size();
+  const VectorClock &Common = P->Hosts.commonKnowledge();
+  S.DeferredNotReported = P->HazardsResolved;
+  for (const PendingHazard &H : P->Hazards.all()) {
+    ++S.DeferredNotReported;
+    S.DeferredPending += !Common.covers(H.Access.At);
+  }
   return S;
 }
 

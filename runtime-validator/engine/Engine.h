@@ -21,7 +21,16 @@
 //
 // Rules (FindingKind below):
 //   UnsafeFree    at a release on stream R, an access by another stream U is not
-//                 ordered before R's point joined with the host's knowledge.
+//                 ordered before R's point joined with the host's knowledge, AND
+//                 an allocation that could be handed the bytes comes while U is
+//                 still not ordered before it (the verdict is deferred from the
+//                 release to that reuse opportunity, LifetimeRules.cpp and
+//                 DeferredFrees.cpp): for a caching allocator the next
+//                 allocation on R; for a driver pool the next stream-ordered
+//                 allocation on any stream of the device; for cudaFree (it
+//                 synchronizes the device) the release itself. A hazard that
+//                 no reuse opportunity meets before it is ordered, or before
+//                 exit, is counted (Stats), not reported.
 //   ReuseRace     an access in a new lifetime of a range is not ordered after
 //                 every access of the previous lifetime (the corruption itself);
 //                 attached to the unsafe free that caused it when there is one.
@@ -90,6 +99,10 @@ struct EngineOptions {
   std::size_t MaxRecordsPerSegment = 64;
   /// Findings remembered per lifetime to report each (access, lifetime) once.
   std::size_t MaxRememberedReports = 1024;
+  /// At most this many unordered accesses at releases wait for a reuse
+  /// opportunity (DeferredFrees.cpp); beyond it the oldest is dropped and
+  /// counted in Stats::DroppedRecords.
+  std::size_t MaxPendingHazards = 4096;
 };
 
 enum class StreamFlavor : std::uint8_t {
@@ -149,9 +162,17 @@ struct Finding {
   AccessPoint Unordered;       ///< the access that is not ordered (old lifetime)
   AccessPoint Released;        ///< the release (stream, site); Stream may be NoStream
   AccessPoint NewAccess;       ///< ReuseRace / UseBeforeAlloc / UseAfterFree: the new access
+  /// UnsafeFree only: the allocation that could be handed the released bytes
+  /// while Unordered may still run (stream and site); NoStream/NoOp for a
+  /// synchronous free, which is reported at the release itself.
+  AccessPoint ReusedBy;
   // ReuseRace only: Allocation/Allocated/Released above describe the PREVIOUS
   // lifetime (the one whose access is unordered); these name the new one.
-  bool AfterUnsafeFree = false; ///< the previous release was reported as UnsafeFree
+  /// The previous release was reported as UnsafeFree for this very access
+  /// (Unordered): the reuse opportunity that made it one came before this
+  /// access. False when the release's access was ordered before every reuse
+  /// opportunity and only this new access is unordered with it.
+  bool AfterUnsafeFree = false;
   Range NewAllocation;          ///< the allocation the new access belongs to
   AccessPoint Reallocated;      ///< its allocation stream and site
 };
@@ -199,10 +220,14 @@ public:
 
   // --- memory --------------------------------------------------------------
   /// S is the allocation stream (NoStream for AllocKind::Device / Managed).
+  /// Also a reuse opportunity: decides the pending UnsafeFree hazards whose
+  /// bytes this allocation could have been handed.
   void allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device);
   /// Releases the allocation that starts at Base (caching-allocator blocks may
   /// be released by range: pass the exact block). S is the release stream, or
-  /// NoStream for SyncFree. Checks UnsafeFree, then ends the lifetime.
+  /// NoStream for SyncFree. Ends the lifetime; an access not ordered before
+  /// the release becomes a pending UnsafeFree, decided at the next allocation
+  /// that could reuse the bytes (allocated()), or at once for SyncFree.
   void released(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site);
   /// Work enqueued on S touches R (a kernel argument, a copy or set range).
   /// Checks ReuseRace, UseBeforeAlloc, UseAfterFree. Ranges outside every
@@ -243,6 +268,13 @@ public:
     std::size_t HostClocks = 0;     ///< 1 unless HostKnowledge::PerThread
     std::size_t ClockSlots = 0;     ///< vector clock width (streams' slots are reused)
     std::size_t Events = 0;         ///< recorded events currently known
+    /// Unordered accesses at a release that were not reported because no
+    /// allocation that could reuse the block came while they were unordered:
+    /// ordered (a wait, a sync) before any, or still pending now.
+    std::size_t DeferredNotReported = 0;
+    /// Of those, the ones still unordered now (at exit: the program ended
+    /// before any allocation could reuse the block).
+    std::size_t DeferredPending = 0;
   };
   Stats stats() const;
 

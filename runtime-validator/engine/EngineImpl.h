@@ -2,8 +2,10 @@
 //
 // Private to engine/. Engine.cpp holds the entry points; the rules live in
 // AccessRules.cpp (ReuseRace, UseBeforeAlloc, UseAfterFree), LifetimeRules.cpp
-// (allocations, releases, UnsafeFree) and RecordRetention.cpp (which access
-// records are kept: the memory bound). Every member function runs with Mu held.
+// (allocations, releases, which accesses a release leaves unordered),
+// DeferredFrees.cpp (UnsafeFree: the verdict at the reuse opportunity) and
+// RecordRetention.cpp (which access records are kept: the memory bound). Every
+// member function runs with Mu held.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ENGINE_ENGINEIMPL_H
@@ -13,6 +15,7 @@
 #include "engine/EventTable.h"
 #include "engine/FindingQueue.h"
 #include "engine/HostClocks.h"
+#include "engine/PendingHazards.h"
 #include "engine/Shadow.h"
 #include "engine/StreamTable.h"
 #include "engine/VectorClock.h"
@@ -61,6 +64,22 @@ struct Engine::Impl {
   void release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site);
   std::shared_ptr<Allocation> findLive(Addr Base, ReleaseKind Kind);
   void forgetLive(const Allocation &A);
+
+  // DeferredFrees.cpp
+  PendingHazards Hazards;
+  std::size_t HazardsResolved = 0; ///< dropped unreported: ordered before any reuse
+  /// Access Rec of lifetime A (bytes Bytes) is not ordered before A's release,
+  /// enqueued on R (null for SyncFree): report it at once for a synchronous
+  /// free, else keep it for the reuse opportunity. Returns true when reported.
+  bool unorderedAtRelease(const std::shared_ptr<Allocation> &A, Range Bytes,
+                          const AccessRecord &Rec, ReleaseKind Kind, const StreamState *R,
+                          OpId Site);
+  /// An allocation of Kind on St (null: no stream) by host H, covering Bytes:
+  /// reports the pending hazards it could reuse while they are unordered.
+  void reuseOpportunity(const HostClock &H, const StreamState *St, AllocKind Kind, int Device,
+                        Range Bytes, OpId Site);
+  /// Drops the hazards every host knows to be complete.
+  void pruneHazards(const VectorClock &Common);
 
   // RecordRetention.cpp
   void pruneDead(Segment &Seg, const VectorClock &Common);

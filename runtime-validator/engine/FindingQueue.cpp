@@ -20,7 +20,7 @@ Finding describeFinding(FindingKind K, Range Bytes, const Allocation &A) {
 void FindingQueue::offer(Allocation &Remember, const Finding &F, AllocId OldLifetime) {
   ReportKey Key{F.Kind, OldLifetime, F.Unordered, F.NewAccess};
   for (Queued &Q : Pending) {
-    if (!(Q.Key == Key))
+    if (Q.Lifetime != &Remember || !(Q.Key == Key))
       continue;
     Addr Begin = std::min(Q.F.Bytes.Begin, F.Bytes.Begin);
     Addr End = std::max(Q.F.Bytes.end(), F.Bytes.end());
@@ -28,7 +28,7 @@ void FindingQueue::offer(Allocation &Remember, const Finding &F, AllocId OldLife
     return;
   }
   if (Remember.firstReport(Key, RememberCap))
-    Pending.push_back(Queued{F, Key});
+    Pending.push_back(Queued{F, Key, &Remember});
 }
 
 std::size_t FindingQueue::flush(FindingSink &Sink) {

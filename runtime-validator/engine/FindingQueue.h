@@ -2,7 +2,8 @@
 //
 // Rules produce findings per shadow segment; one allocation may span several
 // segments (splits). The queue merges the pieces of one finding into one Bytes
-// span, and asks the lifetime (Allocation::Reported) whether the same finding
+// span (never across lifetimes: one allocation may decide the deferred unsafe
+// frees of several released blocks at once, DeferredFrees.cpp), and asks the lifetime (Allocation::Reported) whether the same finding
 // was reported before, so that a loop repeating the same unordered access is
 // reported once per lifetime. The engine flushes the queue to the sink at the
 // end of each call, still under its lock (the sink only queues).
@@ -37,6 +38,7 @@ private:
   struct Queued {
     Finding F;
     ReportKey Key;
+    const Allocation *Lifetime; ///< pieces merge only within one lifetime
   };
   std::size_t RememberCap;
   std::vector<Queued> Pending;

@@ -3,14 +3,19 @@
 // A lifetime starts at allocated() and ends at released() (or when a new
 // allocation of the same kind covers live bytes: a free we did not see).
 //
-// UnsafeFree: at a release on stream R, an access of the lifetime by another
-// stream that is not ordered before R's next work (R's clock, the releasing
-// host's knowledge, the implicit legacy-stream ordering) may still run when the
-// memory is handed out again.
+// At a release on stream R, an access of the lifetime by another stream that
+// is not ordered before R's next work (R's clock, the releasing host's
+// knowledge, the implicit legacy-stream ordering) may still run when the
+// memory is handed out again. Whether it is handed out while the access runs
+// is decided later, at the next allocation that could get the bytes
+// (DeferredFrees.cpp): that is where UnsafeFree is reported. Every allocation
+// is such a reuse opportunity for some pending hazards, so allocate() asks
+// first, before the new lifetime exists.
 //
-// What a new lifetime must be ordered after (Segment::Past). An unsafe access is
-// always kept: the next lifetime's accesses that are not ordered after it are
-// the corruption itself (ReuseRace, AfterUnsafeFree). A caching allocator hands
+// What a new lifetime must be ordered after (Segment::Past). An access left
+// unordered by the release is always kept: the next lifetime's accesses that
+// are not ordered after it are the corruption itself (ReuseRace; marked
+// AfterUnsafeFree once the deferred verdict reported the release). A caching allocator hands
 // a released block to the next allocation on its stream A with no ordering at
 // all, so for CachingAllocator releases every still-live access is kept too: a
 // new lifetime first used on a stream B that never waited on A races with A's
@@ -87,10 +92,12 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
   A->Kind = Kind;
   A->Device = Device;
   A->Site = Site;
-  if (StreamState *St = Streams.live(S)) {
+  StreamState *St = Streams.live(S);
+  if (St) {
     A->Stream = St->Id;
     A->Point = Kind == AllocKind::StreamOrdered ? Streams.enqueue(*St, H) : St->now();
   }
+  reuseOpportunity(H, St, Kind, Device, R, Site);
 
   // Bytes that were still live end their old lifetime here. For an
   // allocation of the same kind (a free we did not see, an allocator reusing
@@ -173,15 +180,13 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
                      Seg.Past.end());
     }
     for (const AccessRecord &Rec : Seg.Current) {
-      bool Unsafe = !OrderedBeforeRelease(Rec);
-      if (Unsafe) {
-        Finding F = describeFinding(FindingKind::UnsafeFree, Range{Begin, Seg.End - Begin}, *A);
-        F.Unordered = AccessPoint{Rec.Stream, Rec.Op};
-        F.Released = AccessPoint{R ? R->Id : NoStream, Site};
-        Findings.offer(*A, F);
-      }
-      if (Unsafe || KeepOrderedAccesses)
-        keepPast(Seg, PastAccess{Rec, A, Unsafe});
+      bool Unordered = !OrderedBeforeRelease(Rec);
+      // Reported now (synchronous free) or when a reuse opportunity comes;
+      // the Past record's flag follows the report (DeferredFrees.cpp).
+      bool Reported = Unordered && unorderedAtRelease(A, Range{Begin, Seg.End - Begin}, Rec,
+                                                      Kind, R, Site);
+      if (Unordered || KeepOrderedAccesses)
+        keepPast(Seg, PastAccess{Rec, A, Reported});
     }
     Seg.Current.clear();
     Seg.Live = false;

@@ -90,6 +90,7 @@ void Engine::Impl::maybeSweep() {
   SweptAtVersion = Hosts.version();
   const VectorClock &Common = Hosts.commonKnowledge();
   Memory.sweep([&](Segment &Seg) { pruneDead(Seg, Common); });
+  pruneHazards(Common);
 }
 } // namespace rt
 } // namespace streamlife

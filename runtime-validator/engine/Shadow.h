@@ -79,7 +79,10 @@ struct AccessRecord {
 struct PastAccess {
   AccessRecord Access;
   std::shared_ptr<Allocation> Lifetime; ///< the lifetime the access belonged to
-  bool UnsafeAtRelease = false;         ///< it was reported as an unsafe free
+  /// The release of Lifetime was reported as UnsafeFree for this access: at
+  /// once (synchronous free), or later by the deferred verdict at a reuse
+  /// opportunity (DeferredFrees.cpp), which sets it.
+  bool UnsafeAtRelease = false;
   bool operator==(const PastAccess &O) const {
     return Access == O.Access && Lifetime == O.Lifetime && UnsafeAtRelease == O.UnsafeAtRelease;
   }

@@ -57,7 +57,13 @@ void finishReport(ValidatorRuntime &R) {
   if (R.Report.finished())
     return;
   drainAnnotations(R, currentThread(), nullptr);
-  R.Report.setSummaryDetails(blockSummaryLines(R));
+  std::vector<std::string> Details = blockSummaryLines(R);
+  // Releases whose unordered access no reuse met (engine/DeferredFrees.cpp):
+  // said, so that a silent run shows what it did not report and why.
+  Engine::Stats St = R.Eng.stats();
+  if (St.DeferredNotReported)
+    Details.push_back(deferredSummaryLine(St.DeferredNotReported, St.DeferredPending));
+  R.Report.setSummaryDetails(std::move(Details));
   bool Used = R.UsedCuda.load();
   R.Report.finish(R, Used && R.Opts.print_summary, Used);
 }

@@ -139,6 +139,7 @@ std::string formatText(const ReportedFinding &F) {
   appendSite(Out, "new allocation", F.Reallocated);
   appendSite(Out, "unordered access", F.Access);
   appendSite(Out, "release", F.Release);
+  appendSite(Out, "could be reused by", F.ReusedBy);
   appendSite(Out, "allocation", F.Allocated);
   Out += "  fix: " + fixSentence(F) + "\n";
   return Out;
@@ -162,6 +163,7 @@ static void writeFindingJson(JsonWriter &W, const ReportedFinding &F) {
   W.endObject();
   writeSite(W, "access", F.Access);
   writeSite(W, "release", F.Release);
+  writeSite(W, "reused_by", F.ReusedBy);
   writeSite(W, "new_access", F.NewAccess);
   writeSite(W, "new_allocation", F.Reallocated);
   if (F.Kind == FindingKind::ReuseRace)
@@ -197,6 +199,14 @@ std::string formatJson(const std::vector<ReportedFinding> &Findings,
 
 std::string summaryLine(std::size_t Count) {
   return "streamlife: summary: " + std::to_string(Count) + (Count == 1 ? " finding" : " findings");
+}
+
+std::string deferredSummaryLine(std::size_t NotReported, std::size_t StillUnordered) {
+  return "streamlife: deferred: " + std::to_string(NotReported) +
+         (NotReported == 1 ? " unordered access at a release" : " unordered accesses at a release") +
+         " not reported: no allocation that could reuse the block came while " +
+         (NotReported == 1 ? "it was" : "they were") + " unordered (" +
+         std::to_string(StillUnordered) + " still unordered at exit)";
 }
 
 std::string blockSummaryLine(const BlockSiteSummary &S) {

@@ -34,6 +34,9 @@ struct ReportedFinding {
   SiteView Allocated;
   SiteView Access;    ///< the unordered access of the old lifetime
   SiteView Release;
+  /// UnsafeFree: the allocation that could be handed the bytes while Access
+  /// may still run (where the deferred verdict was made); absent for cudaFree.
+  SiteView ReusedBy;
   SiteView NewAccess; ///< the access that races (reuse, use before alloc/after free)
   // ReuseRace only: the new lifetime (Allocation/Allocated/Release above are the old one).
   bool AfterUnsafeFree = false;
@@ -52,6 +55,11 @@ std::string formatJson(const std::vector<ReportedFinding> &Findings,
                        const std::vector<std::string> &Notes);
 /// "streamlife: summary: 1 finding" / "streamlife: summary: 0 findings"
 std::string summaryLine(std::size_t Count);
+
+/// "streamlife: deferred: 3 unordered accesses at a release not reported: no
+/// allocation that could reuse the block came while they were unordered (1
+/// still unordered at exit)": Engine::Stats::DeferredNotReported/Pending.
+std::string deferredSummaryLine(std::size_t NotReported, std::size_t StillUnordered);
 
 /// How an annotated allocator's blocks cycled at one allocation site.
 struct BlockSiteSummary {

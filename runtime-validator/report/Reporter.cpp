@@ -60,7 +60,8 @@ bool Reporter::suppressed(const ReportedFinding &R) {
     return false;
   FindingView V;
   V.Kind = findingKindName(R.Kind);
-  for (const SiteView *S : {&R.Access, &R.NewAccess, &R.Release, &R.Allocated, &R.Reallocated}) {
+  for (const SiteView *S :
+       {&R.Access, &R.NewAccess, &R.Release, &R.ReusedBy, &R.Allocated, &R.Reallocated}) {
     if (!S->Present)
       continue;
     V.Names.push_back(S->What);
@@ -126,6 +127,8 @@ ReportedFinding Reporter::resolve(const Finding &F, StreamNamer &Namer) const {
   R.Allocated = resolveSite(F.Allocated, Namer, "allocation");
   R.Access = resolveSite(F.Unordered, Namer, "access");
   R.Release = resolveSite(F.Released, Namer, "release");
+  if (F.Kind == FindingKind::UnsafeFree)
+    R.ReusedBy = resolveSite(F.ReusedBy, Namer, "allocation");
   R.NewAccess = resolveSite(F.NewAccess, Namer, "access");
   if (F.Kind == FindingKind::ReuseRace) {
     R.AfterUnsafeFree = F.AfterUnsafeFree;

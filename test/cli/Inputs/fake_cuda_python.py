@@ -76,6 +76,7 @@ def pipeline(ptr):
     order(STREAM_B, STREAM_A)
     consume(ptr, STREAM_B)   # the consumer's use
     free(ptr, STREAM_A)      # BUG: no wait on the consumer
+    alloc(0x7f4000000000, STREAM_A)  # the pool could hand it the freed block
 
 
 def main(scenario):

@@ -44,6 +44,7 @@ enum : OpId {
   ProducerKernel,
   ConsumerKernel,
   OtherKernel,
+  ReuseSite, ///< the allocation that could be handed a released block
   FirstLoopOp = 100,
 };
 
@@ -71,6 +72,25 @@ protected:
               ThreadId T = 0) {
     E->released(T, Base, K, S, FreeSite);
   }
+  /// The allocator's next allocation on S (a fresh range that never overlaps
+  /// Block): the reuse opportunity where a release on S (caching allocator),
+  /// or on S's device (stream-ordered pool), is judged. Kind follows the
+  /// release kind by default: a stream-ordered allocation for a pool.
+  Range reuseOn(StreamId S, AllocKind K = AllocKind::CachingAllocator, ThreadId T = 0) {
+    Range R{NextFresh, 256};
+    NextFresh += 0x1000;
+    E->allocated(T, R, K, S, ReuseSite, E->streamInfo(S).Desc.Device);
+    return R;
+  }
+  /// A release followed at once by the release stream's next allocation: the
+  /// verdict on the release is what it was before deferral, the strictest case.
+  void freeAndReuse(Addr Base, StreamId S, ReleaseKind K = ReleaseKind::CachingAllocator,
+                    ThreadId T = 0) {
+    freeOn(Base, S, K, T);
+    reuseOn(S, K == ReleaseKind::StreamOrdered ? AllocKind::StreamOrdered
+                                               : AllocKind::CachingAllocator,
+            T);
+  }
   void launch(StreamId S, Range R, OpId Op, ThreadId T = 0) {
     E->launched(T, S, std::vector<Range>{R}, Op);
   }
@@ -84,6 +104,7 @@ protected:
   std::unique_ptr<Engine> E;
 
   static constexpr Range Block{0x7f0000000000, 4096};
+  Addr NextFresh = 0x7e0000000000; ///< reuseOn's ranges, far below Block's
 };
 
 } // namespace test

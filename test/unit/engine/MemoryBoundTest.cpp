@@ -182,7 +182,7 @@ TEST_F(MemoryBoundTest, UnsafeFreeForADestroyedStreamsPendingWorkAndNoSlotReuseB
   StreamId New = stream(0xc);
   launch(New, Range{0x1000, 8}, OtherKernel);
   EXPECT_EQ(E->stats().ClockSlots, 4u); // host, A, Old, New: Old's slot not reused
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, Old);
   EXPECT_TRUE(E->streamInfo(Old).Destroyed);
@@ -195,7 +195,7 @@ TEST_F(MemoryBoundTest, UnsafeFreeNotReportedWhenADeviceSyncWaitedForADestroyedS
   launch(Old, Block, ConsumerKernel);
   E->streamDestroyed(0, Old);
   E->hostSyncsDevice(0, 0); // still waits for the destroyed stream's work
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -209,7 +209,7 @@ TEST_F(MemoryBoundTest, AReusedSlotGivesTheNewStreamFreshEpochs) {
   EXPECT_EQ(E->stats().ClockSlots, 3u);
   alloc(Block, A);
   launch(New, Block, ConsumerKernel); // must not look ordered: nobody waited
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, New);
 }
@@ -226,7 +226,7 @@ TEST_F(MemoryBoundTest, WorkOnADestroyedStreamIdIsIgnoredAndCannotTickAReusedSlo
   EXPECT_EQ(E->stats().RecordedAccesses, 0u);
   launch(New, Block, ConsumerKernel);
   wait(A, 0xe); // never recorded: orders nothing
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, New);
 }

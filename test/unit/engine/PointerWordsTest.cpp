@@ -38,7 +38,7 @@ TEST_F(PointerWordsTest, GenericScanWordIntoLiveMemoryIsAnAccessNamedAsSuch) {
   alloc({0x1000, 0x100}, A, AllocKind::StreamOrdered);
   PointerWord W{0x1010, true};
   EXPECT_EQ(E->launchedWithPointerWords(0, B, &W, 1, ConsumerKernel, OtherKernel), 0u);
-  freeOn(0x1000, A, ReleaseKind::StreamOrdered); // B's use is not ordered before it
+  freeAndReuse(0x1000, A, ReleaseKind::StreamOrdered); // B's use is not ordered before it
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Op, OtherKernel);
 }
@@ -68,7 +68,7 @@ TEST_F(PointerWordsTest, AnAllocationNamedByManyWordsIsOneAccessByTheDecodedWord
   for (Addr W = 0x1000; W < 0x2000; W += 0x40)
     Ws.push_back({W, false});
   E->launchedWithPointerWords(0, B, Ws.data(), Ws.size(), ConsumerKernel, OtherKernel);
-  freeOn(0x1000, A, ReleaseKind::StreamOrdered);
+  freeAndReuse(0x1000, A, ReleaseKind::StreamOrdered);
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Op, ConsumerKernel);
   EXPECT_EQ(E->stats().RecordedAccesses, 1u);
@@ -81,7 +81,7 @@ TEST_F(PointerWordsTest, WordsIntoDifferentAllocationsAreEachAnAccess) {
   PointerWord Ws[] = {{0x3010, false}, {0x1010, false}, {0x3020, false}};
   E->launchedWithPointerWords(0, B, Ws, 3, ConsumerKernel, OtherKernel);
   freeOn(0x1000, A, ReleaseKind::StreamOrdered);
-  freeOn(0x3000, A, ReleaseKind::StreamOrdered);
+  freeAndReuse(0x3000, A, ReleaseKind::StreamOrdered);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 2u);
 }
 

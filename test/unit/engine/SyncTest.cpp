@@ -2,8 +2,10 @@
 //
 // Every test is the same small program with one synchronization pattern in the
 // middle: a block allocated on stream A, read by a kernel on stream B, then
-// released on A. The release is safe exactly when the pattern orders B's read
-// before it, so UnsafeFree (or its absence) pins the ordering semantics.
+// released on A and followed at once by A's next allocation (the reuse
+// opportunity where UnsafeFree is decided, DeferredFreeTest.cpp). The release
+// is safe exactly when the pattern orders B's read before it, so UnsafeFree (or
+// its absence) pins the ordering semantics.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +35,7 @@ protected:
 
 TEST_F(SyncTest, UnsafeFreeWhenNothingOrdersTheConsumer) {
   consumerReads();
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   const Finding &F = *Sink.first(FindingKind::UnsafeFree);
   EXPECT_EQ(F.Unordered.Stream, B);
@@ -51,15 +53,15 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenAllocationStreamWaitsBeforeFree) {
   consumerReads();
   record(EvConsumerDone, B);
   wait(A, EvConsumerDone);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
-TEST_F(SyncTest, UnsafeFreeWhenTheWaitComesAfterTheFree) {
+TEST_F(SyncTest, UnsafeFreeWhenTheWaitComesAfterTheFreeAndTheNextAllocation) {
   consumerReads();
   record(EvConsumerDone, B);
-  freeOn(Block.Begin, A);
-  wait(A, EvConsumerDone); // late: the block was already back in A's pool
+  freeAndReuse(Block.Begin, A);
+  wait(A, EvConsumerDone); // late: A's pool could already hand the block out
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
   // The late wait still orders A's next use of the block: no reuse race.
   alloc(Block, A);
@@ -72,7 +74,7 @@ TEST_F(SyncTest, UnsafeFreeWhenTheWaitIsOnTheWrongStream) {
   consumerReads();
   record(EvConsumerDone, B);
   wait(C, EvConsumerDone); // C is not the allocation stream
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
@@ -81,7 +83,7 @@ TEST_F(SyncTest, UnsafeFreeWhenTheEventWasRecordedBeforeTheLastUse) {
   record(EvConsumerDone, B);          // stale: before the second read
   launch(B, Block, OtherKernel);      // last use
   wait(A, EvConsumerDone);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Op, OtherKernel);
 }
@@ -92,7 +94,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheEventIsRecordedAgainAfterTheLastUse
   launch(B, Block, OtherKernel);
   record(EvConsumerDone, B); // a record overwrites the previous snapshot
   wait(A, EvConsumerDone);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -103,7 +105,7 @@ TEST_F(SyncTest, UnsafeFreeWhenOnlyOneOfTwoConsumersIsWaitedFor) {
   launch(C, Block, OtherKernel);
   record(EvConsumerDone, B);
   wait(A, EvConsumerDone); // C's read is not waited for
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, C);
 }
@@ -113,14 +115,14 @@ TEST_F(SyncTest, UnsafeFreeReportedOncePerUnorderedConsumer) {
   consumerReads();
   wait(C, EvOther);
   launch(C, Block, OtherKernel);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 2u);
 }
 
 TEST_F(SyncTest, UnsafeFreeNotReportedWhenWaitingOnANeverRecordedEventIsANoOp) {
   consumerReads();
   wait(A, 0xdead); // never recorded: completes at once, orders nothing
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
@@ -129,21 +131,21 @@ TEST_F(SyncTest, UnsafeFreeWhenTheEventWasDestroyedBeforeTheWait) {
   record(EvConsumerDone, B);
   E->eventDestroyed(0, EvConsumerDone);
   wait(A, EvConsumerDone);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
 TEST_F(SyncTest, UnsafeFreeNotReportedAfterHostStreamSync) {
   consumerReads();
   E->hostSyncsStream(0, B);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
 TEST_F(SyncTest, UnsafeFreeWhenTheHostSyncedTheWrongStream) {
   consumerReads();
   E->hostSyncsStream(0, A);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
@@ -152,7 +154,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedAfterHostEventSyncOrSuccessfulQuery) {
   record(EvConsumerDone, B);
   // cudaEventQuery == cudaSuccess is reported the same way as a sync.
   E->hostSyncsEvent(0, EvConsumerDone);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -161,14 +163,14 @@ TEST_F(SyncTest, UnsafeFreeWhenTheQueriedEventPrecedesTheLastUse) {
   record(EvConsumerDone, B);
   launch(B, Block, OtherKernel);
   E->hostSyncsEvent(0, EvConsumerDone);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
 TEST_F(SyncTest, UnsafeFreeNotReportedAfterDeviceSync) {
   consumerReads();
   E->hostSyncsDevice(0, 0);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -177,7 +179,7 @@ TEST_F(SyncTest, UnsafeFreeWhenOnlyAnotherDeviceWasSynced) {
   alloc(Block, A);
   launch(B1, Block, ConsumerKernel); // peer access from device 1
   E->hostSyncsDevice(0, 0);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Stream, B1);
 }
@@ -187,7 +189,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheOtherDeviceIsSynced) {
   alloc(Block, A);
   launch(B1, Block, ConsumerKernel);
   E->hostSyncsDevice(0, 1);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -206,14 +208,14 @@ TEST_F(SyncTest, UnsafeFreeWhenTheSyncedStreamIsNewAfterItsHandleWasReused) {
   StreamId Reused = stream(0xb); // CUDA handed the same handle out again
   EXPECT_NE(Reused, B);
   E->hostSyncsStream(0, Reused); // says nothing about the old stream's work
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
 TEST_F(SyncTest, UnsafeFreeNotReportedForTheReleaseStreamsOwnAccesses) {
   alloc(Block, A);
   launch(A, Block, ProducerKernel);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -225,14 +227,14 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenOrderedThroughAChainOfEvents) {
   launch(C, Range{0x1000, 8}, OtherKernel); // untracked range: ignored
   record(EvOther, C);
   wait(A, EvOther); // A after C after B
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
 TEST_F(SyncTest, UnsafeFreeReportsTheLastOpOfTheUnorderedStream) {
   consumerReads();
   launch(B, Block, OtherKernel);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Op, OtherKernel);
 }
@@ -244,7 +246,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenALegacyStreamUseIsFollowedByABlockingR
   StreamId Bl = stream(0xbb, StreamFlavor::Blocking);
   alloc(Block, Bl, AllocKind::StreamOrdered);
   launch(L, Block, ConsumerKernel);
-  freeOn(Block.Begin, Bl, ReleaseKind::StreamOrdered); // Bl's free waits for L
+  freeAndReuse(Block.Begin, Bl, ReleaseKind::StreamOrdered); // Bl's free waits for L
   EXPECT_EQ(total(), 0u);
 }
 
@@ -255,7 +257,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedForACachingReleaseOnABlockingStreamAfterLe
   StreamId Bl = stream(0xbb, StreamFlavor::Blocking);
   alloc(Block, Bl);
   launch(L, Block, ConsumerKernel);
-  freeOn(Block.Begin, Bl);
+  freeAndReuse(Block.Begin, Bl);
   alloc(Block, Bl);
   launch(Bl, Block, ProducerKernel);
   EXPECT_EQ(total(), 0u);
@@ -265,7 +267,7 @@ TEST_F(SyncTest, UnsafeFreeWhenALegacyStreamUseIsFollowedByANonBlockingRelease) 
   StreamId L = legacy();
   alloc(Block, A);
   launch(L, Block, ConsumerKernel);
-  freeOn(Block.Begin, A, ReleaseKind::StreamOrdered);
+  freeAndReuse(Block.Begin, A, ReleaseKind::StreamOrdered);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
@@ -276,7 +278,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheLegacyStreamReleasesAfterABlockingU
   record(EvOther, L);
   wait(Bl, EvOther);
   launch(Bl, Block, ConsumerKernel);
-  freeOn(Block.Begin, L, ReleaseKind::StreamOrdered); // L's free waits for Bl
+  freeAndReuse(Block.Begin, L, ReleaseKind::StreamOrdered); // L's free waits for Bl
   EXPECT_EQ(total(), 0u);
 }
 
@@ -286,7 +288,7 @@ TEST_F(SyncTest, UnsafeFreeWhenTheLegacyStreamReleasesAfterANonBlockingUse) {
   record(EvOther, L);
   wait(B, EvOther);
   launch(B, Block, ConsumerKernel);
-  freeOn(Block.Begin, L, ReleaseKind::StreamOrdered);
+  freeAndReuse(Block.Begin, L, ReleaseKind::StreamOrdered);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
@@ -298,7 +300,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenAnEventOnTheLegacyStreamFollowsBlockin
   launch(Bl, Block, ConsumerKernel);
   record(EvConsumerDone, L);
   wait(A, EvConsumerDone);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -308,7 +310,7 @@ TEST_F(SyncTest, UnsafeFreeWhenAnEventOnTheLegacyStreamFollowsNonBlockingWork) {
   launch(B, Block, ConsumerKernel);
   record(EvConsumerDone, L);
   wait(A, EvConsumerDone);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
@@ -318,7 +320,7 @@ TEST_F(SyncTest, UnsafeFreeBetweenTwoBlockingStreamsWithoutLegacyWork) {
   StreamId B2 = stream(0xb2, StreamFlavor::Blocking);
   alloc(Block, B1);
   launch(B2, Block, ConsumerKernel);
-  freeOn(Block.Begin, B1);
+  freeAndReuse(Block.Begin, B1);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
@@ -331,7 +333,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenLegacyWorkSitsBetweenTwoBlockingStream
   wait(B2, EvOther);
   launch(B2, Block, ConsumerKernel);
   launch(L, Range{0x1000, 8}, OtherKernel); // waits for B2; B1's next work waits for it
-  freeOn(Block.Begin, B1, ReleaseKind::StreamOrdered);
+  freeAndReuse(Block.Begin, B1, ReleaseKind::StreamOrdered);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -340,7 +342,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedForThePerThreadDefaultStreamAgainstLegacy)
   StreamId Ptds = stream(0x2, StreamFlavor::PerThreadDefault);
   alloc(Block, Ptds, AllocKind::StreamOrdered);
   launch(L, Block, ConsumerKernel);
-  freeOn(Block.Begin, Ptds, ReleaseKind::StreamOrdered);
+  freeAndReuse(Block.Begin, Ptds, ReleaseKind::StreamOrdered);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -349,7 +351,7 @@ TEST_F(SyncTest, UnsafeFreeWhenTheLegacyStreamIsOnAnotherDevice) {
   StreamId Bl = stream(0xbb, StreamFlavor::Blocking, /*Device=*/0);
   alloc(Block, Bl, AllocKind::StreamOrdered);
   launch(L1, Block, ConsumerKernel);
-  freeOn(Block.Begin, Bl, ReleaseKind::StreamOrdered);
+  freeAndReuse(Block.Begin, Bl, ReleaseKind::StreamOrdered);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
@@ -362,7 +364,7 @@ TEST_F(SyncTest, UnsafeFreeRegardlessOfStreamPriorities) {
   EXPECT_EQ(E->streamInfo(Hi).Desc.Priority, -5);
   alloc(Block, A);
   launch(Hi, Block, ConsumerKernel);
-  freeOn(Block.Begin, A);
+  freeAndReuse(Block.Begin, A);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
@@ -386,7 +388,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheReleaseStreamInheritedASyncThroughL
   consumerReads();
   E->hostSyncsStream(/*T=*/1, B);
   E->launched(/*T=*/1, A, {Range{0x1000, 8}}, OtherKernel);
-  E->released(/*T=*/2, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -395,7 +397,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheReleaseStreamInheritedASyncThroughL
 TEST_F(SyncTest, UnsafeFreeNotReportedWhenAnotherThreadSyncedFirstWithSharedHostKnowledge) {
   consumerReads();
   E->hostSyncsStream(/*T=*/1, B);            // e.g. the main thread synchronizes
-  E->released(/*T=*/2, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite); // autograd thread frees
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2); // autograd thread frees
   EXPECT_EQ(total(), 0u);
 }
 
@@ -407,7 +409,7 @@ TEST_F(SyncTest, UnsafeFreeWhenAnotherThreadSyncedWithPerThreadHostKnowledge) {
   B = stream(0xb);
   consumerReads();
   E->hostSyncsStream(/*T=*/1, B);
-  E->released(/*T=*/2, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
   EXPECT_EQ(E->stats().HostClocks, 3u); // threads 0 (the program so far), 1 and 2
 }
@@ -420,7 +422,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheSameThreadSyncedWithPerThreadHostKn
   B = stream(0xb);
   consumerReads();
   E->hostSyncsStream(/*T=*/2, B);
-  E->released(/*T=*/2, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
   EXPECT_EQ(total(), 0u);
 }
 
@@ -432,7 +434,7 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenAThreadSeenLaterInheritsCommonKnowledg
   B = stream(0xb);
   consumerReads();
   E->hostSyncsStream(/*T=*/0, B); // the only thread so far: everyone knows
-  E->released(/*T=*/5, Block.Begin, ReleaseKind::CachingAllocator, A, FreeSite);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/5);
   EXPECT_EQ(total(), 0u);
 }
 

@@ -85,6 +85,9 @@ TEST_F(AnnotatedAllocatorsTest, ReleaseWithNoWaitIsAnUnsafeFreeAtTheRequestedSit
   push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 3);
   push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
   drain();
+  EXPECT_TRUE(Sink.Found.empty()) << "nothing could reuse the block yet";
+  push(BlockEvent::Kind::Allocated, BlockB, AgHandle, 5); // ag's next block
+  drain();
   ASSERT_EQ(Sink.Found.size(), 1u);
   const Finding &F = Sink.Found.front();
   EXPECT_EQ(F.Kind, FindingKind::UnsafeFree);
@@ -93,6 +96,55 @@ TEST_F(AnnotatedAllocatorsTest, ReleaseWithNoWaitIsAnUnsafeFreeAtTheRequestedSit
   EXPECT_EQ(F.Unordered.Stream, Compute);
   EXPECT_EQ(F.Released.Op, 3u) << "the owner's release, not the allocator's";
   EXPECT_EQ(F.Released.Stream, Ag);
+  EXPECT_EQ(F.ReusedBy.Stream, Ag);
+  EXPECT_EQ(F.ReusedBy.Op, 5u);
+}
+
+TEST_F(AnnotatedAllocatorsTest, SameStreamPolicyReleaseIsCleanWhenItsStreamWaitsBeforeItAllocates) {
+  // STREAMLIFE_REUSE_SAME_STREAM is the caching allocator's rule: only the
+  // allocation stream's next allocation can get the block.
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  drain();
+  consume(BlockA, 2);
+  push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
+  push(BlockEvent::Kind::Allocated, BlockB, ComputeHandle, 6); // another stream's pool
+  drain();
+  E.eventRecorded(0, 0xe1, Compute);
+  E.streamWaitsEvent(0, Ag, 0xe1); // late, but before ag allocates
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 5);
+  drain();
+  EXPECT_TRUE(Sink.Found.empty());
+}
+
+TEST_F(AnnotatedAllocatorsTest, StreamOrderedPolicyReleaseIsReportedAtAnotherStreamsAllocation) {
+  // STREAMLIFE_REUSE_STREAM_ORDERED is the driver pool's rule: any stream of
+  // the device may be handed the block.
+  int Pool = Annotated.registerAllocator("test pool", 2);
+  auto pushPool = [&](BlockEvent::Kind What, Addr Ptr, Handle Stream, OpId Site) {
+    BlockEvent Ev;
+    Ev.What = What;
+    Ev.Allocator = Pool;
+    Ev.Ptr = Ptr;
+    Ev.Size = Bytes;
+    Ev.Stream = Stream;
+    Ev.Site = Site;
+    Annotated.push(Ev);
+  };
+  pushPool(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  drain();
+  consume(BlockA, 2);
+  pushPool(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
+  E.eventRecorded(0, 0xe1, Compute);
+  drain();
+  E.streamWaitsEvent(0, Ag, 0xe1);
+  pushPool(BlockEvent::Kind::Allocated, BlockB, AgHandle, 5); // ordered after the read
+  drain();
+  EXPECT_TRUE(Sink.Found.empty());
+  StreamId Third = E.stream(0, StreamDesc{0xd000, 0, StreamFlavor::NonBlocking, 0});
+  E.allocated(0, Range{0x300000, Bytes}, AllocKind::StreamOrdered, Third, 6, 0);
+  ASSERT_EQ(Sink.Found.size(), 1u);
+  EXPECT_EQ(Sink.Found.front().Kind, FindingKind::UnsafeFree);
+  EXPECT_EQ(Sink.Found.front().ReusedBy.Stream, Third);
 }
 
 TEST_F(AnnotatedAllocatorsTest, ReleaseWithoutARequestReportsItsOwnSite) {
@@ -100,6 +152,7 @@ TEST_F(AnnotatedAllocatorsTest, ReleaseWithoutARequestReportsItsOwnSite) {
   drain();
   consume(BlockA, 2);
   push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
+  push(BlockEvent::Kind::Allocated, BlockB, AgHandle, 5);
   drain();
   ASSERT_EQ(Sink.Found.size(), 1u);
   EXPECT_EQ(Sink.Found.front().Released.Op, 4u);
@@ -147,6 +200,7 @@ TEST_F(AnnotatedAllocatorsTest, AccessEventsReachTheEngine) {
   Use.Site = 2;
   Annotated.push(Use);
   push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
+  push(BlockEvent::Kind::Allocated, BlockB, AgHandle, 5);
   drain();
   ASSERT_EQ(Sink.Found.size(), 1u);
   EXPECT_EQ(Sink.Found.front().Unordered.Op, 2u);

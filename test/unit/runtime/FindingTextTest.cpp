@@ -25,6 +25,7 @@ ReportedFinding unsafeFree() {
   F.Allocated = site("stream #1 (0xa1)", "cuMemAllocAsync");
   F.Access = site("stream #2 (0xb2)", "kernel 'consume'");
   F.Release = site("stream #1 (0xa1)", "cuMemFreeAsync");
+  F.ReusedBy = site("stream #3 (0xc3)", "cuMemAllocAsync", {"next (app+0x20)"});
   return F;
 }
 
@@ -46,9 +47,13 @@ TEST(FindingTextTest, SitesAndFixFollowInOrder) {
   ASSERT_NE(Access, std::string::npos) << Text;
   ASSERT_NE(Release, std::string::npos) << Text;
   ASSERT_NE(Alloc, std::string::npos) << Text;
+  std::size_t Reuse = Text.find("  could be reused by: cuMemAllocAsync on stream #3 (0xc3)\n"
+                                "    #0 next (app+0x20)\n");
   ASSERT_NE(Fix, std::string::npos) << Text;
+  ASSERT_NE(Reuse, std::string::npos) << Text;
   EXPECT_LT(Access, Release);
-  EXPECT_LT(Release, Alloc);
+  EXPECT_LT(Release, Reuse);
+  EXPECT_LT(Reuse, Alloc);
   EXPECT_LT(Alloc, Fix);
 }
 
@@ -99,6 +104,10 @@ TEST(FindingTextTest, JsonCarriesEveryPart) {
   EXPECT_NE(Json.find("\"access\":{\"stream\":\"stream #2 (0xb2)\",\"operation\":\"kernel 'consume'\","
                       "\"site\":\"main (app+0x10)\""), std::string::npos) << Json;
   EXPECT_NE(Json.find("\"release\":{\"stream\":\"stream #1 (0xa1)\""), std::string::npos);
+  EXPECT_NE(Json.find("\"reused_by\":{\"stream\":\"stream #3 (0xc3)\",\"operation\":"
+                      "\"cuMemAllocAsync\",\"site\":\"next (app+0x20)\""),
+            std::string::npos)
+      << Json;
   EXPECT_NE(Json.find("\"fix\":\"record an event"), std::string::npos);
   EXPECT_NE(Json.find("\"notes\":[\"not analysed: x\"]"), std::string::npos);
   EXPECT_NE(Json.find("\"summary\":{\"findings\":1}}"), std::string::npos);
@@ -106,6 +115,22 @@ TEST(FindingTextTest, JsonCarriesEveryPart) {
 
 TEST(FindingTextTest, EmptyJsonReport) {
   EXPECT_EQ(formatJson({}, {}), "{\"findings\":[],\"notes\":[],\"summary\":{\"findings\":0}}\n");
+}
+
+TEST(FindingTextTest, SyncFreeSaysNoReuseSite) {
+  ReportedFinding F = unsafeFree();
+  F.ReusedBy = SiteView();
+  EXPECT_EQ(formatText(F).find("could be reused by"), std::string::npos);
+  EXPECT_EQ(formatFindingJson(F).find("reused_by"), std::string::npos);
+}
+
+TEST(FindingTextTest, DeferredSummaryLine) {
+  EXPECT_EQ(deferredSummaryLine(3, 1),
+            "streamlife: deferred: 3 unordered accesses at a release not reported: no allocation "
+            "that could reuse the block came while they were unordered (1 still unordered at exit)");
+  EXPECT_EQ(deferredSummaryLine(1, 0),
+            "streamlife: deferred: 1 unordered access at a release not reported: no allocation "
+            "that could reuse the block came while it was unordered (0 still unordered at exit)");
 }
 
 TEST(FindingTextTest, SummaryPluralization) {

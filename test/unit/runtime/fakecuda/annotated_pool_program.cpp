@@ -169,9 +169,13 @@ int main(int Argc, char **Argv) {
   segmentAlloc(Output, BlockBytes);
   StreamPool Pool;
 
-  if (Scenario == "no-wait" || Scenario == "wait-first") {
+  if (Scenario == "no-wait" || Scenario == "wait-first" || Scenario == "wait-before-reuse") {
     // Produced on ag, consumed on compute, released: the seed's pipeline.
+    // wait-before-reuse orders ag after the consumer only after the release,
+    // but before ag's next allocation (FSDP2's reduce-scatter stream).
     for (int Layer = 0; Layer < 2; ++Layer) {
+      if (Scenario == "wait-before-reuse")
+        order(Ag, Compute);
       CUdeviceptr W = Pool.allocate(Ag);
       launch(W, Ag, "touch");
       order(Compute, Ag);
@@ -197,6 +201,7 @@ int main(int Argc, char **Argv) {
     CUdeviceptr W = Pool.allocate(Ag);
     streamlife_buffer_accessed(reinterpret_cast<void *>(W), BlockBytes, Compute, 0);
     Pool.release(W);
+    Pool.allocate(Ag); // the next block on ag: W itself
   } else {
     std::fprintf(stderr, "annotated_pool_program: unknown scenario '%s'\n", Scenario.c_str());
     return 2;

@@ -36,6 +36,7 @@ constexpr CUdeviceptr Buffer = 0x7f0000000000;
 constexpr CUdeviceptr Output = 0x7f1000000000;
 constexpr CUdeviceptr Stale = 0x7f2000000000;
 constexpr CUdeviceptr GraphOutput = 0x7f3000000000;
+constexpr CUdeviceptr Next = 0x7f4000000000;
 CUfunction const KernelForeach = reinterpret_cast<CUfunction>(0x4000);
 constexpr size_t Bytes = 4096;
 
@@ -67,6 +68,11 @@ void freeAsync(CUdeviceptr Ptr, CUstream S) {
   cuMemFreeAsync_params P{Ptr, S};
   Call(CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, "cuMemFreeAsync", &P, CUDA_SUCCESS, nullptr);
 }
+
+/// The next cuMemAllocAsync on S after a free: the pool could hand it the
+/// block just freed, which is where an unsafe free is decided (a free that no
+/// allocation follows cannot be overwritten, engine/DeferredFrees.cpp).
+void nextAllocation(CUstream S) { allocAsync(Next, S); }
 
 void freeSync(CUdeviceptr Ptr) {
   cuMemFree_v2_params P{Ptr};
@@ -156,6 +162,7 @@ int main(int Argc, char **Argv) {
     prologue();
     consume(Buffer, StreamB);
     freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
     if (Scenario == "abort")
       std::abort();
   } else if (Scenario == "loop") {
@@ -170,11 +177,25 @@ int main(int Argc, char **Argv) {
       freeAsync(Buffer + I * 0x10000, StreamA);
     }
   } else if (Scenario == "ordered") {
-    // stall_producer: wait on the consumer, then free.
+    // stall_producer: wait on the consumer, then free (and allocate again).
     prologue();
     consume(Buffer, StreamB);
     order(StreamA, StreamB, Event2);
     freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
+  } else if (Scenario == "wait-before-reuse" || Scenario == "reuse-before-wait") {
+    // The wait on the consumer comes after the free: clean when it also comes
+    // before the next allocation (nothing can be handed the block while the
+    // consumer reads it), a bug when the allocation comes first
+    // (examples/python/wait_after_del.py).
+    prologue();
+    consume(Buffer, StreamB);
+    freeAsync(Buffer, StreamA);
+    if (Scenario == "reuse-before-wait")
+      nextAllocation(StreamA);
+    order(StreamA, StreamB, Event2);
+    if (Scenario == "wait-before-reuse")
+      nextAllocation(StreamA);
   } else if (Scenario == "struct") {
     // A by-value struct {int n; float *in; float *out;} through cuFuncGetParamInfo.
     prologue();
@@ -185,6 +206,7 @@ int main(int Argc, char **Argv) {
     void *Params[] = {&Args};
     launch(KernelStruct, StreamB, Params, nullptr, "_Z7structK4Args");
     freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
   } else if (Scenario == "extra") {
     // A packed argument buffer (CU_LAUNCH_PARAM_BUFFER_POINTER).
     prologue();
@@ -194,6 +216,7 @@ int main(int Argc, char **Argv) {
                      CU_LAUNCH_PARAM_END};
     launch(Kernel3Params, StreamB, nullptr, Extra, "_Z7consumePKfPfi");
     freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
   } else if (Scenario == "unknown-params") {
     // The driver cannot describe this kernel: said, not silently passed.
     prologue();
@@ -219,6 +242,7 @@ int main(int Argc, char **Argv) {
     prologue();
     consume(Buffer, StreamB);
     freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
     std::puts("ran");
     std::fflush(nullptr);
     _exit(5);
@@ -227,6 +251,7 @@ int main(int Argc, char **Argv) {
     prologue();
     consume(Buffer, StreamB);
     freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
     std::fflush(nullptr);
     pid_t Child = fork();
     if (Child == 0)
@@ -303,6 +328,7 @@ int main(int Argc, char **Argv) {
            "kernelINS1_18TensorListMetadataILi2EEENS1_24BinaryOpListAlphaFunctorIfLi2ELi2ELi0EEEJSt4plusIfEfEEEvT_"
            "T0_DpT1_");
     freeAsync(Scenario == "foreach-race" ? Buffer : Stale, StreamA);
+    nextAllocation(StreamA);
   } else if (Scenario == "nccl-unsafe" || Scenario == "nccl-ordered") {
     // An all-reduce of the buffer on stream B, then its release on A, with
     // (ordered) or without a wait for B.
@@ -312,6 +338,7 @@ int main(int Argc, char **Argv) {
     if (Scenario == "nccl-ordered")
       order(StreamA, StreamB, Event2);
     freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
   } else if (Scenario == "nccl-group") {
     // Point-to-point inside a group: recorded when the group ends (not at all
     // when ncclGroupEnd fails).
@@ -321,6 +348,7 @@ int main(int Argc, char **Argv) {
     if (!std::getenv("FAKE_NCCL_FAIL_GROUP"))
       ncclChecked(Rc);
     freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
   } else if (Scenario == "launch-loop") {
     // For profiling the validator's per-call cost (not a test): a correct
     // producer/consumer loop, FAKE_LOOP_ITERATIONS times (default 100000).
