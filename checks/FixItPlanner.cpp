@@ -675,7 +675,7 @@ std::optional<FixItPlan> FixItPlanner::Impl::moveReleaseAfterWait(
         !Use.WrongStreamWaits.empty())
       return std::nullopt;
     const Slot *Covering = nullptr;
-    for (const auto &[WaitSite, Waiter] : Finding.LateWaits) {
+    for (const auto &[WaitSite, Waiter, Consumer] : Finding.LateWaits) {
       if (Waiter != Finding.ReleaseStream)
         continue;
       const Inst *Wait = instAt(WaitSite, ir::OpKind::WaitEvent);

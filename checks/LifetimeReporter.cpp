@@ -84,10 +84,10 @@ void LifetimeReporter::report(const core::FreeBeforeWaitFinding &Finding) {
                  DiagnosticIDs::Note)
           << describe(Waiter) << describe(Finding.ReleaseStream);
   }
-  for (const auto &[WaitSite, Waiter] : Finding.LateWaits)
-    Check.diag(at(WaitSite), "%0 waits for %1 only after the release",
+  for (const auto &Late : Finding.LateWaits)
+    Check.diag(at(Late.WaitSite), "%0 waits for %1 only after the release",
                DiagnosticIDs::Note)
-        << describe(Waiter) << shortName(First.Stream);
+        << describe(Late.Waiter) << shortName(Late.Consumer);
   const auto &Last = Finding.Uses.back();
   Check.diag(at(Last.Site),
              "record an event on %0 after this use and make %1 wait on it "

@@ -132,11 +132,13 @@ void FindingCollector::staleWait(SiteId Wait, const StreamKey &Waiter,
 }
 
 void FindingCollector::lateWait(SiteId Wait, const StreamKey &Waiter,
+                                const StreamKey &Consumer,
                                 SiteId ReleaseSite) {
   auto &Waits = LateWaits[ReleaseSite];
-  if (std::none_of(Waits.begin(), Waits.end(),
-                   [&](const auto &W) { return W.first == Wait; }))
-    Waits.push_back({Wait, Waiter});
+  if (std::none_of(Waits.begin(), Waits.end(), [&](const auto &W) {
+        return W.WaitSite == Wait && W.Consumer == Consumer;
+      }))
+    Waits.push_back({Wait, Waiter, Consumer});
 }
 
 void FindingCollector::useBeforeAlloc(SiteId Use, NameId Buffer,
@@ -205,7 +207,7 @@ void FindingCollector::finish() {
     if (Found == LateWaits.end())
       continue;
     for (const auto &Wait : Found->second)
-      if (before(Finding.ReleaseSite, Wait.first))
+      if (before(Finding.ReleaseSite, Wait.WaitSite))
         Finding.LateWaits.push_back(Wait);
   }
   // A stale wait is a bug only when a release relies on it: a wait on an

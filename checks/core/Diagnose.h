@@ -30,7 +30,7 @@ public:
                  const std::vector<SiteId> &StaleUses, SiteId LastUse,
                  bool OnAllocationStream) override;
   void lateWait(SiteId Wait, const StreamKey &Waiter,
-                SiteId ReleaseSite) override;
+                const StreamKey &Consumer, SiteId ReleaseSite) override;
   void useBeforeAlloc(SiteId Use, NameId Buffer, const StreamKey &UseStream,
                       const ObjectState &Object) override;
 
@@ -51,8 +51,8 @@ private:
   std::set<std::pair<SiteId, NameId>> MissingEventSeen;
   std::set<std::pair<SiteId, NameId>> UseBeforeAllocSeen;
   std::set<std::pair<SiteId, NameId>> HandOffSeen;
-  /// Late waits by release site: (wait, waiting stream).
-  std::map<SiteId, std::vector<std::pair<SiteId, StreamKey>>> LateWaits;
+  /// Late waits by release site.
+  std::map<SiteId, std::vector<FreeBeforeWaitFinding::LateWait>> LateWaits;
   struct StaleWait {
     SiteId WaitSite;
     StreamKey Waiter;

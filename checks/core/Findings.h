@@ -41,8 +41,19 @@ struct FreeBeforeWaitFinding {
     std::vector<std::pair<SiteId, NameId>> StaleWaits;
   };
   std::vector<RacingUse> Uses; ///< Sorted by site order.
-  /// Waits of the release stream for the consumer issued after the release.
-  std::vector<std::pair<SiteId, StreamKey>> LateWaits;
+  /// A wait of the release stream for a consumer issued after the release.
+  struct LateWait {
+    SiteId WaitSite = NoId;
+    StreamKey Waiter;
+    /// The stream the waited event was recorded on: with two consumers each
+    /// waited for late, each note names its own.
+    StreamKey Consumer;
+    bool operator==(const LateWait &O) const {
+      return WaitSite == O.WaitSite && Waiter == O.Waiter &&
+             Consumer == O.Consumer;
+    }
+  };
+  std::vector<LateWait> LateWaits;
   /// Every racing use is explained by a stale wait that the
   /// missing-consumer-event check reports (see MissingConsumerEventFinding):
   /// one bug, one warning. Wait sites of those findings.

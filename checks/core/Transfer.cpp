@@ -353,7 +353,7 @@ void Transfer::wait(const Inst &I, const StreamKey &R,
   auto Racy = State.RacyReleases.find({R, Consumer});
   if (Racy != State.RacyReleases.end())
     for (SiteId ReleaseSite : Racy->second.sites())
-      Watcher->lateWait(I.Site, R, ReleaseSite);
+      Watcher->lateWait(I.Site, R, Consumer, ReleaseSite);
   // A stale event: the waiting stream waits on an event the consumer
   // recorded before (or without) its last use of the buffer.
   if (R == Consumer)

@@ -61,9 +61,9 @@ public:
                          const StreamKey &Consumer, SiteId RecordSite,
                          NameId Buffer, const std::vector<SiteId> &StaleUses,
                          SiteId LastUse, bool OnAllocationStream) = 0;
-  /// \p Waiter waits for the consumer only after the racing release.
+  /// \p Waiter waits for \p Consumer only after the racing release.
   virtual void lateWait(SiteId Wait, const StreamKey &Waiter,
-                        SiteId ReleaseSite) = 0;
+                        const StreamKey &Consumer, SiteId ReleaseSite) = 0;
   virtual void useBeforeAlloc(SiteId Use, NameId Buffer,
                               const StreamKey &UseStream,
                               const ObjectState &Object) = 0;

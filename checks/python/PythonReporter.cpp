@@ -66,10 +66,10 @@ void report(const ir::Module &M, const core::FreeBeforeWaitFinding &Finding,
                                        ", not on the release " +
                                        describe(M, Finding.ReleaseStream)});
   }
-  for (const auto &[WaitSite, Waiter] : Finding.LateWaits)
-    D.Notes.push_back({WaitSite, describe(M, Waiter) + " waits for " +
-                                     shortName(M, First.Stream) +
-                                     " only after the release"});
+  for (const auto &Late : Finding.LateWaits)
+    D.Notes.push_back({Late.WaitSite, describe(M, Late.Waiter) + " waits for " +
+                                          shortName(M, Late.Consumer) +
+                                          " only after the release"});
   const auto &Last = Finding.Uses.back();
   D.Notes.push_back({Last.Site, "record an event on " +
                                     shortName(M, Last.Stream) +

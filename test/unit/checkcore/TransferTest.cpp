@@ -216,7 +216,7 @@ TEST(TransferTest, LateWaitIsNoted) {
   const auto &R = P.findings(F);
   ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
   ASSERT_EQ(R.FreeBeforeWait[0].LateWaits.size(), 1u);
-  EXPECT_EQ(R.FreeBeforeWait[0].LateWaits[0].first, Late);
+  EXPECT_EQ(R.FreeBeforeWait[0].LateWaits[0].WaitSite, Late);
 }
 
 // One bug, one warning: the stale wait is owned by missing-consumer-event,
