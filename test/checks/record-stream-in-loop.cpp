@@ -1,5 +1,6 @@
 // REQUIRES: checker
 // RUN: %check_streamlife %s streamlife-record-stream-in-loop -- -std=c++17
+// RUN: %check_streamlife %s streamlife-record-stream-in-loop -expect-no-fixes -- -std=c++17
 // RUN: %check_streamlife -check-suffixes=,OPT %s streamlife-record-stream-in-loop \
 // RUN:   -config='{CheckOptions: {streamlife-record-stream-in-loop.RecordStreamFunctions: "mylib::handOff"}}' \
 // RUN:   -- -std=c++17
@@ -38,6 +39,7 @@ void forLoop(at::Tensor *params, c10::cuda::CUDAStream compute, int n) {
     params[i].record_stream(compute);
     // CHECK-NOTES: :[[@LINE-1]]:5: warning: record_stream on 'params[i]' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release [streamlife-record-stream-in-loop]
     // CHECK-NOTES: :[[@LINE-3]]:3: note: inside this loop
+    // CHECK-NOTES: :[[@LINE-3]]:5: note: no automatic fix: instead, keep 'params[i]' with an event recorded on the consumer stream after its use in a keepalive queue, and drop it only after the allocation stream waited on that event
   }
 }
 
