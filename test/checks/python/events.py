@@ -168,3 +168,30 @@ def collective_sync():
     grad = torch.empty(64, device="cuda")
     dist.all_reduce(grad)
     del grad
+
+
+# Two consumers, each waited for only after the release: each late-wait note
+# names the consumer of its own wait (both once named the first consumer).
+def two_late_waits():
+    left = torch.cuda.Stream()
+    right = torch.cuda.Stream()
+    main = torch.cuda.current_stream()
+    buf = torch.empty(64, device="cuda")
+    left.wait_stream(main)
+    right.wait_stream(main)
+    with torch.cuda.stream(left):
+        a = buf * 2
+    with torch.cuda.stream(right):
+        b = buf * 3
+    left_done = left.record_event()
+    right_done = right.record_event()
+    del buf
+    # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'main' while stream 'left' may still use it
+    # CHECK-NOTES: :[[@LINE-11]]:11: note: 'buf' allocated on stream 'main' here
+    # CHECK-NOTES: :[[@LINE-8]]:13: note: used on stream 'left' here
+    # CHECK-NOTES: :[[@LINE-7]]:13: note: used on stream 'right' here
+    # CHECK-NOTES: :[[@LINE+3]]:5: note: stream 'main' waits for 'left' only after the release
+    # CHECK-NOTES: :[[@LINE+3]]:5: note: stream 'main' waits for 'right' only after the release
+    # CHECK-NOTES: :[[@LINE-10]]:13: note: record an event on 'right' after this use and make 'main' wait on it before the release
+    main.wait_event(left_done)
+    main.wait_event(right_done)
