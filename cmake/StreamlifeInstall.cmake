@@ -35,7 +35,12 @@ if(STREAMLIFE_BUILD_RUNTIME AND EXISTS ${PROJECT_SOURCE_DIR}/runtime-validator/p
           DESTINATION ${CMAKE_INSTALL_DATADIR}/streamlife/python COMPONENT streamlife)
 endif()
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT streamlife)
-install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT streamlife)
+# The pre-commit hook keeps its execute bit (install(DIRECTORY) would drop
+# it), so that the installed copy works when linked or copied into .git/hooks.
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT streamlife
+        PATTERN "pre-commit-hook"
+        PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                    WORLD_READ WORLD_EXECUTE)
 
 # cpack -G DEB (in the build directory) builds streamlife_<version>_<arch>.deb.
 set(CPACK_PACKAGE_NAME "streamlife")
