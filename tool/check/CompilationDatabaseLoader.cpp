@@ -93,6 +93,20 @@ loadJsonDatabase(llvm::StringRef BuildDirOrFile) {
     const llvm::json::Object *Entry = (*Json->getAsArray())[I].getAsObject();
     if (!Entry)
       continue; // the database parser names the problem
+    // clang's parser reads any scalar as a string: `"directory": 5` became
+    // the folder "5", and clang's tooling aborted with "Cannot chdir into
+    // "5"!" (exit 134, reliability sweep row 71).
+    for (llvm::StringRef Key : {"directory", "file", "command", "output"})
+      if (const llvm::json::Value *Value = Entry->get(Key); Value && !Value->getAsString())
+        return inputError("broken compile database '" + JsonPath + "': entry " +
+                          llvm::Twine(I + 1) + ": \"" + Key + "\" must be a string");
+    if (const llvm::json::Value *Value = Entry->get("arguments");
+        Value && (!Value->getAsArray() ||
+                  llvm::any_of(*Value->getAsArray(), [](const llvm::json::Value &Argument) {
+                    return !Argument.getAsString();
+                  })))
+      return inputError("broken compile database '" + JsonPath + "': entry " +
+                        llvm::Twine(I + 1) + ": \"arguments\" must be an array of strings");
     if (std::optional<llvm::StringRef> Dir = Entry->getString("directory");
         Dir && !llvm::sys::path::is_absolute(*Dir))
       return inputError("broken compile database '" + JsonPath + "': entry " +
