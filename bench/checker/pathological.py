@@ -18,6 +18,20 @@ Shapes (N is the size):
   helper-chain       h0 -> h1 -> ... -> hN, each launching, callees first            (#123)
   forward-chain      the same chain, callers first (forward declarations)            (#126)
   else-if-chain      if (c[0]) launch else if (c[1]) launch ... N deep, then free      (clang's parser recursion)
+  many-functions-clean  N functions, each alloc/use/hand-off/free, correct            (#105)
+  many-functions-buggy  the same without the hand-off: N findings                    (#106)
+  alive-at-once      N buffers allocated, all used, then all freed (a bug each)      (#111)
+  nest-realloc       N nested loops, use, free and realloc in the innermost          (#112)
+  free-in-nest       N nested loops, the free right after the innermost loop         (#116)
+  switch-cases       a switch of N cases, each a launch, then free                   (#120)
+  stream-chain       N streams and events handing the buffer on, free on s0          (#121)
+  stream-chain-loop  the same chain inside a loop                                    (#122)
+  callee-chain       h0 -> ... -> hN, callees first, one launch at the bottom        (#124)
+  recursion          self- and mutual recursion launching on the buffer              (#127)
+  macro-chain        a macro defined through N levels of macros                      (#128)
+  template-depth     template<int N> recursion N deep around a launch                (#128)
+  long-expression    one call argument of N terms                                    (#129)
+  one-line           sequential-buggy N joined onto one source line                  (#130)
 """
 import argparse
 import os
@@ -106,6 +120,128 @@ def helper_chain(n, callers_first):
     return "\n".join(out) + "\n"
 
 
+def many_functions(n, clean):
+    out = [HEADER]
+    for i in range(n):
+        hand_off = ("  cudaEventRecord(e, b); cudaStreamWaitEvent(a, e, 0);\n"
+                    if clean else "")
+        out.append("void f%d(cudaStream_t a, cudaStream_t b, cudaEvent_t e) {\n"
+                   "  float *p; cudaMallocAsync(&p, 4, a);\n"
+                   "  cudaEventRecord(e, a); cudaStreamWaitEvent(b, e, 0);\n"
+                   "  k<<<1, 1, 0, b>>>(p);\n%s"
+                   "  cudaFreeAsync(p, a);\n}\n" % (i, hand_off))
+    return "".join(out)
+
+
+def alive_at_once(n):
+    lines = [HEADER, "void f(cudaStream_t a, cudaStream_t b, cudaEvent_t e) {"]
+    lines += ["  float *p%d; cudaMallocAsync(&p%d, 4, a);" % (i, i) for i in range(n)]
+    lines.append("  cudaEventRecord(e, a); cudaStreamWaitEvent(b, e, 0);")
+    lines += ["  k<<<1, 1, 0, b>>>(p%d);" % i for i in range(n)]
+    lines += ["  cudaFreeAsync(p%d, a);" % i for i in range(n)]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def nest(n, innermost, after_innermost):
+    lines = [HEADER, "void f(cudaStream_t a, cudaStream_t b, cudaEvent_t e, int m) {",
+             "  float *p;", "  cudaMallocAsync(&p, 4, a);",
+             "  cudaEventRecord(e, a); cudaStreamWaitEvent(b, e, 0);"]
+    for i in range(n):
+        lines.append("  " * (i + 1) + "for (int i%d = 0; i%d < m; ++i%d) {" % (i, i, i))
+    lines += ["  " * (n + 1) + line for line in innermost]
+    for i in reversed(range(n)):
+        lines.append("  " * (i + 1) + "}")
+        if i == n - 1:
+            lines += ["  " * (i + 1) + line for line in after_innermost]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def switch_cases(n):
+    lines = [HEADER, "void f(cudaStream_t a, cudaStream_t b, int c) {",
+             "  float *p;", "  cudaMallocAsync(&p, 4, a);", "  switch (c) {"]
+    lines += ["  case %d: k<<<1, 1, 0, b>>>(p); break;" % i for i in range(n)]
+    lines += ["  }", "  cudaFreeAsync(p, a);", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def stream_chain(n, in_loop):
+    lines = [HEADER, "void f(cudaStream_t *s, cudaEvent_t *e, int m) {",
+             "  float *p;", "  cudaMallocAsync(&p, 4, s[0]);"]
+    body = []
+    for i in range(1, n):
+        body.append("cudaEventRecord(e[%d], s[%d]); cudaStreamWaitEvent(s[%d], e[%d], 0); "
+                    "k<<<1, 1, 0, s[%d]>>>(p);" % (i - 1, i - 1, i, i - 1, i))
+    if in_loop:
+        lines.append("  for (int it = 0; it < m; ++it) {")
+        lines += ["    " + line for line in body]
+        lines.append("  }")
+    else:
+        lines += ["  " + line for line in body]
+    lines += ["  cudaFreeAsync(p, s[0]);", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def callee_chain(n):
+    out = [HEADER, "void h%d(float *p, cudaStream_t s) { k<<<1, 1, 0, s>>>(p); }" % (n - 1)]
+    out += ["void h%d(float *p, cudaStream_t s) { h%d(p, s); }" % (i, i + 1)
+            for i in reversed(range(n - 1))]
+    out.append("void f(cudaStream_t a, cudaStream_t b) { float *p; cudaMallocAsync(&p, 4, a);"
+               " h0(p, b); cudaFreeAsync(p, a); }")
+    return "\n".join(out) + "\n"
+
+
+def recursion(_n):
+    return HEADER + """void self(float *p, cudaStream_t s, int d) {
+  k<<<1, 1, 0, s>>>(p);
+  if (d) self(p, s, d - 1);
+}
+void pong(float *p, cudaStream_t s, int d);
+void ping(float *p, cudaStream_t s, int d) { if (d) pong(p, s, d - 1); }
+void pong(float *p, cudaStream_t s, int d) { k<<<1, 1, 0, s>>>(p); if (d) ping(p, s, d - 1); }
+void f(cudaStream_t a, cudaStream_t b) {
+  float *p; cudaMallocAsync(&p, 4, a);
+  self(p, b, 3);
+  cudaFreeAsync(p, a);
+  float *q; cudaMallocAsync(&q, 4, a);
+  ping(q, b, 3);
+  cudaFreeAsync(q, a);
+}
+"""
+
+
+def macro_chain(n):
+    out = [HEADER, "#define M0(p, s) k<<<1, 1, 0, s>>>(p)"]
+    out += ["#define M%d(p, s) M%d(p, s)" % (i, i - 1) for i in range(1, n)]
+    out.append("void f(cudaStream_t a, cudaStream_t b) { float *p; cudaMallocAsync(&p, 4, a);"
+               " M%d(p, b); cudaFreeAsync(p, a); }" % (n - 1))
+    return "\n".join(out) + "\n"
+
+
+def template_depth(n):
+    return (HEADER + "template <int N> struct D { static void go(float *p, cudaStream_t s) "
+            "{ D<N - 1>::go(p, s); } };\n"
+            "template <> struct D<0> { static void go(float *p, cudaStream_t s) "
+            "{ k<<<1, 1, 0, s>>>(p); } };\n"
+            "void f(cudaStream_t a, cudaStream_t b) { float *p; cudaMallocAsync(&p, 4, a);"
+            " D<%d>::go(p, b); cudaFreeAsync(p, a); }\n" % n)
+
+
+def long_expression(n):
+    terms = " + ".join("c[%d]" % (i % 64) for i in range(n))
+    return (HEADER + "__global__ void kn(float *p, int n) {}\n"
+            "void f(cudaStream_t a, cudaStream_t b, const int *c) { float *p; "
+            "cudaMallocAsync(&p, 4, a);\n  kn<<<1, 1, 0, b>>>(p, " + terms + ");\n"
+            "  cudaFreeAsync(p, a); }\n")
+
+
+def one_line(n):
+    text = sequential(n, False)
+    header, rest = text.split("\n", 1)
+    return header + "\n" + rest.replace("\n", " ") + "\n"
+
+
 SHAPES = {
     "sequential-buggy": (lambda n: sequential(n, False), [1000, 4000, 16000]),
     "sequential-clean": (lambda n: sequential(n, True), [1000, 4000, 16000]),
@@ -115,6 +251,23 @@ SHAPES = {
     "else-if-chain": (else_if_chain, [5000, 10000]),
     "helper-chain": (lambda n: helper_chain(n, False), [1000, 5000]),
     "forward-chain": (lambda n: helper_chain(n, True), [12500, 30000]),
+    "many-functions-clean": (lambda n: many_functions(n, True), [18200]),
+    "many-functions-buggy": (lambda n: many_functions(n, False), [18200]),
+    "alive-at-once": (alive_at_once, [2000]),
+    "nest-realloc": (lambda n: nest(n, ["k<<<1, 1, 0, b>>>(p);", "cudaFreeAsync(p, a);",
+                                        "cudaMallocAsync(&p, 4, a);"], []), [10, 30, 60]),
+    "free-in-nest": (lambda n: nest(n, ["k<<<1, 1, 0, b>>>(p);"],
+                                    ["cudaFreeAsync(p, a);", "cudaMallocAsync(&p, 4, a);"]),
+                     [40]),
+    "switch-cases": (switch_cases, [1000, 4000]),
+    "stream-chain": (lambda n: stream_chain(n, False), [500, 1000]),
+    "stream-chain-loop": (lambda n: stream_chain(n, True), [500]),
+    "callee-chain": (callee_chain, [1000, 10000, 30000]),
+    "recursion": (recursion, [1]),
+    "macro-chain": (macro_chain, [1000]),
+    "template-depth": (template_depth, [100, 500, 1000]),
+    "long-expression": (long_expression, [50000]),
+    "one-line": (one_line, [250, 1000]),
 }
 
 

@@ -12,6 +12,11 @@ AnnotatedAllocators::AnnotatedAllocators(Engine &E, SiteKeyFn SiteKey)
 int AnnotatedAllocators::registerAllocator(const std::string &Name, int Policy) {
   AllocKind Alloc;
   ReleaseKind Release;
+  // The policy picks the lifetime kinds, and with them when an unordered use
+  // at a release is judged (engine/DeferredFrees.cpp): a SAME_STREAM pool
+  // hands a block only to later allocations on its stream, exactly what the
+  // engine assumes of a caching allocator; a STREAM_ORDERED pool behaves like
+  // the driver's, whose blocks may go to an allocation on any stream.
   switch (static_cast<ReusePolicy>(Policy)) {
   case ReusePolicy::SameStream:
     Alloc = AllocKind::CachingAllocator;

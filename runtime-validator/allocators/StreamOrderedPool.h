@@ -7,8 +7,11 @@
 //
 // Pools themselves need no model: whether a pool may hand a freed block to
 // another stream (cudaMemPoolReuseAllowOpportunistic and friends) only decides
-// WHEN a reuse race corrupts data, and the engine reports the unordered access
-// whether or not the memory was reused in this run.
+// WHEN a reuse race corrupts data. The engine assumes the most permissive pool:
+// an access not ordered before the free is reported at the next stream-ordered
+// allocation of the device that it is not ordered before, whether or not the
+// driver hands that allocation the freed block in this run
+// (engine/DeferredFrees.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ALLOCATORS_STREAMORDEREDPOOL_H

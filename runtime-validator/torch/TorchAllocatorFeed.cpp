@@ -77,6 +77,9 @@ streamlife_torch_attach(char *Why, std::size_t WhySize) {
       std::snprintf(Why, WhySize, "%s", Backend.c_str());
       return 2;
     }
+    // SAME_STREAM: the native allocator's free blocks are kept per stream and
+    // only a later allocation on the block's stream can get one, so a release
+    // is judged at that stream's next allocation (engine/DeferredFrees.cpp).
     Allocator = streamlife_register_allocator("PyTorch caching allocator",
                                               STREAMLIFE_REUSE_SAME_STREAM);
     if (!Allocator)

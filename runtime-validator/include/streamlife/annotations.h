@@ -18,11 +18,15 @@
  *   STREAMLIFE_REUSE_SAME_STREAM     the next allocation on the allocation
  *       stream gets the block with no ordering at all (PyTorch's and CuPy's
  *       caching allocators, RMM's pool resources): every use of the block on
- *       another stream must be ordered before the release, or the next owner's
- *       work races with it.
+ *       another stream must be ordered before that stream's next allocation
+ *       (best: before the release), or the next owner's work races with it.
+ *       The validator reports such a release at that allocation, whichever
+ *       block it gets.
  *   STREAMLIFE_REUSE_STREAM_ORDERED  reuse is ordered after the release in
  *       stream order, like cudaFreeAsync: the release is an operation on the
- *       given stream.
+ *       given stream, and the block may go to an allocation on any stream of
+ *       the device; a use not ordered before such an allocation is reported
+ *       there.
  *
  * Streams are cudaStream_t / CUstream values passed as void* (0 is the legacy
  * default stream of the current device). Each call records its call site (the
