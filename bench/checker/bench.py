@@ -16,10 +16,16 @@ command alike):
                --checks=-*,streamlife-* FILE -- ARGS
   streamlife   streamlife check FILE -- ARGS              the CLI, in-process
 
-Per command it reports the median over rounds of the summed wall time, and
-the ratios streamlife/syntax, streamlife/tidy-base and tidy-plugin/tidy-base.
+Per command it reports the median over rounds of the summed wall time and
+of the summed CPU time (user + system of the command's process tree: the
+RUSAGE_CHILDREN delta around it; on a shared machine other load stretches
+wall time, not much the CPU time the command itself uses), and the ratios
+streamlife/syntax, streamlife/tidy-base and tidy-plugin/tidy-base of both.
 The checks' own cost is best read from tidy-plugin/tidy-base (same pipeline,
-the only difference being our checks) and streamlife/tidy-base.
+the only difference being our checks) and streamlife/tidy-base; issue 10's
+target is streamlife/syntax at most 1.10. --by-dir repeats the streamlife/
+syntax ratios for each folder of files (examples/aten apart from
+examples/cuda).
 
 usage: bench.py [options] FILE... [-- ARGS]
        bench.py [options] --manifest LIST     (lines "FILE ARG..."; # comments)
@@ -30,6 +36,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shlex
 import statistics
 import subprocess
@@ -62,11 +69,21 @@ def commands(opts, path, extra):
     }
 
 
+def children_cpu():
+    """User + system seconds of every descendant this process has reaped."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def timed(cmd):
+    """Wall seconds, CPU seconds (user + system of the command and whatever it
+    forks: the commands run one at a time, so the RUSAGE_CHILDREN delta is
+    this command's alone), and the completed process."""
+    cpu0 = children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           env=dict(os.environ, CLANG_NO_DEFAULT_CONFIG="1"))
-    return time.perf_counter() - start, proc
+    return time.perf_counter() - start, children_cpu() - cpu0, proc
 
 
 def read_manifest(path):
@@ -96,6 +113,8 @@ def main(argv):
     p.add_argument("--cuda-path", default="/usr/local/cuda")
     p.add_argument("--resource-dir", default="")
     p.add_argument("--out", help="write the raw timings here (JSON)")
+    p.add_argument("--by-dir", action="store_true",
+                   help="also report streamlife/syntax for each folder of files")
     opts = p.parse_args(argv)
     opts.streamlife = os.path.join(opts.build_dir, "bin", "streamlife")
     opts.plugin = os.path.join(opts.build_dir, "lib", "StreamlifeTidyModule.so")
@@ -112,13 +131,13 @@ def main(argv):
     # Warm-up round: fills the page cache, and finds files that do not parse.
     usable = []
     for path, extra in entries:
-        elapsed, proc = timed(commands(opts, path, extra)["syntax"])
+        _, _, proc = timed(commands(opts, path, extra)["syntax"])
         if proc.returncode != 0:
             first = proc.stderr.decode(errors="replace").strip().splitlines()[:1]
             print(f"bench: skipped {path}: does not parse ({first[0] if first else '?'})", file=sys.stderr)
             continue
         for name, cmd in commands(opts, path, extra).items():
-            _, proc = timed(cmd)
+            _, _, proc = timed(cmd)
             if proc.returncode not in (0, 1):
                 print(f"bench: warning: {name} exits {proc.returncode} on {path}", file=sys.stderr)
         usable.append((path, extra))
@@ -127,33 +146,62 @@ def main(argv):
 
     names = ["syntax", "tidy-base", "tidy-plugin", "streamlife"]
     totals = {n: [] for n in names}
+    cpu_totals = {n: [] for n in names}
     per_file = {path: {n: [] for n in names} for path, _ in usable}
+    per_file_cpu = {path: {n: [] for n in names} for path, _ in usable}
     rng = random.Random(2026)
+    load_start = os.getloadavg()
     for r in range(opts.runs):
         jobs = [(path, extra, n) for path, extra in usable for n in names]
         rng.shuffle(jobs)
         round_total = {n: 0.0 for n in names}
+        round_cpu = {n: 0.0 for n in names}
         for path, extra, n in jobs:
-            elapsed, _ = timed(commands(opts, path, extra)[n])
+            elapsed, cpu, _ = timed(commands(opts, path, extra)[n])
             round_total[n] += elapsed
+            round_cpu[n] += cpu
             per_file[path][n].append(elapsed)
+            per_file_cpu[path][n].append(cpu)
         for n in names:
             totals[n].append(round_total[n])
+            cpu_totals[n].append(round_cpu[n])
         print(f"bench: round {r + 1}/{opts.runs}: " +
-              ", ".join(f"{n} {round_total[n]:.2f}s" for n in names), file=sys.stderr)
+              ", ".join(f"{n} {round_total[n]:.2f}s ({round_cpu[n]:.2f}s cpu)" for n in names),
+              file=sys.stderr)
+    load_end = os.getloadavg()
 
     med = {n: statistics.median(totals[n]) for n in names}
-    print(f"files: {len(usable)} (of {len(entries)}), runs: {opts.runs}")
+    cmed = {n: statistics.median(cpu_totals[n]) for n in names}
+    print(f"files: {len(usable)} (of {len(entries)}), runs: {opts.runs}, load average at start "
+          f"{load_start[0]:.1f}, at end {load_end[0]:.1f}")
     for n in names:
-        print(f"  {n:12} median {med[n]:8.3f} s   (min {min(totals[n]):.3f}, max {max(totals[n]):.3f})")
-    ratios = {
-        "streamlife/syntax": med["streamlife"] / med["syntax"],
-        "streamlife/tidy-base": med["streamlife"] / med["tidy-base"],
-        "tidy-plugin/tidy-base": med["tidy-plugin"] / med["tidy-base"],
-        "tidy-base/syntax": med["tidy-base"] / med["syntax"],
-    }
+        print(f"  {n:12} median {med[n]:8.3f} s   (min {min(totals[n]):.3f}, max {max(totals[n]):.3f})"
+              f"   cpu median {cmed[n]:8.3f} s   (min {min(cpu_totals[n]):.3f}, max {max(cpu_totals[n]):.3f})")
+    pairs = [("streamlife", "syntax"), ("streamlife", "tidy-base"), ("tidy-plugin", "tidy-base"),
+             ("tidy-base", "syntax")]
+    ratios = {f"{a}/{b}": med[a] / med[b] for a, b in pairs}
+    cpu_ratios = {f"{a}/{b}": cmed[a] / cmed[b] for a, b in pairs}
     for k, v in ratios.items():
-        print(f"  ratio {k:22} {v:6.3f}  ({(v - 1) * 100:+.1f}%)")
+        c = cpu_ratios[k]
+        print(f"  ratio {k:22} {v:6.3f}  ({(v - 1) * 100:+.1f}%)   cpu {c:6.3f}  ({(c - 1) * 100:+.1f}%)")
+    # Per round, the commands of one round ran under the same conditions.
+    print("  streamlife/syntax per round: wall "
+          + ", ".join(f"{s / x:.3f}" for s, x in zip(totals["streamlife"], totals["syntax"]))
+          + "; cpu "
+          + ", ".join(f"{s / x:.3f}" for s, x in zip(cpu_totals["streamlife"], cpu_totals["syntax"])))
+    groups = {}
+    if opts.by_dir:
+        for path, _ in usable:
+            groups.setdefault(os.path.dirname(path) or ".", []).append(path)
+        print("  streamlife/syntax by folder (medians over rounds of the folder's totals):")
+        for folder, paths in sorted(groups.items()):
+            g = {}
+            for n in ("syntax", "streamlife"):
+                g[n] = (statistics.median([sum(per_file[f][n][r] for f in paths) for r in range(opts.runs)]),
+                        statistics.median([sum(per_file_cpu[f][n][r] for f in paths) for r in range(opts.runs)]))
+            print(f"    {folder} ({len(paths)} files): syntax {g['syntax'][0]:.2f} s ({g['syntax'][1]:.2f} s cpu), "
+                  f"streamlife {g['streamlife'][0]:.2f} s ({g['streamlife'][1]:.2f} s cpu): "
+                  f"wall {g['streamlife'][0] / g['syntax'][0]:.3f}, cpu {g['streamlife'][1] / g['syntax'][1]:.3f}")
     # The files where the checks cost most, by median per-file ratio.
     worst = sorted(((statistics.median(t["tidy-plugin"]) / statistics.median(t["tidy-base"]), path)
                     for path, t in per_file.items()), reverse=True)[:5]
@@ -162,10 +210,17 @@ def main(argv):
         print(f"    {ratio:6.3f}  {path}")
     target = ratios["streamlife/tidy-base"] <= 1.15 and ratios["tidy-plugin/tidy-base"] <= 1.15
     print("target (checks add at most 15% over parsing): " + ("met" if target else "NOT met"))
+    print(f"target (issue 10: streamlife within 10% of -fsyntax-only): wall {ratios['streamlife/syntax']:.3f} "
+          + ("met" if ratios["streamlife/syntax"] <= 1.10 else "NOT met")
+          + f", cpu {cpu_ratios['streamlife/syntax']:.3f} "
+          + ("met" if cpu_ratios["streamlife/syntax"] <= 1.10 else "NOT met"))
     if opts.out:
         with open(opts.out, "w", encoding="utf-8") as f:
             json.dump({"files": [p for p, _ in usable], "totals": totals, "medians": med,
-                       "ratios": ratios, "per_file": per_file}, f, indent=1)
+                       "ratios": ratios, "per_file": per_file, "cpu_totals": cpu_totals,
+                       "cpu_medians": cmed, "cpu_ratios": cpu_ratios, "per_file_cpu": per_file_cpu,
+                       "load_start": load_start, "load_end": load_end,
+                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, f, indent=1)
     return 0 if target else 1
 
 
