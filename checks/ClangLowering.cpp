@@ -23,6 +23,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Analysis/CFG.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdlib>
 #include "clang/Basic/SourceManager.h"
@@ -849,8 +850,9 @@ bool FunctionLowering::lowerObjectCall(const CallExpr *Call) {
 /// translation unit are lowered.
 class RelevanceScan : public RecursiveASTVisitor<RelevanceScan> {
 public:
-  RelevanceScan(const TranslationUnitIR &TU, const FunctionDecl *Function)
-      : TU(TU), Function(Function) {}
+  RelevanceScan(const TranslationUnitIR &TU, const FunctionDecl *Function,
+                bool CountCallees)
+      : TU(TU), Function(Function), CountCallees(CountCallees) {}
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool VisitCallExpr(CallExpr *Call) {
     if (isa<CUDAKernelCallExpr>(Call) || TU.model().classify(Call) ||
@@ -858,6 +860,8 @@ public:
       Relevant = true;
       return false;
     }
+    if (!CountCallees)
+      return true;
     const FunctionDecl *Callee = TU.summarizableCallee(Call);
     if (Callee && Callee != Function) {
       Relevant = true;
@@ -877,6 +881,7 @@ public:
 private:
   const TranslationUnitIR &TU;
   const FunctionDecl *Function;
+  bool CountCallees;
 };
 
 } // namespace
@@ -948,10 +953,27 @@ ir::FunctionId TranslationUnitIR::functionId(const FunctionDecl *Definition) {
   return It->second;
 }
 
-bool TranslationUnitIR::relevant(const FunctionDecl *Function) const {
-  RelevanceScan Scan(*this, Function);
+bool TranslationUnitIR::relevant(const FunctionDecl *Function,
+                                 bool CountCallees) const {
+  RelevanceScan Scan(*this, Function, CountCallees);
   Scan.TraverseStmt(Function->getBody());
   return Scan.Relevant;
+}
+
+bool TranslationUnitIR::reached(const FunctionDecl *Function) const {
+  const FunctionDecl *Definition = Function->getDefinition();
+  return Definition && FunctionIds.count(Definition);
+}
+
+bool TranslationUnitIR::hasDirectOperation(const FunctionDecl *Function) const {
+  const FunctionDecl *Definition = Function->getDefinition();
+  if (!Definition || !Definition->hasBody())
+    return false;
+  // Cached: each check with this model asks about the same functions.
+  auto [It, Inserted] = Direct.try_emplace(Definition, false);
+  if (Inserted)
+    It->second = relevant(Definition, /*CountCallees=*/false);
+  return It->second;
 }
 
 void TranslationUnitIR::lowerPending() {
@@ -996,6 +1018,7 @@ namespace {
 struct GlobalCache {
   const ASTContext *Context = nullptr;
   std::map<std::string, std::unique_ptr<TranslationUnitIR>> ByModel;
+  llvm::SmallPtrSet<const void *, 4> Users;
 };
 GlobalCache &globalCache() {
   static GlobalCache Cache;
@@ -1003,12 +1026,16 @@ GlobalCache &globalCache() {
 }
 } // namespace
 
-TranslationUnitIR &translationUnitIR(ASTContext &Ctx, const ApiModel &Model) {
+TranslationUnitIR &translationUnitIR(ASTContext &Ctx, const ApiModel &Model,
+                                     const void *User) {
   GlobalCache &Global = globalCache();
   if (Global.Context != &Ctx) {
     Global.ByModel.clear();
+    Global.Users.clear();
     Global.Context = &Ctx;
   }
+  if (User)
+    Global.Users.insert(User);
   std::unique_ptr<TranslationUnitIR> &Unit =
       Global.ByModel[Model.fingerprint()];
   if (!Unit)
@@ -1016,9 +1043,26 @@ TranslationUnitIR &translationUnitIR(ASTContext &Ctx, const ApiModel &Model) {
   return *Unit;
 }
 
+TranslationUnitIR *existingTranslationUnitIR(const ASTContext &Ctx,
+                                             const ApiModel &Model) {
+  GlobalCache &Global = globalCache();
+  if (Global.Context != &Ctx)
+    return nullptr;
+  auto Found = Global.ByModel.find(Model.fingerprint());
+  return Found == Global.ByModel.end() ? nullptr : Found->second.get();
+}
+
+void releaseLifetimeAnalysisCache(const void *User) {
+  GlobalCache &Global = globalCache();
+  Global.Users.erase(User);
+  if (Global.Users.empty())
+    clearLifetimeAnalysisCache();
+}
+
 void clearLifetimeAnalysisCache() {
   GlobalCache &Global = globalCache();
   Global.ByModel.clear();
+  Global.Users.clear();
   Global.Context = nullptr;
 }
 

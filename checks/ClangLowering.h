@@ -39,6 +39,14 @@ public:
   /// the model knows yield no findings without being lowered.
   const core::FunctionFindings &analyze(const FunctionDecl *Function);
 
+  /// Whether \p Function was registered as the callee of a function
+  /// analysed so far (so lowered, or known to do nothing).
+  bool reached(const FunctionDecl *Function) const;
+  /// Whether \p Function's body itself calls a modelled API, launches a
+  /// kernel, constructs a modelled object or makes a tensor operation
+  /// (calls to other functions of the translation unit not counted).
+  bool hasDirectOperation(const FunctionDecl *Function) const;
+
   const ir::Module &module() const { return M; }
   /// Where a site is in the source (a call's start, a scope's closing brace
   /// for a release at scope exit).
@@ -53,7 +61,7 @@ public:
   ir::Module &mutableModule() { return M; }
 
 private:
-  bool relevant(const FunctionDecl *Function) const;
+  bool relevant(const FunctionDecl *Function, bool CountCallees = true) const;
   void lowerPending();
 
   ASTContext &Ctx;
@@ -64,13 +72,24 @@ private:
   llvm::DenseMap<const FunctionDecl *, ir::FunctionId> FunctionIds;
   std::vector<const FunctionDecl *> Decls; ///< By FunctionId.
   std::vector<ir::FunctionId> Pending;     ///< Registered, not yet lowered.
+  mutable llvm::DenseMap<const FunctionDecl *, bool> Direct;
   std::unique_ptr<core::Analyzer> Engine;
   core::FunctionFindings None;
 };
 
-/// The per-translation-unit IR for \p Model, created on first use; dropped
-/// by clearLifetimeAnalysisCache at the end of each translation unit.
-TranslationUnitIR &translationUnitIR(ASTContext &Ctx, const ApiModel &Model);
+/// The per-translation-unit IR for \p Model, created on first use and shared
+/// by the checks with the same model; \p User (a check) is recorded as
+/// using it. Dropped when every user has called
+/// releaseLifetimeAnalysisCache at the end of the translation unit (the
+/// checks analyse functions of headers then, so the first check to end
+/// must not drop what the others still use), or by
+/// clearLifetimeAnalysisCache.
+TranslationUnitIR &translationUnitIR(ASTContext &Ctx, const ApiModel &Model,
+                                     const void *User = nullptr);
+/// The IR of \p Ctx and \p Model if it exists, else null.
+TranslationUnitIR *existingTranslationUnitIR(const ASTContext &Ctx,
+                                             const ApiModel &Model);
+void releaseLifetimeAnalysisCache(const void *User);
 void clearLifetimeAnalysisCache();
 
 } // namespace streamlife

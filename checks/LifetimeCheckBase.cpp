@@ -57,14 +57,49 @@ void LifetimeCheckBase::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>("function");
   if (!Function || Function->isTemplated() || Function->isDependentContext())
     return;
-  TranslationUnitIR &Unit = translationUnitIR(*Result.Context, Model);
+  TranslationUnitIR &Unit = translationUnitIR(*Result.Context, Model, this);
+  Context = Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  if (!SM.isInMainFile(SM.getExpansionLoc(Function->getLocation()))) {
+    // A function of a header: its definition comes before the main file's
+    // functions that call it, so whether they reach it is known only at
+    // the end (see onEndOfTranslationUnit).
+    Deferred.push_back(Function);
+    return;
+  }
   reportFindings(*Function, Unit, Unit.analyze(Function));
   reportOptionProblems(Model.takeOptionProblems());
 }
 
 void LifetimeCheckBase::onEndOfTranslationUnit() {
+  // The functions of (non-system) headers are analysed, and their findings
+  // reported, when the main file's functions reach them through calls (their
+  // summaries were computed for those calls) or when they make stream
+  // operations themselves (a helper nothing in this file calls yet). The
+  // others, the bulk of a library's headers (about 4,000 functions lowered
+  // per PyTorch translation unit when all were analysed), cannot have a
+  // finding of their own: no stream operation happens in them or in what
+  // they call from this file.
+  TranslationUnitIR *Unit =
+      Context && !Deferred.empty() ? existingTranslationUnitIR(*Context, Model)
+                                   : nullptr;
+  if (Unit) {
+    std::vector<bool> Done(Deferred.size());
+    for (size_t I = 0; I < Deferred.size(); ++I)
+      if (!Unit->reached(Deferred[I]) && Unit->hasDirectOperation(Deferred[I])) {
+        reportFindings(*Deferred[I], *Unit, Unit->analyze(Deferred[I]));
+        Done[I] = true;
+      }
+    // Analysing those lowered their callees: reached too now. Everything
+    // reached is lowered already; the analysis only picks its findings.
+    for (size_t I = 0; I < Deferred.size(); ++I)
+      if (!Done[I] && Unit->reached(Deferred[I]))
+        reportFindings(*Deferred[I], *Unit, Unit->analyze(Deferred[I]));
+  }
+  Deferred.clear();
+  Context = nullptr;
   reportOptionProblems(Model.takeOptionProblems());
-  clearLifetimeAnalysisCache();
+  releaseLifetimeAnalysisCache(this);
 }
 
 } // namespace streamlife

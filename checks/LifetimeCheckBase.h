@@ -38,6 +38,10 @@ protected:
                               const core::FunctionFindings &Findings) = 0;
 
 private:
+  /// Functions defined outside the main file (in headers), analysed at the
+  /// end of the translation unit when reached (see onEndOfTranslationUnit).
+  std::vector<const FunctionDecl *> Deferred;
+  ASTContext *Context = nullptr;
   /// Configuration errors for option entries the model cannot use.
   void reportOptionProblems(const std::vector<OptionProblem> &Problems);
   /// User rows for the API model: "name:buffer-arg:stream-arg;..." with
