@@ -89,6 +89,18 @@ def _has_cuda_gpu():
     return out.returncode == 0 and "GPU" in out.stdout
 
 
+# The interpreters whose frame layout the runtime validator's frame walker
+# knows (runtime-validator/report/PythonFrameWalker.h): tests that demand the
+# walker need one; elsewhere they are reported as unsupported.
+try:
+    _py_version = subprocess.run(
+        [config.python, "-c", "import sys; print(sys.implementation.name, sys.version_info[:2])"],
+        capture_output=True, text=True, timeout=30).stdout.strip()
+    if _py_version in ("cpython (3, 11)", "cpython (3, 12)", "cpython (3, 13)"):
+        config.available_features.add("python-frame-walker")
+except (OSError, subprocess.SubprocessError):
+    pass
+
 if _has_cuda_gpu():
     config.available_features.add("cuda-gpu")
     try:

@@ -7,7 +7,7 @@ and/or the native caching allocator. One table: ms/step, the ratio to plain
 intercepted (so that a silent run is shown to be an observed one).
 
   bench/runtime/torch_workloads.py --streamlife BUILD/bin/streamlife [--modes plain,streamlife,csan,cs]
-      [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--nproc N] [--log-dir DIR]
+      [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--repeat R] [--nproc N] [--log-dir DIR]
 
 Exit 0 when every run finished with `result: ok`, 1 otherwise, 2 on bad usage.
 """
@@ -31,6 +31,13 @@ WORKLOADS = {
     "offload": ("activation_offload.py", [], False),
     "graph": ("cuda_graph_replay.py", [], False),
     "keepalive": ("keepalive_queue.py", [], False),
+    # The seed's four pipelines (examples/python, hidden size 4096 by default);
+    # a step is one trial (4 layers), --steps trials. seed-buggy has the bug on
+    # purpose: its one finding is expected.
+    "seed-buggy": ("../../../../examples/python/no_lifetime_management.py", [], False),
+    "seed-stall": ("../../../../examples/python/stall_producer.py", [], False),
+    "seed-keepalive": ("../../../../examples/python/keepalive.py", [], False),
+    "seed-record-stream": ("../../../../examples/python/record_stream.py", [], False),
 }
 ALLOC = {"async": "backend:cudaMallocAsync", "native": ""}
 
@@ -39,8 +46,9 @@ def command(workload, mode, options):
     script, extra, distributed = WORKLOADS[workload]
     path = os.path.join(WORKLOADS_DIR, script)
     steps = options.cs_steps if mode == "cs" else options.steps
-    args = extra + ["--steps", str(steps)]
-    if mode == "cs":
+    seed = workload.startswith("seed-")
+    args = extra + ["--trials" if seed else "--steps", str(steps)]
+    if mode == "cs" and not seed:
         args += ["--warmup", "1"]
     if distributed:
         cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
@@ -51,6 +59,8 @@ def command(workload, mode, options):
         cmd = [options.streamlife, "run"] + options.streamlife_args + ["--"] + cmd
     elif mode == "streamlife-nostack":  # the cost of stack capture, for comparison
         cmd = [options.streamlife, "run", "--stack-depth", "0"] + options.streamlife_args + ["--"] + cmd
+    elif mode == "streamlife-pyprofile":  # Python call sites from the profile function, not the frame walker
+        cmd = [options.streamlife, "run", "--python-frame-walker=0"] + options.streamlife_args + ["--"] + cmd
     elif mode == "cs":
         cmd = [options.compute_sanitizer, "--tool", "memcheck", "--track-stream-ordered-races", "all",
                "--target-processes", "all", "--print-limit", "100"] + cmd
@@ -87,7 +97,7 @@ def observed(text):
     return "; ".join(parts)
 
 
-def run(workload, mode, alloc, options):
+def run(workload, mode, alloc, options, repeat=0):
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONPATH"] = WORKLOADS_DIR + os.pathsep + env.get("PYTHONPATH", "")
@@ -108,7 +118,7 @@ def run(workload, mode, alloc, options):
     except subprocess.TimeoutExpired as e:
         text, rc = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
     wall = time.time() - start
-    log = os.path.join(options.log_dir, f"{workload}.{alloc}.{mode}.log")
+    log = os.path.join(options.log_dir, f"{workload}.{alloc}.{mode}.{repeat}.log")
     with open(log, "w") as f:
         f.write(" ".join(cmd) + "\n" + text)
     times = [float(t) for t in re.findall(r"ms/step: ([0-9.]+)", text)]
@@ -123,10 +133,12 @@ def main():
     parser.add_argument("--streamlife-args", default="", help="extra `streamlife run` flags, space separated")
     parser.add_argument("--compute-sanitizer", default="/usr/local/cuda/bin/compute-sanitizer")
     parser.add_argument("--modes", default="plain,streamlife,csan,cs",
-                        help="any of plain, streamlife, streamlife-nostack (--stack-depth 0), csan, cs")
+                        help="any of plain, streamlife, streamlife-nostack (--stack-depth 0), "
+                             "streamlife-pyprofile (--python-frame-walker=0), csan, cs")
     parser.add_argument("--alloc", default="async,native")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per mode, interleaved; rows give medians")
     parser.add_argument("--cs-steps", type=int, default=2)
     parser.add_argument("--nproc", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=300)
@@ -140,20 +152,39 @@ def main():
     problems = 0
     print("| workload | allocator | mode | ms/step | x plain | findings | result | observed |")
     print("|---|---|---|---|---|---|---|---|")
+    modes = options.modes.split(",")
     for workload in options.workloads.split(","):
         for alloc in options.alloc.split(","):
-            plain = None
-            for mode in options.modes.split(","):
-                r = run(workload, mode, alloc, options)
-                if mode == "plain":
-                    plain = r["ms"]
-                ratio = f"{r['ms'] / plain:.2f}" if r["ms"] and plain and mode != "cs" else "-"
-                ms = f"{r['ms']:.2f}" if r["ms"] else "-"
-                result = "ok" if r["ok"] else f"FAILED (rc {r['rc']})"
-                problems += 0 if r["ok"] else 1
-                print(f"| {workload} | {alloc} | {mode} | {ms} | {ratio} | {r['findings']} | {result} | "
-                      f"{r['observed']} |", flush=True)
+            # Repeats interleave the modes (plain, streamlife, ..., plain, streamlife, ...), so that
+            # drift on the machine hits every mode alike; a row gives the median of its repeats.
+            runs = {mode: [] for mode in modes}
+            for repeat in range(options.repeat):
+                for mode in modes:
+                    if mode == "cs" and repeat > 0:
+                        continue  # compute-sanitizer is slow, and its time is not compared
+                    runs[mode].append(run(workload, mode, alloc, options, repeat))
+            plain = median([r["ms"] for r in runs.get("plain", []) if r["ms"]])
+            for mode in modes:
+                rs = runs[mode]
+                ms = median([r["ms"] for r in rs if r["ms"]])
+                ratio = f"{ms / plain:.2f}" if ms and plain and mode != "cs" else "-"
+                each = "/".join(f"{r['ms']:.2f}" if r["ms"] else "-" for r in rs)
+                shown = f"{ms:.2f}" + (f" ({each})" if len(rs) > 1 else "") if ms else "-"
+                failed = [r for r in rs if not r["ok"]]
+                result = "ok" if not failed else f"FAILED (rc {failed[0]['rc']})"
+                problems += len(failed)
+                found = "/".join(sorted(set(r["findings"] for r in rs)))
+                print(f"| {workload} | {alloc} | {mode} | {shown} | {ratio} | {found} | {result} | "
+                      f"{rs[-1]['observed']} |", flush=True)
     return 1 if problems else 0
+
+
+def median(values):
+    values = sorted(values)
+    if not values:
+        return None
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 if __name__ == "__main__":

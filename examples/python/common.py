@@ -11,6 +11,7 @@ or a CUDA device is missing, 3 on a bad command line.
 """
 import argparse
 import sys
+import time
 
 try:
     import torch
@@ -81,10 +82,13 @@ def run(description, pipeline, depth=False):
     print(f"config: hidden={options.hidden} batch={options.batch} "
           f"layers={options.layers} trials={options.trials}{extra}")
     corrupted, worst, blocks = 0, 0.0, 0
+    times = []
     for number in range(options.trials):
         trial = Trial(options)
+        start = time.perf_counter()
         pipeline(options, trial)
-        diff = trial.max_diff()
+        diff = trial.max_diff()  # synchronizes: the trial's GPU work is done
+        times.append((time.perf_counter() - start) * 1000.0)
         blocks = max(blocks, len(trial.addresses))
         if diff > 1e-6:
             corrupted += 1
@@ -92,6 +96,9 @@ def run(description, pipeline, depth=False):
             if corrupted <= 3:
                 print(f"trial {number}: corrupt max_diff={diff:.1f} (expected 0)")
     print(f"blocks: {blocks}")
+    # The first trial pays for cuBLAS's and the allocator's warm-up.
+    steady = sorted(times[1:] or times)
+    print(f"ms/step: {steady[len(steady) // 2]:.2f} (median trial)")
     if corrupted:
         print(f"result: corrupt ({corrupted}/{options.trials} trials, max_diff={worst:.1f})")
     else:

@@ -48,21 +48,22 @@ bool AnnotatedAllocators::known(int Id) const {
 void AnnotatedAllocators::push(const BlockEvent &Event) {
   std::lock_guard<std::mutex> Guard(QueueLock);
   Queue.push_back(Event);
-  Pending.store(true, std::memory_order_release);
+  Unapplied.fetch_add(1, std::memory_order_release);
 }
 
 void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   if (!hasPending())
     return;
+  // Waiting here for another thread's batch is the point: see Unapplied.
   std::lock_guard<std::mutex> Drain(DrainLock);
   std::vector<BlockEvent> Batch;
   {
     std::lock_guard<std::mutex> Guard(QueueLock);
     Batch.swap(Queue);
-    Pending.store(false, std::memory_order_release);
   }
   for (const BlockEvent &Event : Batch)
     apply(Event, Resolve);
+  Unapplied.fetch_sub(Batch.size(), std::memory_order_release);
 }
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {

@@ -80,8 +80,13 @@ public:
 
   /// Any thread, any lock held: queues only (no CUDA, no engine call).
   void push(const BlockEvent &Event);
-  bool hasPending() const { return Pending.load(std::memory_order_acquire); }
-  /// Replays the queued events in order; call outside the engine lock.
+  /// True while some pushed event has not been applied yet (queued, or in a
+  /// batch another thread is applying).
+  bool hasPending() const { return Unapplied.load(std::memory_order_acquire) != 0; }
+  /// Replays the queued events in order; call outside the engine lock. Returns
+  /// only when every event pushed before the call has been applied, also those
+  /// in a batch another thread took first: the caller's next engine call (a
+  /// launch on a block it just allocated) must come after its allocation.
   void drain(const ResolveStreamFn &Resolve);
 
   /// Per allocation site, in order of first allocation.
@@ -121,7 +126,12 @@ private:
 
   std::mutex QueueLock; ///< guards Queue only; taken under allocators' locks
   std::vector<BlockEvent> Queue;
-  std::atomic<bool> Pending{false};
+  /// Pushed and not yet applied. A flag cleared when a batch is taken let a
+  /// second thread return from drain() while the first was still applying an
+  /// allocation the second had queued, and its launch on that block then
+  /// reached the engine before the allocation (a false use-after-free, seen
+  /// on DDP with the autograd and NCCL threads draining too).
+  std::atomic<std::size_t> Unapplied{0};
 
   /// Held for a whole drain, so that batches taken by two threads are applied
   /// in the order they were queued. Stream resolution inside may query the

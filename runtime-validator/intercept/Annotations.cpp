@@ -13,10 +13,14 @@
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
 
+#include "report/PythonFrameWalker.h"
 #include "report/PythonStacks.h"
 #include "streamlife/annotations.h"
 
 #include <array>
+#include <atomic>
+#include <cstdio>
+#include <string>
 
 #define STREAMLIFE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -135,9 +139,31 @@ STREAMLIFE_EXPORT void __streamlife_buffer_accessed(const void *Ptr, size_t Size
   R->Annotated.push(Event);
 }
 
+/// 1: the frame walker serves every thread (no per-thread hook needed); 0: the
+/// profile function was installed on this thread (call again on new threads);
+/// -1: no Python call sites.
 STREAMLIFE_EXPORT int __streamlife_python_attach() {
   ValidatorRuntime *R = runtime();
   if (!R || !R->Opts.python_stacks)
     return -1;
-  return attachPythonTracer();
+  std::string WalkerWhy;
+  PythonStackSource Source = attachPythonStacks(R->Opts.python_frame_walker, WalkerWhy);
+  static std::atomic<bool> Said{false};
+  if (R->Opts.verbosity > 0 && Source != PythonStackSource::None && !Said.exchange(true)) {
+    if (Source == PythonStackSource::FrameWalker)
+      std::fprintf(stderr, "streamlife: note: python call sites: frame walker (%s)\n",
+                   pythonFrameWalkerVersion().c_str());
+    else
+      std::fprintf(stderr, "streamlife: note: python call sites: profile function%s%s\n",
+                   WalkerWhy.empty() ? "" : "; frame walker refused: ", WalkerWhy.c_str());
+  }
+  switch (Source) {
+  case PythonStackSource::FrameWalker:
+    return 1;
+  case PythonStackSource::ProfileFunction:
+    return 0;
+  case PythonStackSource::None:
+    break;
+  }
+  return -1;
 }

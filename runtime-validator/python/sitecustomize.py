@@ -2,10 +2,13 @@
 
 `streamlife run` puts this directory first on PYTHONPATH, so Python imports
 this module at startup. When the validator (libstreamlife_rt.so) is loaded in
-the process, it installs the validator's profile function on every Python
-thread; the profile function keeps a shadow copy of the thread's Python stack,
-which the validator copies when it reports a CUDA call or an allocator event
-(it never takes the GIL for that). Without the validator nothing happens.
+the process, this module lets it learn the interpreter's frame layout (here,
+with the GIL held), after which the validator reads the Python stack of any
+thread from the interpreter's frames when it reports a CUDA call or an
+allocator event (it never takes the GIL for that). Where it does not know the
+layout, it installs a profile function on every Python thread instead, which
+keeps a shadow copy of the thread's stack. Without the validator nothing
+happens.
 
 Then the next `sitecustomize` on the path, if any, is imported as usual.
 """
@@ -22,6 +25,8 @@ def _attach_streamlife():
         return  # the validator is not loaded in this process
     attach.restype = ctypes.c_int
     if attach() != 0:
+        # 1: the validator reads every thread's frames itself (its frame walker);
+        # -1: no Python call sites wanted.
         return
 
     def trace_new_thread(frame, event, arg):

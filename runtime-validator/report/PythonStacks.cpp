@@ -1,8 +1,11 @@
 //===- PythonStacks.cpp - the shadow-stack tracer and the code table -------===//
 #include "report/PythonStacks.h"
 
+#include "report/PythonFrameWalker.h"
+
 #include <dlfcn.h>
 
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -179,6 +182,8 @@ int onProfile(PyObj *, PyObj *Frame, int What, PyObj *) {
 } // namespace
 
 int capturePythonStack(PyFrameRef *Out, int Max) {
+  if (pythonFrameWalkerActive())
+    return walkPythonStack(Out, Max);
   int N = 0;
   for (auto It = Shadow.rbegin(); It != Shadow.rend() && N < Max; ++It)
     Out[N++] = It->Ref;
@@ -191,6 +196,13 @@ int capturePythonStack(PyFrameRef *Out, int Max) {
     Out[0].Line = Line > 0 ? static_cast<std::uint32_t>(Line) : 0;
   }
   return N;
+}
+
+std::uint32_t addPythonCode(std::string File, std::string Function) {
+  CodeTable &T = codes();
+  std::lock_guard<std::mutex> Guard(T.Lock);
+  T.Names.push_back(PyFrameText{std::move(File), std::move(Function), 0});
+  return static_cast<std::uint32_t>(T.Names.size());
 }
 
 std::uint32_t internPythonCode(const void *Code, std::string File, std::string Function) {
@@ -229,13 +241,19 @@ bool isLibraryPythonFile(std::string_view File) {
   return Lib != std::string_view::npos && File.find("-packages/", Lib) == std::string_view::npos;
 }
 
-int attachPythonTracer() {
+PythonStackSource attachPythonStacks(bool TryWalker, std::string &WalkerWhy) {
   const PythonApi &Py = python();
   if (!Py.Ok)
-    return -1;
+    return PythonStackSource::None;
+  if (pythonFrameWalkerActive())
+    return PythonStackSource::FrameWalker;
+  // Only the first call tries: a refusal does not change on other threads.
+  static std::atomic<bool> Tried{false};
+  if (TryWalker && !Tried.exchange(true) && calibratePythonFrameWalker(WalkerWhy))
+    return PythonStackSource::FrameWalker;
   Shadow.clear();
   Py.SetProfile(onProfile, nullptr);
-  return 0;
+  return PythonStackSource::ProfileFunction;
 }
 
 void setShadowStackForTesting(const PyFrameRef *Frames, int Count) {

@@ -17,6 +17,11 @@
 // (no Python object is touched, nothing is allocated, no GIL). Code objects
 // are named (file, function) once, by the profile function, under the GIL.
 //
+// This is the fallback: the frame walker (PythonFrameWalker.h) reads the
+// interpreter's frames at capture time instead and costs nothing between CUDA
+// calls; the profile function is used where the walker does not know the
+// interpreter's layout (or with python_frame_walker=0).
+//
 // Cost: one C call per Python call and return, none per line (a trace
 // function with line events made Python-heavy training steps 1.5-3x slower);
 // programs that install their own profiler (cProfile) replace ours on that
@@ -46,8 +51,9 @@ struct PyFrameRef {
 /// Most Python frames kept per call site.
 constexpr int MaxPythonFrames = 32;
 
-/// Copies the calling thread's Python stack, innermost first; 0 when the
-/// thread runs no traced Python (not a Python program, or no tracer).
+/// Copies the calling thread's Python stack, innermost first, from the frame
+/// walker when it is active, else from the shadow stack; 0 when the thread
+/// runs no Python code (or, with the profile function, none traced).
 int capturePythonStack(PyFrameRef *Out, int Max);
 
 struct PyFrameText {
@@ -62,13 +68,25 @@ std::string formatPythonFrame(PyFrameRef F);
 /// (contextlib, threading...): frames a user does not want as the call site.
 bool isLibraryPythonFile(std::string_view File);
 
-/// Installs the tracer on the calling thread, which must hold the GIL (the
-/// sitecustomize module calls it through ctypes.PyDLL). Returns 0, or -1 when
-/// the process has no Python.
-int attachPythonTracer();
+/// Where Python stacks come from in this process.
+enum class PythonStackSource {
+  None,            ///< not a Python process
+  FrameWalker,     ///< read from the interpreter's frames (PythonFrameWalker.h), every thread
+  ProfileFunction, ///< the shadow stack of a profile function, installed per thread
+};
+
+/// Called by the sitecustomize module (through ctypes.PyDLL, GIL held) on the
+/// main thread, and again on each new thread while the source is the profile
+/// function. The first call tries the frame walker when TryWalker is set; when
+/// it is refused, WalkerWhy says why and the profile function is installed on
+/// the calling thread.
+PythonStackSource attachPythonStacks(bool TryWalker, std::string &WalkerWhy);
 
 /// For tests: names a fake code object (as the tracer does on first sight).
 std::uint32_t internPythonCode(const void *Code, std::string File, std::string Function);
+/// A new code id named (File, Function), for code objects identified some
+/// other way (the frame walker keys them without holding a reference).
+std::uint32_t addPythonCode(std::string File, std::string Function);
 /// For tests: replaces the calling thread's shadow stack (innermost last).
 void setShadowStackForTesting(const PyFrameRef *Frames, int Count);
 

@@ -4,7 +4,8 @@ CUPTI (test/unit/runtime/fakecuda), so that the validator's Python call sites
 tested without a GPU or PyTorch. ctypes releases the GIL around each call, as
 PyTorch does around its kernel launches.
 
-Usage: fake_cuda_python.py SCENARIO   (unsafe-free, two-lines, one-line, thread)
+Usage: fake_cuda_python.py SCENARIO
+  (unsafe-free, two-lines, one-line, thread, generator, deep, own-profiler)
 """
 import ctypes
 import os
@@ -79,6 +80,26 @@ def pipeline(ptr):
     alloc(0x7f4000000000, STREAM_A)  # the pool could hand it the freed block
 
 
+def batches(ptr):
+    alloc(ptr, STREAM_A)
+    order(STREAM_B, STREAM_A)
+    consume(ptr, STREAM_B)   # the consumer's use, in a generator's frame
+    yield ptr
+
+
+def generator_pipeline(ptr):
+    for p in batches(ptr):
+        free(p, STREAM_A)    # BUG: no wait on the consumer
+        alloc(0x7f4000000000, STREAM_A)
+
+
+def nest(depth, ptr):
+    if depth == 0:
+        pipeline(ptr)
+    else:
+        nest(depth - 1, ptr)
+
+
 def main(scenario):
     create_stream(STREAM_A)
     create_stream(STREAM_B)
@@ -93,6 +114,14 @@ def main(scenario):
     elif scenario == "one-line":
         for i in range(3):
             pipeline(0x7f0000000000 + i * 0x10000)
+    elif scenario == "generator":
+        generator_pipeline(0x7f0000000000)
+    elif scenario == "deep":  # more frames than a call site keeps (32)
+        nest(40, 0x7f0000000000)
+    elif scenario == "own-profiler":  # the program installs its own profile function
+        sys.setprofile(lambda frame, event, arg: None)
+        pipeline(0x7f0000000000)
+        sys.setprofile(None)
     elif scenario == "thread":
         worker = threading.Thread(target=pipeline, args=(0x7f0000000000,))
         worker.start()

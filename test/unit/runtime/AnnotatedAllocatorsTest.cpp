@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 using namespace streamlife::rt;
@@ -76,6 +79,32 @@ TEST_F(AnnotatedAllocatorsTest, EventsWaitForTheDrain) {
   drain();
   EXPECT_FALSE(Annotated.hasPending());
   EXPECT_TRUE(E.isTracked(BlockA));
+}
+
+// The DDP false use-after-free: thread B queues an allocation, thread A's
+// drain takes it in its batch, and B's own drain (from B's next CUDA call, a
+// launch on that block) must not return before A has applied it.
+TEST_F(AnnotatedAllocatorsTest, DrainWaitsForAnotherThreadsBatchHoldingItsEvents) {
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1); // thread B's allocation
+  std::atomic<bool> AApplying{false}, BReturned{false};
+  std::thread A([&] {
+    Annotated.drain([&](ThreadId, Handle) {
+      AApplying = true;
+      // Hold the batch until B's drain returned (the bug) or long enough to
+      // show that B waits (the fix).
+      for (int I = 0; I < 200 && !BReturned; ++I)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return Ag;
+    });
+  });
+  while (!AApplying)
+    std::this_thread::yield();
+  drain(); // thread B
+  bool AllocatedWhenBReturned = E.isTracked(BlockA);
+  BReturned = true;
+  A.join();
+  EXPECT_TRUE(AllocatedWhenBReturned);
+  EXPECT_FALSE(Annotated.hasPending());
 }
 
 TEST_F(AnnotatedAllocatorsTest, ReleaseWithNoWaitIsAnUnsafeFreeAtTheRequestedSite) {
