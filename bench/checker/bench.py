@@ -25,7 +25,9 @@ The checks' own cost is best read from tidy-plugin/tidy-base (same pipeline,
 the only difference being our checks) and streamlife/tidy-base; issue 10's
 target is streamlife/syntax at most 1.10. --by-dir repeats the streamlife/
 syntax ratios for each folder of files (examples/aten apart from
-examples/cuda).
+examples/cuda). --baseline-streamlife BIN adds another build's `streamlife
+check` as a fifth command, in the same shuffled rounds (before/after a change
+to the checks, under the same load).
 
 usage: bench.py [options] FILE... [-- ARGS]
        bench.py [options] --manifest LIST     (lines "FILE ARG..."; # comments)
@@ -66,6 +68,8 @@ def commands(opts, path, extra):
         "tidy-plugin": [opts.clang_tidy, "-load", opts.plugin, "--checks=-*,streamlife-*", "--quiet",
                         path, "--"] + args,
         "streamlife": [opts.streamlife, "check", path, "--"] + args + resource,
+        **({"streamlife-baseline": [opts.baseline_streamlife, "check", path, "--"] + args + resource}
+           if opts.baseline_streamlife else {}),
     }
 
 
@@ -113,12 +117,15 @@ def main(argv):
     p.add_argument("--cuda-path", default="/usr/local/cuda")
     p.add_argument("--resource-dir", default="")
     p.add_argument("--out", help="write the raw timings here (JSON)")
+    p.add_argument("--baseline-streamlife", metavar="BIN",
+                   help="another build's streamlife, run as a fifth command (before/after a change)")
     p.add_argument("--by-dir", action="store_true",
                    help="also report streamlife/syntax for each folder of files")
     opts = p.parse_args(argv)
     opts.streamlife = os.path.join(opts.build_dir, "bin", "streamlife")
     opts.plugin = os.path.join(opts.build_dir, "lib", "StreamlifeTidyModule.so")
-    for tool in (opts.streamlife, opts.plugin, opts.clangxx, opts.clang_tidy):
+    for tool in (opts.streamlife, opts.plugin, opts.clangxx, opts.clang_tidy) + (
+            (opts.baseline_streamlife,) if opts.baseline_streamlife else ()):
         if not os.path.exists(tool):
             sys.exit(f"bench: error: {tool} does not exist (build first)")
 
@@ -144,7 +151,8 @@ def main(argv):
     if not usable:
         sys.exit("bench: error: no file parses")
 
-    names = ["syntax", "tidy-base", "tidy-plugin", "streamlife"]
+    names = ["syntax", "tidy-base", "tidy-plugin", "streamlife"] + (
+        ["streamlife-baseline"] if opts.baseline_streamlife else [])
     totals = {n: [] for n in names}
     cpu_totals = {n: [] for n in names}
     per_file = {path: {n: [] for n in names} for path, _ in usable}
@@ -175,10 +183,12 @@ def main(argv):
     print(f"files: {len(usable)} (of {len(entries)}), runs: {opts.runs}, load average at start "
           f"{load_start[0]:.1f}, at end {load_end[0]:.1f}")
     for n in names:
-        print(f"  {n:12} median {med[n]:8.3f} s   (min {min(totals[n]):.3f}, max {max(totals[n]):.3f})"
+        print(f"  {n:19} median {med[n]:8.3f} s   (min {min(totals[n]):.3f}, max {max(totals[n]):.3f})"
               f"   cpu median {cmed[n]:8.3f} s   (min {min(cpu_totals[n]):.3f}, max {max(cpu_totals[n]):.3f})")
     pairs = [("streamlife", "syntax"), ("streamlife", "tidy-base"), ("tidy-plugin", "tidy-base"),
-             ("tidy-base", "syntax")]
+             ("tidy-base", "syntax")] + (
+                 [("streamlife", "streamlife-baseline"), ("streamlife-baseline", "syntax")]
+                 if opts.baseline_streamlife else [])
     ratios = {f"{a}/{b}": med[a] / med[b] for a, b in pairs}
     cpu_ratios = {f"{a}/{b}": cmed[a] / cmed[b] for a, b in pairs}
     for k, v in ratios.items():
@@ -196,12 +206,16 @@ def main(argv):
         print("  streamlife/syntax by folder (medians over rounds of the folder's totals):")
         for folder, paths in sorted(groups.items()):
             g = {}
-            for n in ("syntax", "streamlife"):
+            shown = ("syntax", "streamlife") + (("streamlife-baseline",) if opts.baseline_streamlife else ())
+            for n in shown:
                 g[n] = (statistics.median([sum(per_file[f][n][r] for f in paths) for r in range(opts.runs)]),
                         statistics.median([sum(per_file_cpu[f][n][r] for f in paths) for r in range(opts.runs)]))
             print(f"    {folder} ({len(paths)} files): syntax {g['syntax'][0]:.2f} s ({g['syntax'][1]:.2f} s cpu), "
                   f"streamlife {g['streamlife'][0]:.2f} s ({g['streamlife'][1]:.2f} s cpu): "
-                  f"wall {g['streamlife'][0] / g['syntax'][0]:.3f}, cpu {g['streamlife'][1] / g['syntax'][1]:.3f}")
+                  f"wall {g['streamlife'][0] / g['syntax'][0]:.3f}, cpu {g['streamlife'][1] / g['syntax'][1]:.3f}"
+                  + (f"; baseline {g['streamlife-baseline'][0]:.2f} s ({g['streamlife-baseline'][1]:.2f} s cpu): "
+                     f"wall {g['streamlife-baseline'][0] / g['syntax'][0]:.3f}, "
+                     f"cpu {g['streamlife-baseline'][1] / g['syntax'][1]:.3f}" if opts.baseline_streamlife else ""))
     # The files where the checks cost most, by median per-file ratio.
     worst = sorted(((statistics.median(t["tidy-plugin"]) / statistics.median(t["tidy-base"]), path)
                     for path, t in per_file.items()), reverse=True)[:5]
