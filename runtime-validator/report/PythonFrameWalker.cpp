@@ -1,7 +1,8 @@
 //===- PythonFrameWalker.cpp - reading the interpreter's own frames -------===//
 #include "report/PythonFrameWalker.h"
 
-#include <dlfcn.h>
+#include "report/PythonApi.h"
+
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -21,48 +22,8 @@ namespace rt {
 
 namespace {
 
-using PyObj = void;
 using Offset = std::ptrdiff_t;
 constexpr Offset Unknown = -1;
-
-/// The stable C API, found with dlsym (nothing here includes or links Python).
-struct WalkerApi {
-  const char *(*GetVersion)() = nullptr;
-  PyObj *(*ThreadStateGet)() = nullptr;       // PyThreadState_Get: GIL held
-  PyObj *(*ThisThreadState)() = nullptr;      // PyGILState_GetThisThreadState: any time
-  PyObj *(*EvalGetFrame)() = nullptr;         // borrowed
-  PyObj *(*FrameGetCode)(PyObj *) = nullptr;  // new reference
-  PyObj *(*FrameGetBack)(PyObj *) = nullptr;  // new reference
-  int (*FrameGetLineNumber)(PyObj *) = nullptr;
-  int (*CodeAddr2Line)(PyObj *, int) = nullptr; // reads the immutable line table only
-  PyObj *(*GetAttrString)(PyObj *, const char *) = nullptr;
-  const char *(*UnicodeAsUTF8)(PyObj *) = nullptr;
-  PyObj *(*UnicodeFromKindAndData)(int, const void *, long) = nullptr;
-  long (*LongAsLong)(PyObj *) = nullptr;
-  void (*DecRef)(PyObj *) = nullptr;
-  void (*ErrClear)() = nullptr;
-  PyObj *CodeType = nullptr; // &PyCode_Type
-
-  bool bind() {
-    auto Bind = [](auto &Slot, const char *Name) {
-      Slot = reinterpret_cast<std::remove_reference_t<decltype(Slot)>>(dlsym(RTLD_DEFAULT, Name));
-      return Slot != nullptr;
-    };
-    bool Ok = Bind(GetVersion, "Py_GetVersion") && Bind(ThreadStateGet, "PyThreadState_Get") &&
-              Bind(ThisThreadState, "PyGILState_GetThisThreadState") &&
-              Bind(EvalGetFrame, "PyEval_GetFrame") && Bind(FrameGetCode, "PyFrame_GetCode") &&
-              Bind(FrameGetBack, "PyFrame_GetBack") &&
-              Bind(FrameGetLineNumber, "PyFrame_GetLineNumber") &&
-              Bind(CodeAddr2Line, "PyCode_Addr2Line") &&
-              Bind(GetAttrString, "PyObject_GetAttrString") &&
-              Bind(UnicodeAsUTF8, "PyUnicode_AsUTF8") &&
-              Bind(UnicodeFromKindAndData, "PyUnicode_FromKindAndData") &&
-              Bind(LongAsLong, "PyLong_AsLong") && Bind(DecRef, "Py_DecRef") &&
-              Bind(ErrClear, "PyErr_Clear");
-    CodeType = dlsym(RTLD_DEFAULT, "PyCode_Type");
-    return Ok && CodeType;
-  }
-};
 
 /// Where things are. The _PyInterpreterFrame fields come from the version;
 /// the rest is measured by calibrate().
@@ -105,7 +66,8 @@ bool versionLayout(int Minor, Layout &L) {
   }
 }
 
-WalkerApi Api;
+/// Set by a successful calibration; read by the walk only after Active.
+const PythonApi *Api = nullptr;
 Layout TheLayout;
 std::atomic<bool> Active{false};
 
@@ -163,7 +125,7 @@ template <typename Reader> int rawFrames(const Reader &Read, const void *T, RawF
         !Read(at(F, L.FrameInstr), Instr) || !Read(at(F, L.FramePrevious), Previous))
       break;
     const void *Type = nullptr;
-    bool IsCode = Code && Read(at(Code, 8), Type) && Type == Api.CodeType; // ob_type
+    bool IsCode = Code && Read(at(Code, 8), Type) && Type == Api->CodeType; // ob_type
     if (Owner != L.OwnerCStack && IsCode) {
       std::ptrdiff_t Units = (static_cast<const char *>(Instr) - at(Code, L.CodeUnits)) / 2;
       if (Units >= 0 && Units < (1 << 28))
@@ -295,7 +257,7 @@ template <typename Reader> bool describe(const Reader &Read, const RawFrame &F, 
   auto &LineSlot = Caches->Lines[mix(std::uintptr_t(Ref.Code) << 20 ^ std::uintptr_t(F.Lasti)) %
                                  Caches->Lines.size()];
   if (LineSlot.Code != Ref.Code || LineSlot.Lasti != F.Lasti) {
-    int Line = Api.CodeAddr2Line(const_cast<void *>(F.Code), F.Lasti * 2);
+    int Line = Api->CodeAddr2Line(const_cast<void *>(F.Code), F.Lasti * 2);
     LineSlot = {Ref.Code, F.Lasti, Line > 0 ? static_cast<std::uint32_t>(Line) : 0};
   }
   Ref.Line = LineSlot.Line;
@@ -318,20 +280,20 @@ struct Ref { // owns one new reference
   PyObj *P = nullptr;
   explicit Ref(PyObj *P) : P(P) {
     if (!P)
-      Api.ErrClear();
+      Api->ErrClear();
   }
   ~Ref() {
     if (P)
-      Api.DecRef(P);
+      Api->DecRef(P);
   }
   Ref(const Ref &) = delete;
   Ref &operator=(const Ref &) = delete;
 };
 
 std::string utf8Of(PyObj *Str) {
-  const char *Text = Str ? Api.UnicodeAsUTF8(Str) : nullptr;
+  const char *Text = Str ? Api->UnicodeAsUTF8(Str) : nullptr;
   if (!Text) {
-    Api.ErrClear();
+    Api->ErrClear();
     return "?";
   }
   return Text;
@@ -365,10 +327,10 @@ Offset findBytes(const void *Object, Offset From, Offset Limit, const void *Byte
 bool learnStrings(Layout &L, std::string &Why) {
   // ASCII: "streamlife!" as 1-byte data right after PyASCIIObject.
   static const char Ascii[] = "streamlife-ascii";
-  Ref A(Api.UnicodeFromKindAndData(1, Ascii, sizeof(Ascii) - 1));
+  Ref A(Api->UnicodeFromKindAndData(1, Ascii, sizeof(Ascii) - 1));
   // Not ASCII but 1 byte per character (kind 1), after PyCompactUnicodeObject.
   static const unsigned char Latin1[] = {0xE9, 's', 't', 'r', 'e', 'a', 'm', 'l', 'i', 'f', 'e'};
-  Ref B(Api.UnicodeFromKindAndData(1, Latin1, sizeof(Latin1)));
+  Ref B(Api->UnicodeFromKindAndData(1, Latin1, sizeof(Latin1)));
   if (!A.P || !B.P)
     return (Why = "cannot create calibration strings"), false;
   L.AsciiData = findBytes(A.P, 24, 128, Ascii, sizeof(Ascii) - 1);
@@ -382,7 +344,7 @@ bool learnStrings(Layout &L, std::string &Why) {
   // 2- and 4-byte kinds share the compact header: verify both read back.
   static const std::uint16_t Ucs2[] = {0x3b1, 0x3b2, 's'};
   static const std::uint32_t Ucs4[] = {0x1F600, 'x'};
-  Ref C(Api.UnicodeFromKindAndData(2, Ucs2, 3)), D(Api.UnicodeFromKindAndData(4, Ucs4, 2));
+  Ref C(Api->UnicodeFromKindAndData(2, Ucs2, 3)), D(Api->UnicodeFromKindAndData(4, Ucs4, 2));
   if (!readString(Read, B.P, Text) || Text != utf8Of(B.P) || !C.P || !readString(Read, C.P, Text) ||
       Text != utf8Of(C.P) || !D.P || !readString(Read, D.P, Text) || Text != utf8Of(D.P))
     return (Why = "non-ascii str read back wrong"), false;
@@ -390,12 +352,12 @@ bool learnStrings(Layout &L, std::string &Why) {
 }
 
 bool learnCode(Layout &L, PyObj *Code, std::string &Why) {
-  Ref Basic(Api.GetAttrString(Api.CodeType, "__basicsize__"));
-  long Size = Basic.P ? Api.LongAsLong(Basic.P) : -1;
+  Ref Basic(Api->GetAttrString(Api->CodeType, "__basicsize__"));
+  long Size = Basic.P ? Api->LongAsLong(Basic.P) : -1;
   if (Size < 64 || Size > 1024)
     return (Why = "code object size not recognized"), false;
   L.CodeUnits = Size;
-  Ref File(Api.GetAttrString(Code, "co_filename")), Name(Api.GetAttrString(Code, "co_name"));
+  Ref File(Api->GetAttrString(Code, "co_filename")), Name(Api->GetAttrString(Code, "co_name"));
   if (!File.P || !Name.P)
     return (Why = "code object without co_filename/co_name"), false;
   L.CodeFile = findSlot(Code, 16, Size, File.P);
@@ -434,7 +396,7 @@ bool verifyWalk(const void *T, PyObj *FrameObject, std::string &Why) {
   PyObj *F = FrameObject;
   int I = 0;
   for (; F && I < MaxPythonFrames; ++I) {
-    Ref Code(Api.FrameGetCode(F));
+    Ref Code(Api->FrameGetCode(F));
     std::string At = "frame " + std::to_string(I) + ": ";
     if (I >= N)
       return (Why = At + "the C API sees more frames than the walker"), false;
@@ -444,14 +406,14 @@ bool verifyWalk(const void *T, PyObj *FrameObject, std::string &Why) {
     if (!describe(Read, Raw[I], Mine))
       return (Why = At + "code object names unreadable"), false;
     PyFrameText Text = describePythonFrame(Mine);
-    Ref File(Api.GetAttrString(Code.P, "co_filename")), Name(Api.GetAttrString(Code.P, "co_name"));
-    int Line = Api.FrameGetLineNumber(F);
+    Ref File(Api->GetAttrString(Code.P, "co_filename")), Name(Api->GetAttrString(Code.P, "co_name"));
+    int Line = Api->FrameGetLineNumber(F);
     if (Text.File != utf8Of(File.P) || Text.Function != utf8Of(Name.P))
       return (Why = At + "names differ"), false;
     if (Line < 0 || Mine.Line != static_cast<std::uint32_t>(Line))
       return (Why = At + "line " + std::to_string(Mine.Line) + ", the C API says " + std::to_string(Line)),
              false;
-    Backs.push_back(std::make_unique<Ref>(Api.FrameGetBack(F)));
+    Backs.push_back(std::make_unique<Ref>(Api->FrameGetBack(F)));
     F = Backs.back()->P;
   }
   if (I < MaxPythonFrames && I != N)
@@ -468,23 +430,25 @@ bool calibratePythonFrameWalker(std::string &Why) {
   std::lock_guard<std::mutex> Guard(Once);
   if (Active.load(std::memory_order_acquire))
     return true;
-  if (!Api.bind())
+  const PythonApi &Bound = pythonApi();
+  if (!Bound.WalkerOk)
     return (Why = "the Python C API is not in the process"), false;
+  Api = &Bound;
   int Major = 0, Minor = 0;
-  const char *Version = Api.GetVersion();
+  const char *Version = Api->GetVersion();
   Layout L;
   if (!Version || std::sscanf(Version, "%d.%d", &Major, &Minor) != 2 || Major != 3 ||
       !versionLayout(Minor, L))
     return (Why = "CPython " + std::to_string(Major) + "." + std::to_string(Minor) +
                   ": frame layout not known (3.11 to 3.13)"),
            false;
-  PyObj *T = Api.ThreadStateGet();
-  PyObj *Frame = Api.EvalGetFrame();
+  PyObj *T = Api->ThreadStateGet();
+  PyObj *Frame = Api->EvalGetFrame();
   if (!T || !Frame)
     return (Why = "no Python frame to calibrate with"), false;
-  if (Api.ThisThreadState() != T)
+  if (Api->ThisThreadState() != T)
     return (Why = "the thread's own thread state is not the current one"), false;
-  Ref Code(Api.FrameGetCode(Frame));
+  Ref Code(Api->FrameGetCode(Frame));
   TheLayout = L; // the readers below use it; nobody walks before Active is set
   if (!Code.P || !learnStrings(TheLayout, Why) || !learnCode(TheLayout, Code.P, Why) ||
       !learnThreadState(TheLayout, T, Frame, Why) || !verifyWalk(T, Frame, Why)) {
@@ -506,7 +470,7 @@ std::string pythonFrameWalkerVersion() {
 int walkPythonStack(PyFrameRef *Out, int Max) {
   if (!Active.load(std::memory_order_acquire) || Max <= 0)
     return 0;
-  const void *T = Api.ThisThreadState(); // a thread-local lookup; no GIL needed
+  const void *T = Api->ThisThreadState(); // a thread-local lookup; no GIL needed
   return T ? walk(PlainReader(), T, Out, Max) : 0;
 }
 

@@ -1,9 +1,8 @@
 //===- PythonStacks.cpp - the shadow-stack tracer and the code table -------===//
 #include "report/PythonStacks.h"
 
+#include "report/PythonApi.h"
 #include "report/PythonFrameWalker.h"
-
-#include <dlfcn.h>
 
 #include <atomic>
 #include <mutex>
@@ -15,48 +14,9 @@ namespace rt {
 
 namespace {
 
-// The stable C API we use, as opaque pointers (no Python headers).
-using PyObj = void;
-using TraceFn = int (*)(PyObj *Self, PyObj *Frame, int What, PyObj *Arg);
 // PyTrace_* values, unchanged since Python 2. A profile function sees calls
 // and returns (of Python and C functions), never lines.
 constexpr int TraceCall = 0, TraceReturn = 3;
-
-struct PythonApi {
-  void (*SetProfile)(TraceFn, PyObj *) = nullptr;
-  PyObj *(*FrameGetCode)(PyObj *) = nullptr; // new reference
-  int (*FrameGetLineNumber)(PyObj *) = nullptr;
-  PyObj *(*FrameGetBack)(PyObj *) = nullptr; // new reference
-  PyObj *(*GetAttrString)(PyObj *, const char *) = nullptr;
-  const char *(*UnicodeAsUTF8)(PyObj *) = nullptr;
-  void (*IncRef)(PyObj *) = nullptr;
-  void (*DecRef)(PyObj *) = nullptr;
-  void (*ErrClear)() = nullptr;
-  bool Ok = false;
-};
-
-template <typename F> void bind(F &Slot, const char *Name) {
-  Slot = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, Name));
-}
-
-const PythonApi &python() {
-  static const PythonApi Api = [] {
-    PythonApi A;
-    bind(A.SetProfile, "PyEval_SetProfile");
-    bind(A.FrameGetCode, "PyFrame_GetCode");
-    bind(A.FrameGetLineNumber, "PyFrame_GetLineNumber");
-    bind(A.FrameGetBack, "PyFrame_GetBack");
-    bind(A.GetAttrString, "PyObject_GetAttrString");
-    bind(A.UnicodeAsUTF8, "PyUnicode_AsUTF8");
-    bind(A.IncRef, "Py_IncRef");
-    bind(A.DecRef, "Py_DecRef");
-    bind(A.ErrClear, "PyErr_Clear");
-    A.Ok = A.SetProfile && A.FrameGetCode && A.FrameGetLineNumber && A.FrameGetBack &&
-           A.GetAttrString && A.UnicodeAsUTF8 && A.IncRef && A.DecRef && A.ErrClear;
-    return A;
-  }();
-  return Api;
-}
 
 /// Code objects seen by the tracer, named once. Entries are never removed: the
 /// table keeps a reference to each code object, so its address is never reused
@@ -155,7 +115,7 @@ void resync(const PythonApi &Py, PyObj *Frame) {
 /// calls a Python function (it cannot change until that call returns); the
 /// innermost frame's line is read when a CUDA call captures the stack.
 int onProfile(PyObj *, PyObj *Frame, int What, PyObj *) {
-  const PythonApi &Py = python();
+  const PythonApi &Py = pythonApi();
   switch (What) {
   case TraceCall:
     if (Shadow.empty()) {
@@ -192,7 +152,7 @@ int capturePythonStack(PyFrameRef *Out, int Max) {
   // the frame is this thread's own, live and not running, and reading its
   // line only reads its code object's immutable line table.
   if (N > 0 && Shadow.back().Frame) {
-    int Line = python().FrameGetLineNumber(const_cast<void *>(Shadow.back().Frame));
+    int Line = pythonApi().FrameGetLineNumber(const_cast<void *>(Shadow.back().Frame));
     Out[0].Line = Line > 0 ? static_cast<std::uint32_t>(Line) : 0;
   }
   return N;
@@ -242,8 +202,8 @@ bool isLibraryPythonFile(std::string_view File) {
 }
 
 PythonStackSource attachPythonStacks(bool TryWalker, std::string &WalkerWhy) {
-  const PythonApi &Py = python();
-  if (!Py.Ok)
+  const PythonApi &Py = pythonApi();
+  if (!Py.ProfileOk)
     return PythonStackSource::None;
   if (pythonFrameWalkerActive())
     return PythonStackSource::FrameWalker;
