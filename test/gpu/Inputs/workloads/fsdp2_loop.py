@@ -5,7 +5,7 @@ import torch
 import torch.distributed as dist
 from torch.distributed.fsdp import fully_shard
 
-from workload_common import finish, parse, timed_loop, transformer, batch
+from workload_common import finish, parse, report_loss, timed_loop, transformer, batch
 
 options = parse("FSDP2 training loop")
 rank = int(os.environ.get("LOCAL_RANK", "0"))
@@ -30,5 +30,6 @@ def step(i):
 
 timed_loop(options, step)
 values = torch.stack(losses).cpu()
+report_loss(values)
 dist.destroy_process_group()
 finish(bool(torch.isfinite(values).all()), "non-finite loss")

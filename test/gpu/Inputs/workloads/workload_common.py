@@ -60,5 +60,11 @@ def timed_loop(options, step):
     print(f"rank {rank} ms/step: {elapsed * 1000:.2f}", flush=True)
 
 
+def report_loss(values):
+    """`loss: X`, the last step's loss: the same with and without the validator
+    (up to the GPU's nondeterminism), compared by bench/runtime/torch_workloads.py."""
+    print(f"loss: {float(values[-1]):.4g}", flush=True)
+
+
 def finish(ok=True, why=""):
     print("result: ok" if ok else f"result: wrong ({why})", flush=True)
