@@ -33,6 +33,10 @@ WORKLOADS_DIR = os.path.join(HERE, "..", "..", "test", "gpu", "Inputs", "workloa
 WORKLOADS = {
     "fsdp2": ("fsdp2_loop.py", ["--foreach", "on"], True),
     "fsdp2-noforeach": ("fsdp2_loop.py", ["--foreach", "off"], True),
+    # FSDP2 with the gradient fix of pytorch/pytorch#193686 applied from the
+    # outside (fsdp2_loop.py says why it matters under cudaMallocAsync).
+    "fsdp2-recorded": ("fsdp2_loop.py", ["--foreach", "on", "--record-grad-streams"], True),
+    "fsdp2-noforeach-recorded": ("fsdp2_loop.py", ["--foreach", "off", "--record-grad-streams"], True),
     "ddp": ("ddp_loop.py", [], True),
     "compile": ("compile_step.py", [], False),
     "prefetcher": ("data_prefetcher.py", [], False),

@@ -115,8 +115,13 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
     // The release reported is where the owner let go of the block (the `del`),
     // not where the allocator later took it back.
     OpId Requested = accountRelease(Event.Ptr);
-    Blocks->blockReleased(Event.Thread, Event.Ptr, Resolve(Event.Thread, Event.Stream),
-                          Requested != NoOp ? Requested : Event.Site);
+    // A SAME_STREAM block goes back to its allocation stream, which the
+    // engine knows; the handle given here may name a stream destroyed since,
+    // which must not reach the driver.
+    StreamId S = Blocks->releaseKind() == ReleaseKind::CachingAllocator
+                     ? NoStream
+                     : Resolve(Event.Thread, Event.Stream);
+    Blocks->blockReleased(Event.Thread, Event.Ptr, S, Requested != NoOp ? Requested : Event.Site);
     return;
   }
   default:

@@ -56,6 +56,7 @@ public:
   void blockReleased(ThreadId T, Addr Base, StreamId Stream, OpId Site) override;
   void blockUsedOnStream(ThreadId T, Addr Base, StreamId Consumer) override;
 
+  ReleaseKind releaseKind() const { return Release; }
   /// Streams recorded on the live block at Base (empty if none or unknown).
   std::vector<StreamId> recordedStreams(Addr Base) const;
 

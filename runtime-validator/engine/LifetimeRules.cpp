@@ -165,9 +165,17 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
   if (!A)
     return; // untracked pointer or a double free: not this engine's rules
 
+  // A caching allocator's block goes back to its allocation stream's pool,
+  // whatever handle the allocator names: the handle may already be destroyed
+  // (CuPy frees blocks after their stream died).
+  if (Kind == ReleaseKind::CachingAllocator && A->Stream != NoStream)
+    S = A->Stream;
   StreamState *R = Kind == ReleaseKind::SyncFree ? nullptr : Streams.live(S);
   if (R && Kind == ReleaseKind::StreamOrdered)
     Streams.enqueue(*R, H); // the free is an operation on R
+  // A destroyed stream allocates nothing any more: its pool's blocks cannot
+  // be handed out again on it, so nothing is left to judge.
+  const bool NoReuse = Kind == ReleaseKind::CachingAllocator && !R && A->Stream != NoStream;
   // Set before the rules run: a report made at the release names it.
   A->ReleaseStream = R ? R->Id : NoStream;
   A->ReleaseSite = Site;
@@ -195,7 +203,7 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
                      Seg.Past.end());
     }
     for (const AccessRecord &Rec : Seg.Current) {
-      bool Unordered = !OrderedBeforeRelease(Rec);
+      bool Unordered = !NoReuse && !OrderedBeforeRelease(Rec);
       // Reported now or when a reuse opportunity comes; the Past record's
       // flag follows the report (DeferredFrees.cpp).
       bool Reported = Unordered && unorderedAtRelease(A, Range{Begin, Seg.End - Begin}, Rec,

@@ -14,10 +14,16 @@ prints one line per case:
 
 The verdict of one run: streamlife reported a finding (a
 `streamlife: error:` line); compute-sanitizer reported an error (its
-`ERROR SUMMARY: N error(s)` with N > 0). A case passes when every run of both
-tools gives the verdict its name says (-bug: reported, -ok: clean). Exit 0 when
-every case passes, 1 otherwise, 2 on bad usage or when compute-sanitizer cannot
-run here (its first output is printed).
+`ERROR SUMMARY: N error(s)` with N > 0). With --plain-runs N the program also
+runs N times without any tool, and a `result: corrupted` line there is the
+ground truth: the race happened and corrupted data.
+
+A case passes when every streamlife run gives the verdict its name says (-bug:
+reported, -ok: clean) and compute-sanitizer agrees in every run, or, where it
+does not, the case is a -bug case whose plain runs corrupted data (the oracle
+missed a race that happens; the line says so). An -ok case must never corrupt.
+Exit 0 when every case passes, 1 otherwise, 2 on bad usage or when
+compute-sanitizer cannot run here.
 """
 import argparse
 import concurrent.futures
@@ -42,6 +48,9 @@ def parse_args(argv):
     p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                    help="environment for both tools (e.g. PYTORCH_CUDA_ALLOC_CONF=...)")
     p.add_argument("--log-dir", help="keep every run's output here")
+    p.add_argument("--plain-runs", type=int, default=0,
+                   help="also run the program this many times without a tool and read its "
+                        "`result:` line (ground truth)")
     p.add_argument("--oracle-logs", metavar="DIR",
                    help="take compute-sanitizer's runs from an earlier --log-dir instead of running "
                         "it again (its verdicts do not change with streamlife)")
@@ -89,8 +98,13 @@ def main(argv):
     jobs = []
     results = {}
     for case in cases:
-        for i in range(a.runs):
+        for i in range(max(a.runs, a.plain_runs)):
+            if i >= a.runs:
+                jobs.append(("plain", case, i, [x.replace("{case}", case) for x in a.command]))
+                continue
             jobs.append(("streamlife", case, i, streamlife_cmd(case)))
+            if i < a.plain_runs:
+                jobs.append(("plain", case, i, [x.replace("{case}", case) for x in a.command]))
             if not a.oracle_logs:
                 jobs.append(("compute-sanitizer", case, i, sanitizer_cmd(case)))
                 continue
@@ -112,7 +126,7 @@ def main(argv):
             with open(os.path.join(a.log_dir, "%s.%s.%d.log" % (case, tool, i)), "w") as f:
                 f.write("exit %d\n%s" % (rc, out))
 
-    failed = 0
+    failed = agreed = missed = 0
     oracle_broken = False
     for case in cases:
         expect = case.endswith("-bug")
@@ -136,16 +150,29 @@ def main(argv):
                         continue
                     hits += int(m.group(1)) > 0
             verdicts[tool] = hits
-        ok = (not problems and all(v == (a.runs if expect else 0) for v in verdicts.values()))
-        agree = verdicts["streamlife"] == verdicts["compute-sanitizer"]
-        print("case %s: streamlife finding %d/%d, compute-sanitizer error %d/%d: %s%s" %
-              (case, verdicts["streamlife"], a.runs, verdicts["compute-sanitizer"], a.runs,
-               "agree" if agree else "DISAGREE", "" if ok else " (FAILED)"))
+        corrupted = sum("result: corrupted" in results[("plain", case, i)][1]
+                        for i in range(a.plain_runs))
+        want = a.runs if expect else 0
+        streamlife_ok = verdicts["streamlife"] == want
+        agree = verdicts["compute-sanitizer"] == want
+        oracle_missed = expect and not agree and corrupted > 0
+        if not expect and corrupted:
+            problems.append("the correct twin corrupted data in %d plain runs" % corrupted)
+        ok = not problems and streamlife_ok and (agree or oracle_missed)
+        agreed += ok and agree
+        missed += ok and oracle_missed
+        verdict = "agree" if agree else (
+            "compute-sanitizer missed a race that corrupts data" if oracle_missed else "DISAGREE")
+        plain = ", corrupted without tools %d/%d" % (corrupted, a.plain_runs) if a.plain_runs else ""
+        print("case %s: streamlife finding %d/%d, compute-sanitizer error %d/%d%s: %s%s" %
+              (case, verdicts["streamlife"], a.runs, verdicts["compute-sanitizer"], a.runs, plain,
+               verdict, "" if ok else " (FAILED)"))
         for p in problems:
             print("  " + p)
         failed += not ok
-    print("oracle_parity: %d of %d cases pass (%d runs per tool and case)" %
-          (len(cases) - failed, len(cases), a.runs))
+    print("oracle_parity: %d of %d cases pass, %d agree with compute-sanitizer, %d where it "
+          "misses a race that corrupts data (%d runs per tool and case)" %
+          (len(cases) - failed, len(cases), agreed, missed, a.runs))
     if oracle_broken and failed == len(cases):
         return 2
     return 1 if failed else 0

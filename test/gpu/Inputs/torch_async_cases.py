@@ -9,7 +9,12 @@ Usage: torch_async_cases.py CASE-bug | CASE-ok | --list
 In every case a tensor is read on a stream other than its allocation stream
 after a spin (torch.cuda._sleep), so the read runs well after the free
 executed when nothing orders them; the -bug case drops the tensor without
-ordering that, the -ok twin orders it. Prints "case NAME: done".
+ordering that, the -ok twin orders it. Right after the drop, the stream it was
+released on allocates a tensor of the same size and fills it (`clobber`): the
+pool hands it the freed block in stream order, so a read that was not ordered
+before the free reads the clobber. Prints "case NAME: done" and
+"result: ok", or "result: corrupted" when the reader saw the clobber: the
+ground truth of the race, without any tool.
 """
 import sys
 import threading
@@ -22,6 +27,16 @@ SPIN = 20_000_000  # cycles, ~10 ms
 
 def streams(count):
     return [torch.cuda.Stream() for _ in range(count)]
+
+
+KEEP = []  # clobbers, alive until the check
+
+
+def clobber(stream, shape):
+    """The release stream's next allocation, the freed tensor's size: in
+    stream order the pool hands it the freed block."""
+    with torch.cuda.stream(stream):
+        KEEP.append(torch.full(shape, -7.0, device="cuda"))
 
 
 def produced_on(stream):
@@ -43,8 +58,10 @@ def keepalive_dropped(ok):
     out = read_late(compute, w)
     if ok:
         ag.wait_stream(compute)
+    shape = w.shape
     del w
-    return out
+    clobber(ag, shape)
+    return [(out, 2.0)]
 
 
 def wait_after_del(ok):
@@ -55,10 +72,12 @@ def wait_after_del(ok):
     done = compute.record_event()
     if ok:
         ag.wait_event(done)
+    shape = w.shape
     del w
+    clobber(ag, shape)
     if not ok:
         ag.wait_event(done)  # one line too late
-    return out
+    return [(out, 2.0)]
 
 
 def stale_event(ok):
@@ -68,8 +87,10 @@ def stale_event(ok):
     early = compute.record_event()
     out = read_late(compute, w)
     ag.wait_event(compute.record_event() if ok else early)
+    shape = w.shape
     del w
-    return out
+    clobber(ag, shape)
+    return [(out, 2.0)]
 
 
 def wrong_stream_wait(ok):
@@ -78,8 +99,10 @@ def wrong_stream_wait(ok):
     compute.wait_stream(ag)
     out = read_late(compute, w)
     (ag if ok else torch.cuda.current_stream()).wait_stream(compute)
+    shape = w.shape
     del w
-    return out
+    clobber(ag, shape)
+    return [(out, 2.0)]
 
 
 def two_consumers(ok):
@@ -92,8 +115,10 @@ def two_consumers(ok):
     ag.wait_stream(first)
     if ok:
         ag.wait_stream(second)
+    shape = w.shape
     del w
-    return a, b
+    clobber(ag, shape)
+    return [(a, 2.0), (b, 2.0)]
 
 
 def side_stream_result(ok):
@@ -104,8 +129,10 @@ def side_stream_result(ok):
     out = read_late(torch.cuda.current_stream(), y)
     if ok:
         y.record_stream(torch.cuda.current_stream())
+    shape = y.shape
     del y
-    return out
+    clobber(side, shape)
+    return [(out, 2.0)]
 
 
 def offload_d2h(ok):
@@ -118,9 +145,10 @@ def offload_d2h(ok):
         host.copy_(g, non_blocking=True)
     if ok:
         torch.cuda.current_stream().wait_stream(copy)
+    shape = g.shape
     del g
-    torch.cuda.synchronize()
-    return host
+    clobber(torch.cuda.current_stream(), shape)
+    return [(host, 3.0)]
 
 
 def worker_thread_release(ok):
@@ -135,12 +163,14 @@ def worker_thread_release(ok):
             out.append(box[0] * 2)
         if ok:
             torch.cuda.default_stream().wait_stream(side)
+        shape = box[0].shape
         box.pop()  # the last reference, dropped on the worker
+        clobber(torch.cuda.default_stream(), shape)
 
     t = threading.Thread(target=worker)
     t.start()
     t.join()
-    return out
+    return [(out[0], 2.0)]
 
 
 def prefetched_batch(ok):
@@ -152,8 +182,10 @@ def prefetched_batch(ok):
     out = read_late(torch.cuda.current_stream(), batch)
     if ok:
         batch.record_stream(torch.cuda.current_stream())
+    shape = batch.shape
     del batch
-    return out
+    clobber(loader, shape)
+    return [(out, 4.0)]
 
 
 def cublas_consumer(ok):
@@ -168,8 +200,12 @@ def cublas_consumer(ok):
         out = torch.mm(x, w)  # cuBLAS reads w
     if ok:
         ag.wait_stream(compute)
+    shape = w.shape
     del w
-    return out
+    clobber(ag, shape)
+    # x, allocated on the current stream, is released when this returns.
+    torch.cuda.current_stream().wait_stream(compute)
+    return [(out, 512.0)]
 
 
 CASES = {
@@ -197,10 +233,13 @@ def main(argv):
     base, _, kind = name.rpartition("-")
     if kind not in ("bug", "ok") or base not in CASES:
         sys.exit("torch_async_cases.py: unknown case %r (--list lists them)" % name)
-    keep = CASES[base](kind == "ok")
+    checks = CASES[base](kind == "ok")
     torch.cuda.synchronize()
-    del keep
+    ok = all(bool((t == expected).all()) for t, expected in checks)
+    del checks
+    KEEP.clear()
     print("case %s: done" % name)
+    print("result: ok" if ok else "result: corrupted")
 
 
 if __name__ == "__main__":

@@ -222,6 +222,31 @@ TEST_F(DeferredFreeTest, AllocationsOfAnotherPoolOnTheReleaseStreamCannotReuseTh
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 
+TEST_F(DeferredFreeTest, ACachingReleaseGoesBackToTheAllocationStreamWhateverItNames) {
+  // The allocator may name no stream, or a handle that died since (CuPy frees
+  // blocks after their stream was destroyed): the block is A's.
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  launch(B, Block, ConsumerKernel);
+  freeOn(Block.Begin, NoStream);
+  reuseOn(A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Released.Stream, A);
+}
+
+TEST_F(DeferredFreeTest, ACachingReleaseAfterItsStreamWasDestroyedCannotBeReused) {
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  launch(B, Block, ConsumerKernel);
+  E->streamDestroyed(0, A);
+  freeOn(Block.Begin, A);
+  StreamId Later = stream(0xa); // a new stream with the old handle
+  reuseOn(Later);
+  EXPECT_EQ(total(), 0u);
+}
+
 // --- another thread's allocation on the release stream -------------------------
 //
 // Thread 1 releases (a worker thread dropping the last reference); thread 2

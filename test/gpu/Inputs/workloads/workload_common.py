@@ -27,6 +27,10 @@ def parse(description, **defaults):
     parser.add_argument("--seq", type=int, default=defaults.get("seq", 128))
     parser.add_argument("--foreach", choices=["on", "off"], default="on",
                         help="AdamW(foreach=...) (default on)")
+    if defaults.get("record_grad_streams"):
+        parser.add_argument("--record-grad-streams", action="store_true",
+                            help="record the optimizer's stream on every gradient before zero_grad "
+                                 "(FSDP2's fix for allocators that free eagerly, pytorch/pytorch#193686)")
     options = parser.parse_args()
     if not torch.cuda.is_available():
         print("error: no CUDA device", file=sys.stderr)
