@@ -10,11 +10,13 @@ In every case a tensor is read on a stream other than its allocation stream
 after a spin (torch.cuda._sleep), so the read runs well after the free
 executed when nothing orders them; the -bug case drops the tensor without
 ordering that, the -ok twin orders it. Right after the drop, the stream it was
-released on allocates a tensor of the same size and fills it (`clobber`): the
-pool hands it the freed block in stream order, so a read that was not ordered
-before the free reads the clobber. Prints "case NAME: done" and
-"result: ok", or "result: corrupted" when the reader saw the clobber: the
-ground truth of the race, without any tool.
+released on allocates tensors of the same size until the pool hands it the
+freed block (its address; at most a few tries) and fills that one
+(`clobber`), so a read that was not ordered before the free reads the clobber.
+Prints "case NAME: done" and "result: ok", or "result: corrupted" when the
+reader saw the clobber: the ground truth of the race, without any tool (or
+"result: not reused" when the pool never handed the block out again: no
+ground truth in that run).
 """
 import sys
 import threading
@@ -30,13 +32,20 @@ def streams(count):
 
 
 KEEP = []  # clobbers, alive until the check
+REUSED = []
 
 
-def clobber(stream, shape):
-    """The release stream's next allocation, the freed tensor's size: in
-    stream order the pool hands it the freed block."""
+def clobber(stream, shape, freed):
+    """Allocations on the release stream, of the freed tensor's size, until one
+    gets the freed address; that one is overwritten."""
     with torch.cuda.stream(stream):
-        KEEP.append(torch.full(shape, -7.0, device="cuda"))
+        for _ in range(8):
+            t = torch.empty(shape, device="cuda")
+            KEEP.append(t)
+            if t.data_ptr() == freed:
+                t.fill_(-7.0)
+                REUSED.append(True)
+                return
 
 
 def produced_on(stream):
@@ -58,9 +67,9 @@ def keepalive_dropped(ok):
     out = read_late(compute, w)
     if ok:
         ag.wait_stream(compute)
-    shape = w.shape
+    shape, freed = w.shape, w.data_ptr()
     del w
-    clobber(ag, shape)
+    clobber(ag, shape, freed)
     return [(out, 2.0)]
 
 
@@ -72,9 +81,9 @@ def wait_after_del(ok):
     done = compute.record_event()
     if ok:
         ag.wait_event(done)
-    shape = w.shape
+    shape, freed = w.shape, w.data_ptr()
     del w
-    clobber(ag, shape)
+    clobber(ag, shape, freed)
     if not ok:
         ag.wait_event(done)  # one line too late
     return [(out, 2.0)]
@@ -87,9 +96,9 @@ def stale_event(ok):
     early = compute.record_event()
     out = read_late(compute, w)
     ag.wait_event(compute.record_event() if ok else early)
-    shape = w.shape
+    shape, freed = w.shape, w.data_ptr()
     del w
-    clobber(ag, shape)
+    clobber(ag, shape, freed)
     return [(out, 2.0)]
 
 
@@ -99,9 +108,9 @@ def wrong_stream_wait(ok):
     compute.wait_stream(ag)
     out = read_late(compute, w)
     (ag if ok else torch.cuda.current_stream()).wait_stream(compute)
-    shape = w.shape
+    shape, freed = w.shape, w.data_ptr()
     del w
-    clobber(ag, shape)
+    clobber(ag, shape, freed)
     return [(out, 2.0)]
 
 
@@ -115,9 +124,9 @@ def two_consumers(ok):
     ag.wait_stream(first)
     if ok:
         ag.wait_stream(second)
-    shape = w.shape
+    shape, freed = w.shape, w.data_ptr()
     del w
-    clobber(ag, shape)
+    clobber(ag, shape, freed)
     return [(a, 2.0), (b, 2.0)]
 
 
@@ -129,9 +138,9 @@ def side_stream_result(ok):
     out = read_late(torch.cuda.current_stream(), y)
     if ok:
         y.record_stream(torch.cuda.current_stream())
-    shape = y.shape
+    shape, freed = y.shape, y.data_ptr()
     del y
-    clobber(side, shape)
+    clobber(side, shape, freed)
     return [(out, 2.0)]
 
 
@@ -145,9 +154,9 @@ def offload_d2h(ok):
         host.copy_(g, non_blocking=True)
     if ok:
         torch.cuda.current_stream().wait_stream(copy)
-    shape = g.shape
+    shape, freed = g.shape, g.data_ptr()
     del g
-    clobber(torch.cuda.current_stream(), shape)
+    clobber(torch.cuda.current_stream(), shape, freed)
     return [(host, 3.0)]
 
 
@@ -163,9 +172,9 @@ def worker_thread_release(ok):
             out.append(box[0] * 2)
         if ok:
             torch.cuda.default_stream().wait_stream(side)
-        shape = box[0].shape
+        shape, freed = box[0].shape, box[0].data_ptr()
         box.pop()  # the last reference, dropped on the worker
-        clobber(torch.cuda.default_stream(), shape)
+        clobber(torch.cuda.default_stream(), shape, freed)
 
     t = threading.Thread(target=worker)
     t.start()
@@ -182,9 +191,9 @@ def prefetched_batch(ok):
     out = read_late(torch.cuda.current_stream(), batch)
     if ok:
         batch.record_stream(torch.cuda.current_stream())
-    shape = batch.shape
+    shape, freed = batch.shape, batch.data_ptr()
     del batch
-    clobber(loader, shape)
+    clobber(loader, shape, freed)
     return [(out, 4.0)]
 
 
@@ -200,9 +209,9 @@ def cublas_consumer(ok):
         out = torch.mm(x, w)  # cuBLAS reads w
     if ok:
         ag.wait_stream(compute)
-    shape = w.shape
+    shape, freed = w.shape, w.data_ptr()
     del w
-    clobber(ag, shape)
+    clobber(ag, shape, freed)
     # x, allocated on the current stream, is released when this returns.
     torch.cuda.current_stream().wait_stream(compute)
     return [(out, 512.0)]
@@ -239,7 +248,7 @@ def main(argv):
     del checks
     KEEP.clear()
     print("case %s: done" % name)
-    print("result: ok" if ok else "result: corrupted")
+    print("result: ok" if ok else "result: corrupted" if REUSED else "result: not reused")
 
 
 if __name__ == "__main__":
