@@ -115,6 +115,42 @@ void drainIfLong(ValidatorRuntime &R) {
   Busy = false;
 }
 
+/// The tail of an acquiring interposer: reports the acquire when the real
+/// call succeeded (Rc 0). Returns Rc.
+int acquiredIfOk(int Rc, const void *Caller, SyncPrimitive What, const void *Sync) {
+  if (Rc == 0)
+    if (ValidatorRuntime *R = reporting(Caller, What))
+      acquired(*R, Sync);
+  return Rc;
+}
+
+/// A releasing interposer: the release is queued before the real call (the
+/// next owner's acquire must come after it in the queue), the queue kept
+/// short after it.
+template <typename Call> int releasedAround(const void *Caller, SyncPrimitive What,
+                                            const void *Sync, Call &&Real) {
+  ValidatorRuntime *R = reporting(Caller, What);
+  if (R)
+    released(*R, Sync);
+  int Rc = Real();
+  if (R)
+    drainIfLong(*R);
+  return Rc;
+}
+
+/// A wait that unlocks Mutex and relocks it before returning (condition
+/// variables, barriers on their own object).
+template <typename Call> int waitedOn(const void *Caller, SyncPrimitive What, const void *Sync,
+                                      Call &&Real) {
+  ValidatorRuntime *R = reporting(Caller, What);
+  if (R)
+    released(*R, Sync);
+  int Rc = Real();
+  if (R)
+    acquired(*R, Sync);
+  return Rc;
+}
+
 // --- thread start and end -------------------------------------------------------
 
 struct ThreadStart {
@@ -161,41 +197,23 @@ using namespace streamlife::rt;
 
 STREAMLIFE_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *M) {
   static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_lock");
-  int Rc = Real(M);
-  if (Rc == 0)
-    if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex))
-      acquired(*R, M);
-  return Rc;
+  return acquiredIfOk(Real(M), CALLER, SyncPrimitive::Mutex, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *M) {
   static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_trylock");
-  int Rc = Real(M);
-  if (Rc == 0)
-    if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex))
-      acquired(*R, M);
-  return Rc;
+  return acquiredIfOk(Real(M), CALLER, SyncPrimitive::Mutex, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *M, const struct timespec *At) {
   static auto Real =
       realFunction<int (*)(pthread_mutex_t *, const struct timespec *)>("pthread_mutex_timedlock");
-  int Rc = Real(M, At);
-  if (Rc == 0)
-    if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex))
-      acquired(*R, M);
-  return Rc;
+  return acquiredIfOk(Real(M, At), CALLER, SyncPrimitive::Mutex, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *M) {
   static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_unlock");
-  ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex);
-  if (R)
-    released(*R, M);
-  int Rc = Real(M);
-  if (R)
-    drainIfLong(*R);
-  return Rc;
+  return releasedAround(CALLER, SyncPrimitive::Mutex, M, [&] { return Real(M); });
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
@@ -211,11 +229,7 @@ STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
 #define STREAMLIFE_RWLOCK_ACQUIRE(Name)                                                          \
   STREAMLIFE_INTERPOSE int Name(pthread_rwlock_t *L) {                                           \
     static auto Real = realFunction<int (*)(pthread_rwlock_t *)>(#Name);                         \
-    int Rc = Real(L);                                                                            \
-    if (Rc == 0)                                                                                 \
-      if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex))                         \
-        acquired(*R, L);                                                                         \
-    return Rc;                                                                                   \
+    return acquiredIfOk(Real(L), CALLER, SyncPrimitive::Mutex, L);                               \
   }
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_rdlock)
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_wrlock)
@@ -225,13 +239,7 @@ STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_trywrlock)
 
 STREAMLIFE_INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *L) {
   static auto Real = realFunction<int (*)(pthread_rwlock_t *)>("pthread_rwlock_unlock");
-  ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex);
-  if (R)
-    released(*R, L);
-  int Rc = Real(L);
-  if (R)
-    drainIfLong(*R);
-  return Rc;
+  return releasedAround(CALLER, SyncPrimitive::Mutex, L, [&] { return Real(L); });
 }
 
 // --- condition variables: the wait unlocks and relocks the mutex ---------------------
@@ -239,13 +247,7 @@ STREAMLIFE_INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *L) {
 STREAMLIFE_INTERPOSE int pthread_cond_wait(pthread_cond_t *C, pthread_mutex_t *M) {
   static auto Real =
       realFunction<int (*)(pthread_cond_t *, pthread_mutex_t *)>("pthread_cond_wait", CondVersion);
-  ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Condition);
-  if (R)
-    released(*R, M);
-  int Rc = Real(C, M);
-  if (R)
-    acquired(*R, M);
-  return Rc;
+  return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M); });
 }
 
 STREAMLIFE_INTERPOSE int pthread_cond_timedwait(pthread_cond_t *C, pthread_mutex_t *M,
@@ -253,76 +255,43 @@ STREAMLIFE_INTERPOSE int pthread_cond_timedwait(pthread_cond_t *C, pthread_mutex
   static auto Real =
       realFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *)>(
           "pthread_cond_timedwait", CondVersion);
-  ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Condition);
-  if (R)
-    released(*R, M);
-  int Rc = Real(C, M, At);
-  if (R)
-    acquired(*R, M); // relocked also on timeout
-  return Rc;
+  // Relocked also on a timeout.
+  return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, At); });
 }
 
 STREAMLIFE_INTERPOSE int pthread_cond_clockwait(pthread_cond_t *C, pthread_mutex_t *M,
                                                 clockid_t Clock, const struct timespec *At) {
   static auto Real = realFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
                                           const struct timespec *)>("pthread_cond_clockwait");
-  ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Condition);
-  if (R)
-    released(*R, M);
-  int Rc = Real(C, M, Clock, At);
-  if (R)
-    acquired(*R, M);
-  return Rc;
+  return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, Clock, At); });
 }
 
 // --- semaphores (CPython's threading locks on Linux) ----------------------------------
 
 STREAMLIFE_INTERPOSE int sem_post(sem_t *S) {
   static auto Real = realFunction<int (*)(sem_t *)>("sem_post");
-  ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Semaphore);
-  if (R)
-    released(*R, S);
-  int Rc = Real(S);
-  if (R)
-    drainIfLong(*R);
-  return Rc;
+  return releasedAround(CALLER, SyncPrimitive::Semaphore, S, [&] { return Real(S); });
 }
 
 STREAMLIFE_INTERPOSE int sem_wait(sem_t *S) {
   static auto Real = realFunction<int (*)(sem_t *)>("sem_wait");
-  int Rc = Real(S);
-  if (Rc == 0)
-    if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Semaphore))
-      acquired(*R, S);
-  return Rc;
+  return acquiredIfOk(Real(S), CALLER, SyncPrimitive::Semaphore, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_trywait(sem_t *S) {
   static auto Real = realFunction<int (*)(sem_t *)>("sem_trywait");
-  int Rc = Real(S);
-  if (Rc == 0)
-    if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Semaphore))
-      acquired(*R, S);
-  return Rc;
+  return acquiredIfOk(Real(S), CALLER, SyncPrimitive::Semaphore, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_timedwait(sem_t *S, const struct timespec *At) {
   static auto Real = realFunction<int (*)(sem_t *, const struct timespec *)>("sem_timedwait");
-  int Rc = Real(S, At);
-  if (Rc == 0)
-    if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Semaphore))
-      acquired(*R, S);
-  return Rc;
+  return acquiredIfOk(Real(S, At), CALLER, SyncPrimitive::Semaphore, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_clockwait(sem_t *S, clockid_t Clock, const struct timespec *At) {
   static auto Real =
       realFunction<int (*)(sem_t *, clockid_t, const struct timespec *)>("sem_clockwait");
-  int Rc = Real(S, Clock, At);
-  if (Rc == 0)
-    if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Semaphore))
-      acquired(*R, S);
-  return Rc;
+  return acquiredIfOk(Real(S, Clock, At), CALLER, SyncPrimitive::Semaphore, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
@@ -336,13 +305,7 @@ STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
 
 STREAMLIFE_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *B) {
   static auto Real = realFunction<int (*)(pthread_barrier_t *)>("pthread_barrier_wait");
-  ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex);
-  if (R)
-    released(*R, B);
-  int Rc = Real(B);
-  if (R)
-    acquired(*R, B);
-  return Rc;
+  return waitedOn(CALLER, SyncPrimitive::Mutex, B, [&] { return Real(B); });
 }
 
 // --- threads ------------------------------------------------------------------------------
