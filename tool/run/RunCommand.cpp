@@ -5,7 +5,7 @@
 // STREAMLIFE_OPTIONS the flags, PYTHONPATH the validator's sitecustomize module
 // (Python call sites); Supervisor.cpp then runs the command as a child
 // and turns what every process of its tree found into our exit status. The flags are
-// generated from the validator's option table (runtime-validator/report/
+// generated from the validator's option table (runtime-validator/config/
 // Options.inc), so `--help` and STREAMLIFE_OPTIONS never disagree.
 //
 // Exit codes of the launcher itself: 2 usage error (one line on stderr),
@@ -16,8 +16,8 @@
 #include "../InstallLayout.h"
 
 #include "Supervisor.h"
-#include "report/Options.h"
-#include "report/Suppressions.h"
+#include "config/Options.h"
+#include "config/Suppressions.h"
 
 #include <unistd.h>
 
