@@ -145,6 +145,10 @@ public:
   }
 
   std::size_t segments() const { return Segments.size(); }
+  /// The map's invariants: segments non-empty, in order and disjoint, each
+  /// owned, at most one current access per stream, and all inside the
+  /// bounds mayContain() reads. Checked by STREAMLIFE_DCHECK (Check.h).
+  bool wellFormed() const;
   const SegmentMap &map() const { return Segments; }
 
 private:

@@ -18,8 +18,8 @@
 // not seen (then collectives' buffers are simply not accesses).
 //
 //===----------------------------------------------------------------------===//
+#include "intercept/InterceptContext.h"
 #include "intercept/NcclCollectives.h"
-#include "intercept/Runtime.h"
 
 #include <dlfcn.h>
 
@@ -73,13 +73,13 @@ int ranksOf(Comm C) {
   return N;
 }
 
-void record(ValidatorRuntime &R, const Pending &P) {
-  ThreadId T = currentThread();
-  StreamId S = R.Streams.resolve(T, P.S, false, nullptr);
-  OpId Op = R.Ops.intern(P.Name, P.Frames.data(), static_cast<int>(P.Frames.size()));
-  R.Eng.launched(T, S, P.Buffers.Ranges, Op);
-  R.Launches.collective(P.Label);
-  R.Report.drain(R);
+void record(const Pending &P) {
+  InterceptScope Scope(profileSlot(P.Label));
+  if (!Scope)
+    return;
+  const InterceptContext &I = Scope.context();
+  I.launched(I.stream(P.S), P.Buffers.Ranges, I.op(P.Name, P.Frames));
+  I.countCollective(P.Label);
 }
 
 /// After a successful call: record it now, or at the group's end.
@@ -88,16 +88,13 @@ void collective(const char *Name, NcclCall Call, const void *Send, const void *R
   ValidatorRuntime *R = runtime();
   if (!R)
     return;
-  R->UsedCuda.store(true, std::memory_order_relaxed);
-  Pending P{S, Name, R->Ops.internName(Name), ncclBuffers(Call, Send, Recv, Count, DataType, ranksOf(C)), {}};
-  void *Frames[MaxStackFrames];
-  int Depth = static_cast<int>(R->Opts.stack_depth);
-  int N = captureStack(Frames, Depth > MaxStackFrames ? MaxStackFrames : Depth);
-  P.Frames.assign(Frames, Frames + N);
+  InterceptContext I(*R);
+  Pending P{S, Name, I.name(Name), ncclBuffers(Call, Send, Recv, Count, DataType, ranksOf(C)),
+            I.nativeStack()};
   if (GroupDepth > 0)
     Grouped.push_back(std::move(P));
   else
-    record(*R, P);
+    record(P);
 }
 
 } // namespace
@@ -187,10 +184,9 @@ STREAMLIFE_NCCL_EXPORT Result ncclGroupEnd() {
   if (GroupDepth > 0 && --GroupDepth == 0) {
     std::vector<Pending> Done;
     Done.swap(Grouped);
-    ValidatorRuntime *R = runtime();
-    if (Rc == 0 && R) // a failed group enqueued nothing
+    if (Rc == 0) // a failed group enqueued nothing
       for (const Pending &P : Done)
-        record(*R, P);
+        record(P);
   }
   return Rc;
 }

@@ -54,10 +54,31 @@ thread_local ThreadId ThisThread = ~ThreadId(0);
 
 /// Replays what annotated allocators queued since the last CUDA call, then
 /// prints the summary (with their block accounting) once.
+/// The summary's block-accounting lines: per allocation site of annotated
+/// allocators, the blocks it was handed and what was held back.
+std::vector<std::string> blockSummaryLines(ValidatorRuntime &R) {
+  std::vector<std::string> Lines;
+  std::size_t Shown = 0;
+  for (const BlockAccount &A : R.Annotated.accounts()) {
+    if (Shown++ >= static_cast<std::size_t>(R.Opts.summary_sites))
+      break;
+    BlockSiteSummary S;
+    S.Allocator = R.Annotated.allocatorName(A.Allocator);
+    std::vector<std::string> Frames = reportFrames(R.Ops.op(A.Site), 1);
+    S.Site = Frames.empty() ? std::string() : Frames.front();
+    S.Allocations = A.Allocations;
+    S.DistinctBlocks = A.DistinctBlocks;
+    S.PeakLiveBlocks = A.PeakLiveBlocks;
+    S.PeakHeldBackBytes = A.PeakHeldBackBytes;
+    Lines.push_back(blockSummaryLine(S));
+  }
+  return Lines;
+}
+
 void finishReport(ValidatorRuntime &R) {
   if (R.Report.finished())
     return;
-  drainAnnotations(R, currentThread(), nullptr);
+  InterceptContext(R).replayBlockEvents();
   std::vector<std::string> Details = blockSummaryLines(R);
   // Releases whose unordered access no reuse met (engine/DeferredFrees.cpp):
   // said, so that a silent run shows what it did not report and why.
@@ -80,6 +101,8 @@ void finishProcess() {
     printInterceptStats(stderr);
     R->Launches.print(stderr);
   }
+  if (R->Opts.self_profile && R->UsedCuda.load())
+    R->Profile.print(stderr);
   if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {
     // Like the sanitizers: replace the exit status. Everything of ours is
     // flushed above; flush stdio for the program, then end without running
@@ -100,7 +123,10 @@ void inForkedChild() { TheRuntime.store(nullptr); }
 ValidatorRuntime::ValidatorRuntime(const Options &Opts, const DriverApi &Driver)
     : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, stderr), Eng(Report),
       Streams(Eng, this->Driver), Kernels(this->Driver), Pool(Eng),
-      Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {}
+      Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {
+  if (this->Opts.self_profile)
+    Profile.enable();
+}
 
 std::uint64_t ValidatorRuntime::siteKey(OpId Op) {
   {
@@ -121,8 +147,6 @@ ThreadId currentThread() {
     ThisThread = NextThread.fetch_add(1);
   return ThisThread;
 }
-
-OpId CallContext::op(NameId Name) const { return captureOp(R, Name); }
 
 OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // A Python program's call site is its Python stack, copied from the
@@ -166,15 +190,6 @@ OpId captureOp(ValidatorRuntime &R, NameId Name) {
     S->Last = Op;
   }
   return Op;
-}
-
-bool CallContext::capturing(CUstream H) const {
-  if (R.ActiveCaptures.load(std::memory_order_relaxed) == 0 || !R.Driver.StreamIsCapturing)
-    return false;
-  CUstreamCaptureStatus Status = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (R.Driver.StreamIsCapturing(H, &Status) != CUDA_SUCCESS)
-    return false;
-  return Status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 /// Attaches to the process; runs before main (and before Python imports torch).
