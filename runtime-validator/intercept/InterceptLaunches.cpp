@@ -5,11 +5,15 @@
 // point into, as the kernel's plan decodes them (kernels/KernelPlans.h). The runtime's cudaLaunchKernel* reaches us here,
 // through the driver call it makes, so each launch is counted once.
 //
+// Kernels launched inside an interposed math-library call are the library's:
+// their launches order their stream, their parameters are not read.
+//
 // Graph launches and host functions are enqueues whose contents we cannot see:
 // they are noted as "not analysed" once, never passed silently.
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/CuptiCallContext.h"
+#include "intercept/Interposition.h"
 #include "intercept/KernelArguments.h"
 
 #include <cupti_driver_cbid.h>
@@ -64,6 +68,15 @@ void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelP
   if (I.capturing(H))
     return;
   StreamId S = I.stream(H);
+  if (LibraryCallScope::active()) {
+    // A kernel of an interposed cuBLAS/cuDNN call: an enqueue on its stream,
+    // but its parameters are the library's; the call's decoded arguments say
+    // what it touches (Interposition.h).
+    static const std::vector<Range> None;
+    I.countDecoded("library-internal");
+    I.launched(S, None, NoOp);
+    return;
+  }
   const KernelInfo &Info = I.kernel(F, C.Data.symbolName);
   static thread_local std::vector<PointerWord> Words;
   {

@@ -1,7 +1,7 @@
 //===- InterceptNccl.cpp - NCCL collectives as accesses on their stream ---===//
 //
-// Mechanism: symbol interposition. libtorch_cuda.so lists libnccl.so.2 as a
-// DT_NEEDED library (measured on the GPU machine, torch 2.11 + the
+// Mechanism: symbol interposition (Interposition.h). libtorch_cuda.so lists
+// libnccl.so.2 as a DT_NEEDED library (measured on the GPU machine, torch 2.11 + the
 // nvidia-nccl wheel, NCCL 2.28.9), so its calls bind through the dynamic
 // linker's global scope, where the preloaded validator comes first. Each
 // definition below forwards to the real one (looked up once, see next())
@@ -18,10 +18,8 @@
 // not seen (then collectives' buffers are simply not accesses).
 //
 //===----------------------------------------------------------------------===//
-#include "intercept/InterceptContext.h"
+#include "intercept/Interposition.h"
 #include "intercept/NcclCollectives.h"
-
-#include <dlfcn.h>
 
 #include <vector>
 
@@ -48,22 +46,8 @@ struct Pending {
 thread_local int GroupDepth = 0;
 thread_local std::vector<Pending> Grouped;
 
-/// The real NCCL function. PyTorch's libnccl.so.2 is not in the global scope:
-/// libtorch_cuda.so needs it, but Python loads torch's extension with
-/// RTLD_LOCAL, so dlsym(RTLD_NEXT) from the preloaded validator finds nothing
-/// (measured: every collective failed with ncclInvalidUsage). libtorch_cuda's
-/// own calls still bind to us first (the global scope precedes its local one),
-/// so the library is asked directly: already loaded, found by its soname.
-template <typename Fn> Fn next(const char *Name) {
-  if (void *F = dlsym(RTLD_NEXT, Name))
-    return reinterpret_cast<Fn>(F);
-  if (void *Nccl = dlopen("libnccl.so.2", RTLD_LAZY | RTLD_NOLOAD)) {
-    void *F = dlsym(Nccl, Name);
-    dlclose(Nccl); // NOLOAD took a reference; the library stays loaded
-    return reinterpret_cast<Fn>(F);
-  }
-  return nullptr;
-}
+/// The real NCCL function (Interposition.h says how it is found).
+template <typename Fn> Fn next(const char *Name) { return nextFunction<Fn>(Name, {"libnccl.so.2"}); }
 
 int ranksOf(Comm C) {
   static auto CommCount = next<Result (*)(Comm, int *)>("ncclCommCount");

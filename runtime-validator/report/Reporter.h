@@ -46,6 +46,7 @@ enum class NotAnalysed : unsigned {
   VirtualMemory,
   KernelParameters,
   StreamMemoryOperations,
+  LibraryPointerArrays,
   Count
 };
 const char *notAnalysedText(NotAnalysed N);
