@@ -110,6 +110,13 @@ public:
   template <typename Fn> void forEachIn(Range R, Fn &&F) {
     if (R.Size == 0)
       return;
+    // The common case, a launch touching a whole allocation of one segment:
+    // one lookup instead of a split at each end and a search.
+    auto Exact = Segments.find(R.Begin);
+    if (Exact != Segments.end() && Exact->second.End == R.end()) {
+      F(Exact->first, Exact->second);
+      return;
+    }
     splitAt(R.Begin);
     splitAt(R.end());
     auto It = Segments.upper_bound(R.Begin);

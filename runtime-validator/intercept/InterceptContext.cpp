@@ -201,7 +201,10 @@ InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext 
 
 void InterceptScope::enter(ProfileSlot Slot) {
   Timer.start(Context->profile(), Slot);
-  Context->R.UsedCuda.store(true, std::memory_order_relaxed);
+  // Read before written: a store on every call would bounce the flag's cache
+  // line between the threads that launch.
+  if (!Context->R.UsedCuda.load(std::memory_order_relaxed))
+    Context->R.UsedCuda.store(true, std::memory_order_relaxed);
   // Block events that annotated allocators queued before this call (PyTorch's
   // ALLOC before the launch that fills the block) come first.
   Context->replayBlockEvents();

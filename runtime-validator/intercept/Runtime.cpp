@@ -165,15 +165,23 @@ OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // gets its own site within RecheckEvery calls.
   constexpr std::uint32_t RecheckEvery = 64;
   struct Sampled {
+    NameId Name = 0;
     std::uint32_t Count = 0;
     std::uint32_t SinceCheck = 0;
     OpId Last = NoOp;
   };
-  static thread_local std::unordered_map<NameId, Sampled> PerName;
+  // Names are interned densely (0, 1, 2...), so a direct-mapped table is a
+  // lookup without hashing or allocation; two names that share a slot evict
+  // each other, which only restarts their sampling. 1024 covers the distinct
+  // kernels of a training step.
+  constexpr std::size_t SampledSlots = 1024;
+  static thread_local Sampled PerName[SampledSlots];
   long Limit = R.Opts.stacks_per_op;
   Sampled *S = nullptr;
   if (Limit > 0) {
-    S = &PerName[Name];
+    S = &PerName[Name % SampledSlots];
+    if (S->Name != Name)
+      *S = Sampled{Name};
     if (S->Count >= static_cast<std::uint64_t>(Limit) && S->Last != NoOp &&
         ++S->SinceCheck < RecheckEvery)
       return S->Last;

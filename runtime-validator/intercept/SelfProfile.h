@@ -11,7 +11,10 @@
 // Off, a timer costs one predictable branch. On, a timer reads the time-stamp
 // counter twice (x86-64; elsewhere the monotonic clock) and adds to two
 // relaxed atomics of its slot; ticks become nanoseconds at print time, scaled
-// by the monotonic clock over the whole run.
+// by the monotonic clock over the whole run. Every figure includes the timers'
+// own cost (a call's time includes its phases' timers), which the table's
+// first line states as measured at start-up: a few nanoseconds on bare metal,
+// a hundred or more where a hypervisor traps the counter.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_INTERCEPT_SELFPROFILE_H
@@ -45,7 +48,9 @@ class SelfProfile {
 public:
   SelfProfile();
 
-  void enable() { Enabled.store(true, std::memory_order_relaxed); }
+  /// Starts timing; measures what reading the clock costs here (a virtual
+  /// machine may trap the time-stamp counter), which print() states.
+  void enable();
   bool enabled() const { return Enabled.load(std::memory_order_relaxed); }
 
   /// The slot of a call named Name ("cuLaunchKernel", "ncclAllReduce"),
@@ -84,6 +89,7 @@ private:
   std::vector<std::string> Names; ///< index = slot; phases first
   std::uint64_t StartTicks;
   std::uint64_t StartNs;
+  double ClockReadNs = 0;
 };
 
 /// Times one call or phase into a slot when profiling is on.
