@@ -176,6 +176,14 @@ std::string InterceptContext::allocatorName(int Allocator) const {
 
 void InterceptContext::queueBlockEvent(const BlockEvent &Event) const { R.Annotated.push(Event); }
 
+std::size_t InterceptContext::queuedBlockEvents() const { return R.Annotated.unapplied(); }
+
+void InterceptContext::countHostSync() const {
+  R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool InterceptContext::usedCuda() const { return R.UsedCuda.load(std::memory_order_relaxed); }
+
 void InterceptContext::replayBlockEvents() const {
   if (!R.Annotated.hasPending())
     return;

@@ -132,6 +132,12 @@ public:
   bool allocatorKnown(int Allocator) const;
   std::string allocatorName(int Allocator) const;
   void queueBlockEvent(const BlockEvent &Event) const;
+  /// Block and host-synchronization events queued and not yet applied.
+  std::size_t queuedBlockEvents() const;
+  /// A host synchronization event was queued (intercept_stats).
+  void countHostSync() const;
+  /// True once the process made a CUDA call the validator intercepted.
+  bool usedCuda() const;
   /// Replays the queued block events (InterceptScope does it before a call).
   void replayBlockEvents() const;
 
