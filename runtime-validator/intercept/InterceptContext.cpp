@@ -182,8 +182,6 @@ void InterceptContext::countHostSync() const {
   R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
 }
 
-bool InterceptContext::usedCuda() const { return R.UsedCuda.load(std::memory_order_relaxed); }
-
 void InterceptContext::replayBlockEvents() const {
   if (!R.Annotated.hasPending())
     return;
@@ -194,6 +192,13 @@ void InterceptContext::replayBlockEvents() const {
 }
 
 // --- InterceptScope ------------------------------------------------------------------
+
+thread_local int ValidatorCode::Depth = 0;
+
+bool processUsedCuda() {
+  ValidatorRuntime *R = runtime();
+  return R && R->UsedCuda.load(std::memory_order_relaxed);
+}
 
 InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
   if (ValidatorRuntime *R = runtime()) {

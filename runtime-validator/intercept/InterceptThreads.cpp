@@ -51,14 +51,11 @@ void drainQueuedEventsOutsideCuda(ValidatorRuntime &R);
 namespace {
 /// True when the process used CUDA: before that, no clock holds anything a
 /// later check could use.
-bool usedCuda(ValidatorRuntime *R) { return R && InterceptContext(*R).usedCuda(); }
+bool usedCuda(ValidatorRuntime *R) { return R && processUsedCuda(); }
 } // namespace
 
 namespace {
 
-/// Set while this thread runs validator code from an interposer: the
-/// validator's own locks pass straight through.
-__attribute__((tls_model("initial-exec"))) thread_local bool Busy = false;
 
 template <typename Fn> Fn realFunction(const char *Name, const char *Version = nullptr) {
   void *F = Version ? dlvsym(RTLD_NEXT, Name, Version) : nullptr;
@@ -84,19 +81,21 @@ SyncId threadEndId(pthread_t T) { return ThreadEndTag ^ static_cast<SyncId>(T); 
 /// The runtime when this call, from Caller, is program synchronization that
 /// must be reported; null otherwise.
 ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
-  if (Busy)
+  if (ValidatorCode::running())
     return nullptr;
   ValidatorRuntime *R = runtime();
   if (!usedCuda(R))
     return nullptr;
-  Busy = true;
-  bool Counts = countsAsProgramSync(classifyCaller(Caller), What);
-  Busy = false;
+  bool Counts;
+  {
+    ValidatorCode Running;
+    Counts = countsAsProgramSync(classifyCaller(Caller), What);
+  }
   return Counts ? R : nullptr;
 }
 
 void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
-  Busy = true;
+  ValidatorCode Running;
   BlockEvent Event;
   Event.What = What;
   Event.Thread = T;
@@ -104,7 +103,6 @@ void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) 
   InterceptContext I(R);
   I.queueBlockEvent(Event);
   I.countHostSync();
-  Busy = false;
 }
 
 void released(ValidatorRuntime &R, const void *Sync) {
@@ -117,9 +115,8 @@ void acquired(ValidatorRuntime &R, const void *Sync) {
 void drainIfLong(ValidatorRuntime &R) {
   if (InterceptContext(R).queuedBlockEvents() < DrainBeyond)
     return;
-  Busy = true;
+  ValidatorCode Running;
   drainQueuedEventsOutsideCuda(R);
-  Busy = false;
 }
 
 /// The tail of an acquiring interposer: reports the acquire when the real
@@ -324,7 +321,7 @@ STREAMLIFE_INTERPOSE int pthread_create(pthread_t *Thread, const pthread_attr_t 
           "pthread_create");
   // Wrapped whether or not the process used CUDA yet: the thread may outlive
   // that moment, and its end must still reach its joiner.
-  if (Busy || !runtime() || !countsAsProgramSync(classifyCaller(CALLER), SyncPrimitive::Thread))
+  if (ValidatorCode::running() || !runtime() || !countsAsProgramSync(classifyCaller(CALLER), SyncPrimitive::Thread))
     return Real(Thread, Attr, Routine, Arg);
   auto *Start = new ThreadStart{Routine, Arg};
   if (ValidatorRuntime *R = runtime(); usedCuda(R))
