@@ -107,7 +107,7 @@ def _has_cuda_gpu():
 
 
 # The interpreters whose frame layout the runtime validator's frame walker
-# knows (runtime-validator/report/PythonFrameWalker.h): tests that demand the
+# knows (runtime-validator/callsites/PythonFrameWalker.h): tests that demand the
 # walker need one; elsewhere they are reported as unsupported.
 try:
     _py_version = subprocess.run(

@@ -8,13 +8,14 @@
 // intercepted CUDA call (drainAnnotations, from the CUPTI callback) and at exit.
 //
 // __streamlife_python_attach is the hook of the sitecustomize module that
-// `streamlife run` puts on PYTHONPATH (report/PythonStacks.h).
+// `streamlife run` puts on PYTHONPATH (callsites/PythonStacks.h).
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
 
-#include "report/PythonFrameWalker.h"
-#include "report/PythonStacks.h"
+#include "callsites/PythonFrameWalker.h"
+#include "callsites/PythonStacks.h"
+#include "report/CallSiteNames.h"
 #include "streamlife/annotations.h"
 
 #include <array>

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
 
+#include "report/CallSiteNames.h"
 #include "report/SharedReport.h"
 #include "support/ProcessTally.h"
 

@@ -23,8 +23,8 @@
 #include "intercept/KernelArguments.h"
 #include "intercept/LaunchStats.h"
 #include "intercept/StreamResolver.h"
-#include "report/CallSites.h"
-#include "report/Options.h"
+#include "callsites/CallSites.h"
+#include "config/Options.h"
 #include "report/Reporter.h"
 
 #include <atomic>
@@ -68,7 +68,7 @@ private:
 };
 
 /// Interns "what did this" with the calling thread's call site: its Python
-/// stack when it runs traced Python code (report/PythonStacks.h), else its
+/// stack when it runs traced Python code (callsites/PythonStacks.h), else its
 /// native stack, sampled per (name, thread) as the stacks_per_op option says.
 /// No CUDA call, no lock but the op table's: safe under an allocator's lock.
 OpId captureOp(ValidatorRuntime &R, NameId Name);

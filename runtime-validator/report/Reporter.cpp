@@ -1,6 +1,7 @@
 //===- Reporter.cpp - finding queue, dedup, text and JSON output -----------===//
 #include "report/Reporter.h"
 
+#include "report/CallSiteNames.h"
 #include "report/SharedReport.h"
 #include "support/ProcessTally.h"
 
