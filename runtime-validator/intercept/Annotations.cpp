@@ -16,6 +16,8 @@
 #include "callsites/PythonFrameWalker.h"
 #include "callsites/PythonStacks.h"
 #include "report/CallSiteNames.h"
+#include "report/LogFile.h"
+#include "report/SourceLocations.h"
 #include "streamlife/annotations.h"
 
 #include <array>
@@ -81,7 +83,9 @@ std::vector<std::string> blockSummaryLines(ValidatorRuntime &R) {
       break;
     BlockSiteSummary S;
     S.Allocator = R.Annotated.allocatorName(A.Allocator);
-    std::vector<std::string> Frames = reportFrames(R.Ops.op(A.Site), 1);
+    std::string Symbolizer =
+        R.Opts.symbolize ? findSymbolizer(R.Opts.symbolizer_path) : std::string();
+    std::vector<std::string> Frames = reportFrames(R.Ops.op(A.Site), 1, Symbolizer);
     S.Site = Frames.empty() ? std::string() : Frames.front();
     S.Allocations = A.Allocations;
     S.DistinctBlocks = A.DistinctBlocks;
@@ -152,10 +156,10 @@ STREAMLIFE_EXPORT int __streamlife_python_attach() {
   static std::atomic<bool> Said{false};
   if (R->Opts.verbosity > 0 && Source != PythonStackSource::None && !Said.exchange(true)) {
     if (Source == PythonStackSource::FrameWalker)
-      std::fprintf(stderr, "streamlife: note: python call sites: frame walker (%s)\n",
+      std::fprintf(validatorLog(), "streamlife: note: python call sites: frame walker (%s)\n",
                    pythonFrameWalkerVersion().c_str());
     else
-      std::fprintf(stderr, "streamlife: note: python call sites: profile function%s%s\n",
+      std::fprintf(validatorLog(), "streamlife: note: python call sites: profile function%s%s\n",
                    WalkerWhy.empty() ? "" : "; frame walker refused: ", WalkerWhy.c_str());
   }
   switch (Source) {
