@@ -100,10 +100,11 @@ std::vector<std::string> sourceLocationsOf(const std::vector<Frame> &Frames,
     return std::vector<std::string>(Frames.size());
   // dladdr names the main executable by argv[0], which may be relative to a
   // directory the program has left; the symbolizer needs the file itself.
-  static const std::string Self = [] {
+  // Never destroyed: reports are still printed from the library's destructor.
+  static const std::string &Self = *[] {
     char Path[4096];
     ssize_t N = readlink("/proc/self/exe", Path, sizeof(Path) - 1);
-    return N > 0 ? std::string(Path, static_cast<std::size_t>(N)) : std::string();
+    return new std::string(N > 0 ? std::string(Path, static_cast<std::size_t>(N)) : std::string());
   }();
   std::vector<CodeAddress> Addresses;
   for (const Frame &F : Frames) {

@@ -15,20 +15,21 @@ namespace streamlife {
 namespace rt {
 namespace {
 
-// The library's constructor sets these before C++ globals of other files
-// are guaranteed to be constructed: a constant-initialized atomic and
-// function-local statics only.
+// The library's constructor sets these before C++ globals of other files are
+// guaranteed to be constructed, and its destructor still writes after the
+// exit handlers destroyed function-local statics: a constant-initialized
+// atomic, and statics that are never destroyed.
 std::atomic<std::FILE *> Log{nullptr};
 
 std::mutex &openLock() {
-  static std::mutex Lock;
-  return Lock;
+  static std::mutex *Lock = new std::mutex;
+  return *Lock;
 }
 
 /// Set once, before any thread writes.
 std::string &fileName() {
-  static std::string Name;
-  return Name;
+  static std::string *Name = new std::string;
+  return *Name;
 }
 
 /// The file, or stderr with one line saying why not.

@@ -259,19 +259,22 @@ struct LocationCache {
   std::map<std::pair<std::string, std::uintptr_t>, std::string> Known;
 };
 
+// Never destroyed: reports are still printed from the library's destructor,
+// after the exit handlers destroyed function-local statics.
 LocationCache &cache() {
-  static LocationCache C;
-  return C;
+  static LocationCache *C = new LocationCache;
+  return *C;
 }
 
 } // namespace
 
 std::string findSymbolizer(const std::string &Configured) {
-  static std::mutex Lock;
-  static std::map<std::string, std::string> Found;
-  std::lock_guard<std::mutex> Guard(Lock);
-  auto It = Found.find(Configured);
-  if (It != Found.end())
+  // Never destroyed (see cache()).
+  static std::mutex *Lock = new std::mutex;
+  static std::map<std::string, std::string> *Known = new std::map<std::string, std::string>;
+  std::lock_guard<std::mutex> Guard(*Lock);
+  auto It = Known->find(Configured);
+  if (It != Known->end())
     return It->second;
   std::string Tool;
   if (!Configured.empty()) {
@@ -283,7 +286,7 @@ std::string findSymbolizer(const std::string &Configured) {
     if (Tool.empty())
       Tool = searchPath("addr2line");
   }
-  Found[Configured] = Tool;
+  (*Known)[Configured] = Tool;
   return Tool;
 }
 
