@@ -74,6 +74,13 @@ if shutil.which("dpkg-deb") and shutil.which("dpkg-shlibdeps") and shutil.which(
 # (scripts/test.sh installs it) and is reported unsupported elsewhere.
 if shutil.which("lintian"):
     config.available_features.add("lintian")
+# Symbolizers the runtime validator runs for file:line in reports.
+_llvm_symbolizer = shutil.which("llvm-symbolizer", path=llvm_bin) or shutil.which("llvm-symbolizer")
+if _llvm_symbolizer:
+    config.available_features.add("llvm-symbolizer")
+    config.substitutions.append(("%llvm_symbolizer", _llvm_symbolizer))
+if shutil.which("addr2line"):
+    config.available_features.add("addr2line")
 if shutil.which("groff"):
     config.available_features.add("groff")
 if shutil.which("zsh"):

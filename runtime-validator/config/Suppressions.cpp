@@ -107,6 +107,13 @@ const Suppressions::Rule *Suppressions::match(const FindingView &F) {
   return nullptr;
 }
 
+bool Suppressions::anyHits() const {
+  for (const Rule &R : Rules)
+    if (R.Hits)
+      return true;
+  return false;
+}
+
 void Suppressions::printCounts(std::FILE *Out) const {
   for (const Rule &R : Rules)
     if (R.Hits)

@@ -151,9 +151,10 @@ int runRunCommand(int Argc, const char **Argv) {
     }
     if (Value.find(':') != std::string::npos)
       return usageError("the value of '" + Flag + "' must not contain ':' (STREAMLIFE_OPTIONS separator)");
-    // Every process of the tree writes into the one report, wherever it has
-    // changed directory to: name it from here.
-    if (Name == "report" && !Value.empty() && Value[0] != '/') {
+    // Every process of the tree writes into the one report (and its own log
+    // file), wherever it has changed directory to: name them from here.
+    if ((Name == "report" || (Name == "log_path" && Value != "stderr" && Value != "stdout")) &&
+        !Value.empty() && Value[0] != '/') {
       char Cwd[PATH_MAX];
       if (getcwd(Cwd, sizeof(Cwd)) && !std::strchr(Cwd, ':'))
         Value = std::string(Cwd) + "/" + Value;
