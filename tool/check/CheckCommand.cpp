@@ -216,6 +216,8 @@ int runCheckCommand(int Argc, const char **Argv) {
     check::ParallelSettings Parallel;
     Parallel.Jobs = Options.Jobs ? Options.Jobs : check::defaultJobCount();
     Parallel.OnFileDone = [&](const check::FileResult &File) { Progress.fileDone(File); };
+    if (std::optional<std::string> Temporary = Output.temporaryPath())
+      Parallel.ParentsFiles.push_back(*Temporary);
     Report = check::runChecksInParallel(*Database->Database, Database->Files, Parallel);
     Progress.finish();
   } else {
