@@ -77,6 +77,13 @@ if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
 # give files away: only root can; elsewhere they are reported as unsupported.
 if os.geteuid() == 0 and shutil.which("setpriv"):
     config.available_features.add("root")
+# A file system that fills up: a small tmpfs in a private mount namespace
+# (unshare -rm), where the kernel allows unprivileged user namespaces.
+try:
+    if subprocess.run(["unshare", "-rm", "true"], capture_output=True, timeout=30).returncode == 0:
+        config.available_features.add("mount-namespace")
+except (OSError, subprocess.SubprocessError):
+    pass
 
 
 def _has_cuda_gpu():
