@@ -2,6 +2,8 @@
 
 #include "PythonSyntax.h"
 
+#include "PythonLexicalScan.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 
@@ -118,6 +120,98 @@ size_t firstInvalidUtf8(llvm::StringRef Text) {
   return static_cast<size_t>(At - Begin);
 }
 
+/// tree-sitter's error recovery is quadratic when the lexer keeps failing
+/// (each recovery re-summarizes the growing ERROR node: 200 KB of
+/// "a ? a ? ...", 40 KB of "1a 1a ..." or 400 KB of invalid bytes took from
+/// 30 s to minutes). Once the parser is in error, with no version of its
+/// stack left that could continue, the file is not valid Python, and only
+/// its first error is reported: the parse stops at the first progress check
+/// (one per 100 parser operations, so the point depends on the input alone,
+/// never on timing) that finds it in error.
+struct BoundedParse {
+  const char *Data = nullptr;
+  uint32_t Size = 0;
+  uint32_t FirstErrorAt = 0; ///< byte offset at the check that stopped it
+  bool Stopped = false;
+};
+
+const char *readBounded(void *Payload, uint32_t Byte, TSPoint, uint32_t *BytesRead) {
+  auto *P = static_cast<BoundedParse *>(Payload);
+  *BytesRead = Byte < P->Size ? P->Size - Byte : 0;
+  return Byte < P->Size ? P->Data + Byte : "";
+}
+
+bool stopAtFirstError(TSParseState *State) {
+  auto *P = static_cast<BoundedParse *>(State->payload);
+  if (!State->has_error)
+    return false;
+  P->FirstErrorAt = State->current_byte_offset;
+  P->Stopped = true;
+  return true;
+}
+
+size_t endOfLine(std::string_view Text, size_t From) {
+  // A little past that point (a whole line can be the whole file).
+  return std::min({Text.find('\n', From), Text.size(), From + 256});
+}
+
+/// Parses Text[0, Size); when the parse stops in error, parses again only up
+/// to where it stopped, which holds the file's first error, for its position.
+TSTree *parseStoppingInError(TSParser *Parser, std::string_view Text) {
+  BoundedParse P{Text.data(), static_cast<uint32_t>(Text.size())};
+  TSInput Input{&P, readBounded, TSInputEncodingUTF8, nullptr};
+  TSTree *Tree = ts_parser_parse_with_options(Parser, nullptr, Input, {&P, stopAtFirstError});
+  if (!Tree && P.Stopped) {
+    ts_parser_reset(Parser);
+    BoundedParse Prefix{Text.data(), static_cast<uint32_t>(endOfLine(Text, P.FirstErrorAt))};
+    Input.payload = &Prefix;
+    // The prefix ends within 100 operations of the first error, so its
+    // recovery is short.
+    Tree = ts_parser_parse_with_options(Parser, nullptr, Input, {nullptr, nullptr});
+  }
+  return Tree;
+}
+
+/// The parse of a prefix confirms the lexical scan's error at Offset: the
+/// text there is code (not in a string or comment) that the parser could
+/// not fit either.
+bool confirmsLexicalError(TSTree *Tree, size_t Offset) {
+  TSNode Root = ts_tree_root_node(Tree);
+  if (!ts_node_has_error(Root))
+    return false;
+  bool InError = false;
+  for (TSNode N = ts_node_descendant_for_byte_range(Root, static_cast<uint32_t>(Offset),
+                                                    static_cast<uint32_t>(Offset + 1));
+       !ts_node_is_null(N); N = ts_node_parent(N)) {
+    llvm::StringRef Kind = ts_node_type(N);
+    if (Kind.starts_with("string") || Kind == "comment" || Kind == "interpolation")
+      return false;
+    InError |= ts_node_is_error(N) || ts_node_is_missing(N);
+  }
+  return InError;
+}
+
+/// Parses Text, never spending more than a linear walk and a short recovery
+/// on a file that is not valid Python.
+TSTree *parseBounded(std::string_view Text) {
+  TSParser *Parser = ts_parser_new();
+  ts_parser_set_language(Parser, tree_sitter_python());
+  TSTree *Tree = nullptr;
+  size_t Lexical = firstLexicalError(llvm::StringRef(Text.data(), Text.size()));
+  if (Lexical != llvm::StringRef::npos) {
+    Tree = parseStoppingInError(Parser, Text.substr(0, endOfLine(Text, Lexical)));
+    if (Tree && !confirmsLexicalError(Tree, Lexical)) {
+      ts_tree_delete(Tree);
+      Tree = nullptr;
+    }
+    ts_parser_reset(Parser);
+  }
+  if (!Tree)
+    Tree = parseStoppingInError(Parser, Text);
+  ts_parser_delete(Parser);
+  return Tree;
+}
+
 } // namespace
 
 std::unique_ptr<PySourceFile> PySourceFile::parse(std::string Path,
@@ -151,11 +245,7 @@ std::unique_ptr<PySourceFile> PySourceFile::parse(std::string Path,
     size_t Next = firstInvalidUtf8(llvm::StringRef(File->Text).drop_front(Bad + 1));
     Bad = Next == llvm::StringRef::npos ? Next : Bad + 1 + Next;
   }
-  TSParser *Parser = ts_parser_new();
-  ts_parser_set_language(Parser, tree_sitter_python());
-  File->Tree = ts_parser_parse_string(Parser, nullptr, ToParse.data(),
-                                      static_cast<uint32_t>(ToParse.size()));
-  ts_parser_delete(Parser);
+  File->Tree = parseBounded(ToParse);
   return File;
 }
 
