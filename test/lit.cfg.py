@@ -102,6 +102,13 @@ if os.geteuid() == 0 and shutil.which("setpriv"):
 # build against (runtime-validator/intercept/CMakeLists.txt).
 if os.path.exists(os.path.join(config.cuda_root, "include", "cublasLt.h")):
     config.available_features.add("math-libraries")
+# A file system that fills up: a small tmpfs in a private mount namespace
+# (unshare -rm), where the kernel allows unprivileged user namespaces.
+try:
+    if subprocess.run(["unshare", "-rm", "true"], capture_output=True, timeout=30).returncode == 0:
+        config.available_features.add("mount-namespace")
+except (OSError, subprocess.SubprocessError):
+    pass
 
 
 def _has_cuda_gpu():

@@ -2,10 +2,11 @@
 
 #include "PythonModuleSet.h"
 
+#include "support/InputFile.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -230,10 +231,10 @@ PyFile *PyModuleSet::loadModule(const PyFile &From, llvm::StringRef Dotted,
       return Known->second;
     if (!llvm::sys::fs::is_regular_file(Path))
       continue;
-    auto Buffer = llvm::MemoryBuffer::getFile(Path);
-    if (!Buffer)
+    std::string Text, Why;
+    if (!readInputFile(Path, SourceFileLimit, Text, Why))
       return nullptr;
-    auto Source = PySourceFile::parse(Path, (*Buffer)->getBuffer().str());
+    auto Source = PySourceFile::parse(Path, std::move(Text));
     if (Source->syntaxError())
       return nullptr;
     PyFile *Loaded = add(std::move(Source));
@@ -311,17 +312,16 @@ void PyModuleSet::resolveImports(PyFile &File, unsigned Depth) {
 
 std::unique_ptr<PyModuleSet> PyModuleSet::load(const std::string &Path,
                                                std::string &Error) {
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  if (!Buffer) {
-    Error = Buffer.getError().message();
+  // A regular file of bounded size: a FIFO or a link to /dev/zero named
+  // *.py would block or be read until memory runs out.
+  std::string Text;
+  if (!readInputFile(Path, SourceFileLimit, Text, Error))
     return nullptr;
-  }
   llvm::SmallString<256> Absolute(Path);
   llvm::sys::fs::make_absolute(Absolute);
   llvm::sys::path::remove_dots(Absolute, true);
   auto Set = std::make_unique<PyModuleSet>();
-  Set->add(PySourceFile::parse(std::string(Absolute),
-                               (*Buffer)->getBuffer().str()));
+  Set->add(PySourceFile::parse(std::string(Absolute), std::move(Text)));
   if (!Set->main().Source->syntaxError())
     Set->resolveImports(Set->main(), 0);
   return Set;

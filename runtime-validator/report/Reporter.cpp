@@ -226,7 +226,7 @@ void Reporter::drain(StreamNamer &Namer) {
   }
   if (Added) {
     writeJsonReport();
-    appendToTally(describeThisProcess(findingCount()));
+    updateTally();
   }
 }
 
@@ -246,6 +246,7 @@ void Reporter::writeJsonReport() {
   ReportPart Part;
   Part.RunId = currentRunId();
   Part.Pid = Self.Pid;
+  Part.Image = Self.Image;
   Part.Rank = Self.Rank;
   Part.Command = Self.Command;
   for (const ReportedFinding &F : All)
@@ -262,6 +263,21 @@ void Reporter::writeJsonReport() {
       std::fflush(out());
     }
   }
+}
+
+void Reporter::updateTally() {
+  int Err = 0;
+  if (appendToTally(describeThisProcess(findingCount())))
+    return;
+  Err = errno;
+  if (TallyWriteFailed.exchange(true))
+    return;
+  std::lock_guard<std::mutex> Guard(StateLock);
+  std::fprintf(Out,
+               "streamlife: warning: cannot add this process's findings to the launcher's tally "
+               "(%s): the exit status of 'streamlife run --error-exitcode' may miss them\n",
+               std::strerror(Err));
+  std::fflush(Out);
 }
 
 void Reporter::noteNotAnalysed(NotAnalysed N) {
@@ -322,7 +338,7 @@ void Reporter::finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda) {
   if (!UsedCuda && findingCount() == 0)
     return;
   writeJsonReport();
-  appendToTally(describeThisProcess(findingCount()));
+  updateTally();
 }
 
 } // namespace rt

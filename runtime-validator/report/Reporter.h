@@ -94,6 +94,8 @@ private:
   std::string siteKey(OpId Op) const;
   /// (Re)writes the JSON report with what was found so far.
   void writeJsonReport();
+  /// This process's count into `streamlife run`'s tally; said once if that fails.
+  void updateTally();
 
   /// True when a suppression rule matches R (counted there).
   bool suppressed(const ReportedFinding &R);
@@ -114,6 +116,7 @@ private:
   std::vector<std::string> Notes;
   std::vector<std::string> SummaryDetails;
   bool ReportWriteFailed = false;
+  std::atomic<bool> TallyWriteFailed{false};
   std::atomic<bool> NoteShown[static_cast<unsigned>(NotAnalysed::Count)] = {};
   std::atomic<bool> Finished{false};
 };

@@ -1,6 +1,7 @@
 //===- PythonRunner.cpp - `streamlife check` on Python files --------------===//
 #include "PythonRunner.h"
 
+#include "CheckRunner.h"
 #include "PythonCheck.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -107,7 +108,8 @@ bool isSuppressed(llvm::StringRef LineText, llvm::StringRef PreviousLine,
 FileResult checkPythonFile(const std::string &Path) {
   FileResult Result;
   Result.Path = Path;
-  python::PyCheckResult Checked = python::checkPythonFile(Path);
+  python::PyCheckResult Checked;
+  runOnCheckThread(Path, [&] { Checked = python::checkPythonFile(Path); });
   if (!Checked.ReadError.empty()) {
     Result.Failure = "cannot read: " + Checked.ReadError;
     return Result;
