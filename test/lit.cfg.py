@@ -73,6 +73,10 @@ if os.path.exists(os.path.join(shared, "seed", "000_5406c5372570b562.txt")):
     config.available_features.add("seed")
 if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
     config.available_features.add("cuda-headers")
+# Tests of what another user can do to our files (owned by nobody) need to
+# give files away: only root can; elsewhere they are reported as unsupported.
+if os.geteuid() == 0 and shutil.which("setpriv"):
+    config.available_features.add("root")
 
 
 def _has_cuda_gpu():

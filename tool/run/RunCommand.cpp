@@ -18,7 +18,9 @@
 #include "Supervisor.h"
 #include "report/Options.h"
 #include "report/Suppressions.h"
+#include "support/PrivatePaths.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -89,11 +91,28 @@ std::string runtimeLibraryPath() {
 /// Python programs report Python call sites: <prefix>/share/streamlife/python
 /// holds a sitecustomize module that installs the validator's Python tracer
 /// (runtime-validator/python/sitecustomize.py). It goes first on PYTHONPATH;
-/// it imports the next sitecustomize on the path itself.
+/// it imports the next sitecustomize on the path itself. Every Python
+/// program of the run executes it, so it is added only when nobody but
+/// root, this user or the owner of this executable can change it or a folder
+/// above it (support/PrivatePaths.h); otherwise Python call sites are lost,
+/// and said to be.
 void addPythonHook() {
   std::string Dir = installPrefix() + "/share/streamlife/python";
-  if (access((Dir + "/sitecustomize.py").c_str(), R_OK) != 0)
+  std::string Hook = Dir + "/sitecustomize.py";
+  if (access(Hook.c_str(), R_OK) != 0)
     return;
+  struct stat Self;
+  unsigned Installer = stat("/proc/self/exe", &Self) == 0 ? Self.st_uid : 0;
+  std::string Why = whyNotTrustedLike(Dir, Installer);
+  if (Why.empty())
+    Why = whyNotTrustedLike(Hook, Installer);
+  if (!Why.empty()) {
+    std::fprintf(stderr,
+                 "streamlife run: warning: not loading the Python hook from '%s': %s; Python "
+                 "programs run without Python call sites\n",
+                 Dir.c_str(), Why.c_str());
+    return;
+  }
   std::string Path = Dir;
   if (const char *Existing = std::getenv("PYTHONPATH"); Existing && *Existing)
     Path += ":" + std::string(Existing);

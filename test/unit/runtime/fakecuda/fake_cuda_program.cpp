@@ -246,6 +246,16 @@ int main(int Argc, char **Argv) {
     std::puts("ran");
     std::fflush(nullptr);
     _exit(5);
+  } else if (Scenario == "torch-alloc") {
+    // PyTorch's first segment: cuMemAlloc while libc10_cuda.so (argv[2], a
+    // stand-in in a torch-like tree) is loaded makes the validator load or
+    // build the allocator feed.
+    if (Argc < 3 || !dlopen(Argv[2], RTLD_NOW | RTLD_GLOBAL)) {
+      std::fprintf(stderr, "fake_cuda_program: torch-alloc needs a loadable libc10_cuda.so: %s\n",
+                   Argc < 3 ? "none given" : dlerror());
+      return 2;
+    }
+    allocSync(Buffer);
   } else if (Scenario == "fork") {
     // A finding, then a forked child that exits normally: one summary only.
     prologue();
