@@ -52,6 +52,9 @@ CXX_LIFETIME_API = {
     "sync": re.compile(r"\bcudaStreamSynchronize\b|\bcudaDeviceSynchronize\b|\bsynchronize\s*\(\s*\)"),
 }
 CXX_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx")
+# Mutants are written beside their originals in the scratch tree (recall.py);
+# one left by an interrupted run is never chosen as a corpus file.
+MUTANT_PREFIX = "_streamlife_mutant_"
 
 
 class CorpusError(Exception):
@@ -150,6 +153,9 @@ def extract(gitdir, repo, scratch, log=sys.stderr):
     if os.path.exists(stamp):
         return dest
     print(f"realcode: extracting {repo.name}@{repo.commit[:12]}", file=log, flush=True)
+    # Into a folder of this process, renamed into place when complete: runs
+    # sharing a scratch folder never see (or delete) a half-extracted tree.
+    final, dest = dest, f"{dest}.part{os.getpid()}"
     if os.path.exists(dest):
         subprocess.run(["rm", "-rf", dest], check=True)
     os.makedirs(dest)
@@ -191,9 +197,13 @@ def extract(gitdir, repo, scratch, log=sys.stderr):
             f.write(data)
     if cat.wait() != 0:
         raise CorpusError(f"{repo.name}: git cat-file failed while extracting {repo.commit}")
+    try:
+        os.rename(dest, final)
+    except OSError:  # another run finished first: use its tree
+        subprocess.run(["rm", "-rf", dest], check=True)
     with open(stamp, "w") as f:
         f.write(f"{len(blobs) - missing} files, {missing} absent from the snapshot\n")
-    return dest
+    return final
 
 
 @dataclass
@@ -229,7 +239,7 @@ def _walk(src, roots, suffixes, exclude):
         for dirpath, dirnames, names in os.walk(base):
             dirnames.sort()
             for n in sorted(names):
-                if not n.endswith(suffixes):
+                if not n.endswith(suffixes) or n.startswith(MUTANT_PREFIX):
                     continue
                 path = os.path.join(dirpath, n)
                 rel = os.path.relpath(path, src)
@@ -288,10 +298,15 @@ def unpack_torch_headers(scratch, tarball):
     if not os.path.exists(stamp):
         if not os.path.isfile(tarball):
             raise CorpusError(f"PyTorch headers tarball not found: {tarball} (--torch-headers)")
-        subprocess.run(["rm", "-rf", dest], check=True)
-        os.makedirs(dest)
-        subprocess.run(["tar", "-xJf", tarball, "-C", dest], check=True)
-        open(stamp, "w").close()
+        part = f"{dest}.part{os.getpid()}"
+        subprocess.run(["rm", "-rf", part], check=True)
+        os.makedirs(part)
+        subprocess.run(["tar", "-xJf", tarball, "-C", part], check=True)
+        open(os.path.join(part, ".unpacked"), "w").close()
+        try:
+            os.rename(part, dest)
+        except OSError:
+            subprocess.run(["rm", "-rf", part], check=True)
     return dest
 
 
@@ -324,7 +339,7 @@ __host__ static inline float min(float a, float b) { return b < a ? b : a; }
 
 class FlagContext:
     """Expands the manifest's placeholders in a repository's C++ flags:
-    {src} its tree, {repo:owner/name} another repository's tree (a
+    {src} its tree, {dir} the checked file's folder, {repo:owner/name} another repository's tree (a
     dependency, such as RMM's headers for cuDF), {torch} the PyTorch include
     flags, {cuda} the toolkit, {python_include} Python.h's folder, {gen} the
     folder of headers generated for this repository (as its CMake would)."""
@@ -371,6 +386,8 @@ class FlagContext:
                 return gen
             if key == "python_include":
                 return sysconfig.get_paths()["include"]
+            if key == "dir":
+                return "{dir}"   # the file's own folder, expanded per file (file_flags)
             if key.startswith("repo:"):
                 return self.trees[key[5:]]
             raise CorpusError(f"{repo.name}: unknown placeholder {{{key}}} in the manifest")
@@ -387,6 +404,12 @@ class FlagContext:
             else:
                 out.append(self.expand_one(f, repo, src, gen))
         return out, gen
+
+
+def file_flags(flags, path):
+    """A repository's flags for one file: {dir} is the file's folder."""
+    d = os.path.dirname(path)
+    return [f.replace("{dir}", d) for f in flags]
 
 
 def cuda_mode_flags(path, cuda, gen):
