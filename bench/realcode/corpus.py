@@ -70,6 +70,7 @@ class CppConfig:
     generate: list = field(default_factory=list)
     needs: list = field(default_factory=list)
     remove: list = field(default_factory=list)
+    suffixes: list = field(default_factory=lambda: list(CXX_SUFFIXES))
 
 
 @dataclass
@@ -108,7 +109,8 @@ def load_manifest(path=DEFAULT_MANIFEST):
                                 exclude=c.get("exclude", []),
                                 max_files=c.get("max_files", defaults.get("cpp_max_files", 12)),
                                 generate=c.get("generate", []), needs=c.get("needs", []),
-                                remove=c.get("remove", []))
+                                remove=c.get("remove", []),
+                                suffixes=c.get("suffixes", list(CXX_SUFFIXES)))
             repos.append(Repo(name=entry["name"], commit=entry["commit"], kind=entry["kind"],
                               python_roots=entry.get("python", []),
                               python_exclude=entry.get("python_exclude", []) + defaults.get("python_exclude", []),
@@ -281,7 +283,7 @@ def select_cpp(checkout, max_files=None):
     if not cpp:
         return []
     ranked = []
-    for rel in _walk(checkout.src, cpp.roots, CXX_SUFFIXES, cpp.exclude):
+    for rel in _walk(checkout.src, cpp.roots, tuple(cpp.suffixes), cpp.exclude):
         kinds = cxx_score(_read(os.path.join(checkout.src, rel)))
         if kinds:
             ranked.append((-len(kinds), rel, kinds))
@@ -339,7 +341,7 @@ __host__ static inline float min(float a, float b) { return b < a ? b : a; }
 
 class FlagContext:
     """Expands the manifest's placeholders in a repository's C++ flags:
-    {src} its tree, {dir} the checked file's folder, {repo:owner/name} another repository's tree (a
+    {src} its tree, {dir} the checked file's folder, {cu} (a prefix) for .cu files only, {repo:owner/name} another repository's tree (a
     dependency, such as RMM's headers for cuDF), {torch} the PyTorch include
     flags, {cuda} the toolkit, {python_include} Python.h's folder, {gen} the
     folder of headers generated for this repository (as its CMake would)."""
@@ -388,6 +390,8 @@ class FlagContext:
                 return sysconfig.get_paths()["include"]
             if key == "dir":
                 return "{dir}"   # the file's own folder, expanded per file (file_flags)
+            if key == "cu":
+                return "{cu}"    # a flag for .cu files only (file_flags)
             if key.startswith("repo:"):
                 return self.trees[key[5:]]
             raise CorpusError(f"{repo.name}: unknown placeholder {{{key}}} in the manifest")
@@ -407,9 +411,18 @@ class FlagContext:
 
 
 def file_flags(flags, path):
-    """A repository's flags for one file: {dir} is the file's folder."""
+    """A repository's flags for one file: {dir} is the file's folder; a flag
+    prefixed with {cu} is given to .cu files only (what a build passes to nvcc
+    and not to the host compiler, such as torch's -D__CUDA_NO_HALF_OPERATORS__)."""
     d = os.path.dirname(path)
-    return [f.replace("{dir}", d) for f in flags]
+    out = []
+    for f in flags:
+        if f.startswith("{cu}"):
+            if not path.endswith(".cu"):
+                continue
+            f = f[len("{cu}"):]
+        out.append(f.replace("{dir}", d))
+    return out
 
 
 def cuda_mode_flags(path, cuda, gen):

@@ -171,7 +171,7 @@ def run(chosen, all_repos, root, o):
         e = entries.get(f["fingerprint"])
         f["verdict"] = e.verdict if e else None
         f["triage_reason"] = e.reason if e else None
-    covered = {r["repo"] for r in py_results + cpp_results}
+    covered = {(r["repo"], r["lang"]) for r in py_results + cpp_results}
     cmp = triage.compare(all_findings, entries, covered)
 
     recall = None
