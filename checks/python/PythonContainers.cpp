@@ -134,8 +134,7 @@ std::optional<Value> FunctionLowering::lowerContainerCall(PyNode Call,
   }
   case ContainerOp::TakeOldest:
   case ContainerOp::TakeNewest: {
-    NameId Taken = temp(Receiver.text().str() + "." + Method.str() + "()");
-    TempSites[Taken] = At;
+    NameId Taken = temp(Receiver.text().str() + "." + Method.str() + "()", At);
     ir::Inst &T = emit(OpKind::TakeEntry, At);
     T.Names = {Taken, C->Entries};
     T.Oldest = Op == ContainerOp::TakeOldest;

@@ -81,8 +81,9 @@ void FunctionLowering::use(const std::vector<Value> &Operands, StreamRef Stream,
 }
 
 Value FunctionLowering::allocate(PyNode At, NameId Hint) {
-  NameId Result = temp(Hint != NoId ? M.name(Hint).Spelling : At.text());
-  ir::Inst &I = emit(OpKind::Allocate, site(At));
+  SiteId Site = site(At);
+  NameId Result = temp(Hint != NoId ? M.name(Hint).Spelling : At.text(), Site);
+  ir::Inst &I = emit(OpKind::Allocate, Site);
   I.Names.push_back(Result);
   I.Stream = current();
   I.Own = ir::Ownership::Owned;
@@ -200,9 +201,10 @@ Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
         bind(I, V);
   }
   Args[NumParams].Stream = current();
+  SiteId Site = site(Call);
   NameId Result =
-      temp(Hint != NoId ? M.name(Hint).Spelling : Call.text());
-  ir::Inst &I = emit(OpKind::Call, site(Call));
+      temp(Hint != NoId ? M.name(Hint).Spelling : Call.text(), Site);
+  ir::Inst &I = emit(OpKind::Call, Site);
   I.Callee = Found->second;
   I.Names.push_back(Result);
   I.Args.assign(Args.begin(), Args.end());
@@ -225,7 +227,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
   };
   switch (Row.Op) {
   case PyOp::CreateStream: {
-    NameId Target = Hint != NoId ? Hint : temp("stream");
+    NameId Target = Hint != NoId ? Hint : temp("stream", site(Call));
     ir::Inst &I = emit(OpKind::CreateStream, site(Call));
     I.Stream = StreamRef::named(Target);
     I.NonBlocking = true; // the stream pool's streams are non-blocking
@@ -242,7 +244,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     return other();
   }
   case PyOp::CreateEvent: {
-    NameId Target = Hint != NoId ? Hint : temp("event");
+    NameId Target = Hint != NoId ? Hint : temp("event", site(Call));
     ir::Inst &I = emit(OpKind::Bind, site(Call));
     I.Names = {Target, NoId};
     I.Value = ir::ValueKind::Event;
@@ -256,7 +258,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     if (OnStream) {
       PyNode E = Args.find(Row.Event);
       Event = E && !isNoneLiteral(E) ? eventOperand(E)
-                                     : (Hint != NoId ? Hint : temp("event"));
+                                     : (Hint != NoId ? Hint : temp("event", site(Call)));
     } else {
       Event = receiverName();
     }
@@ -376,23 +378,35 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     // points into it.)
     std::string Qualified = qualifiedCallee(File, Call.field("function"));
     llvm::StringRef Short = llvm::StringRef(Qualified).rsplit('.').second;
-    // The process group's stream: it waits for the caller's current stream
-    // before the collective; an async collective is ordered back through
-    // its work handle, a synchronous one before returning.
+    SiteId Site = site(Call);
+    // ProcessGroupNCCL runs a synchronous collective on the caller's
+    // current stream: an ordinary use there.
+    if (!Async) {
+      use(Operands, current(), Site);
+      return other();
+    }
+    // An asynchronous one runs on the process group's own stream, which
+    // first waits for the current stream. The work handle stashes the
+    // inputs and outputs until the collective completes (wait() or the
+    // watchdog), so dropping the last Python reference before the wait
+    // releases nothing early: for the allocator the tensors are used on
+    // that stream and kept past its work, as record_stream keeps them.
     StreamRef Comm =
         StreamRef::named(Ctx.shared("pg:" + Short.str(), Short));
-    SiteId Site = site(Call);
     ir::Inst &Before = emit(OpKind::WaitStream, Site);
     Before.Stream = Comm;
     Before.Stream2 = current();
     use(Operands, Comm, Site);
-    if (!Async) {
-      ir::Inst &After = emit(OpKind::WaitStream, Site);
-      After.Stream = current();
-      After.Stream2 = Comm;
-      return other();
-    }
-    NameId Work = Hint != NoId ? Hint : temp("work");
+    ir::Inst Keep;
+    Keep.Kind = OpKind::RecordStream;
+    Keep.Site = Site;
+    Keep.Stream = Comm;
+    for (const Value &V : Operands)
+      if (V.Name != NoId && mayHoldBuffer(V.Kind))
+        Keep.Names.push_back(V.Name);
+    if (!Keep.Names.empty())
+      F.Blocks[Cur].Insts.push_back(std::move(Keep));
+    NameId Work = Hint != NoId ? Hint : temp("work", Site);
     ir::Inst &Record = emit(OpKind::RecordEvent, Site);
     Record.Stream = Comm;
     Record.Event = Work;

@@ -148,7 +148,10 @@ private:
 
   // --- Names.
   NameId local(const std::string &Spelling);
-  NameId temp(llvm::StringRef Spelling);
+  /// A temporary made by the operation at \p MadeAt (a call's value before
+  /// it is bound): it dies at the end of the statement, and a release its
+  /// death causes is reported at \p MadeAt, never at no site.
+  NameId temp(llvm::StringRef Spelling, SiteId MadeAt);
   std::optional<NameId> nameOf(PyNode Expr);
   ValueKind kindOfName(PyNode Expr);
   PyClassDef *classOf(PyNode Receiver);
@@ -271,9 +274,9 @@ private:
   NameId EntryCurrent = NoId;
   std::vector<StreamRef> CurrentStack;
   std::vector<LoopTargets> Loops;
-  std::vector<NameId> StatementTemps;
-  /// Where a temporary that can own a buffer was made (its kill's site).
-  std::map<NameId, SiteId> TempSites;
+  /// The temporaries of the statement being lowered, with where each was
+  /// made (the site of its kill at the end of the statement).
+  std::vector<std::pair<NameId, SiteId>> StatementTemps;
   unsigned TempCount = 0;
   bool IsModuleBody = false;
 };

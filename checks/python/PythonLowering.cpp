@@ -11,6 +11,7 @@
 
 #include "PythonFunctionLowering.h"
 
+#include <cassert>
 #include <functional>
 
 namespace streamlife::python {
@@ -30,9 +31,10 @@ NameId FunctionLowering::local(const std::string &Spelling) {
   return Slot;
 }
 
-NameId FunctionLowering::temp(llvm::StringRef Spelling) {
+NameId FunctionLowering::temp(llvm::StringRef Spelling, SiteId MadeAt) {
+  assert(MadeAt != NoId && "a temporary without the site that made it");
   NameId N = M.addName({Spelling.take_front(60).str(), Id, NoId});
-  StatementTemps.push_back(N);
+  StatementTemps.push_back({N, MadeAt});
   ++TempCount;
   return N;
 }

@@ -17,15 +17,13 @@ namespace streamlife::python::lowering {
 
 void FunctionLowering::endStatement() {
   // Temporaries die at the end of the statement that made them.
-  for (NameId T : StatementTemps) {
-    // A temporary that may be the last owner (a popped entry) is released
-    // where it was made: the diagnostics need a site.
-    auto Made = TempSites.find(T);
-    ir::Inst &I = emit(OpKind::Kill, Made == TempSites.end() ? NoId : Made->second);
+  for (const auto &[T, MadeAt] : StatementTemps) {
+    // A temporary that is the last owner (a popped entry, a tensor made and
+    // dropped in one statement) is released where it was made.
+    ir::Inst &I = emit(OpKind::Kill, MadeAt);
     I.Names.push_back(T);
   }
   StatementTemps.clear();
-  TempSites.clear();
 }
 
 void FunctionLowering::killName(NameId Name, ValueKind Kind, SiteId Site) {
