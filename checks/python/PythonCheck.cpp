@@ -50,17 +50,21 @@ llvm::StringRef PyCheckResult::lineText(llvm::StringRef Path,
   return {};
 }
 
-PyCheckResult checkPythonFile(const std::string &Path) {
+PyCheckResult checkPythonFile(const std::string &Path,
+                              const PyCheckOptions &Options) {
   PyCheckResult Result;
-  Result.Files = PyModuleSet::load(Path, Result.ReadError);
+  Result.Files =
+      PyModuleSet::load(Path, Result.ReadError, Options.DeviceModules);
   if (Result.Files)
     analyze(Result);
   return Result;
 }
 
-PyCheckResult checkPythonText(std::string Path, std::string Text) {
+PyCheckResult checkPythonText(std::string Path, std::string Text,
+                              const PyCheckOptions &Options) {
   PyCheckResult Result;
-  Result.Files = PyModuleSet::fromText(std::move(Path), std::move(Text));
+  Result.Files = PyModuleSet::fromText(std::move(Path), std::move(Text),
+                                       Options.DeviceModules);
   analyze(Result);
   return Result;
 }

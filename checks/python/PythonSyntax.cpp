@@ -27,16 +27,22 @@ PyNode PyNode::field(const char *Name) const {
   return {ts_node_child_by_field_name(Node, Name, strlen(Name)), Source};
 }
 
+// Both walk the children with a cursor: ts_node_child(I) and
+// ts_node_named_child(I) start from the first child each time, which made
+// the walk of a block quadratic in its length.
 std::vector<PyNode> PyNode::fields(const char *Name) const {
   std::vector<PyNode> Result;
   if (isNull())
     return Result;
-  uint32_t N = ts_node_child_count(Node);
-  for (uint32_t I = 0; I < N; ++I) {
-    const char *Field = ts_node_field_name_for_child(Node, I);
-    if (Field && llvm::StringRef(Field) == Name)
-      Result.emplace_back(ts_node_child(Node, I), Source);
+  TSTreeCursor Cursor = ts_tree_cursor_new(Node);
+  if (ts_tree_cursor_goto_first_child(&Cursor)) {
+    do {
+      const char *Field = ts_tree_cursor_current_field_name(&Cursor);
+      if (Field && std::strcmp(Field, Name) == 0)
+        Result.emplace_back(ts_tree_cursor_current_node(&Cursor), Source);
+    } while (ts_tree_cursor_goto_next_sibling(&Cursor));
   }
+  ts_tree_cursor_delete(&Cursor);
   return Result;
 }
 
@@ -44,14 +50,18 @@ std::vector<PyNode> PyNode::namedChildren() const {
   std::vector<PyNode> Result;
   if (isNull())
     return Result;
-  uint32_t N = ts_node_named_child_count(Node);
-  Result.reserve(N);
-  for (uint32_t I = 0; I < N; ++I) {
-    TSNode Child = ts_node_named_child(Node, I);
-    // Comments are "extras": they may sit anywhere and mean nothing here.
-    if (llvm::StringRef(ts_node_type(Child)) != "comment")
-      Result.emplace_back(Child, Source);
+  Result.reserve(ts_node_named_child_count(Node));
+  TSTreeCursor Cursor = ts_tree_cursor_new(Node);
+  if (ts_tree_cursor_goto_first_child(&Cursor)) {
+    do {
+      TSNode Child = ts_tree_cursor_current_node(&Cursor);
+      // Comments are "extras": they may sit anywhere and mean nothing here.
+      if (ts_node_is_named(Child) &&
+          std::strcmp(ts_node_type(Child), "comment") != 0)
+        Result.emplace_back(Child, Source);
+    } while (ts_tree_cursor_goto_next_sibling(&Cursor));
   }
+  ts_tree_cursor_delete(&Cursor);
   return Result;
 }
 
