@@ -49,6 +49,7 @@ shared = next((d for d in (os.path.join(os.path.dirname(src), "shared"),
                if os.path.isdir(d)), os.path.join(os.path.dirname(src), "shared"))
 config.substitutions.append(("%shared", shared))
 config.substitutions.append(("%example_bin", os.path.join(obj, "examples")))
+config.substitutions.append(("%gpu_programs", os.path.join(obj, "test", "gpu-programs")))
 config.substitutions.append(("%nvcc", config.nvcc or "nvcc"))
 config.substitutions.append(("%check_streamlife_py",
     "%s %s --streamlife=%s --filecheck=%s" % (
@@ -66,13 +67,30 @@ if config.streamlife_build_checker and os.path.exists(plugin):
     config.available_features.add("checker")
 if config.streamlife_build_runtime:
     config.available_features.add("runtime")
-if shutil.which("dpkg-deb") and shutil.which("cpack"):
+# The package's dependencies come from dpkg-shlibdeps (dpkg-dev).
+if shutil.which("dpkg-deb") and shutil.which("dpkg-shlibdeps") and shutil.which("cpack"):
     config.available_features.add("cpack-deb")
+# Debian's package checker: the package test runs it where it is installed
+# (scripts/test.sh installs it) and is reported unsupported elsewhere.
+if shutil.which("lintian"):
+    config.available_features.add("lintian")
+if shutil.which("groff"):
+    config.available_features.add("groff")
+if shutil.which("zsh"):
+    config.available_features.add("zsh")
+# The pre-commit framework (Debian's pre-commit): the README's snippet is run
+# with it where it is installed (scripts/test.sh installs it).
+if shutil.which("pre-commit"):
+    config.available_features.add("pre-commit")
 # The seed post (its demo script is extracted at test time, never copied).
 if os.path.exists(os.path.join(shared, "seed", "000_5406c5372570b562.txt")):
     config.available_features.add("seed")
 if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
     config.available_features.add("cuda-headers")
+# Tests of what another user can do to our files (owned by nobody) need to
+# give files away: only root can; elsewhere they are reported as unsupported.
+if os.geteuid() == 0 and shutil.which("setpriv"):
+    config.available_features.add("root")
 
 
 def _has_cuda_gpu():
@@ -105,10 +123,17 @@ if _has_cuda_gpu():
     config.available_features.add("cuda-gpu")
     try:
         import importlib.util
-        if importlib.util.find_spec("torch") is not None:
-            config.available_features.add("torch-gpu")
+        for module, feature in (("torch", "torch-gpu"), ("cupy", "cupy-gpu")):
+            if importlib.util.find_spec(module) is not None:
+                config.available_features.add(feature)
     except Exception:
         pass
+    # The oracle of the parity tests (test/gpu/*-parity.test).
+    if shutil.which("compute-sanitizer") or os.path.exists(
+            os.path.join(config.cuda_root, "bin", "compute-sanitizer")):
+        config.available_features.add("compute-sanitizer")
+config.substitutions.append(("%compute_sanitizer",
+    shutil.which("compute-sanitizer") or os.path.join(config.cuda_root, "bin", "compute-sanitizer")))
 
 
 # Real PyTorch headers: unpacked once per build tree at test time, never committed.

@@ -18,8 +18,14 @@
 //      installed torch's own headers, once per torch build: the cache key is
 //      torch's version and git hash, the C++ ABI of libc10, the size and time
 //      of libc10_cuda.so, the compiler and the feed's source. The result is
-//      cached in $XDG_CACHE_HOME/streamlife (or ~/.cache/streamlife, or the
-//      cache_dir option); later runs only dlopen it.
+//      cached in the cache_dir option, $XDG_CACHE_HOME/streamlife,
+//      ~/.cache/streamlife, $XDG_RUNTIME_DIR/streamlife or, last,
+//      ${TMPDIR:-/tmp}/streamlife-cache-<uid>; later runs only dlopen it.
+//      Whoever can write a cached feed runs code in every validated program
+//      (as root when root runs one), so the cache folder and each feed are
+//      used only when private to this user (support/PrivatePaths.h), the
+//      folder is created 0700, the build happens in a fresh mkdtemp folder,
+//      and what is loaded is the descriptor that was checked.
 //   3. The feed registers the allocator through the public annotation
 //      interface and attaches a trace tracker; ALLOC / FREE_REQUESTED /
 //      FREE_COMPLETED become annotation events, queued under the allocator's
@@ -30,6 +36,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
+
+#include "support/PrivatePaths.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -76,13 +84,21 @@ std::string readFile(const std::string &Path) {
 
 bool exists(const std::string &Path) { return access(Path.c_str(), F_OK) == 0; }
 
-bool makeDirectories(const std::string &Path) {
-  for (std::size_t At = 1; At != std::string::npos; At = Path.find('/', At + 1)) {
-    std::string Prefix = Path.substr(0, At);
-    if (!Prefix.empty() && mkdir(Prefix.c_str(), 0755) != 0 && errno != EEXIST)
-      return false;
+/// Writes Text to a new file Path (never through a planted name or link).
+bool writeNewFile(const std::string &Path, const std::string &Text) {
+  int Fd = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (Fd < 0)
+    return false;
+  std::size_t Done = 0;
+  while (Done < Text.size()) {
+    ssize_t N = ::write(Fd, Text.data() + Done, Text.size() - Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break;
+    Done += static_cast<std::size_t>(N);
   }
-  return mkdir(Path.c_str(), 0755) == 0 || errno == EEXIST;
+  return ::close(Fd) == 0 && Done == Text.size();
 }
 
 /// "2.11.0+cu130" from torch/version.py's `__version__ = '2.11.0+cu130'`.
@@ -109,7 +125,13 @@ std::string cacheDirectory(const Options &Opts) {
     return std::string(Xdg) + "/streamlife";
   if (const char *Home = std::getenv("HOME"); Home && *Home)
     return std::string(Home) + "/.cache/streamlife";
-  return "/tmp/streamlife-cache-" + std::to_string(getuid());
+  // No home (systemd units, cron, env -i): the per-user runtime folder, else
+  // a folder of our own in the temporary folder, created 0700 and refused
+  // when someone else made it first.
+  if (const char *Runtime = std::getenv("XDG_RUNTIME_DIR"); Runtime && *Runtime)
+    return std::string(Runtime) + "/streamlife";
+  const char *Tmp = std::getenv("TMPDIR");
+  return std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/streamlife-cache-" + std::to_string(geteuid());
 }
 
 /// Runs Argv with our preload and options removed from the environment (the
@@ -128,7 +150,8 @@ int runQuietly(const std::vector<std::string> &Argv, const std::string &Log) {
   ArgP.push_back(nullptr);
   posix_spawn_file_actions_t Actions;
   posix_spawn_file_actions_init(&Actions);
-  posix_spawn_file_actions_addopen(&Actions, 1, Log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&Actions, 1, Log.c_str(),
+                                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   posix_spawn_file_actions_adddup2(&Actions, 1, 2);
   pid_t Child;
   int Rc = posix_spawnp(&Child, ArgP[0], &Actions, nullptr, ArgP.data(), EnvP.data());
@@ -203,19 +226,35 @@ std::vector<std::string> cudaIncludeDirectories(const TorchInstall &T) {
   return Found;
 }
 
-/// The cached feed for this torch, compiled now if needed. Empty on failure.
-std::string buildFeed(ValidatorRuntime &R, const TorchInstall &T, std::string &Why) {
-  std::string Dir = cacheDirectory(R.Opts);
-  std::string Library = Dir + "/libstreamlife_torch-" + T.Key + ".so";
-  if (exists(Library))
-    return Library;
-  std::string Work = Dir + "/build-" + T.Key + "-" + std::to_string(getpid());
-  if (!makeDirectories(Work + "/streamlife")) {
-    Why = "cannot create the cache directory " + Work;
-    return "";
+/// Opens the cached feed for loading when it is there and private to this
+/// user: the descriptor, -1 when it is missing (Why empty) or refused.
+int openCachedFeed(const std::string &Library, std::string &Why) {
+  bool Missing = false;
+  int Fd = openPrivateFile(Library, Why, &Missing);
+  if (Fd < 0 && Missing)
+    Why.clear();
+  else if (Fd < 0)
+    Why = "refusing to load the cached feed: " + Why;
+  return Fd;
+}
+
+/// Compiles the feed into a fresh private folder in Dir and renames it to
+/// Library. False with a reason.
+bool compileFeed(ValidatorRuntime &R, const TorchInstall &T, const std::string &Dir,
+                 const std::string &Library, std::string &Why) {
+  std::string Work = Dir + "/build-" + T.Key + "-XXXXXX";
+  if (!mkdtemp(Work.data())) {
+    Why = "cannot create a build folder in " + Dir + ": " + std::strerror(errno);
+    return false;
   }
-  std::ofstream(Work + "/TorchAllocatorFeed.cpp") << TorchAllocatorFeedSource;
-  std::ofstream(Work + "/streamlife/annotations.h") << AnnotationsHeaderSource;
+  std::string Source = Work + "/TorchAllocatorFeed.cpp";
+  std::string Header = Work + "/streamlife/annotations.h";
+  if (mkdir((Work + "/streamlife").c_str(), 0700) != 0 ||
+      !writeNewFile(Source, TorchAllocatorFeedSource) ||
+      !writeNewFile(Header, AnnotationsHeaderSource)) {
+    Why = "cannot write the feed's source in " + Work + ": " + std::strerror(errno);
+    return false;
+  }
   std::string Temp = Work + "/libstreamlife_torch.so";
   std::vector<std::string> Argv = {R.Opts.cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w",
                                    "-D_GLIBCXX_USE_CXX11_ABI=" + std::to_string(T.CxxAbi),
@@ -223,25 +262,51 @@ std::string buildFeed(ValidatorRuntime &R, const TorchInstall &T, std::string &W
   for (const std::string &Include : cudaIncludeDirectories(T))
     Argv.push_back("-I" + Include);
   for (const std::string &Arg :
-       {Work + "/TorchAllocatorFeed.cpp", std::string("-o"), Temp, "-L" + T.Root + "/lib",
-        std::string("-lc10_cuda"), std::string("-lc10"), "-Wl,-rpath," + T.Root + "/lib"})
+       {Source, std::string("-o"), Temp, "-L" + T.Root + "/lib", std::string("-lc10_cuda"),
+        std::string("-lc10"), "-Wl,-rpath," + T.Root + "/lib"})
     Argv.push_back(Arg);
   auto Start = std::chrono::steady_clock::now();
-  int Rc = runQuietly(Argv, Work + "/compile.log");
+  std::string Log = Work + "/compile.log";
+  int Rc = runQuietly(Argv, Log);
   double Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-  if (Rc != 0 || std::rename(Temp.c_str(), Library.c_str()) != 0) {
+  // The linker gives 0777 less the umask; a cached feed is the user's alone.
+  if (Rc != 0 || chmod(Temp.c_str(), 0700) != 0 ||
+      std::rename(Temp.c_str(), Library.c_str()) != 0) {
     Why = "compiling the allocator feed with '" + R.Opts.cxx + "' failed (" +
           (Rc < 0 ? std::string("could not run it") : "exit " + std::to_string(Rc)) + "; see " +
-          Work + "/compile.log)";
-    return "";
+          Log + ")";
+    return false;
   }
+  for (const std::string &Done : {Source, Header, Log})
+    unlink(Done.c_str());
+  rmdir((Work + "/streamlife").c_str());
+  rmdir(Work.c_str());
   char Text[64];
   std::snprintf(Text, sizeof(Text), "%.1f", Seconds);
   R.Report.note("compiled the PyTorch allocator feed for torch " +
                 (T.Version.empty() ? std::string("(unknown version)") : T.Version) + " in " +
                 Text + " s; cached as " + Library);
-  return Library;
+  return true;
+}
+
+/// A descriptor of the cached feed for this torch (compiled now if needed),
+/// checked to be private to this user; -1 with a reason on failure.
+int buildFeed(ValidatorRuntime &R, const TorchInstall &T, std::string &Library, std::string &Why) {
+  std::string Dir = cacheDirectory(R.Opts);
+  if (!makePrivateDirectory(Dir, Why)) {
+    Why = "the feed cache folder is not private to this user (" + Why +
+          "; a feed there could have been planted by someone else: set cache_dir to a folder of "
+          "your own)";
+    return -1;
+  }
+  Library = Dir + "/libstreamlife_torch-" + T.Key + ".so";
+  int Fd = openCachedFeed(Library, Why);
+  if (Fd >= 0 || !Why.empty())
+    return Fd;
+  if (!compileFeed(R, T, Dir, Library, Why))
+    return -1;
+  return openCachedFeed(Library, Why);
 }
 
 /// One attempt; returns the new state.
@@ -252,8 +317,16 @@ int attach(ValidatorRuntime &R, void *C10Cuda) {
     return R.Report.note("PyTorch's caching allocator is not validated: " + Why +
                          "; raw CUDA calls still are"),
            TorchFeedFailed;
-  std::string Library = buildFeed(R, T, Why);
-  void *Feed = Library.empty() ? nullptr : dlopen(Library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::string Library;
+  int Fd = buildFeed(R, T, Library, Why);
+  // What was checked is what is loaded: the open descriptor, not the name.
+  // The descriptor stays open: ld.so knows the feed by this name, and a later
+  // dlopen of the same /proc/self/fd path (by the program, of a descriptor
+  // reusing the number) would otherwise be handed our feed.
+  std::string FdPath = "/proc/self/fd/" + std::to_string(Fd);
+  void *Feed = Fd < 0 ? nullptr : dlopen(FdPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (Fd >= 0 && !Feed)
+    ::close(Fd);
   using AttachFn = int (*)(char *, std::size_t);
   auto Attach = Feed ? reinterpret_cast<AttachFn>(dlsym(Feed, "streamlife_torch_attach")) : nullptr;
   if (!Attach) {
@@ -264,7 +337,9 @@ int attach(ValidatorRuntime &R, void *C10Cuda) {
     return TorchFeedFailed;
   }
   char Message[512] = "";
-  switch (Attach(Message, sizeof(Message))) {
+  int Code = Attach(Message, sizeof(Message));
+  Message[sizeof(Message) - 1] = '\0';
+  switch (Code) {
   case 1:
     if (R.Opts.verbosity > 0)
       R.Report.note("attached to PyTorch's caching allocator (torch " + T.Version +
@@ -274,11 +349,16 @@ int attach(ValidatorRuntime &R, void *C10Cuda) {
     return TorchFeedWaiting; // not initialized yet: the next trigger tries again
   case 2:
     if (R.Opts.verbosity > 0)
-      R.Report.note(std::string("PyTorch uses the ") + Message +
+      R.Report.note(std::string("PyTorch uses the ") + (*Message ? Message : "(unnamed)") +
                     " allocator backend: its blocks are validated through the CUDA API");
     return TorchFeedNotNeeded;
   default:
-    R.Report.note(std::string("PyTorch's caching allocator is not validated: ") + Message +
+    // The feed names its reason; a failure it did not explain (an exception
+    // with an empty what(), a code it should not return) still says which.
+    R.Report.note("PyTorch's caching allocator is not validated: " +
+                  (*Message ? std::string(Message)
+                            : "the allocator feed's attach failed with code " +
+                                  std::to_string(Code) + " and gave no reason") +
                   "; raw CUDA calls still are");
     return TorchFeedFailed;
   }

@@ -6,7 +6,8 @@
 // (Python call sites); Supervisor.cpp then runs the command as a child
 // and turns what every process of its tree found into our exit status. The flags are
 // generated from the validator's option table (runtime-validator/report/
-// Options.inc), so `--help` and STREAMLIFE_OPTIONS never disagree.
+// Options.inc), so `--help` (RunCommandDoc.cpp) and STREAMLIFE_OPTIONS never
+// disagree.
 //
 // Exit codes of the launcher itself: 2 usage error (one line on stderr),
 // 126 command found but not executable, 127 command not found (as shells do).
@@ -16,9 +17,12 @@
 #include "../InstallLayout.h"
 
 #include "Supervisor.h"
+#include "../cli/Renderers.h"
 #include "report/Options.h"
 #include "report/Suppressions.h"
+#include "support/PrivatePaths.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,33 +42,7 @@ int usageError(const std::string &Message) {
   return ExitUsage;
 }
 
-void printHelp() {
-  std::printf("usage: streamlife run [OPTIONS] -- CMD ARGS...\n"
-              "\n"
-              "Runs CMD with the runtime validator (libstreamlife_rt.so) preloaded into it and\n"
-              "every process it starts. Findings go to stderr, each starting\n"
-              "'streamlife: error: <kind>:', then a summary line per process that used CUDA\n"
-              "(and one line per process plus a total when several did).\n"
-              "Equivalent for one process: LD_PRELOAD=<lib>/libstreamlife_rt.so\n"
-              "STREAMLIFE_OPTIONS=name=value:... CMD\n"
-              "\n"
-              "options (STREAMLIFE_OPTIONS names use '_' for '-'; a flag with N or VALUE takes\n"
-              "the next word or '=VALUE'; a [=BOOL] flag alone means true, and takes the next\n"
-              "word as its value only before '--'):\n%s"
-              "  --help                      print this help\n"
-              "\n"
-              "--report: the processes of one run (a wrapper shell, a Python launcher,\n"
-              "torchrun's ranks) merge their findings into the one file, each tagged with its\n"
-              "pid and rank; a process that used no CUDA adds nothing. '%%p' gives one file\n"
-              "per process instead.\n"
-              "\n"
-              "exit status: CMD's own; with --error-exitcode N, N when any process of CMD's\n"
-              "tree found something (even if it ended with _exit() or a wrapper hid its\n"
-              "status); CMD's signal if it was killed; 2 usage error, 126 CMD not executable,\n"
-              "127 CMD not found. Without the launcher (plain LD_PRELOAD), each process\n"
-              "replaces only its own exit status, at exit().\n",
-              rt::renderFlagHelp().c_str());
-}
+void printHelp() { std::fputs(cli::renderHelp(runCommandDoc()).c_str(), stdout); }
 
 /// <prefix> of <prefix>/bin/streamlife.
 std::string installPrefix() {
@@ -89,11 +67,28 @@ std::string runtimeLibraryPath() {
 /// Python programs report Python call sites: <prefix>/share/streamlife/python
 /// holds a sitecustomize module that installs the validator's Python tracer
 /// (runtime-validator/python/sitecustomize.py). It goes first on PYTHONPATH;
-/// it imports the next sitecustomize on the path itself.
+/// it imports the next sitecustomize on the path itself. Every Python
+/// program of the run executes it, so it is added only when nobody but
+/// root, this user or the owner of this executable can change it or a folder
+/// above it (support/PrivatePaths.h); otherwise Python call sites are lost,
+/// and said to be.
 void addPythonHook() {
   std::string Dir = installPrefix() + "/share/streamlife/python";
-  if (access((Dir + "/sitecustomize.py").c_str(), R_OK) != 0)
+  std::string Hook = Dir + "/sitecustomize.py";
+  if (access(Hook.c_str(), R_OK) != 0)
     return;
+  struct stat Self;
+  unsigned Installer = stat("/proc/self/exe", &Self) == 0 ? Self.st_uid : 0;
+  std::string Why = whyNotTrustedLike(Dir, Installer);
+  if (Why.empty())
+    Why = whyNotTrustedLike(Hook, Installer);
+  if (!Why.empty()) {
+    std::fprintf(stderr,
+                 "streamlife run: warning: not loading the Python hook from '%s': %s; Python "
+                 "programs run without Python call sites\n",
+                 Dir.c_str(), Why.c_str());
+    return;
+  }
   std::string Path = Dir;
   if (const char *Existing = std::getenv("PYTHONPATH"); Existing && *Existing)
     Path += ":" + std::string(Existing);
