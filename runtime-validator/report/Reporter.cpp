@@ -273,11 +273,11 @@ void Reporter::updateTally() {
   if (TallyWriteFailed.exchange(true))
     return;
   std::lock_guard<std::mutex> Guard(StateLock);
-  std::fprintf(Out,
+  std::fprintf(out(),
                "streamlife: warning: cannot add this process's findings to the launcher's tally "
                "(%s): the exit status of 'streamlife run --error-exitcode' may miss them\n",
                std::strerror(Err));
-  std::fflush(Out);
+  std::fflush(out());
 }
 
 void Reporter::noteNotAnalysed(NotAnalysed N) {
