@@ -42,7 +42,9 @@ std::string commandName() {
 /// 16 hex digits that differ between program images: the kernel's random
 /// bytes for this exec (AT_RANDOM), else the time this was first asked.
 std::string imageId() {
-  static const std::string Id = [] {
+  // Never destroyed: the validator writes its report from an exit handler, which
+  // can run after function-local statics first used mid-run are destroyed.
+  static const std::string &Id = *new std::string([] {
     unsigned long long Bits = 0;
     if (const void *Random = reinterpret_cast<const void *>(getauxval(AT_RANDOM)))
       std::memcpy(&Bits, Random, sizeof(Bits));
@@ -52,7 +54,7 @@ std::string imageId() {
     char Text[17];
     std::snprintf(Text, sizeof(Text), "%016llx", Bits);
     return std::string(Text);
-  }();
+  }());
   return Id;
 }
 

@@ -288,8 +288,27 @@ int runCheckCommand(int Argc, const char **Argv) {
     for (llvm::StringRef Name : check::pythonCheckNames())
       Report.EnabledChecks.push_back(Name.str());
   }
-  for (const std::string &File : PythonSplit->PythonFiles)
-    Report.Files.push_back(check::checkPythonFile(File));
+  // The Python files' settings first: a broken one is an input error
+  // before anything is checked.
+  std::vector<python::PyCheckOptions> PythonOptions;
+  if (!PythonSplit->PythonFiles.empty()) {
+    if (llvm::Error Broken = check::validateProjectConfigs(PythonSplit->PythonFiles)) {
+      llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+    for (const std::string &File : PythonSplit->PythonFiles) {
+      llvm::Expected<python::PyCheckOptions> Options = check::pythonOptionsFor(File);
+      if (!Options) {
+        std::string Message = llvm::toString(Options.takeError());
+        return inputError(Message);
+      }
+      PythonOptions.push_back(std::move(*Options));
+    }
+  }
+  for (size_t I = 0; I < PythonSplit->PythonFiles.size(); ++I)
+    Report.Files.push_back(check::checkPythonFile(PythonSplit->PythonFiles[I], PythonOptions[I]));
   check::assignFingerprints(Report, SourceRoot);
   if (Earlier)
     check::compareWithBaseline(Report, *Earlier);
