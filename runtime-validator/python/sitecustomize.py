@@ -21,11 +21,6 @@ def _attach_streamlife():
     import sys
     import threading
 
-    # A second copy of this hook (another install's, or this folder under a
-    # second spelling) runs after the first: attach once.
-    if getattr(sys, "_streamlife_hook_attached", False):
-        return
-    sys._streamlife_hook_attached = True
     try:
         attach = getattr(ctypes.PyDLL(None), "__streamlife_python_attach")
     except (OSError, AttributeError):
@@ -188,6 +183,17 @@ def _import_next_sitecustomize():
         return
 
 
-_attach_streamlife()
-_feed_cupy_pool()
+def _first_copy():
+    """A second copy of this hook (another installation's, or this folder
+    under a second spelling) runs after the first: it only passes on."""
+    import sys
+
+    first = not getattr(sys, "_streamlife_hook_ran", False)
+    sys._streamlife_hook_ran = True
+    return first
+
+
+if _first_copy():
+    _attach_streamlife()
+    _feed_cupy_pool()
 _import_next_sitecustomize()
