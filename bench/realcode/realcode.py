@@ -185,7 +185,7 @@ def run(chosen, all_repos, root, o):
     load = os.getloadavg()[0]
     tot = report.totals(py_results, cpp_results, triage_of)
     md = [f"# streamlife on real code ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})", "",
-          f"streamlife: {tools.streamlife} ({git_describe()})", "",
+          f"streamlife: {tools.streamlife} ({binary_identity(tools.streamlife)}; sources at {git_describe()})", "",
           f"Run: {elapsed / 60:.1f} min wall with -j {o.jobs} (load average {load:.1f} at the end); "
           f"CPU of every command run: {cpu / 60:.1f} min, {cpu / 60 / max(o.jobs, 1):.1f} min on {o.jobs} "
           f"dedicated cores", ""]
@@ -198,7 +198,8 @@ def run(chosen, all_repos, root, o):
     md += report.recall_lines(recall)
     out = o.out or os.path.join(o.scratch, "report")
     os.makedirs(out, exist_ok=True)
-    doc = {"elapsed_s": elapsed, "cpu_s": cpu, "load_average": load, "jobs": o.jobs, "streamlife": git_describe(), "totals": tot, "skipped": skipped,
+    doc = {"elapsed_s": elapsed, "cpu_s": cpu, "load_average": load, "jobs": o.jobs,
+           "streamlife": f"{binary_identity(tools.streamlife)}; sources at {git_describe()}", "totals": tot, "skipped": skipped,
            "python": py_results, "cpp": cpp_results, "recall": recall,
            "untriaged": [triage.template_lines([f])[0] for f in cmp["untriaged"]],
            "gone": [vars(v) for v in cmp["gone"]]}
@@ -215,6 +216,18 @@ def git_describe():
     import subprocess
     r = subprocess.run(["git", "-C", PROJECT, "describe", "--always", "--dirty"], capture_output=True, text=True)
     return r.stdout.strip() or "unknown"
+
+
+def binary_identity(path):
+    """The binary measured: its build time and a hash (the worktree's commit
+    says what the sources are now, not what the binary was built from)."""
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(path)))
+    return f"built {built}, sha256 {h.hexdigest()[:12]}"
 
 
 def write_atomic(path, text):
