@@ -63,6 +63,7 @@ def totals(py, cpp, triage_of):
             "parse_failures": sum(len(r["parse_failures"]) for r in cpp),
             "crashes": sum(len(r["crashes"]) for r in cpp), "findings": len(f), **v,
             "streamlife_cpu": _sum_time(cpp, "streamlife"), "syntax_cpu": _sum_time(cpp, "syntax"),
+            "syntax_cached_cpu": sum(r["time"].get("syntax", {}).get("cached_cpu", 0.0) for r in cpp),
         }
     return out
 
@@ -84,7 +85,9 @@ def totals_lines(t):
             f"- C++/CUDA: {c['repositories']} repositories, {c['files']} translation units, {c['parsed']} parse, "
             f"{c['crashes']} crashes, {c['findings']} findings: {c['true']} true, {c['advice']} advice, "
             f"{c['false']} false, {c['untriaged']} untriaged; CPU streamlife {c['streamlife_cpu']:.1f} s, "
-            f"clang++ -fsyntax-only {c['syntax_cpu']:.1f} s ({_ratio(c['streamlife_cpu'], c['syntax_cpu'])}x)")
+            f"clang++ -fsyntax-only {c['syntax_cpu']:.1f} s ({_ratio(c['streamlife_cpu'], c['syntax_cpu'])}x)"
+            + (f"; {c['syntax_cached_cpu']:.1f} s of the baseline's CPU measured by an earlier run (--syntax-cache)"
+               if c.get("syntax_cached_cpu") else ""))
     return lines
 
 
