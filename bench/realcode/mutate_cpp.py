@@ -26,13 +26,13 @@ import os
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import corpus
 import cxx_syntax as cx
 import measure
 import precision
-from mutate_python import EXPECTED, Mutant
+from mutate_python import Mutant
 
 CUR = "<current stream>"
 # Kernels on the legacy default stream synchronize with blocking streams:
@@ -366,7 +366,7 @@ class FunctionSites:
             m = re.match(rf"^(.*?)=\s*{name}\s*(\.|;|\[|\))", txt)
             if m and not m.group(1).strip().endswith(("=", "!", "<", ">")):
                 return True
-            if re.search(rf"[{{,(]\s*{name}\s*[,}}]", txt) and "{" in txt and not re.search(rf"<<<", txt):
+            if re.search(rf"[{{,(]\s*{name}\s*[,}}]", txt) and "{" in txt and "<<<" not in txt:
                 return True
             if re.search(rf"\b\w+\s*\(\s*{name}\s*\)\s*;$", txt) and re.match(r"^(auto|at|torch|Tensor|const)", txt):
                 return True   # a copy construction

@@ -13,11 +13,13 @@ C++/CUDA: per translation unit, `clang++-22 -fsyntax-only` with the
 repository's flags (a failure is a parse failure: the file is not checked),
 then `streamlife check FILE -- FLAGS` alone (so that a crash is that file's).
 """
+import hashlib
 import json
 import os
 import re
 import shutil
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import corpus
@@ -38,9 +40,49 @@ json.dump(bad, sys.stdout)
 
 
 class Tools:
-    def __init__(self, streamlife, clangxx, python, pyflakes, cuda, timeout):
+    def __init__(self, streamlife, clangxx, python, pyflakes, cuda, timeout, syntax_cache=None):
         self.streamlife, self.clangxx, self.python = streamlife, clangxx, python
         self.pyflakes, self.cuda, self.timeout = pyflakes, cuda, timeout
+        self.syntax_cache = syntax_cache
+
+
+def _syntax_key(clangxx, cmd, path):
+    """What decides a `clang++ -fsyntax-only` result: the compiler binary,
+    the command line and the file's text (the headers are those of pinned
+    trees, the same in every run)."""
+    h = hashlib.sha256()
+    st = os.stat(os.path.realpath(clangxx))
+    h.update(f"{os.path.realpath(clangxx)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    h.update("\0".join(cmd).encode())
+    with open(path, "rb") as f:
+        h.update(hashlib.sha256(f.read()).digest())
+    return h.hexdigest()[:24]
+
+
+def syntax_baseline(tools, cmd, path, cwd):
+    """`clang++ -fsyntax-only` of one file: (returncode, crashed, describe,
+    stderr, wall, cpu, cached). The compiler's result does not depend on the
+    streamlife measured, so with a cache folder (--syntax-cache) it is run
+    once per file and command line and its measured times are reused: runs
+    before and after a change then pay for the baseline once."""
+    path_of = None
+    if tools.syntax_cache:
+        path_of = os.path.join(tools.syntax_cache, _syntax_key(tools.clangxx, cmd, path) + ".json")
+        try:
+            with open(path_of, encoding="utf-8") as f:
+                c = json.load(f)
+            return (c["returncode"], c["crashed"], c["describe"], c["stderr"], c["wall"], c["cpu"], True)
+        except (OSError, ValueError, KeyError):
+            pass
+    r = measure.run(cmd, timeout=tools.timeout, cwd=cwd)
+    out = (r.returncode, r.crashed, r.describe(), r.stderr[-20000:], r.wall, r.cpu, False)
+    if path_of and not r.timed_out:
+        os.makedirs(tools.syntax_cache, exist_ok=True)
+        tmp = f"{path_of}.tmp{os.getpid()}.{threading.get_ident()}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(dict(zip(("returncode", "crashed", "describe", "stderr", "wall", "cpu"), out[:6])), f)
+        os.replace(tmp, path_of)
+    return out
 
 
 def _findings_from_json(text, src, repo, lang):
@@ -146,11 +188,11 @@ def run_cpp_file(src, rel, flags, gen, tools, parse_only=False):
     mode = corpus.cuda_mode_flags(rel, tools.cuda, gen)
     flags = corpus.file_flags(flags, path)
     out = {"path": rel}
-    syntax = measure.run([tools.clangxx, "-fsyntax-only"] + mode + flags + [path], timeout=tools.timeout,
-                         cwd=src)
-    out["syntax"] = {"wall": syntax.wall, "cpu": syntax.cpu}
-    if syntax.returncode != 0:
-        out["parse_failure"] = _first_error(syntax.stderr) if not syntax.crashed else syntax.describe()
+    rc, crashed, how, stderr, wall, cpu, cached = syntax_baseline(
+        tools, [tools.clangxx, "-fsyntax-only"] + mode + flags + [path], path, src)
+    out["syntax"] = {"wall": wall, "cpu": cpu, "cached": cached}
+    if rc != 0:
+        out["parse_failure"] = _first_error(stderr) if not crashed else how
         return out
     if parse_only:
         out["streamlife"] = {"wall": 0.0, "cpu": 0.0}
@@ -175,8 +217,9 @@ def run_cpp(checkout, selected, flags, gen, tools, jobs, log=sys.stderr, parse_o
                   {"path": rel, "kinds": kinds} for rel, kinds in selected]}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         outs = list(pool.map(lambda s: run_cpp_file(src, s[0], flags, gen, tools, parse_only), selected))
-    syn_cpu = syn_wall = sl_cpu = sl_wall = 0.0
+    syn_cpu = syn_wall = sl_cpu = sl_wall = syn_cached_cpu = 0.0
     for o in outs:
+        syn_cached_cpu += o["syntax"]["cpu"] if o["syntax"].get("cached") else 0.0
         if "parse_failure" in o:
             result["parse_failures"].append({"path": o["path"], "why": o["parse_failure"]})
             continue
@@ -193,16 +236,19 @@ def run_cpp(checkout, selected, flags, gen, tools, jobs, log=sys.stderr, parse_o
         if parsed:
             result["findings"] += parsed[0]
     result["parsed"] = len(outs) - len(result["parse_failures"])
-    result["time"] = {"syntax": {"wall": syn_wall, "cpu": syn_cpu},
+    # A cached baseline's CPU was spent by an earlier run (syntax_baseline):
+    # kept apart so that the report can say what a run without the cache costs.
+    result["time"] = {"syntax": {"wall": syn_wall, "cpu": syn_cpu, "cached_cpu": syn_cached_cpu},
                       "streamlife": {"wall": sl_wall, "cpu": sl_cpu}}
     print(f"realcode: {repo} C++: {result['parsed']}/{len(outs)} parse, {len(result['findings'])} findings, "
           f"{len(result['crashes'])} crashes", file=log, flush=True)
     return result
 
 
-def find_tools(build_dir, clangxx, cuda, timeout):
+def find_tools(build_dir, clangxx, cuda, timeout, syntax_cache=None):
     streamlife = os.path.join(build_dir, "bin", "streamlife")
     if not os.access(streamlife, os.X_OK):
         raise corpus.CorpusError(f"{streamlife} does not exist (build first, or --build-dir)")
     return Tools(streamlife=streamlife, clangxx=clangxx, python=sys.executable,
-                 pyflakes=shutil.which("pyflakes3"), cuda=cuda, timeout=timeout)
+                 pyflakes=shutil.which("pyflakes3"), cuda=cuda, timeout=timeout,
+                 syntax_cache=syntax_cache)

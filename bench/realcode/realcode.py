@@ -49,6 +49,9 @@ def parse_args(argv):
     p.add_argument("--max-cpp-files", type=int, help="override every repository's max_files")
     p.add_argument("--parse-only", action="store_true",
                    help="C++: only clang++ -fsyntax-only (to tune a repository's flags in the manifest)")
+    p.add_argument("--no-syntax-cache", action="store_true",
+                   help="C++: run the clang++ -fsyntax-only baseline again instead of reusing the result and "
+                        "times measured by an earlier run for the same compiler, command line and file")
     p.add_argument("-j", "--jobs", type=int, default=2)
     p.add_argument("--timeout", type=int, default=300, help="seconds per command")
     p.add_argument("--out", help="folder for report.json and report.md (default: SCRATCH/report)")
@@ -110,7 +113,8 @@ def run(chosen, all_repos, root, o):
     started = time.time()
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_started = usage.ru_utime + usage.ru_stime
-    tools = precision.find_tools(o.build_dir, o.clangxx, o.cuda_path, o.timeout)
+    tools = precision.find_tools(o.build_dir, o.clangxx, o.cuda_path, o.timeout,
+                                 None if o.no_syntax_cache else os.path.join(o.scratch, "syntax-cache"))
     entries = triage.load(o.triage)
     cos, trees = prepare(chosen, all_repos, root, o)
     skipped = [{"repo": c.repo.name, "why": c.status} for c in cos if c.status != "ok"]
@@ -184,11 +188,16 @@ def run(chosen, all_repos, root, o):
     cpu = usage.ru_utime + usage.ru_stime - cpu_started
     load = os.getloadavg()[0]
     tot = report.totals(py_results, cpp_results, triage_of)
+    # What a run without the baseline cache costs: this run's CPU and the
+    # baseline CPU it reused.
+    cold = cpu + tot.get("cpp", {}).get("syntax_cached_cpu", 0.0)
     md = [f"# streamlife on real code ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})", "",
-          f"streamlife: {tools.streamlife} ({git_describe()})", "",
+          f"streamlife: {tools.streamlife} ({binary_identity(tools.streamlife)}; sources at {git_describe()})", "",
           f"Run: {elapsed / 60:.1f} min wall with -j {o.jobs} (load average {load:.1f} at the end); "
           f"CPU of every command run: {cpu / 60:.1f} min, {cpu / 60 / max(o.jobs, 1):.1f} min on {o.jobs} "
-          f"dedicated cores", ""]
+          f"dedicated cores"
+          + (f"; without the baseline cache {cold / 60:.1f} min, {cold / 60 / max(o.jobs, 1):.1f} min on "
+             f"{o.jobs} cores" if cold > cpu else ""), ""]
     md += report.totals_lines(tot) + [""]
     if skipped:
         md += ["Skipped: " + "; ".join(f"{s['repo']} ({s['why']})" for s in skipped), ""]
@@ -198,7 +207,8 @@ def run(chosen, all_repos, root, o):
     md += report.recall_lines(recall)
     out = o.out or os.path.join(o.scratch, "report")
     os.makedirs(out, exist_ok=True)
-    doc = {"elapsed_s": elapsed, "cpu_s": cpu, "load_average": load, "jobs": o.jobs, "streamlife": git_describe(), "totals": tot, "skipped": skipped,
+    doc = {"elapsed_s": elapsed, "cpu_s": cpu, "cpu_s_without_syntax_cache": cold, "load_average": load, "jobs": o.jobs,
+           "streamlife": f"{binary_identity(tools.streamlife)}; sources at {git_describe()}", "totals": tot, "skipped": skipped,
            "python": py_results, "cpp": cpp_results, "recall": recall,
            "untriaged": [triage.template_lines([f])[0] for f in cmp["untriaged"]],
            "gone": [vars(v) for v in cmp["gone"]]}
@@ -215,6 +225,18 @@ def git_describe():
     import subprocess
     r = subprocess.run(["git", "-C", PROJECT, "describe", "--always", "--dirty"], capture_output=True, text=True)
     return r.stdout.strip() or "unknown"
+
+
+def binary_identity(path):
+    """The binary measured: its build time and a hash (the worktree's commit
+    says what the sources are now, not what the binary was built from)."""
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(path)))
+    return f"built {built}, sha256 {h.hexdigest()[:12]}"
 
 
 def write_atomic(path, text):

@@ -5,7 +5,6 @@ mutant is found when it has a finding of an expected check that the
 original does not have (same line, same check, same message: the edits keep
 the line count). Reported per front end and operator, with a few misses per
 operator sampled with their mutated lines and what the site looks like."""
-import json
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor

@@ -10,33 +10,33 @@ def _sum_time(results, key):
     return sum(r["time"].get(key, {}).get("cpu", 0.0) for r in results)
 
 
+def _table(title, head, rows):
+    return [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + \
+        ["| " + " | ".join(str(c) for c in row) + " |" for row in rows] + [""]
+
+
+def _verdict_cells(r, triage_of):
+    v = triage_of(r["findings"])
+    return [len(r["crashes"]), len(r["findings"]), v["true"], v["advice"], v["false"], v["untriaged"]]
+
+
 def precision_tables(py, cpp, triage_of):
+    verdicts = ["crashes", "findings", "true", "advice", "false", "untriaged"]
     lines = []
     if py:
-        lines += ["### Python", "",
-                  "| repository | files | parse failures | crashes | findings | true | advice | false | untriaged "
-                  "| streamlife CPU s | ast.parse CPU s | pyflakes CPU s |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-        for r in py:
-            v = triage_of(r["findings"])
-            t = r["time"]
-            lines.append(f"| {r['repo']} | {r['files']} | {len(r['parse_failures'])} | {len(r['crashes'])} | "
-                         f"{len(r['findings'])} | {v['true']} | {v['advice']} | {v['false']} | {v['untriaged']} | "
-                         f"{t.get('streamlife', {}).get('cpu', 0):.2f} | {t.get('ast.parse', {}).get('cpu', 0):.2f} | "
-                         f"{t.get('pyflakes', {}).get('cpu', 0):.2f} |")
-        lines.append("")
+        cpu = lambda r, k: f"{r['time'].get(k, {}).get('cpu', 0):.2f}"  # noqa: E731
+        lines += _table("Python", ["repository", "files", "parse failures"] + verdicts
+                        + ["streamlife CPU s", "ast.parse CPU s", "pyflakes CPU s"],
+                        [[r["repo"], r["files"], len(r["parse_failures"])] + _verdict_cells(r, triage_of)
+                         + [cpu(r, "streamlife"), cpu(r, "ast.parse"), cpu(r, "pyflakes")] for r in py])
     if cpp:
-        lines += ["### C++/CUDA", "",
-                  "| repository | TUs | parse | crashes | findings | true | advice | false | untriaged "
-                  "| streamlife CPU s | syntax CPU s | ratio |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        rows = []
         for r in cpp:
-            v = triage_of(r["findings"])
             s, y = r["time"]["streamlife"]["cpu"], r["time"]["syntax"]["cpu"]
-            lines.append(f"| {r['repo']} | {r['files']} | {r['parsed']} | {len(r['crashes'])} | "
-                         f"{len(r['findings'])} | {v['true']} | {v['advice']} | {v['false']} | {v['untriaged']} | "
-                         f"{s:.1f} | {y:.1f} | {_ratio(s, y)} |")
-        lines.append("")
+            rows.append([r["repo"], r["files"], r["parsed"]] + _verdict_cells(r, triage_of)
+                        + [f"{s:.1f}", f"{y:.1f}", _ratio(s, y)])
+        lines += _table("C++/CUDA", ["repository", "TUs", "parse"] + verdicts
+                        + ["streamlife CPU s", "syntax CPU s", "ratio"], rows)
     return lines
 
 
@@ -63,6 +63,7 @@ def totals(py, cpp, triage_of):
             "parse_failures": sum(len(r["parse_failures"]) for r in cpp),
             "crashes": sum(len(r["crashes"]) for r in cpp), "findings": len(f), **v,
             "streamlife_cpu": _sum_time(cpp, "streamlife"), "syntax_cpu": _sum_time(cpp, "syntax"),
+            "syntax_cached_cpu": sum(r["time"].get("syntax", {}).get("cached_cpu", 0.0) for r in cpp),
         }
     return out
 
@@ -84,7 +85,9 @@ def totals_lines(t):
             f"- C++/CUDA: {c['repositories']} repositories, {c['files']} translation units, {c['parsed']} parse, "
             f"{c['crashes']} crashes, {c['findings']} findings: {c['true']} true, {c['advice']} advice, "
             f"{c['false']} false, {c['untriaged']} untriaged; CPU streamlife {c['streamlife_cpu']:.1f} s, "
-            f"clang++ -fsyntax-only {c['syntax_cpu']:.1f} s ({_ratio(c['streamlife_cpu'], c['syntax_cpu'])}x)")
+            f"clang++ -fsyntax-only {c['syntax_cpu']:.1f} s ({_ratio(c['streamlife_cpu'], c['syntax_cpu'])}x)"
+            + (f"; {c['syntax_cached_cpu']:.1f} s of the baseline's CPU measured by an earlier run (--syntax-cache)"
+               if c.get("syntax_cached_cpu") else ""))
     return lines
 
 
@@ -125,12 +128,9 @@ def problems_lines(py, cpp):
 def recall_lines(rc):
     if not rc:
         return []
-    lines = ["### Mutation recall", "",
-             "| front end | operator | mutants | found | missed | recall |", "|---|---|---|---|---|---|"]
-    for row in rc["table"]:
-        lines.append(f"| {row['front_end']} | {row['operator']} | {row['mutants']} | {row['found']} | "
-                     f"{row['missed']} | {row['recall']} |")
-    lines.append("")
+    keys = ["front_end", "operator", "mutants", "found", "missed", "recall"]
+    lines = _table("Mutation recall", [k.replace("_", " ") for k in keys],
+                   [[row[k] for k in keys] for row in rc["table"]])
     lines += [f"Note: {n}" for n in rc.get("notes", [])]
     if rc.get("errors"):
         lines += [f"Mutants not judged (the mutated file did not parse or streamlife failed): {len(rc['errors'])}", ""]

@@ -18,6 +18,7 @@ sys.path.insert(0, HERE)
 
 import mutate_cpp  # noqa: E402
 import mutate_python  # noqa: E402
+import precision  # noqa: E402
 
 PYTHON = '''import torch
 
@@ -164,10 +165,42 @@ def check_flagged(name, mutants, cmd_of, suffix):
     return ok
 
 
+def check_syntax_cache(clangxx):
+    """The compiler baseline is reused only for the same compiler, command
+    line and file text: a changed file or flag is compiled again."""
+    if not os.access(clangxx, os.X_OK):
+        print(f"skipped: the syntax cache ({clangxx} not found)")
+        return True
+    ok = True
+    with tempfile.TemporaryDirectory() as d:
+        tools = precision.Tools(streamlife=None, clangxx=clangxx, python=sys.executable, pyflakes=None,
+                                cuda="/usr/local/cuda", timeout=60, syntax_cache=os.path.join(d, "cache"))
+        path = os.path.join(d, "t.cpp")
+
+        def baseline(text, flags):
+            with open(path, "w") as f:
+                f.write(text)
+            rc, _, _, _, _, _, cached = precision.syntax_baseline(
+                tools, [clangxx, "-fsyntax-only"] + flags + [path], path, d)
+            return rc, cached
+        steps = [("first run", "int f() { return 1; }\n", [], (0, False)),
+                 ("same file and flags", "int f() { return 1; }\n", [], (0, True)),
+                 ("other flags", "int f() { return 1; }\n", ["-DX=1"], (0, False)),
+                 ("edited file", "int f() { return x; }\n", [], (1, False)),
+                 ("edited file again", "int f() { return x; }\n", [], (1, True))]
+        for name, text, flags, want in steps:
+            got = baseline(text, flags)
+            hit = got == want
+            ok &= hit
+            print(f"{'ok' if hit else 'FAIL'}: syntax cache, {name}: (exit status, cached) {got}, expected {want}")
+    return ok
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build-dir", default=os.path.join(HERE, "..", "..", "build"))
     p.add_argument("--torch-include", help="the unpacked PyTorch headers' include/ (for the ATen shapes)")
+    p.add_argument("--clangxx", default="/usr/lib/llvm-22/bin/clang++")
     o = p.parse_args(argv)
     py = mutate_python.FileMutator("t.py", "t.py", PYTHON).mutants()
     cu = mutate_cpp.FileModel("t.cu", CUDA).mutants()
@@ -175,6 +208,7 @@ def main(argv):
     ok = check_sites("python", py, PYTHON_EXPECTED)
     ok &= check_sites("cuda runtime", cu, CUDA_EXPECTED)
     ok &= check_sites("aten", at, ATEN_EXPECTED)
+    ok &= check_syntax_cache(o.clangxx)
     streamlife = os.path.join(o.build_dir, "bin", "streamlife")
     if os.access(streamlife, os.X_OK):
         ok &= check_flagged("python", py, lambda f: [streamlife, "check", f], ".py")
