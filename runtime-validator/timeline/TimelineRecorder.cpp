@@ -257,7 +257,13 @@ void TimelineRecorder::writeBlockLane(const Block &B) {
   beginEvent(Scratch, "M", BlocksPid, B.Lane, 0);
   Scratch += ",\"name\":\"thread_name\",\"args\":{\"name\":";
   appendQuoted(Scratch, Name);
-  Scratch += "}}";
+  Scratch += ",\"block\":\"";
+  Scratch += blockLetters(B.Letter);
+  Scratch += "\",\"base\":\"";
+  Scratch += Base;
+  Scratch += "\",\"bytes\":";
+  appendNumber(Scratch, B.Size);
+  Scratch += B.Pool ? ",\"pool\":true}}" : ",\"pool\":false}}";
   emit(Scratch);
   beginEvent(Scratch, "M", BlocksPid, B.Lane, 0);
   Scratch += ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":";
@@ -276,6 +282,10 @@ void TimelineRecorder::writeSubLane(const Block &B, const BlockUse &U) {
   beginEvent(Scratch, "M", BlocksPid, U.Tid, 0);
   Scratch += ",\"name\":\"thread_name\",\"args\":{\"name\":";
   appendQuoted(Scratch, "block " + blockLetters(B.Letter) + " used by " + Stream);
+  Scratch += ",\"block\":\"";
+  Scratch += blockLetters(B.Letter);
+  Scratch += "\",\"stream\":";
+  appendQuoted(Scratch, Stream);
   Scratch += "}}";
   emit(Scratch);
   beginEvent(Scratch, "M", BlocksPid, U.Tid, 0);
@@ -300,19 +310,21 @@ void TimelineRecorder::flowEnd(const FlowEnd &End, std::uint64_t Ns, const char 
   emit(Scratch);
 }
 
-/// Where a flow end binds inside a slice [Start, End): just inside it, so that
-/// the enclosing slice is this one and not a neighbour that touches it.
-static std::uint64_t flowTime(bool Start, std::uint64_t From, std::uint64_t To) {
+/// Where a flow end binds inside a slice [From, To): just inside it, so that
+/// the enclosing slice is this one and not a neighbour that touches it. An
+/// event's arrow leaves its record and arrives where the wait ends; a race's
+/// joins the starts of the two accesses.
+static std::uint64_t flowTime(const FlowEnd &F, std::uint64_t From, std::uint64_t To) {
   if (To - From < 2)
     return From;
-  return Start ? From + 1 : To - 1;
+  return F.Start || F.Category == RaceFlow ? From + 1 : To - 1;
 }
 
 void TimelineRecorder::bindFlow(StreamId S, std::uint64_t Seq, bool Placed, std::uint64_t Start,
                                 std::uint64_t End, const FlowEnd &F) {
   if (!Placed && Schedule.attach(S, Seq, F))
     return;
-  flowEnd(F, flowTime(F.Start, Start, End), FlowNames[F.Category]);
+  flowEnd(F, flowTime(F, Start, End), FlowNames[F.Category]);
 }
 
 // --- streams ---------------------------------------------------------------------------
@@ -366,7 +378,7 @@ void TimelineRecorder::placed(Slot &S, const Placement &P) {
       }
   }
   for (const FlowEnd &F : S.Flows)
-    flowEnd(F, flowTime(F.Start, P.Start, P.End), FlowNames[F.Category]);
+    flowEnd(F, flowTime(F, P.Start, P.End), FlowNames[F.Category]);
   if (S.Kind == SlotKind::EventRecord)
     if (auto It = Events.find(S.Event); It != Events.end() && It->second.Seq == S.Seq) {
       It->second.Placed = true;
@@ -393,6 +405,8 @@ void TimelineRecorder::ensureStreamLane(StreamId S) {
   beginEvent(Scratch, "M", StreamsPid, streamTid(S), 0);
   Scratch += ",\"name\":\"thread_name\",\"args\":{\"name\":";
   appendQuoted(Scratch, Name);
+  Scratch += ",\"stream\":";
+  appendNumber(Scratch, S);
   Scratch += "}}";
   emit(Scratch);
   beginEvent(Scratch, "M", StreamsPid, streamTid(S), 0);
@@ -433,6 +447,13 @@ void TimelineRecorder::addWork(StreamId S, WorkKind Kind, std::uint32_t LabelId,
       writeSubLane(*B, U);
     U.Seq = Seq;
     U.Placed = false;
+    for (auto It = RaceTargets.begin(); It != RaceTargets.end();)
+      if (It->Block == Id && It->Stream == S) {
+        Work.Flows.push_back(FlowEnd{It->Flow, false, U.Tid, RaceFlow});
+        It = RaceTargets.erase(It);
+      } else {
+        ++It;
+      }
   }
   Work.Blocks = std::move(BlockIds);
   addSlot(std::move(Work));
@@ -507,7 +528,7 @@ void TimelineRecorder::streamWaitsEvent(ThreadId, StreamId S, Handle Event) {
     FlowEnd From{Id, true, E.Tid, EventFlow};
     if (E.Placed) {
       Wait.WaitUntil = E.End;
-      flowEnd(From, flowTime(true, E.End - std::min<std::uint64_t>(E.End, StreamSchedule::MarkerNs), E.End),
+      flowEnd(From, flowTime(From, E.End - std::min<std::uint64_t>(E.End, StreamSchedule::MarkerNs), E.End),
               FlowNames[EventFlow]);
     } else {
       Wait.WaitsFor = E.Seq;
@@ -756,9 +777,14 @@ void TimelineRecorder::finding(const Finding &F, std::string_view Headline) {
     bindFlow(To->Stream, To->Seq, To->Placed, To->Start, To->End, Arrive);
     return;
   }
-  // The reuse is the block's current lifetime (an allocation that could be
-  // handed the block), or the release itself when it is judged at the release:
-  // the arrow ends in the lifetime slice, drawn when the block is released.
+  // The reuse: the next work on the block by the stream of the allocation
+  // that could be handed it (the write that corrupts the read), when it
+  // comes; until then, and for a release judged at the release itself, the
+  // arrow ends in the block's lifetime slice, drawn when the block is released.
+  if (F.ReusedBy.Stream != NoStream && RaceTargets.size() < MaxFindingMarkers) {
+    RaceTargets.push_back(RaceTarget{Id, B->Id, F.ReusedBy.Stream, B->Lane, B->AllocatedNs + 1});
+    return;
+  }
   Arrive.Tid = B->Lane;
   std::uint64_t At = F.ReusedBy.Stream != NoStream || F.ReusedBy.Op != NoOp
                          ? B->AllocatedNs + 1
@@ -845,6 +871,10 @@ bool TimelineRecorder::finish(const std::string &Note, std::string &Error) {
   });
   for (const Block *B : Open)
     closeLifetime(*B, Ns, "live at the end of the trace");
+  // Race arrows whose reuse never wrote the block end in its lifetime.
+  for (const RaceTarget &R : RaceTargets)
+    flowEnd(FlowEnd{R.Flow, false, R.Lane, RaceFlow}, R.InsideNs, FlowNames[RaceFlow]);
+  RaceTargets.clear();
   Finished = true;
   return Writer.finish(closingEvents(Note), Error);
 }

@@ -168,11 +168,30 @@ TEST_F(TimelineRecorderTest, AFindingIsAMarkerWithAnArrowFromTheRacingAccessToTh
   std::string Marker = lineWith(Text, {"\"ph\":\"i\"", "\"cat\":\"finding\""});
   EXPECT_NE(Marker.find("\"pid\":2,\"tid\":1,"), std::string::npos) << Marker;
   EXPECT_NE(Marker.find("unsafe-free: caching allocator block"), std::string::npos);
-  // From the consumer's slice on block A's stream #1 sub-lane to the reused lifetime.
+  // From the consumer's slice on block A's stream #1 sub-lane to the next
+  // write of the block by the stream it was handed to (stream #0's sub-lane).
   std::string From = lineWith(Text, {"\"ph\":\"s\"", "\"cat\":\"race\""});
   std::string To = lineWith(Text, {"\"ph\":\"f\"", "\"cat\":\"race\""});
   EXPECT_NE(From.find("\"pid\":2,\"tid\":3,"), std::string::npos) << From;
+  EXPECT_NE(To.find("\"pid\":2,\"tid\":2,"), std::string::npos) << To;
+}
+
+TEST_F(TimelineRecorderTest, ARaceArrowWhoseReuseNeverWritesEndsInTheReusedLifetime) {
+  auto R = open();
+  R->allocated(0, Range{BlockA, 4096}, true, 0, 1);
+  launch(*R, 1, 3, BlockA);
+  R->released(0, BlockA, 4);
+  R->allocated(0, Range{BlockA, 4096}, true, 0, 1);
+  Finding F{};
+  F.Kind = FindingKind::UnsafeFree;
+  F.Bytes = F.Allocation = Range{BlockA, 4096};
+  F.Unordered = AccessPoint{1, 3};
+  F.ReusedBy = AccessPoint{0, 1};
+  R->finding(F, "unsafe-free: ...");
+  std::string Text = finish(*R);
+  std::string To = lineWith(Text, {"\"ph\":\"f\"", "\"cat\":\"race\""});
   EXPECT_NE(To.find("\"pid\":2,\"tid\":1,"), std::string::npos) << To;
+  EXPECT_EQ(count(Text, "\"ph\":\"s\""), 1u);
 }
 
 TEST_F(TimelineRecorderTest, GpuTimeComesFromTheActivityRecord) {
