@@ -254,22 +254,10 @@ void TimelineRecorder::writeBlockLane(const Block &B) {
   std::snprintf(Base, sizeof(Base), "0x%llx", static_cast<unsigned long long>(B.Base));
   Name += Base;
   Name += " (" + bytesText(B.Size) + (B.Pool ? ", pool block)" : ", device allocation)");
-  beginEvent(Scratch, "M", BlocksPid, B.Lane, 0);
-  Scratch += ",\"name\":\"thread_name\",\"args\":{\"name\":";
-  appendQuoted(Scratch, Name);
-  Scratch += ",\"block\":\"";
-  Scratch += blockLetters(B.Letter);
-  Scratch += "\",\"base\":\"";
-  Scratch += Base;
-  Scratch += "\",\"bytes\":";
-  appendNumber(Scratch, B.Size);
-  Scratch += B.Pool ? ",\"pool\":true}}" : ",\"pool\":false}}";
-  emit(Scratch);
-  beginEvent(Scratch, "M", BlocksPid, B.Lane, 0);
-  Scratch += ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":";
-  appendNumber(Scratch, B.Lane);
-  Scratch += "}}";
-  emit(Scratch);
+  std::string Args = ",\"block\":\"" + blockLetters(B.Letter) + "\",\"base\":\"" + Base +
+                     "\",\"bytes\":" + std::to_string(B.Size) +
+                     (B.Pool ? ",\"pool\":true" : ",\"pool\":false");
+  laneNames(BlocksPid, B.Lane, Name, Args);
 }
 
 void TimelineRecorder::writeSubLane(const Block &B, const BlockUse &U) {
@@ -279,18 +267,22 @@ void TimelineRecorder::writeSubLane(const Block &B, const BlockUse &U) {
     auto It = StreamNames.find(U.Stream);
     Stream = It != StreamNames.end() ? It->second : "stream #" + std::to_string(U.Stream);
   }
-  beginEvent(Scratch, "M", BlocksPid, U.Tid, 0);
+  std::string Args = ",\"block\":\"" + blockLetters(B.Letter) + "\",\"stream\":";
+  appendQuoted(Args, Stream);
+  laneNames(BlocksPid, U.Tid, "block " + blockLetters(B.Letter) + " used by " + Stream, Args);
+}
+
+void TimelineRecorder::laneNames(int Pid, std::uint64_t Tid, const std::string &Name,
+                                 const std::string &Args) {
+  beginEvent(Scratch, "M", Pid, Tid, 0);
   Scratch += ",\"name\":\"thread_name\",\"args\":{\"name\":";
-  appendQuoted(Scratch, "block " + blockLetters(B.Letter) + " used by " + Stream);
-  Scratch += ",\"block\":\"";
-  Scratch += blockLetters(B.Letter);
-  Scratch += "\",\"stream\":";
-  appendQuoted(Scratch, Stream);
+  appendQuoted(Scratch, Name);
+  Scratch += Args;
   Scratch += "}}";
   emit(Scratch);
-  beginEvent(Scratch, "M", BlocksPid, U.Tid, 0);
+  beginEvent(Scratch, "M", Pid, Tid, 0);
   Scratch += ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":";
-  appendNumber(Scratch, U.Tid);
+  appendNumber(Scratch, Tid);
   Scratch += "}}";
   emit(Scratch);
 }
@@ -402,18 +394,7 @@ void TimelineRecorder::ensureStreamLane(StreamId S) {
     auto It = StreamNames.find(S);
     Name = It != StreamNames.end() ? It->second : "stream #" + std::to_string(S);
   }
-  beginEvent(Scratch, "M", StreamsPid, streamTid(S), 0);
-  Scratch += ",\"name\":\"thread_name\",\"args\":{\"name\":";
-  appendQuoted(Scratch, Name);
-  Scratch += ",\"stream\":";
-  appendNumber(Scratch, S);
-  Scratch += "}}";
-  emit(Scratch);
-  beginEvent(Scratch, "M", StreamsPid, streamTid(S), 0);
-  Scratch += ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":";
-  appendNumber(Scratch, streamTid(S));
-  Scratch += "}}";
-  emit(Scratch);
+  laneNames(StreamsPid, streamTid(S), Name, ",\"stream\":" + std::to_string(S));
 }
 
 void TimelineRecorder::addSlot(Slot S) {
@@ -496,17 +477,22 @@ void TimelineRecorder::work(ThreadId, StreamId S, WorkKind Kind, OpId Op,
   addWork(S, Kind, LabelId, std::move(Ids), C);
 }
 
+Slot TimelineRecorder::markerSlot(StreamId S, SlotKind Kind, Handle Event) {
+  Slot Marker;
+  Marker.Stream = S;
+  Marker.Kind = Kind;
+  Marker.HostNs = now();
+  Marker.Label = Kind == SlotKind::EventRecord ? 0 : 1; // the two labels made first
+  Marker.Event = Event;
+  return Marker;
+}
+
 void TimelineRecorder::eventRecorded(ThreadId, Handle Event, StreamId S) {
   prepareStream(S);
   std::lock_guard<std::mutex> Guard(Lock);
   if (Finished || S == NoStream)
     return;
-  Slot Record;
-  Record.Stream = S;
-  Record.Kind = SlotKind::EventRecord;
-  Record.HostNs = now();
-  Record.Label = 0;
-  Record.Event = Event;
+  Slot Record = markerSlot(S, SlotKind::EventRecord, Event);
   Events[Event] = EventState{S, Schedule.nextSeq(), false, 0, streamTid(S)};
   addSlot(std::move(Record));
 }
@@ -516,12 +502,7 @@ void TimelineRecorder::streamWaitsEvent(ThreadId, StreamId S, Handle Event) {
   std::lock_guard<std::mutex> Guard(Lock);
   if (Finished || S == NoStream)
     return;
-  Slot Wait;
-  Wait.Stream = S;
-  Wait.Kind = SlotKind::EventWait;
-  Wait.HostNs = now();
-  Wait.Label = 1;
-  Wait.Event = Event;
+  Slot Wait = markerSlot(S, SlotKind::EventWait, Event);
   if (auto It = Events.find(Event); It != Events.end()) {
     const EventState &E = It->second;
     std::uint64_t Id = NextFlow++;
@@ -552,11 +533,7 @@ void TimelineRecorder::hostSynced(ThreadId T, HostSyncKind Kind, StreamId S, Han
   std::uint64_t Tid = std::uint64_t(T) + 1;
   if (!HostLaneWritten[T]) {
     HostLaneWritten[T] = true;
-    beginEvent(Scratch, "M", HostPid, Tid, 0);
-    Scratch += ",\"name\":\"thread_name\",\"args\":{\"name\":\"host thread ";
-    appendNumber(Scratch, T);
-    Scratch += "\"}}";
-    emit(Scratch);
+    laneNames(HostPid, Tid, "host thread " + std::to_string(T), "");
   }
   std::string What;
   switch (Kind) {

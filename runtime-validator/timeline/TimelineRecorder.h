@@ -164,6 +164,9 @@ private:
   /// when no release was seen (empty when it was).
   void closeLifetime(const Block &B, std::uint64_t EndNs, const char *Ending);
   void countersChanged(std::uint64_t Ns);
+  /// A lane's name (with extra args for readers) and sort order.
+  void laneNames(int Pid, std::uint64_t Tid, const std::string &Name, const std::string &Args);
+  Slot markerSlot(StreamId S, SlotKind Kind, Handle Event);
   void writeBlockLane(const Block &B);
   void writeSubLane(const Block &B, const BlockUse &U);
   void flowEnd(const FlowEnd &End, std::uint64_t Ns, const char *Name);

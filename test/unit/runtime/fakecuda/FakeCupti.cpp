@@ -99,29 +99,27 @@ void kernelRecord(CUstream S, const char *Name, std::uint32_t Correlation) {
   queueRecord(K);
 }
 
-void copyRecord(CUstream S, std::uint32_t Correlation, bool Memset) {
+/// A copy's or memset's record: the members the two record types share.
+template <typename Record>
+void transferRecord(CUpti_ActivityKind Kind, CUstream S, std::uint32_t Correlation) {
   auto [Start, End] = runOn(S, 500);
-  if (!ActivityKinds[Memset ? CUPTI_ACTIVITY_KIND_MEMSET : CUPTI_ACTIVITY_KIND_MEMCPY])
+  if (!ActivityKinds[Kind])
     return;
-  if (Memset) {
-    CUpti_ActivityMemset4 M;
-    std::memset(&M, 0, sizeof(M));
-    M.kind = CUPTI_ACTIVITY_KIND_MEMSET;
-    M.start = Start;
-    M.end = End;
-    M.streamId = streamIdOf(S);
-    M.correlationId = Correlation;
-    queueRecord(M);
-  } else {
-    CUpti_ActivityMemcpy6 M;
-    std::memset(&M, 0, sizeof(M));
-    M.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-    M.start = Start;
-    M.end = End;
-    M.streamId = streamIdOf(S);
-    M.correlationId = Correlation;
-    queueRecord(M);
-  }
+  Record R;
+  std::memset(&R, 0, sizeof(R));
+  R.kind = Kind;
+  R.start = Start;
+  R.end = End;
+  R.streamId = streamIdOf(S);
+  R.correlationId = Correlation;
+  queueRecord(R);
+}
+
+void copyRecord(CUstream S, std::uint32_t Correlation, bool Memset) {
+  if (Memset)
+    transferRecord<CUpti_ActivityMemset4>(CUPTI_ACTIVITY_KIND_MEMSET, S, Correlation);
+  else
+    transferRecord<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY, S, Correlation);
 }
 
 /// The GPU's side of one driver call.
