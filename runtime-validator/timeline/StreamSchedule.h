@@ -66,7 +66,6 @@ struct Slot {
   std::uint64_t WaitUntil = 0;
   /// What the recorder needs to draw it (label, blocks touched, event handle).
   std::uint32_t Label = 0;
-  std::uint8_t Work = 0;
   Handle Event = 0;
   std::vector<std::uint32_t> Blocks;
   std::vector<FlowEnd> Flows;

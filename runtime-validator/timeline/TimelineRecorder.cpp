@@ -28,26 +28,6 @@ const char *const FlowNames[] = {"event", "race"};
 /// Markers beyond this many are counted, not drawn (a bug in a hot loop).
 constexpr std::uint64_t MaxFindingMarkers = 10000;
 
-// Label keys beyond the work kinds.
-constexpr std::uint8_t AllocationSiteKey = 0x40;
-constexpr std::uint8_t ReleaseSiteKey = 0x41;
-
-const char *workCategory(WorkKind K) {
-  switch (K) {
-  case WorkKind::Kernel:
-    return "kernel";
-  case WorkKind::Copy:
-    return "copy";
-  case WorkKind::Memset:
-    return "memset";
-  case WorkKind::Collective:
-    return "collective";
-  case WorkKind::HostAccess:
-    return "access";
-  }
-  return "work";
-}
-
 std::uint64_t monotonicNs() {
   timespec Ts;
   clock_gettime(CLOCK_MONOTONIC, &Ts);
@@ -141,23 +121,26 @@ std::uint64_t TimelineRecorder::now() const {
 
 // --- names ---------------------------------------------------------------------
 
-std::uint32_t TimelineRecorder::label(OpId Op, WorkKind Kind) {
-  std::uint64_t Key = std::uint64_t(Op) << 8 | static_cast<std::uint8_t>(Kind);
+std::uint32_t TimelineRecorder::label(OpId Op, LabelUse Use) {
+  std::uint64_t Key = std::uint64_t(Op) << 2 | static_cast<std::uint8_t>(Use);
   {
     std::lock_guard<std::mutex> Guard(NameLock);
     if (auto It = LabelIds.find(Key); It != LabelIds.end())
       return It->second;
   }
   OpLabel L = Op != NoOp ? Names.opLabel(Op) : OpLabel{};
+  const char *Category = Use == LabelUse::Allocation ? "allocation"
+                         : Use == LabelUse::Release  ? "release"
+                                                     : nullptr;
+  if (!Category)
+    Category = L.Category.empty() ? "kernel" : L.Category.c_str();
   if (L.Name.empty())
-    L.Name = L.Detail.empty() ? workCategory(Kind) : L.Detail;
+    L.Name = L.Detail.empty() ? Category : L.Detail;
   std::string Fragment = "\"name\":";
   appendQuoted(Fragment, L.Name);
-  Fragment += ",\"cat\":\"";
-  Fragment += static_cast<std::uint8_t>(Kind) == AllocationSiteKey ? "allocation"
-              : static_cast<std::uint8_t>(Kind) == ReleaseSiteKey  ? "release"
-                                                                   : workCategory(Kind);
-  Fragment += "\",\"args\":{";
+  Fragment += ",\"cat\":";
+  appendQuoted(Fragment, Category);
+  Fragment += ",\"args\":{";
   bool Any = false;
   if (!L.Detail.empty() && L.Detail != L.Name) {
     Fragment += "\"call\":";
@@ -404,7 +387,7 @@ void TimelineRecorder::addSlot(Slot S) {
   Writer.flushIfDue(Ns);
 }
 
-void TimelineRecorder::addWork(StreamId S, WorkKind Kind, std::uint32_t LabelId,
+void TimelineRecorder::addWork(StreamId S, std::uint32_t LabelId,
                                std::vector<std::uint32_t> &&BlockIds, Correlation C) {
   if (Finished || S == NoStream)
     return;
@@ -415,7 +398,6 @@ void TimelineRecorder::addWork(StreamId S, WorkKind Kind, std::uint32_t LabelId,
   Work.Correlation[0] = C.Driver ? C.Driver : C.Runtime;
   Work.Correlation[1] = C.Driver ? C.Runtime : 0;
   Work.Label = LabelId;
-  Work.Work = static_cast<std::uint8_t>(Kind);
   std::uint64_t Seq = Schedule.nextSeq();
   for (std::uint32_t Id : BlockIds) {
     Block *B = Blocks.byId(Id);
@@ -440,22 +422,22 @@ void TimelineRecorder::addWork(StreamId S, WorkKind Kind, std::uint32_t LabelId,
   addSlot(std::move(Work));
 }
 
-void TimelineRecorder::work(ThreadId, StreamId S, WorkKind Kind, OpId Op,
-                            const PointerWord *Words, std::size_t Count, Correlation C) {
+void TimelineRecorder::work(ThreadId, StreamId S, OpId Op, const PointerWord *Words,
+                            std::size_t Count, Correlation C) {
   prepareStream(S);
-  std::uint32_t LabelId = label(Op, Kind);
+  std::uint32_t LabelId = label(Op, LabelUse::Work);
   std::lock_guard<std::mutex> Guard(Lock);
   std::vector<std::uint32_t> Ids;
   for (std::size_t I = 0; I < Count; ++I)
     if (Block *B = Blocks.lookup(Words[I].Word, Words[I].FromGenericScan))
       touch(*B, Ids);
-  addWork(S, Kind, LabelId, std::move(Ids), C);
+  addWork(S, LabelId, std::move(Ids), C);
 }
 
-void TimelineRecorder::work(ThreadId, StreamId S, WorkKind Kind, OpId Op,
-                            const std::vector<Range> &Touched, Correlation C) {
+void TimelineRecorder::work(ThreadId, StreamId S, OpId Op, const std::vector<Range> &Touched,
+                            Correlation C) {
   prepareStream(S);
-  std::uint32_t LabelId = label(Op, Kind);
+  std::uint32_t LabelId = label(Op, LabelUse::Work);
   std::lock_guard<std::mutex> Guard(Lock);
   std::vector<std::uint32_t> Ids;
   for (const Range &R : Touched) {
@@ -474,7 +456,7 @@ void TimelineRecorder::work(ThreadId, StreamId S, WorkKind Kind, OpId Op,
         touch(*Next, Ids);
       }
   }
-  addWork(S, Kind, LabelId, std::move(Ids), C);
+  addWork(S, LabelId, std::move(Ids), C);
 }
 
 Slot TimelineRecorder::markerSlot(StreamId S, SlotKind Kind, Handle Event) {
@@ -637,7 +619,7 @@ void TimelineRecorder::closeLifetime(const Block &B, std::uint64_t EndNs, const 
 
 void TimelineRecorder::allocated(ThreadId, Range R, bool Pool, StreamId S, OpId Site) {
   prepareStream(S);
-  std::uint32_t LabelId = label(Site, static_cast<WorkKind>(AllocationSiteKey));
+  std::uint32_t LabelId = label(Site, LabelUse::Allocation);
   std::lock_guard<std::mutex> Guard(Lock);
   if (Finished)
     return;
@@ -664,7 +646,7 @@ void TimelineRecorder::allocated(ThreadId, Range R, bool Pool, StreamId S, OpId 
 
 void TimelineRecorder::releaseRequested(ThreadId, Addr Base, StreamId S, OpId Site) {
   prepareStream(S);
-  std::uint32_t LabelId = label(Site, static_cast<WorkKind>(ReleaseSiteKey));
+  std::uint32_t LabelId = label(Site, LabelUse::Release);
   std::lock_guard<std::mutex> Guard(Lock);
   if (Finished)
     return;
@@ -682,7 +664,7 @@ void TimelineRecorder::releaseRequested(ThreadId, Addr Base, StreamId S, OpId Si
 }
 
 void TimelineRecorder::released(ThreadId, Addr Base, OpId Site) {
-  std::uint32_t LabelId = Site != NoOp ? label(Site, static_cast<WorkKind>(ReleaseSiteKey)) : 0;
+  std::uint32_t LabelId = Site != NoOp ? label(Site, LabelUse::Release) : 0;
   std::lock_guard<std::mutex> Guard(Lock);
   if (Finished)
     return;

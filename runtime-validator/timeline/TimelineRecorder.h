@@ -47,9 +47,10 @@ namespace rt {
 
 /// What an op is called in the picture.
 struct OpLabel {
-  std::string Name;   ///< short: "consume", "ncclAllReduce", "cuMemcpyAsync"
-  std::string Detail; ///< the full kernel or API name
-  std::string Site;   ///< the call site: "all_gather (demo.py:31)", a native frame
+  std::string Name;     ///< short: "consume", "ncclAllReduce", "cuMemcpyAsync"
+  std::string Detail;   ///< the full kernel or API name
+  std::string Site;     ///< the call site: "all_gather (demo.py:31)", a native frame
+  std::string Category; ///< "kernel", "copy", "memset", "collective", "library call"
 };
 
 /// Resolves ids to names for the recorder (intercept/ implements it over the
@@ -62,7 +63,6 @@ public:
   virtual OpLabel opLabel(OpId Op) = 0;
 };
 
-enum class WorkKind : std::uint8_t { Kernel, Copy, Memset, Collective, HostAccess };
 enum class HostSyncKind : std::uint8_t { Stream, Event, Device };
 
 /// The CUPTI correlation ids of the call that enqueued some work.
@@ -94,11 +94,10 @@ public:
   // --- streams -----------------------------------------------------------------
   /// Work on S touching the allocations the words point into (a launch's
   /// candidate pointers; generic-scan words count only into live blocks).
-  void work(ThreadId T, StreamId S, WorkKind Kind, OpId Op, const PointerWord *Words,
-            std::size_t Count, Correlation C);
-  /// Work on S touching byte ranges (copies, memsets, collectives).
-  void work(ThreadId T, StreamId S, WorkKind Kind, OpId Op, const std::vector<Range> &Touched,
+  void work(ThreadId T, StreamId S, OpId Op, const PointerWord *Words, std::size_t Count,
             Correlation C);
+  /// Work on S touching byte ranges (copies, memsets, collectives).
+  void work(ThreadId T, StreamId S, OpId Op, const std::vector<Range> &Touched, Correlation C);
   void eventRecorded(ThreadId T, Handle Event, StreamId S);
   void streamWaitsEvent(ThreadId T, StreamId S, Handle Event);
   void eventDestroyed(Handle Event);
@@ -148,15 +147,17 @@ private:
   TimelineRecorder(const TimelineSettings &Settings, TimelineNames &Names);
 
   std::uint64_t now() const;
+  /// What a label is for: work on a stream, or the site of an allocation or
+  /// a release (categories of their own).
+  enum class LabelUse : std::uint8_t { Work, Allocation, Release };
   /// Resolves names outside the lock.
-  std::uint32_t label(OpId Op, WorkKind Kind);
-  std::uint32_t internLabel(const std::string &Name, const std::string &Fragment);
+  std::uint32_t label(OpId Op, LabelUse Use);
   void prepareStream(StreamId S);
   std::uint32_t streamTid(StreamId S) const { return S + 1; }
 
   void placed(Slot &S, const Placement &P) override;
-  void addWork(StreamId S, WorkKind Kind, std::uint32_t LabelId,
-               std::vector<std::uint32_t> &&BlockIds, Correlation C);
+  void addWork(StreamId S, std::uint32_t LabelId, std::vector<std::uint32_t> &&BlockIds,
+               Correlation C);
   void addSlot(Slot S);
   void ensureStreamLane(StreamId S);
   void touch(Block &B, std::vector<std::uint32_t> &Ids);

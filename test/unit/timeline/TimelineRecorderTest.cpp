@@ -19,7 +19,7 @@ public:
   std::string streamName(StreamId S) override { return "stream #" + std::to_string(S); }
   OpLabel opLabel(OpId Op) override {
     return {"op" + std::to_string(Op), "op" + std::to_string(Op) + "(float*)",
-            "site" + std::to_string(Op) + " (demo.py:" + std::to_string(Op) + ")"};
+            "site" + std::to_string(Op) + " (demo.py:" + std::to_string(Op) + ")", "kernel"};
   }
 };
 
@@ -47,7 +47,7 @@ protected:
   }
   void launch(TimelineRecorder &R, StreamId S, OpId Op, Addr P, Correlation C = {}) {
     PointerWord W{P, false};
-    R.work(0, S, WorkKind::Kernel, Op, &W, 1, C);
+    R.work(0, S, Op, &W, 1, C);
   }
 
   ScratchDir Dir;
