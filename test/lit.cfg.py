@@ -101,6 +101,10 @@ if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
 # give files away: only root can; elsewhere they are reported as unsupported.
 if os.geteuid() == 0 and shutil.which("setpriv"):
     config.available_features.add("root")
+# The validator interposes cuBLAS/cuBLASLt when their headers were there to
+# build against (runtime-validator/intercept/CMakeLists.txt).
+if os.path.exists(os.path.join(config.cuda_root, "include", "cublasLt.h")):
+    config.available_features.add("math-libraries")
 
 
 def _has_cuda_gpu():
@@ -118,7 +122,7 @@ def _has_cuda_gpu():
 
 
 # The interpreters whose frame layout the runtime validator's frame walker
-# knows (runtime-validator/report/PythonFrameWalker.h): tests that demand the
+# knows (runtime-validator/callsites/PythonFrameWalker.h): tests that demand the
 # walker need one; elsewhere they are reported as unsupported.
 try:
     _py_version = subprocess.run(

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
 
+#include "report/CallSiteNames.h"
 #include "report/SharedReport.h"
 #include "support/ProcessTally.h"
 
@@ -59,10 +60,31 @@ thread_local ThreadId ThisThread = ~ThreadId(0);
 
 /// Replays what annotated allocators queued since the last CUDA call, then
 /// prints the summary (with their block accounting) once.
+/// The summary's block-accounting lines: per allocation site of annotated
+/// allocators, the blocks it was handed and what was held back.
+std::vector<std::string> blockSummaryLines(ValidatorRuntime &R) {
+  std::vector<std::string> Lines;
+  std::size_t Shown = 0;
+  for (const BlockAccount &A : R.Annotated.accounts()) {
+    if (Shown++ >= static_cast<std::size_t>(R.Opts.summary_sites))
+      break;
+    BlockSiteSummary S;
+    S.Allocator = R.Annotated.allocatorName(A.Allocator);
+    std::vector<std::string> Frames = reportFrames(R.Ops.op(A.Site), 1);
+    S.Site = Frames.empty() ? std::string() : Frames.front();
+    S.Allocations = A.Allocations;
+    S.DistinctBlocks = A.DistinctBlocks;
+    S.PeakLiveBlocks = A.PeakLiveBlocks;
+    S.PeakHeldBackBytes = A.PeakHeldBackBytes;
+    Lines.push_back(blockSummaryLine(S));
+  }
+  return Lines;
+}
+
 void finishReport(ValidatorRuntime &R) {
   if (R.Report.finished())
     return;
-  drainAnnotations(R, currentThread(), nullptr);
+  InterceptContext(R).replayBlockEvents();
   std::vector<std::string> Details = blockSummaryLines(R);
   // Releases whose unordered access no reuse met (engine/DeferredFrees.cpp):
   // said, each site once, so that a silent run shows what it did not report
@@ -96,6 +118,8 @@ void finishProcess() {
                  static_cast<unsigned long long>(R->HostSyncEvents.load()), St.HostClocks,
                  St.SyncObjects);
   }
+  if (R->Opts.self_profile && R->UsedCuda.load())
+    R->Profile.print(stderr);
   if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {
     // Like the sanitizers: replace the exit status. Everything of ours is
     // flushed above; flush stdio for the program, then end without running
@@ -117,7 +141,10 @@ ValidatorRuntime::ValidatorRuntime(const Options &Opts, const DriverApi &Driver)
     : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, stderr),
       Eng(Report, engineOptions(this->Opts)),
       Streams(Eng, this->Driver), Kernels(this->Driver), Pool(Eng),
-      Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {}
+      Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {
+  if (this->Opts.self_profile)
+    Profile.enable();
+}
 
 std::uint64_t ValidatorRuntime::siteKey(OpId Op) {
   {
@@ -139,8 +166,6 @@ ThreadId currentThread() {
   return ThisThread;
 }
 
-OpId CallContext::op(NameId Name) const { return captureOp(R, Name); }
-
 OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // A Python program's call site is its Python stack, copied from the
   // thread's shadow stack (cheap, exact): no native unwinding, no sampling.
@@ -158,15 +183,23 @@ OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // gets its own site within RecheckEvery calls.
   constexpr std::uint32_t RecheckEvery = 64;
   struct Sampled {
+    NameId Name = 0;
     std::uint32_t Count = 0;
     std::uint32_t SinceCheck = 0;
     OpId Last = NoOp;
   };
-  static thread_local std::unordered_map<NameId, Sampled> PerName;
+  // Names are interned densely (0, 1, 2...), so a direct-mapped table is a
+  // lookup without hashing or allocation; two names that share a slot evict
+  // each other, which only restarts their sampling. 1024 covers the distinct
+  // kernels of a training step.
+  constexpr std::size_t SampledSlots = 1024;
+  static thread_local Sampled PerName[SampledSlots];
   long Limit = R.Opts.stacks_per_op;
   Sampled *S = nullptr;
   if (Limit > 0) {
-    S = &PerName[Name];
+    S = &PerName[Name % SampledSlots];
+    if (S->Name != Name)
+      *S = Sampled{Name};
     if (S->Count >= static_cast<std::uint64_t>(Limit) && S->Last != NoOp &&
         ++S->SinceCheck < RecheckEvery)
       return S->Last;
@@ -183,15 +216,6 @@ OpId captureOp(ValidatorRuntime &R, NameId Name) {
     S->Last = Op;
   }
   return Op;
-}
-
-bool CallContext::capturing(CUstream H) const {
-  if (R.ActiveCaptures.load(std::memory_order_relaxed) == 0 || !R.Driver.StreamIsCapturing)
-    return false;
-  CUstreamCaptureStatus Status = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (R.Driver.StreamIsCapturing(H, &Status) != CUDA_SUCCESS)
-    return false;
-  return Status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 /// Attaches to the process; runs before main (and before Python imports torch).

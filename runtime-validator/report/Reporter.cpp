@@ -1,6 +1,7 @@
 //===- Reporter.cpp - finding queue, dedup, text and JSON output -----------===//
 #include "report/Reporter.h"
 
+#include "report/CallSiteNames.h"
 #include "report/SharedReport.h"
 #include "support/ProcessTally.h"
 
@@ -48,6 +49,9 @@ const char *notAnalysedText(NotAnalysed N) {
            "driver): their pointer arguments are not recorded as accesses";
   case NotAnalysed::StreamMemoryOperations:
     return "stream memory operations (cuStreamWaitValue/cuStreamWriteValue/cuStreamBatchMemOp)";
+  case NotAnalysed::LibraryPointerArrays:
+    return "the matrices of batched cuBLAS gemms given as device arrays of pointers "
+           "(cublas*gemmBatched): only the pointer arrays are recorded as accesses";
   case NotAnalysed::Count:
     break;
   }

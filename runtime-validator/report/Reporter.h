@@ -14,10 +14,10 @@
 #define STREAMLIFE_RT_REPORT_REPORTER_H
 
 #include "engine/Engine.h"
-#include "report/CallSites.h"
+#include "callsites/CallSites.h"
 #include "report/FindingText.h"
-#include "report/Suppressions.h"
-#include "report/Options.h"
+#include "config/Suppressions.h"
+#include "config/Options.h"
 
 #include <atomic>
 #include <cstdio>
@@ -46,6 +46,7 @@ enum class NotAnalysed : unsigned {
   VirtualMemory,
   KernelParameters,
   StreamMemoryOperations,
+  LibraryPointerArrays,
   Count
 };
 const char *notAnalysedText(NotAnalysed N);

@@ -5,7 +5,7 @@
 // STREAMLIFE_OPTIONS the flags, PYTHONPATH the validator's sitecustomize module
 // (Python call sites); Supervisor.cpp then runs the command as a child
 // and turns what every process of its tree found into our exit status. The flags are
-// generated from the validator's option table (runtime-validator/report/
+// generated from the validator's option table (runtime-validator/config/
 // Options.inc), so `--help` (RunCommandDoc.cpp) and STREAMLIFE_OPTIONS never
 // disagree.
 //
@@ -18,8 +18,8 @@
 
 #include "Supervisor.h"
 #include "../cli/Renderers.h"
-#include "report/Options.h"
-#include "report/Suppressions.h"
+#include "config/Options.h"
+#include "config/Suppressions.h"
 #include "support/PrivatePaths.h"
 
 #include <sys/stat.h>

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "../Commands.h"
 
-#include "report/Options.h"
+#include "config/Options.h"
 
 #include <cstring>
 

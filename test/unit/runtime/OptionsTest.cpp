@@ -1,5 +1,5 @@
 //===- OptionsTest.cpp - the option table and STREAMLIFE_OPTIONS ----------===//
-#include "report/Options.h"
+#include "config/Options.h"
 
 #include <gtest/gtest.h>
 

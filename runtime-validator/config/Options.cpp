@@ -1,5 +1,5 @@
 //===- Options.cpp - STREAMLIFE_OPTIONS parsing, generated from Options.inc -===//
-#include "report/Options.h"
+#include "config/Options.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -75,7 +75,7 @@ bool parseBool(std::string_view Text, bool &Out) {
 const std::vector<OptionInfo> &optionTable() {
   static const std::vector<OptionInfo> Table = {
 #define STREAMLIFE_OPTION(Type, Name, Default, Help) {#Name, OptionType::Type, #Default, Help},
-#include "report/Options.inc"
+#include "config/Options.inc"
   };
   return Table;
 }
@@ -117,7 +117,7 @@ bool setOption(Options &O, std::string_view Name, std::string_view Value, std::s
 #define STREAMLIFE_OPTION(Type, Name_, Default, Help)                                               \
   if (Name == #Name_)                                                                              \
     return Set##Type(O.Name_);
-#include "report/Options.inc"
+#include "config/Options.inc"
   Error = "unknown option '" + std::string(Name) + "'";
   return false;
 }

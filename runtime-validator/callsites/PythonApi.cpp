@@ -1,5 +1,5 @@
 //===- PythonApi.cpp - binding the Python C API with dlsym ----------------===//
-#include "report/PythonApi.h"
+#include "callsites/PythonApi.h"
 
 #include <dlfcn.h>
 

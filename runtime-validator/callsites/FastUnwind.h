@@ -22,8 +22,8 @@
 // backtrace() 34.5 us per capture, fastBacktrace() 1.08 us.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STREAMLIFE_RT_REPORT_FASTUNWIND_H
-#define STREAMLIFE_RT_REPORT_FASTUNWIND_H
+#ifndef STREAMLIFE_RT_CALLSITES_FASTUNWIND_H
+#define STREAMLIFE_RT_CALLSITES_FASTUNWIND_H
 
 #include <cstddef>
 

@@ -27,10 +27,10 @@
 // or another version, leaves the walker off and the profile function on.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STREAMLIFE_RT_REPORT_PYTHONFRAMEWALKER_H
-#define STREAMLIFE_RT_REPORT_PYTHONFRAMEWALKER_H
+#ifndef STREAMLIFE_RT_CALLSITES_PYTHONFRAMEWALKER_H
+#define STREAMLIFE_RT_CALLSITES_PYTHONFRAMEWALKER_H
 
-#include "report/PythonStacks.h"
+#include "callsites/PythonStacks.h"
 
 #include <string>
 

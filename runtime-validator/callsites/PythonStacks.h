@@ -31,8 +31,8 @@
 // against or includes Python.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STREAMLIFE_RT_REPORT_PYTHONSTACKS_H
-#define STREAMLIFE_RT_REPORT_PYTHONSTACKS_H
+#ifndef STREAMLIFE_RT_CALLSITES_PYTHONSTACKS_H
+#define STREAMLIFE_RT_CALLSITES_PYTHONSTACKS_H
 
 #include <cstdint>
 #include <string>

@@ -5,8 +5,8 @@
 // turns its flags into that string and prints its --help from the same table.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STREAMLIFE_RT_REPORT_OPTIONS_H
-#define STREAMLIFE_RT_REPORT_OPTIONS_H
+#ifndef STREAMLIFE_RT_CONFIG_OPTIONS_H
+#define STREAMLIFE_RT_CONFIG_OPTIONS_H
 
 #include <string>
 #include <string_view>
@@ -20,7 +20,7 @@ struct Options {
   using IntOption = long;
   using BoolOption = bool;
   using StringOption = std::string;
-#include "report/Options.inc"
+#include "config/Options.inc"
 };
 
 enum class OptionType { Int, Bool, String };

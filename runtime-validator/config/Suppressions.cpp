@@ -1,5 +1,5 @@
 //===- Suppressions.cpp - parsing and matching suppression rules ----------===//
-#include "report/Suppressions.h"
+#include "config/Suppressions.h"
 
 #include <fnmatch.h>
 

@@ -1,7 +1,7 @@
 //===- PythonFrameWalker.cpp - reading the interpreter's own frames -------===//
-#include "report/PythonFrameWalker.h"
+#include "callsites/PythonFrameWalker.h"
 
-#include "report/PythonApi.h"
+#include "callsites/PythonApi.h"
 
 #include <sys/uio.h>
 #include <unistd.h>

@@ -6,8 +6,8 @@
 // process without it every pointer is null and both users stay off.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STREAMLIFE_RT_REPORT_PYTHONAPI_H
-#define STREAMLIFE_RT_REPORT_PYTHONAPI_H
+#ifndef STREAMLIFE_RT_CALLSITES_PYTHONAPI_H
+#define STREAMLIFE_RT_CALLSITES_PYTHONAPI_H
 
 namespace streamlife {
 namespace rt {

@@ -1,8 +1,8 @@
 //===- PythonStacks.cpp - the shadow-stack tracer and the code table -------===//
-#include "report/PythonStacks.h"
+#include "callsites/PythonStacks.h"
 
-#include "report/PythonApi.h"
-#include "report/PythonFrameWalker.h"
+#include "callsites/PythonApi.h"
+#include "callsites/PythonFrameWalker.h"
 
 #include <atomic>
 #include <mutex>

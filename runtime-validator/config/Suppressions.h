@@ -23,8 +23,8 @@
 // validate a file without the runtime.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STREAMLIFE_RT_REPORT_SUPPRESSIONS_H
-#define STREAMLIFE_RT_REPORT_SUPPRESSIONS_H
+#ifndef STREAMLIFE_RT_CONFIG_SUPPRESSIONS_H
+#define STREAMLIFE_RT_CONFIG_SUPPRESSIONS_H
 
 #include <cstddef>
 #include <cstdio>

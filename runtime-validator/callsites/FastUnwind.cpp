@@ -1,5 +1,5 @@
 //===- FastUnwind.cpp - a return-address table over the DWARF unwinder ----===//
-#include "report/FastUnwind.h"
+#include "callsites/FastUnwind.h"
 
 #include <execinfo.h>
 #include <pthread.h>
