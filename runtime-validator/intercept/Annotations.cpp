@@ -120,7 +120,7 @@ STREAMLIFE_EXPORT void __streamlife_buffer_accessed(const void *Ptr, size_t Size
 /// 1 when sitecustomize should feed CuPy's memory pool (cupy_feed option).
 STREAMLIFE_EXPORT int __streamlife_cupy_feed_enabled() {
   ValidatorRuntime *R = runtime();
-  return R && R->Opts.cupy_feed ? 1 : 0;
+  return R && InterceptContext(*R).options().cupy_feed ? 1 : 0;
 }
 
 /// 1: the frame walker serves every thread (no per-thread hook needed); 0: the

@@ -43,6 +43,7 @@ namespace rt {
 
 // Defined in CuptiSubscription.cpp.
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why);
+void enableRuntimeCorrelation();
 void printApiStats(std::FILE *Out);
 void printInterceptStats(std::FILE *Out);
 
@@ -99,6 +100,8 @@ void finishReport(ValidatorRuntime &R) {
   R.Report.setSummaryDetails(std::move(Details));
   bool Used = R.UsedCuda.load();
   R.Report.finish(R, Used && R.Opts.print_summary, Used);
+  if (R.Timeline)
+    R.Timeline->finish();
 }
 
 void finishProcess() {
@@ -130,6 +133,20 @@ void finishProcess() {
 }
 
 void atExit() { finishProcess(); }
+
+/// `--timeline FILE`: the recorder beside the engine, told about the
+/// allocators' blocks and the reported findings, with the runtime calls'
+/// correlation ids when the GPU times come from CUPTI.
+void openTimeline(ValidatorRuntime &R) {
+  R.Timeline = RuntimeTimeline::open(R);
+  if (!R.Timeline)
+    return;
+  R.Annotated.setObserver(R.Timeline.get());
+  R.Report.setObserver(R.Timeline.get());
+  if (R.Timeline->recorder().gpuTime())
+    enableRuntimeCorrelation();
+  R.Recording = &R.Timeline->recorder();
+}
 
 // A forked child runs no CUDA (the driver does not survive fork) and must not
 // print a second summary or rewrite the parent's report: it goes passive.
@@ -251,6 +268,8 @@ __attribute__((constructor)) static void attachToProcess() {
                    Why.c_str());
     return;
   }
+  if (!Opts.timeline.empty())
+    openTimeline(*R);
   TheRuntime.store(R, std::memory_order_release);
   std::atexit(atExit);
   pthread_atfork(nullptr, nullptr, inForkedChild);

@@ -151,9 +151,9 @@ int runRunCommand(int Argc, const char **Argv) {
     }
     if (Value.find(':') != std::string::npos)
       return usageError("the value of '" + Flag + "' must not contain ':' (STREAMLIFE_OPTIONS separator)");
-    // Every process of the tree writes into the one report, wherever it has
-    // changed directory to: name it from here.
-    if (Name == "report" && !Value.empty() && Value[0] != '/') {
+    // Every process of the tree writes into the one report (and the
+    // timelines), wherever it has changed directory to: name it from here.
+    if ((Name == "report" || Name == "timeline") && !Value.empty() && Value[0] != '/') {
       char Cwd[PATH_MAX];
       if (getcwd(Cwd, sizeof(Cwd)) && !std::strchr(Cwd, ':'))
         Value = std::string(Cwd) + "/" + Value;
@@ -228,6 +228,7 @@ int runRunCommand(int Argc, const char **Argv) {
   Settings.ErrorExitcode = static_cast<int>(Effective.error_exitcode);
   Settings.PrintSummary = Effective.print_summary;
   Settings.ReportPath = Effective.report;
+  Settings.TimelinePath = Effective.timeline;
   return superviseCommand(Args, Settings);
 }
 

@@ -570,15 +570,31 @@ private:
     }
   }
 
+  /// A finding's number: its first line's, in the order they first occur
+  /// (the same bug at several times is one number, several markers).
+  int findingNumber(const std::string &Text) {
+    auto [It, New] = Numbers.emplace(Text, static_cast<int>(Numbers.size()) + 1);
+    if (New)
+      NumberedTexts.push_back(Text);
+    return It->second;
+  }
+
   void findingMarkers() {
-    int Number = 0;
+    std::map<std::string, std::vector<double>> Placed; // block -> marker x's
     for (const FindingMarker &M : T.Findings) {
-      ++Number;
+      int Number = findingNumber(M.Text);
+      ++Occurrences[Number];
       auto Top = BlockTop.find(M.Block);
       if (Top == BlockTop.end() || M.At < Begin || M.At > End)
         continue;
       double X = x(M.At);
-      double Y0 = Top->second, Y1 = BlockBottom[M.Block];
+      // Markers closer than their size stack down the block's lane.
+      double Row = 0;
+      for (double Other : Placed[M.Block])
+        if (std::abs(Other - X) < 16)
+          Row += 1;
+      Placed[M.Block].push_back(X);
+      double Y0 = Top->second + Row * 17, Y1 = BlockBottom[M.Block];
       Overlay += "<g class=\"finding\" data-kind=\"" + xml(M.Kind) + "\" data-block=\"" +
                  xml(M.Block) + "\" data-number=\"" + std::to_string(Number) + "\">";
       Overlay += "<line x1=\"" + num(X) + "\" y1=\"" + num(Y0) + "\" x2=\"" + num(X) + "\" y2=\"" +
@@ -593,10 +609,14 @@ private:
 
   double footer(double Y) {
     Y += 8;
+    for (const FindingMarker &M : T.Findings)
+      findingNumber(M.Text);
     int Number = 0;
-    for (const FindingMarker &M : T.Findings) {
+    for (const std::string &FindingText : NumberedTexts) {
       ++Number;
-      std::string Text = std::to_string(Number) + ". " + M.Text;
+      int Times = Occurrences[Number];
+      std::string Text = std::to_string(Number) + ". " + FindingText +
+                         (Times > 1 ? " (" + std::to_string(Times) + " times)" : "");
       // Wrapped at the picture's width.
       auto PerLine = static_cast<std::size_t>((O.Width - 40) / CharWidth);
       bool First = true;
@@ -659,6 +679,9 @@ private:
   std::map<std::pair<int, std::uint64_t>, double> LaneY;
   std::map<std::string, double> BlockTop, BlockBottom;
   std::vector<std::pair<double, double>> CutBands;
+  std::map<std::string, int> Numbers;
+  std::vector<std::string> NumberedTexts;
+  std::map<int, int> Occurrences;
   std::string Body, Overlay;
 };
 

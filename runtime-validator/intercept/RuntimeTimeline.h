@@ -1,0 +1,77 @@
+//===- RuntimeTimeline.h - the run's timeline, fed by the interception -*- C++ -*-===//
+//
+// `streamlife run --timeline FILE` (STREAMLIFE_OPTIONS=timeline=FILE): the
+// recorder (timeline/TimelineRecorder.h) and what ties it to this runtime.
+// The interception context calls the recorder beside each engine verb; this
+// adapter gives the recorder its names (the op table's kernel and API names,
+// the call site a report would print, the stream resolver's stream names),
+// the annotated allocators' block lifetimes, the reporter's findings, the
+// CUPTI correlation ids of the call being intercepted, and CUPTI's activity
+// records for GPU times (CuptiActivity.h). Without the option nothing of it
+// exists, and the interception context only tests a null pointer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_INTERCEPT_RUNTIMETIMELINE_H
+#define STREAMLIFE_RT_INTERCEPT_RUNTIMETIMELINE_H
+
+#include "allocators/BlockEvents.h"
+#include "report/Reporter.h"
+#include "timeline/TimelineRecorder.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace streamlife {
+namespace rt {
+
+class ValidatorRuntime;
+
+class RuntimeTimeline final : public TimelineNames, public BlockObserver, public FindingObserver {
+public:
+  /// Opens the timeline the options ask for ('%p' becomes the process id),
+  /// with GPU times when CUPTI can give them; null, after one line on stderr
+  /// saying why, when the file cannot be written.
+  static std::unique_ptr<RuntimeTimeline> open(ValidatorRuntime &R);
+
+  TimelineRecorder &recorder() { return *Recorder; }
+
+  std::string streamName(StreamId S) override;
+  OpLabel opLabel(OpId Op) override;
+
+  void blockAllocated(ThreadId T, Range Bytes, StreamId Stream, OpId Site) override;
+  void blockReleaseRequested(ThreadId T, Addr Base, StreamId Stream, OpId Site) override;
+  void blockReleased(ThreadId T, Addr Base, OpId Site) override;
+  void blockAccessed(ThreadId T, StreamId Stream, Range Bytes, OpId Site) override;
+
+  void observed(const Finding &F, const std::string &Headline) override;
+
+  /// At exit: takes the GPU times CUPTI still holds, writes the trace into
+  /// place and says where it is (or why it could not).
+  void finish();
+
+private:
+  explicit RuntimeTimeline(ValidatorRuntime &R) : R(R) {}
+
+  ValidatorRuntime &R;
+  std::unique_ptr<TimelineRecorder> Recorder;
+};
+
+/// The CUPTI correlation ids of the call the calling thread is inside (zeros
+/// outside CUPTI callbacks). The CUPTI mechanism sets them around its
+/// dispatch; the runtime call around a driver call sets its own.
+Correlation currentCorrelation();
+void setDriverCorrelation(std::uint32_t Id);
+void setRuntimeCorrelation(std::uint32_t Id);
+
+/// "consume" for "consume(float const*, float*, int)", "vectorized_elementwise_kernel<…>"
+/// for a long template; what the timeline writes on a slice.
+std::string shortKernelName(const std::string &Name);
+/// What an op does, from its API or kernel name: "copy", "memset",
+/// "collective", "library call" or "kernel".
+const char *workCategory(const std::string &Name);
+
+} // namespace rt
+} // namespace streamlife
+
+#endif
