@@ -69,7 +69,7 @@ for name in no_lifetime_management stall_producer keepalive record_stream; do
   clock=$(sed -n 's/^clock: //p' "$out/$name.check")
   rows+=("$(printf '%-24s %8s %7s %-6s %9s/%-9s %6s %8s %14s %14s  %s' "$name" "${findings:-?}" \
     "${blocks:-?}" "${clock:-?}" "$(field placed_by_gpu_time)" "$(field slots)" \
-    "$(field block_lanes)" "$(field finding_markers)" "$(field peak_live_pool_bytes)" \
+    "$(field block_lanes)" "$(field finding_markers)" "$(field peak_pool_bytes)" \
     "$(field peak_held_back_bytes)" "${result:-?}")")
 done
 

@@ -545,9 +545,6 @@ void TimelineRecorder::hostSynced(ThreadId T, HostSyncKind Kind, StreamId S, Han
 // --- memory --------------------------------------------------------------------------------
 
 void TimelineRecorder::countersChanged(std::uint64_t Ns) {
-  PeakLiveBytes = std::max(PeakLiveBytes, LiveBytes);
-  PeakLiveBlocks = std::max(PeakLiveBlocks, LiveBlocks);
-  PeakHeldBackBytes = std::max(PeakHeldBackBytes, HeldBackBytes);
   beginEvent(Scratch, "C", BlocksPid, 0, Ns);
   Scratch += ",\"name\":\"pool blocks\",\"args\":{\"live bytes\":";
   appendNumber(Scratch, LiveBytes);
@@ -640,6 +637,12 @@ void TimelineRecorder::allocated(ThreadId, Range R, bool Pool, StreamId S, OpId 
   if (Pool) {
     ++LiveBlocks;
     LiveBytes += B.Size;
+    // The peaks are sampled when an allocation is made, because that is when
+    // what the allocator holds costs memory: a release completed within the
+    // same free call is never counted as held back.
+    PeakLiveBytes = std::max(PeakLiveBytes, LiveBytes + HeldBackBytes);
+    PeakLiveBlocks = std::max(PeakLiveBlocks, LiveBlocks);
+    PeakHeldBackBytes = std::max(PeakHeldBackBytes, HeldBackBytes);
     countersChanged(Ns);
   }
 }
@@ -716,6 +719,9 @@ void TimelineRecorder::finding(const Finding &F, std::string_view Headline) {
   Scratch += blockLetters(B->Letter);
   Scratch += "\"}}";
   emit(Scratch);
+  // A report is on disk as soon as it is made; so is its marker, with what
+  // led to it, in case the corruption it found kills the program.
+  Writer.flushNow();
 
   // The arrow: from the racing access to the reuse (or the new access).
   const BlockUse *From = nullptr, *To = nullptr;
@@ -784,9 +790,9 @@ std::string TimelineRecorder::closingEvents(const std::string &Note) {
   appendNumber(Out, St.UnmatchedRecords);
   Out += ",\"block_lanes\":";
   appendNumber(Out, Blocks.lanes());
-  Out += ",\"peak_live_pool_blocks\":";
+  Out += ",\"peak_pool_blocks\":";
   appendNumber(Out, PeakLiveBlocks);
-  Out += ",\"peak_live_pool_bytes\":";
+  Out += ",\"peak_pool_bytes\":";
   appendNumber(Out, PeakLiveBytes);
   Out += ",\"peak_held_back_bytes\":";
   appendNumber(Out, PeakHeldBackBytes);

@@ -137,6 +137,7 @@ bool TraceEventWriter::open(const std::string &File, std::uint64_t ByteLimit, st
   Buffer.reserve(FlushBytes + 4096);
   Buffer = "[\n";
   Bytes = Buffer.size();
+  flush();
   return true;
 }
 

@@ -4,7 +4,10 @@
 // ui.perfetto.dev and chrome://tracing open) while the program runs, so that
 // the validator's memory stays flat however long the run is:
 //   * events are appended to a buffer that goes to disk when it holds 1 MiB
-//     or when it is older than 100 ms (a crash loses at most that much);
+//     or when it is older than 100 ms (a crash loses at most that much), and
+//     whenever the recorder asks (a finding is on disk before the program
+//     can die of the corruption it found); the opening "[" is on disk at once,
+//     so even a process that dies at its first call leaves a trace to close;
 //   * the file is written under the name FILE.partial and renamed to FILE when
 //     the trace is finished; a reader never takes an unfinished trace for a
 //     finished one, and a process that dies leaves FILE.partial, whose every
@@ -48,6 +51,8 @@ public:
   bool append(std::string_view Event);
   /// Writes the buffer out when it is older than the flush interval.
   void flushIfDue(std::uint64_t NowNs);
+  /// Writes the buffer out now.
+  void flushNow() { flush(); }
   /// Appends the closing events (outside the limit), closes the array,
   /// writes everything out and renames FILE.partial to FILE.
   bool finish(std::string_view ClosingEvents, std::string &Error);

@@ -283,12 +283,21 @@ private:
                           (T.Findings.size() == 1 ? " finding" : " findings") + " \xc2\xb7 " +
                           std::to_string(T.Blocks.size()) + " blocks used (" +
                           std::to_string(Uses) + " pool blocks)";
+    // The run's peaks, sampled at allocations (a release completed within its
+    // free call is not held back); the counters where the trace has no summary.
     double PeakBlocks = 0, PeakBytes = 0, PeakHeld = 0;
     for (const CounterSample &C : T.Counters) {
       PeakBlocks = std::max(PeakBlocks, C.LiveBlocks);
       PeakBytes = std::max(PeakBytes, C.LiveBytes + C.HeldBackBytes);
       PeakHeld = std::max(PeakHeld, C.HeldBackBytes);
     }
+    auto FromSummary = [&](const char *Key, double &Value) {
+      if (auto It = T.Summary.find(Key); It != T.Summary.end())
+        Value = It->second;
+    };
+    FromSummary("peak_pool_blocks", PeakBlocks);
+    FromSummary("peak_pool_bytes", PeakBytes);
+    FromSummary("peak_held_back_bytes", PeakHeld);
     if (!T.Counters.empty()) {
       Summary += " \xc2\xb7 at most " + num(PeakBlocks) + " pool blocks allocated at once (" +
                  bytesText(PeakBytes) + ")";

@@ -120,7 +120,7 @@ TEST_F(TimelineRecorderTest, AReusedBlockKeepsItsLaneAndCountsItsLifetimes) {
   std::string Text = finish(*R);
   EXPECT_EQ(count(Text, "block A 0x"), 1u);
   EXPECT_NE(lineWith(Text, {"\"name\":\"reused (lifetime 3)\""}), "");
-  EXPECT_NE(lineWith(Text, {"streamlife_summary", "\"block_lanes\":1", "\"peak_live_pool_blocks\":1"}),
+  EXPECT_NE(lineWith(Text, {"streamlife_summary", "\"block_lanes\":1", "\"peak_pool_blocks\":1"}),
             "");
 }
 
