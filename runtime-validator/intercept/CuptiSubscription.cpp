@@ -78,11 +78,15 @@ void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId C
     unsigned Site = Data.callbackSite == CUPTI_API_ENTER ? CuptiCall::AtEnter : CuptiCall::AtExit;
     // CUPTI calls back at both sites; the family's row says which it uses.
     if (F && (CbidSites[Cbid] & Site)) {
-      // The timeline matches the work enqueued here with its activity record.
-      setDriverCorrelation(Data.correlationId);
+      // The timeline matches the work enqueued here with its activity record
+      // (without a timeline, nothing is kept).
+      bool Timeline = R->Recording != nullptr;
+      if (Timeline)
+        setDriverCorrelation(Data.correlationId);
       InterceptScope Scope(*R, CbidSlot[Cbid], Data.context, PerThreadCbid[Cbid]);
       F(CallContext{Scope.context(), Cbid, Data});
-      setDriverCorrelation(0);
+      if (Timeline)
+        setDriverCorrelation(0);
     }
   } else if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && Cbid < MaxRuntimeCbid) {
     const auto &Data = *static_cast<const CUpti_CallbackData *>(RawData);

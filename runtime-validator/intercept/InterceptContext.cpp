@@ -1,6 +1,7 @@
 //===- InterceptContext.cpp - the verbs every interception mechanism uses --===//
 #include "intercept/InterceptContext.h"
 
+#include "intercept/Interposition.h"
 #include "intercept/Runtime.h"
 
 namespace streamlife {
@@ -117,7 +118,15 @@ void InterceptContext::launched(StreamId S, const std::vector<Range> &Touched, O
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.launched(T, S, Touched, Op);
   if (TimelineRecorder *TL = R.Recording)
-    TL->work(T, S, Op, Touched, currentCorrelation());
+    TL->work(T, S, Op, Touched, workCorrelation(LibraryCallScope::current()));
+}
+
+void InterceptContext::libraryKernelLaunched(StreamId S) const {
+  static const std::vector<Range> None;
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.launched(T, S, None, NoOp);
+  if (R.Recording)
+    noteLibraryKernel(LibraryCallScope::current());
 }
 
 std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const PointerWord *Words,

@@ -17,6 +17,9 @@ namespace {
 
 thread_local std::uint32_t DriverCorrelation = 0;
 thread_local std::uint32_t RuntimeCorrelation = 0;
+/// The first kernel of the library call in progress on this thread.
+thread_local std::uint64_t LibraryCall = 0;
+thread_local Correlation LibraryKernel;
 
 /// The command line of this process, for the trace's first event.
 std::string commandLine() {
@@ -39,6 +42,19 @@ bool startsWith(const std::string &Text, const char *Prefix) {
 Correlation currentCorrelation() { return Correlation{DriverCorrelation, RuntimeCorrelation}; }
 void setDriverCorrelation(std::uint32_t Id) { DriverCorrelation = Id; }
 void setRuntimeCorrelation(std::uint32_t Id) { RuntimeCorrelation = Id; }
+
+void noteLibraryKernel(std::uint64_t Call) {
+  if (Call == 0 || Call == LibraryCall)
+    return;
+  LibraryCall = Call;
+  LibraryKernel = currentCorrelation();
+}
+
+Correlation workCorrelation(std::uint64_t Call) {
+  if (DriverCorrelation || RuntimeCorrelation || Call == 0 || Call != LibraryCall)
+    return currentCorrelation();
+  return LibraryKernel;
+}
 
 std::string shortKernelName(const std::string &Name) {
   std::string S = startsWith(Name, "void ") ? Name.substr(5) : Name;

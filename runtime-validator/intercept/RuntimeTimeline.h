@@ -63,6 +63,15 @@ private:
 Correlation currentCorrelation();
 void setDriverCorrelation(std::uint32_t Id);
 void setRuntimeCorrelation(std::uint32_t Id);
+/// An interposed library call (cuBLAS, cuDNN) launches its kernels before it
+/// is recorded, when it returns with the accesses its arguments describe:
+/// the first kernel's correlation ids are kept for library call Call
+/// (LibraryCallScope::current()), so that the call is drawn at that kernel's
+/// GPU time instead of beside an unnamed kernel.
+void noteLibraryKernel(std::uint64_t Call);
+/// The correlation ids of work being recorded: those of the CUPTI call it is
+/// inside, else, within library call Call (0: none), its first kernel's.
+Correlation workCorrelation(std::uint64_t Call);
 
 /// "consume" for "consume(float const*, float*, int)", "vectorized_elementwise_kernel<…>"
 /// for a long template; what the timeline writes on a slice.
