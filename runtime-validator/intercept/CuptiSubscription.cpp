@@ -80,7 +80,7 @@ void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId C
     if (F && (CbidSites[Cbid] & Site)) {
       // The timeline matches the work enqueued here with its activity record
       // (without a timeline, nothing is kept).
-      bool Timeline = R->Recording != nullptr;
+      bool Timeline = R->Recording.load(std::memory_order_relaxed) != nullptr;
       if (Timeline)
         setDriverCorrelation(Data.correlationId);
       InterceptScope Scope(*R, CbidSlot[Cbid], Data.context, PerThreadCbid[Cbid]);

@@ -100,7 +100,7 @@ void InterceptContext::allocated(Range Bytes, AllocKind Kind, StreamId S, OpId S
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.allocated(T, Bytes, Kind, S, Site, Device);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->allocated(T, Bytes, Kind == AllocKind::StreamOrdered || Kind == AllocKind::CachingAllocator,
                   S, Site);
 }
@@ -108,7 +108,7 @@ void InterceptContext::allocated(Range Bytes, AllocKind Kind, StreamId S, OpId S
 void InterceptContext::released(Addr Base, ReleaseKind Kind, StreamId S, OpId Site) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.released(T, Base, Kind, S, Site);
-  if (TimelineRecorder *TL = R.Recording) {
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire)) {
     TL->releaseRequested(T, Base, S, Site);
     TL->released(T, Base, Site);
   }
@@ -117,7 +117,7 @@ void InterceptContext::released(Addr Base, ReleaseKind Kind, StreamId S, OpId Si
 void InterceptContext::launched(StreamId S, const std::vector<Range> &Touched, OpId Op) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.launched(T, S, Touched, Op);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->work(T, S, Op, Touched, workCorrelation(LibraryCallScope::current()));
 }
 
@@ -125,7 +125,7 @@ void InterceptContext::libraryKernelLaunched(StreamId S) const {
   static const std::vector<Range> None;
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.launched(T, S, None, NoOp);
-  if (R.Recording)
+  if (R.Recording.load(std::memory_order_relaxed))
     noteLibraryKernel(LibraryCallScope::current());
 }
 
@@ -134,7 +134,7 @@ std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const Pointer
                                                        OpId GenericOp) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   std::size_t Ignored = R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->work(T, S, Op, Words, Count, currentCorrelation());
   return Ignored;
 }
@@ -142,28 +142,28 @@ std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const Pointer
 void InterceptContext::eventRecorded(Handle Event, StreamId S) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.eventRecorded(T, Event, S);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->eventRecorded(T, Event, S);
 }
 
 void InterceptContext::streamWaitsEvent(StreamId S, Handle Event) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.streamWaitsEvent(T, S, Event);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->streamWaitsEvent(T, S, Event);
 }
 
 void InterceptContext::hostSyncsEvent(Handle Event) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.hostSyncsEvent(T, Event);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->hostSynced(T, HostSyncKind::Event, NoStream, Event);
 }
 
 void InterceptContext::hostSyncsStream(StreamId S) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.hostSyncsStream(T, S);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->hostSynced(T, HostSyncKind::Stream, S, 0);
 }
 
@@ -171,14 +171,14 @@ void InterceptContext::hostSyncsDevice() const {
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.hostSyncsDevice(T, Device);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->hostSynced(T, HostSyncKind::Device, NoStream, 0);
 }
 
 void InterceptContext::eventDestroyed(Handle Event) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.eventDestroyed(T, Event);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->eventDestroyed(Event);
 }
 
@@ -190,14 +190,14 @@ void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, 
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
-  if (TimelineRecorder *TL = R.Recording)
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->allocated(T, Range{Ptr, Size}, /*Pool=*/true, S, Site);
 }
 
 void InterceptContext::freedAsync(Addr Ptr, StreamId S, OpId Site) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Pool.freedAsync(T, Ptr, S, Site);
-  if (TimelineRecorder *TL = R.Recording) {
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire)) {
     TL->releaseRequested(T, Ptr, S, Site);
     TL->released(T, Ptr, Site);
   }
@@ -242,8 +242,12 @@ void InterceptScope::enter(ProfileSlot Slot) {
   Timer.start(Context->profile(), Slot);
   // Read before written: a store on every call would bounce the flag's cache
   // line between the threads that launch.
-  if (!Context->R.UsedCuda.load(std::memory_order_relaxed))
+  if (!Context->R.UsedCuda.load(std::memory_order_relaxed)) {
     Context->R.UsedCuda.store(true, std::memory_order_relaxed);
+    // A timeline's file is created by the process's first CUDA call.
+    if (Context->R.Timeline)
+      Context->R.Timeline->start();
+  }
   // Block events that annotated allocators queued before this call (PyTorch's
   // ALLOC before the launch that fills the block) come first.
   Context->replayBlockEvents();

@@ -136,16 +136,16 @@ void atExit() { finishProcess(); }
 
 /// `--timeline FILE`: the recorder beside the engine, told about the
 /// allocators' blocks and the reported findings, with the runtime calls'
-/// correlation ids when the GPU times come from CUPTI.
+/// correlation ids when the GPU times come from CUPTI. CUPTI's activity
+/// records are enabled now, before any CUDA call; the file is created at the
+/// process's first CUDA call (InterceptScope), so that the processes of a run
+/// that use no CUDA (a shell, a compiler a framework spawns) write nothing.
 void openTimeline(ValidatorRuntime &R) {
-  R.Timeline = RuntimeTimeline::open(R);
-  if (!R.Timeline)
-    return;
+  R.Timeline = RuntimeTimeline::prepare(R);
   R.Annotated.setObserver(R.Timeline.get());
   R.Report.setObserver(R.Timeline.get());
-  if (R.Timeline->recorder().gpuTime())
+  if (R.Timeline->gpuTime())
     enableRuntimeCorrelation();
-  R.Recording = &R.Timeline->recorder();
 }
 
 // A forked child runs no CUDA (the driver does not survive fork) and must not

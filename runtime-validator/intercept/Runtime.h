@@ -57,10 +57,11 @@ public:
   StreamOrderedPool Pool;
   /// Allocators that describe their own blocks (include/streamlife/annotations.h).
   AnnotatedAllocators Annotated;
-  /// The timeline of `--timeline FILE`, and its recorder, which the
-  /// interception context feeds (null without the option).
+  /// The timeline of `--timeline FILE` (null without the option), and its
+  /// recorder, which the interception context feeds once the process made
+  /// its first CUDA call (null before, and without a timeline).
   std::unique_ptr<RuntimeTimeline> Timeline;
-  TimelineRecorder *Recording = nullptr;
+  std::atomic<TimelineRecorder *> Recording{nullptr};
   /// Op -> allocation-site key for the block accounting (sites are few).
   std::uint64_t siteKey(OpId Op);
   /// Streams currently capturing into a graph; while 0, no launch asks the

@@ -94,9 +94,9 @@ const char *workCategory(const std::string &Name) {
   return "kernel";
 }
 
-std::unique_ptr<RuntimeTimeline> RuntimeTimeline::open(ValidatorRuntime &R) {
+std::unique_ptr<RuntimeTimeline> RuntimeTimeline::prepare(ValidatorRuntime &R) {
   std::unique_ptr<RuntimeTimeline> T(new RuntimeTimeline(R));
-  TimelineSettings Settings;
+  TimelineSettings &Settings = T->Settings;
   Settings.Path = R.Opts.timeline;
   // One trace per process of a run ('%p'), as for the report.
   for (std::size_t At = Settings.Path.find("%p"); At != std::string::npos;
@@ -107,28 +107,34 @@ std::unique_ptr<RuntimeTimeline> RuntimeTimeline::open(ValidatorRuntime &R) {
                            : 0;
   Settings.Command = commandLine();
   Settings.Pid = getpid();
-  std::string Why;
   if (R.Opts.timeline_gpu_time) {
-    if (enableGpuTime(Why)) {
+    if (enableGpuTime(T->NoGpuTimeReason)) {
       Settings.GpuTime = true;
       Settings.Clock = gpuClockNs;
-    } else {
+    }
+  }
+  return T;
+}
+
+void RuntimeTimeline::start() {
+  std::call_once(Started, [this] {
+    std::string Error;
+    Owned = TimelineRecorder::open(Settings, *this, Error);
+    if (!Owned) {
+      std::fprintf(stderr, "streamlife: error: timeline: %s; the run goes on without one\n",
+                   Error.c_str());
+      return;
+    }
+    if (R.Opts.timeline_gpu_time && !Settings.GpuTime)
       std::fprintf(stderr,
                    "streamlife: note: timeline without GPU times (%s): GPU work is drawn in "
                    "stream order at its enqueue time\n",
-                   Why.c_str());
-    }
-  }
-  std::string Error;
-  T->Recorder = TimelineRecorder::open(Settings, *T, Error);
-  if (!T->Recorder) {
-    std::fprintf(stderr, "streamlife: error: timeline: %s; the run goes on without one\n",
-                 Error.c_str());
-    return nullptr;
-  }
-  if (Settings.GpuTime)
-    sendGpuTimeTo(T->Recorder.get());
-  return T;
+                   NoGpuTimeReason.c_str());
+    if (Settings.GpuTime)
+      sendGpuTimeTo(Owned.get());
+    Recorder.store(Owned.get(), std::memory_order_release);
+    R.Recording.store(Owned.get(), std::memory_order_release);
+  });
 }
 
 std::string RuntimeTimeline::streamName(StreamId S) { return R.Streams.name(S); }
@@ -152,37 +158,45 @@ OpLabel RuntimeTimeline::opLabel(OpId Op) {
 }
 
 void RuntimeTimeline::blockAllocated(ThreadId T, Range Bytes, StreamId Stream, OpId Site) {
-  Recorder->allocated(T, Bytes, /*Pool=*/true, Stream, Site);
+  if (TimelineRecorder *Rec = Recorder.load(std::memory_order_acquire))
+    Rec->allocated(T, Bytes, /*Pool=*/true, Stream, Site);
 }
 
 void RuntimeTimeline::blockReleaseRequested(ThreadId T, Addr Base, StreamId Stream, OpId Site) {
-  Recorder->releaseRequested(T, Base, Stream, Site);
+  if (TimelineRecorder *Rec = Recorder.load(std::memory_order_acquire))
+    Rec->releaseRequested(T, Base, Stream, Site);
 }
 
 void RuntimeTimeline::blockReleased(ThreadId T, Addr Base, OpId Site) {
-  Recorder->released(T, Base, Site);
+  if (TimelineRecorder *Rec = Recorder.load(std::memory_order_acquire))
+    Rec->released(T, Base, Site);
 }
 
 void RuntimeTimeline::blockAccessed(ThreadId T, StreamId Stream, Range Bytes, OpId Site) {
-  Recorder->work(T, Stream, Site, std::vector<Range>{Bytes}, Correlation{});
+  if (TimelineRecorder *Rec = Recorder.load(std::memory_order_acquire))
+    Rec->work(T, Stream, Site, std::vector<Range>{Bytes}, Correlation{});
 }
 
 void RuntimeTimeline::observed(const Finding &F, const std::string &Headline) {
-  Recorder->finding(F, Headline);
+  if (TimelineRecorder *Rec = Recorder.load(std::memory_order_acquire))
+    Rec->finding(F, Headline);
 }
 
 void RuntimeTimeline::finish() {
-  if (Recorder->gpuTime())
+  TimelineRecorder *Rec = Recorder.load(std::memory_order_acquire);
+  if (!Rec)
+    return; // no CUDA call: no timeline
+  if (Rec->gpuTime())
     flushGpuTime();
   std::string Error;
-  if (!Recorder->finish("", Error)) {
+  if (!Rec->finish("", Error)) {
     std::fprintf(stderr, "streamlife: error: timeline: %s\n", Error.c_str());
     return;
   }
   std::fprintf(stderr,
                "streamlife: timeline: %s (open it in ui.perfetto.dev, or draw it: streamlife "
                "timeline %s --svg OUT.svg)\n",
-               Recorder->path().c_str(), Recorder->path().c_str());
+               Rec->path().c_str(), Rec->path().c_str());
 }
 
 } // namespace rt

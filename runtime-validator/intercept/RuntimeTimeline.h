@@ -18,8 +18,10 @@
 #include "report/Reporter.h"
 #include "timeline/TimelineRecorder.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace streamlife {
@@ -29,12 +31,16 @@ class ValidatorRuntime;
 
 class RuntimeTimeline final : public TimelineNames, public BlockObserver, public FindingObserver {
 public:
-  /// Opens the timeline the options ask for ('%p' becomes the process id),
-  /// with GPU times when CUPTI can give them; null, after one line on stderr
-  /// saying why, when the file cannot be written.
-  static std::unique_ptr<RuntimeTimeline> open(ValidatorRuntime &R);
+  /// The timeline the options ask for ('%p' becomes the process id), with
+  /// GPU times when CUPTI can give them (its activity records are enabled
+  /// here, before any CUDA call); nothing is written yet.
+  static std::unique_ptr<RuntimeTimeline> prepare(ValidatorRuntime &R);
 
-  TimelineRecorder &recorder() { return *Recorder; }
+  bool gpuTime() const { return Settings.GpuTime; }
+  /// At the process's first CUDA call (once, whichever thread makes it):
+  /// creates the file and starts recording (ValidatorRuntime::Recording), or
+  /// says in one line why it cannot and the run goes on without it.
+  void start();
 
   std::string streamName(StreamId S) override;
   OpLabel opLabel(OpId Op) override;
@@ -47,14 +53,20 @@ public:
   void observed(const Finding &F, const std::string &Headline) override;
 
   /// At exit: takes the GPU times CUPTI still holds, writes the trace into
-  /// place and says where it is (or why it could not).
+  /// place and says where it is (or why it could not); nothing when the
+  /// process made no CUDA call.
   void finish();
 
 private:
   explicit RuntimeTimeline(ValidatorRuntime &R) : R(R) {}
 
   ValidatorRuntime &R;
-  std::unique_ptr<TimelineRecorder> Recorder;
+  TimelineSettings Settings;
+  std::string NoGpuTimeReason; ///< said at start when GPU times were asked for but cannot come
+  std::once_flag Started;
+  std::unique_ptr<TimelineRecorder> Owned;
+  /// The recorder once started (the observers are called from any thread).
+  std::atomic<TimelineRecorder *> Recorder{nullptr};
 };
 
 /// The CUPTI correlation ids of the call the calling thread is inside (zeros
