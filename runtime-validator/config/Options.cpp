@@ -9,18 +9,6 @@ namespace rt {
 
 namespace {
 
-const char *typeMetavar(OptionType T) {
-  switch (T) {
-  case OptionType::Int:
-    return "N";
-  case OptionType::Bool:
-    return "BOOL";
-  case OptionType::String:
-    return "VALUE";
-  }
-  return "VALUE";
-}
-
 /// Decimal digits with an optional '-': no spaces, no '+', no 0x (strtol would
 /// take " 5" and "+5").
 bool parseInt(std::string_view Text, long &Out) {
@@ -149,23 +137,61 @@ std::string flagName(const OptionInfo &Info) {
   return Flag;
 }
 
-std::string renderFlagHelp() {
-  std::string Out;
+namespace {
+
+/// The default as the table writes it, without a string's quotes.
+std::string defaultText(const OptionInfo &Info) {
+  std::string Text = Info.DefaultText;
+  if (Text.size() >= 2 && Text.front() == '"' && Text.back() == '"')
+    Text = Text.substr(1, Text.size() - 2);
+  return Text;
+}
+
+std::string valueText(long V) { return std::to_string(V); }
+std::string valueText(bool V) { return V ? "true" : "false"; }
+std::string valueText(const std::string &V) { return V; }
+
+/// Text filled to lines of at most Width columns, each indented by Indent.
+std::string fillIndented(const std::string &Text, std::size_t Indent, std::size_t Width) {
+  std::string Out, Line;
+  std::size_t Start = 0;
+  while (Start < Text.size()) {
+    std::size_t End = Text.find(' ', Start);
+    if (End == std::string::npos)
+      End = Text.size();
+    std::string Word = Text.substr(Start, End - Start);
+    if (!Line.empty() && Indent + Line.size() + 1 + Word.size() > Width) {
+      Out += std::string(Indent, ' ') + Line + "\n";
+      Line.clear();
+    }
+    Line += (Line.empty() ? "" : " ") + Word;
+    Start = End + 1;
+  }
+  if (!Line.empty())
+    Out += std::string(Indent, ' ') + Line + "\n";
+  return Out;
+}
+
+} // namespace
+
+std::string renderOptionList(const Options &Current) {
+  std::string Out = "streamlife: options of the runtime validator (STREAMLIFE_OPTIONS=name=value:..., "
+                    "or streamlife run --name value):\n";
   for (const OptionInfo &Info : optionTable()) {
-    // A BOOL is optional (--dedup alone means true), so the help shows it
-    // the way the parser takes it: --dedup[=BOOL].
-    std::string Line = "  " + flagName(Info) +
-                       (Info.Type == OptionType::Bool ? "[=BOOL]" : std::string(" ") + typeMetavar(Info.Type));
-    Out += Line;
-    Out += std::string(Line.size() < 30 ? 30 - Line.size() : 1, ' ');
-    Out += Info.Help;
-    std::string Default = Info.DefaultText;
-    if (Default != "\"\"")
-      Out += " (default: " + Default + ")";
-    Out += "\n";
+    std::string Now;
+#define STREAMLIFE_OPTION(Type, Name_, Default, Help)                                               \
+  if (std::string_view(Info.Name) == #Name_)                                                       \
+    Now = valueText(Current.Name_);
+#include "config/Options.inc"
+    std::string Default = defaultText(Info);
+    Out += "  " + std::string(Info.Name) + "=" + Default;
+    if (Now != Default)
+      Out += " (now " + (Now.empty() ? std::string("empty") : Now) + ")";
+    Out += "\n" + fillIndented(Info.Help, 6, 100);
   }
   return Out;
 }
+
 
 } // namespace rt
 } // namespace streamlife

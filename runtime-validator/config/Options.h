@@ -47,8 +47,9 @@ bool parseOptionString(Options &O, std::string_view Text, std::vector<std::strin
 /// "--error-exitcode" for "error_exitcode".
 std::string flagName(const OptionInfo &Info);
 
-/// The options part of `streamlife run --help`, one option per line pair.
-std::string renderFlagHelp();
+/// What STREAMLIFE_OPTIONS=help=1 prints: every option as name=default with
+/// its help, and the value in effect where Current differs from the default.
+std::string renderOptionList(const Options &Current);
 
 } // namespace rt
 } // namespace streamlife

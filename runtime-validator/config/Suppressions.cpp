@@ -1,12 +1,12 @@
 //===- Suppressions.cpp - parsing and matching suppression rules ----------===//
 #include "config/Suppressions.h"
 
+#include "support/InputFile.h"
+
 #include <fnmatch.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace streamlife {
 namespace rt {
@@ -30,14 +30,15 @@ bool matches(const std::string &Pattern, std::string_view Text) {
 } // namespace
 
 bool Suppressions::load(const std::string &Path, std::string &Error) {
-  std::ifstream In(Path);
-  if (!In) {
-    Error = "cannot read suppressions file '" + Path + "': " + std::strerror(errno);
+  // A regular file of bounded size: /dev/zero, a FIFO or a directory named
+  // here (through STREAMLIFE_OPTIONS, in every process of the program) must
+  // neither exhaust the program's memory nor pass as an empty rule file.
+  std::string Text, Why;
+  if (!readInputFile(Path, SuppressionsFileLimit, Text, Why)) {
+    Error = "cannot read suppressions file '" + Path + "': " + Why;
     return false;
   }
-  std::stringstream Text;
-  Text << In.rdbuf();
-  return parse(Text.str(), Path, Error);
+  return parse(Text, Path, Error);
 }
 
 bool Suppressions::parse(std::string_view Text, const std::string &Source, std::string &Error) {
@@ -105,6 +106,13 @@ const Suppressions::Rule *Suppressions::match(const FindingView &F) {
       }
   }
   return nullptr;
+}
+
+bool Suppressions::anyHits() const {
+  for (const Rule &R : Rules)
+    if (R.Hits)
+      return true;
+  return false;
 }
 
 void Suppressions::printCounts(std::FILE *Out) const {

@@ -65,6 +65,8 @@ public:
   bool needsFrames() const;
   /// The first rule that matches F (its count goes up), or null.
   const Rule *match(const FindingView &F);
+  /// True when some rule suppressed something (printCounts has a line to print).
+  bool anyHits() const;
   /// "streamlife: suppressed N finding(s) with rule 'KIND:FIELD:PATTERN' (file:line)"
   /// for every rule that matched.
   void printCounts(std::FILE *Out) const;

@@ -16,6 +16,7 @@
 #include "callsites/PythonFrameWalker.h"
 #include "callsites/PythonStacks.h"
 #include "config/Options.h"
+#include "report/LogFile.h"
 #include "streamlife/annotations.h"
 
 #include <array>
@@ -138,10 +139,10 @@ STREAMLIFE_EXPORT int __streamlife_python_attach() {
   static std::atomic<bool> Said{false};
   if (Opts.verbosity > 0 && Source != PythonStackSource::None && !Said.exchange(true)) {
     if (Source == PythonStackSource::FrameWalker)
-      std::fprintf(stderr, "streamlife: note: python call sites: frame walker (%s)\n",
+      std::fprintf(validatorLog(), "streamlife: note: python call sites: frame walker (%s)\n",
                    pythonFrameWalkerVersion().c_str());
     else
-      std::fprintf(stderr, "streamlife: note: python call sites: profile function%s%s\n",
+      std::fprintf(validatorLog(), "streamlife: note: python call sites: profile function%s%s\n",
                    WalkerWhy.empty() ? "" : "; frame walker refused: ", WalkerWhy.c_str());
   }
   switch (Source) {

@@ -215,6 +215,12 @@ std::string InterceptContext::allocatorName(int Allocator) const {
 
 void InterceptContext::queueBlockEvent(const BlockEvent &Event) const { R.Annotated.push(Event); }
 
+std::size_t InterceptContext::queuedBlockEvents() const { return R.Annotated.unapplied(); }
+
+void InterceptContext::countHostSync() const {
+  R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
+}
+
 void InterceptContext::replayBlockEvents() const {
   if (!R.Annotated.hasPending())
     return;
@@ -225,6 +231,13 @@ void InterceptContext::replayBlockEvents() const {
 }
 
 // --- InterceptScope ------------------------------------------------------------------
+
+thread_local int ValidatorCode::Depth = 0;
+
+bool processUsedCuda() {
+  ValidatorRuntime *R = runtime();
+  return R && R->UsedCuda.load(std::memory_order_relaxed);
+}
 
 InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
   if (ValidatorRuntime *R = runtime()) {

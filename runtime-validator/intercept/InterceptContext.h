@@ -53,6 +53,25 @@ ValidatorRuntime *runtime();
 /// A small dense id for the calling OS thread.
 ThreadId currentThread();
 
+/// True once the process made a CUDA call the validator intercepted.
+bool processUsedCuda();
+
+/// Marks the calling thread as running validator code: an intercepted call's
+/// scope, or an interposer's own bookkeeping. The locks the validator takes
+/// meanwhile are its own, so the thread interposers (InterceptThreads.cpp)
+/// pass them straight through without classifying their caller.
+class ValidatorCode {
+public:
+  ValidatorCode() { ++Depth; }
+  ~ValidatorCode() { --Depth; }
+  ValidatorCode(const ValidatorCode &) = delete;
+  ValidatorCode &operator=(const ValidatorCode &) = delete;
+  static bool running() { return Depth > 0; }
+
+private:
+  static thread_local int Depth;
+};
+
 class InterceptContext {
 public:
   /// Ctx is the CUDA context the call runs in (null: the thread's current
@@ -136,6 +155,10 @@ public:
   bool allocatorKnown(int Allocator) const;
   std::string allocatorName(int Allocator) const;
   void queueBlockEvent(const BlockEvent &Event) const;
+  /// Block and host-synchronization events queued and not yet applied.
+  std::size_t queuedBlockEvents() const;
+  /// A host synchronization event was queued (intercept_stats).
+  void countHostSync() const;
   /// Replays the queued block events (InterceptScope does it before a call).
   void replayBlockEvents() const;
 
@@ -168,6 +191,7 @@ public:
 private:
   void enter(ProfileSlot Slot);
 
+  ValidatorCode Running; ///< first: the scope's own locks are the validator's
   std::optional<InterceptContext> Context;
   ProfileTimer Timer;
 };

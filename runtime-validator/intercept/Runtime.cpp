@@ -27,7 +27,9 @@
 #include "intercept/Runtime.h"
 
 #include "report/CallSiteNames.h"
+#include "report/LogFile.h"
 #include "report/SharedReport.h"
+#include "report/SourceLocations.h"
 #include "support/ProcessTally.h"
 
 #include <pthread.h>
@@ -71,7 +73,9 @@ std::vector<std::string> blockSummaryLines(ValidatorRuntime &R) {
       break;
     BlockSiteSummary S;
     S.Allocator = R.Annotated.allocatorName(A.Allocator);
-    std::vector<std::string> Frames = reportFrames(R.Ops.op(A.Site), 1);
+    std::string Symbolizer =
+        R.Opts.symbolize ? findSymbolizer(R.Opts.symbolizer_path) : std::string();
+    std::vector<std::string> Frames = reportFrames(R.Ops.op(A.Site), 1, Symbolizer);
     S.Site = Frames.empty() ? std::string() : Frames.front();
     S.Allocations = A.Allocations;
     S.DistinctBlocks = A.DistinctBlocks;
@@ -110,12 +114,12 @@ void finishProcess() {
     return;
   finishReport(*R);
   if (R->Opts.api_stats)
-    printApiStats(stderr);
+    printApiStats(validatorLog());
   if (R->Opts.intercept_stats && R->UsedCuda.load()) {
-    printInterceptStats(stderr);
-    R->Launches.print(stderr);
+    printInterceptStats(validatorLog());
+    R->Launches.print(validatorLog());
     Engine::Stats St = R->Eng.stats();
-    std::fprintf(stderr,
+    std::fprintf(validatorLog(),
                  "streamlife: intercept-stats: host synchronization: %llu events (mutex, "
                  "semaphore, thread start/join), %zu host threads, %zu synchronization objects\n",
                  static_cast<unsigned long long>(R->HostSyncEvents.load()), St.HostClocks,
@@ -155,7 +159,7 @@ void inForkedChild() { TheRuntime.store(nullptr); }
 } // namespace
 
 ValidatorRuntime::ValidatorRuntime(const Options &Opts, const DriverApi &Driver)
-    : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, stderr),
+    : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, nullptr),
       Eng(Report, engineOptions(this->Opts)),
       Streams(Eng, this->Driver), Kernels(this->Driver), Pool(Eng),
       Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {
@@ -244,6 +248,11 @@ __attribute__((constructor)) static void attachToProcess() {
     for (const std::string &E : Errors)
       std::fprintf(stderr, "streamlife: error: STREAMLIFE_OPTIONS: %s\n", E.c_str());
   }
+  // From here on everything the validator prints goes to log_path's file
+  // (opened at its first line) or stderr.
+  setValidatorLog(Opts.log_path);
+  if (Opts.help && claimWarning("help=1: the option list"))
+    std::fputs(renderOptionList(Opts).c_str(), validatorLog());
   // Several processes of one command (a launcher and its workers) would
   // overwrite one report; '%p' gives each its own.
   for (std::size_t At = Opts.report.find("%p"); At != std::string::npos; At = Opts.report.find("%p"))
@@ -257,14 +266,14 @@ __attribute__((constructor)) static void attachToProcess() {
   if (!loadDriver(Driver, Why)) {
     // Shells and helpers of a CPU-only machine land here: stay silent.
     if (Opts.verbosity > 0)
-      std::fprintf(stderr, "streamlife: note: not attached (pid %d): %s\n", getpid(), Why.c_str());
+      std::fprintf(validatorLog(), "streamlife: note: not attached (pid %d): %s\n", getpid(), Why.c_str());
     return;
   }
   auto *R = new ValidatorRuntime(Opts, Driver); // never deleted: CUDA calls back during exit
   if (!subscribeCupti(*R, Why)) {
     // Every process of `run -- sh -c '...'` fails alike: say it once per run.
     if (claimWarning(Why))
-      std::fprintf(stderr, "streamlife: warning: the runtime validator is not active in this process: %s\n",
+      std::fprintf(validatorLog(), "streamlife: warning: the runtime validator is not active in this process: %s\n",
                    Why.c_str());
     return;
   }
@@ -274,7 +283,7 @@ __attribute__((constructor)) static void attachToProcess() {
   std::atexit(atExit);
   pthread_atfork(nullptr, nullptr, inForkedChild);
   if (Opts.verbosity > 0)
-    std::fprintf(stderr, "streamlife: note: attached to pid %d through CUPTI driver-API callbacks\n",
+    std::fprintf(validatorLog(), "streamlife: note: attached to pid %d through CUPTI driver-API callbacks\n",
                  getpid());
 }
 

@@ -2,9 +2,11 @@
 #include "report/CallSiteNames.h"
 
 #include "report/ElfSymbols.h"
+#include "report/SourceLocations.h"
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -72,10 +74,12 @@ std::vector<Frame> userFrames(const std::vector<void *> &Frames, int Keep) {
   return Out;
 }
 
-std::string formatFrame(const Frame &F) {
+std::string formatFrame(const Frame &F, const std::string &SourceLocation) {
   char Offset[32];
   std::snprintf(Offset, sizeof(Offset), "+0x%zx", static_cast<std::size_t>(F.ModuleOffset));
   std::string Where = "(" + (F.Module.empty() ? std::string("<unknown module>") : F.Module) + Offset + ")";
+  if (!SourceLocation.empty())
+    Where = SourceLocation + " " + Where;
   return F.Function.empty() ? Where : F.Function + " " + Where;
 }
 
@@ -89,9 +93,34 @@ std::size_t firstUserPythonFrame(const std::vector<PyFrameRef> &Python) {
   return 0;
 }
 
+/// Source locations of native frames, one symbolizer run per module.
+std::vector<std::string> sourceLocationsOf(const std::vector<Frame> &Frames,
+                                           const std::string &Symbolizer) {
+  if (Symbolizer.empty())
+    return std::vector<std::string>(Frames.size());
+  // dladdr names the main executable by argv[0], which may be relative to a
+  // directory the program has left; the symbolizer needs the file itself.
+  // Never destroyed: reports are still printed from the library's destructor.
+  static const std::string &Self = *[] {
+    char Path[4096];
+    ssize_t N = readlink("/proc/self/exe", Path, sizeof(Path) - 1);
+    return new std::string(N > 0 ? std::string(Path, static_cast<std::size_t>(N)) : std::string());
+  }();
+  std::vector<CodeAddress> Addresses;
+  for (const Frame &F : Frames) {
+    CodeAddress A;
+    bool MainProgram = program_invocation_name && F.Module == program_invocation_name;
+    A.Module = MainProgram && !Self.empty() ? Self : F.Module;
+    A.ModuleOffset = F.ModuleOffset;
+    A.Absolute = reinterpret_cast<std::uintptr_t>(F.PC) - 1; // the call, not the return
+    Addresses.push_back(std::move(A));
+  }
+  return sourceLocations(Addresses, Symbolizer);
+}
+
 } // namespace
 
-std::vector<std::string> reportFrames(const OpRecord &R, int Keep) {
+std::vector<std::string> reportFrames(const OpRecord &R, int Keep, const std::string &Symbolizer) {
   std::vector<std::string> Out;
   if (!R.Python.empty()) {
     for (std::size_t I = firstUserPythonFrame(R.Python);
@@ -99,9 +128,23 @@ std::vector<std::string> reportFrames(const OpRecord &R, int Keep) {
       Out.push_back(formatPythonFrame(R.Python[I]));
     return Out;
   }
-  for (const Frame &F : userFrames(R.Frames, Keep))
-    Out.push_back(formatFrame(F));
+  std::vector<Frame> Frames = userFrames(R.Frames, Keep);
+  std::vector<std::string> Where = sourceLocationsOf(Frames, Symbolizer);
+  for (std::size_t I = 0; I < Frames.size(); ++I)
+    Out.push_back(formatFrame(Frames[I], Where[I]));
   return Out;
+}
+
+void prefetchSourceLocations(const std::vector<OpRecord> &Records, int Keep,
+                             const std::string &Symbolizer) {
+  if (Symbolizer.empty())
+    return;
+  std::vector<Frame> All;
+  for (const OpRecord &R : Records)
+    if (R.Python.empty())
+      for (Frame &F : userFrames(R.Frames, Keep))
+        All.push_back(std::move(F));
+  sourceLocationsOf(All, Symbolizer); // fills the cache of report/SourceLocations
 }
 
 std::uint64_t callSiteKey(const OpRecord &R) {

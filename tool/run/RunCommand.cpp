@@ -151,9 +151,12 @@ int runRunCommand(int Argc, const char **Argv) {
     }
     if (Value.find(':') != std::string::npos)
       return usageError("the value of '" + Flag + "' must not contain ':' (STREAMLIFE_OPTIONS separator)");
-    // Every process of the tree writes into the one report (and the
-    // timelines), wherever it has changed directory to: name it from here.
-    if ((Name == "report" || Name == "timeline") && !Value.empty() && Value[0] != '/') {
+    // Every process of the tree writes into the one report (and its own log
+    // file and timeline), wherever it has changed directory to: name them
+    // from here.
+    if ((Name == "report" || Name == "timeline" ||
+         (Name == "log_path" && Value != "stderr" && Value != "stdout")) &&
+        !Value.empty() && Value[0] != '/') {
       char Cwd[PATH_MAX];
       if (getcwd(Cwd, sizeof(Cwd)) && !std::strchr(Cwd, ':'))
         Value = std::string(Cwd) + "/" + Value;

@@ -254,6 +254,17 @@ int main(int Argc, char **Argv) {
     std::puts("ran");
     std::fflush(nullptr);
     _exit(5);
+  } else if (Scenario == "exec-after-finding") {
+    // A finding, then exec() of a clean CUDA program in the same process (a
+    // wrapper that execs the real job): the new image keeps the pid.
+    prologue();
+    consume(Buffer, StreamB);
+    freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
+    std::fflush(nullptr);
+    execl("/proc/self/exe", Argv[0], "ordered", static_cast<char *>(nullptr));
+    std::perror("fake_cuda_program: exec");
+    return 2;
   } else if (Scenario == "torch-alloc") {
     // PyTorch's first segment: cuMemAlloc while libc10_cuda.so (argv[2], a
     // stand-in in a torch-like tree) is loaded makes the validator load or
