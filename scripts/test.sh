@@ -20,6 +20,17 @@ if ((${#test_tools[@]})); then
     echo "streamlife test: could not install ${test_tools[*]}; their tests are reported unsupported" >&2
 fi
 
+# Debian's chromium renders the timeline pictures (test/cli/timeline-chromium.test).
+# It is large, so it is installed only when that test is to run: the whole
+# suite, or a selection that names it. Where it cannot be installed, the test is
+# reported unsupported.
+if ! command -v chromium >/dev/null 2>&1 && { (($# == 0)) || [[ "$*" == *timeline* || "$*" == *chromium* ]]; }; then
+  echo "streamlife test: installing chromium" >&2
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium; } >/dev/null 2>&1 ||
+    echo "streamlife test: could not install chromium; test/cli/timeline-chromium.test is reported unsupported" >&2
+fi
+
 suites=("$BUILD/test")
 [[ -f "$BUILD/test/unit/lit.site.cfg.py" ]] && suites+=("$BUILD/test/unit")
 log="$(mktemp)"

@@ -51,6 +51,12 @@ config.substitutions.append(("%shared", shared))
 config.substitutions.append(("%example_bin", os.path.join(obj, "examples")))
 config.substitutions.append(("%gpu_programs", os.path.join(obj, "test", "gpu-programs")))
 config.substitutions.append(("%nvcc", config.nvcc or "nvcc"))
+# The trace-event format validator and the headless-Chromium check of the
+# pictures `streamlife timeline --svg` draws.
+config.substitutions.append(("%check_trace",
+    "%s %s" % (config.python, os.path.join(src, "test", "check_trace_events.py"))))
+config.substitutions.append(("%svg_in_chromium",
+    "%s %s" % (config.python, os.path.join(src, "test", "svg_in_chromium.py"))))
 config.substitutions.append(("%check_streamlife_py",
     "%s %s --streamlife=%s --filecheck=%s" % (
         config.python, os.path.join(src, "test", "check_streamlife.py"), cli, config.filecheck)))
@@ -85,6 +91,10 @@ if shutil.which("groff"):
     config.available_features.add("groff")
 if shutil.which("zsh"):
     config.available_features.add("zsh")
+# Debian's chromium renders the timeline pictures (test/cli/timeline-chromium.test);
+# scripts/test.sh installs it when that test is to run.
+if any(shutil.which(b) for b in ("chromium", "chromium-browser")):
+    config.available_features.add("chromium")
 # The pre-commit framework (Debian's pre-commit): the README's snippet is run
 # with it where it is installed (scripts/test.sh installs it).
 if shutil.which("pre-commit"):

@@ -30,11 +30,15 @@ int runCheckCommand(int Argc, const char **Argv);
 /// `streamlife run [OPTIONS] -- CMD ARGS...`
 int runRunCommand(int Argc, const char **Argv);
 
+/// `streamlife timeline FILE [--svg OUT.svg] [--from T] [--to T] [--blocks N]`
+int runTimelineCommand(int Argc, const char **Argv);
+
 /// Each command line as data (tool/cli/CommandDoc.h): --help, the man pages
 /// and the shell completions are rendered from these.
 cli::CommandDoc driverCommandDoc();
 cli::CommandDoc checkCommandDoc();
 cli::CommandDoc runCommandDoc();
+cli::CommandDoc timelineCommandDoc();
 cli::CommandDoc clangTidyWrapperDoc();
 
 } // namespace streamlife

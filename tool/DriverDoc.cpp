@@ -46,6 +46,7 @@ cli::CommandDoc driverCommandDoc() {
   Doc.Summary = "find cross-CUDA-stream buffer-lifetime bugs, statically and at run time";
   Doc.Synopsis = {"streamlife check [options] FILES... [-- COMPILER_ARGS]",
                   "streamlife run [options] -- CMD ARGS...",
+                  "streamlife timeline FILE --svg OUT.svg [options]",
                   "streamlife --print-plugin-path | --print-runtime-path | --version"};
   Doc.Description = {
       cli::text("A caching or stream-ordered allocator knows only the stream a block was "
@@ -63,13 +64,15 @@ cli::CommandDoc driverCommandDoc() {
   Doc.Subcommands = {
       {"check", "find cross-stream buffer-lifetime bugs in C++, CUDA and Python source"},
       {"run", "run a CUDA or Python program under the runtime validator (libstreamlife_rt.so)"},
+      {"timeline", "draw the timeline a validated run wrote (run --timeline) as an SVG picture"},
   };
   Doc.Options = {
       flag("--print-plugin-path", "the clang-tidy plugin that came with streamlife, for "
                                   "clang-tidy-22 --load=PATH (editors, run-clang-tidy)"),
       flag("--print-runtime-path", "the runtime library (libstreamlife_rt.so), for LD_PRELOAD"),
       choice("--print-man-page", "PAGE",
-             {"streamlife", "streamlife-check", "streamlife-run", "streamlife-clang-tidy"},
+             {"streamlife", "streamlife-check", "streamlife-run", "streamlife-timeline",
+              "streamlife-clang-tidy"},
              "print a man page (the build installs them)"),
       choice("--print-completion", "SHELL", {"bash", "zsh"},
              "print the shell completion script (the build installs both)"),

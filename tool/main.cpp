@@ -27,6 +27,7 @@ std::vector<cli::CommandDoc> subcommandDocs() {
 #ifdef STREAMLIFE_HAVE_RUNTIME
   Docs.push_back(streamlife::runCommandDoc());
 #endif
+  Docs.push_back(streamlife::timelineCommandDoc());
   return Docs;
 }
 
@@ -139,6 +140,8 @@ int main(int Argc, const char **Argv) {
     return streamlife::ExitUsage;
 #endif
   }
+  if (!std::strcmp(Command, "timeline"))
+    return streamlife::runTimelineCommand(Argc - 1, Argv + 1);
   std::fprintf(stderr, "streamlife: error: unknown command '%s' (try 'streamlife --help')\n",
                Command);
   return streamlife::ExitUsage;

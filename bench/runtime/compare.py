@@ -17,6 +17,10 @@ Every run must also compute the right result, and the validator must find
 nothing (both workloads are correct programs); otherwise the table says so
 and the exit status is 1. Exit 2 when a program cannot be run at all.
 
+With --timeline, each workload also runs under `streamlife run --timeline`,
+interleaved with the others, and the cost of drawing the timeline is the
+ratio to `streamlife run` alone (target <= 1.2x).
+
 With --self-profile, one more run of each workload under
 `streamlife run --self-profile` prints the validator's own time per
 intercepted call and per phase, so that a cost over the target shows where it
@@ -46,6 +50,9 @@ def parse_args(argv):
     parser.add_argument("--layers", type=int, default=32)
     parser.add_argument("--timeout", type=float, default=400, help="seconds per run")
     parser.add_argument("--log-dir", required=True, help="keeps every run's stdout/stderr")
+    parser.add_argument("--timeline", action="store_true",
+                        help="also run each workload under streamlife run --timeline (its cost, "
+                             "side by side with streamlife run alone)")
     parser.add_argument("--self-profile", action="store_true",
                         help="after the table, one run per workload with streamlife's --self-profile")
     return parser.parse_args(argv)
@@ -61,8 +68,12 @@ def run_once(args, workload, mode, index):
                                 "--launches", str(args.launches)],
                "gpu-bound": [os.path.join(args.bin_dir, "gpu_bound"),
                              "--layers", str(args.layers)]}[workload]
+    # The timeline goes to the log folder, one file per process, replaced by
+    # the next repeat.
+    timeline = os.path.join(args.log_dir, "%s.timeline-%%p.json" % workload)
     prefix = {"plain": [],
               "streamlife": [args.streamlife, "run", "--"],
+              "streamlife-timeline": [args.streamlife, "run", "--timeline", timeline, "--"],
               "self-profile": [args.streamlife, "run", "--self-profile", "--"],
               "compute-sanitizer": [args.sanitizer, "--tool", "memcheck",
                                     "--track-stream-ordered-races", "all"]}[mode]
@@ -84,7 +95,7 @@ def run_once(args, workload, mode, index):
     match = re.search(r"\b%s=([0-9.]+)" % key, proc.stdout)
     result = re.findall(r"^result: (.*)$", proc.stdout, re.M)
     findings = None
-    if mode == "streamlife":
+    if mode.startswith("streamlife"):
         summary = re.search(r"^streamlife: summary: (\d+) findings?$", proc.stderr, re.M)
         findings = int(summary.group(1)) if summary else None
     elif mode == "compute-sanitizer":
@@ -103,7 +114,8 @@ def fmt(value, unit=""):
 
 def main(argv):
     args = parse_args(argv)
-    modes = ["plain", "streamlife"] + (["compute-sanitizer"] if args.sanitizer else [])
+    modes = (["plain", "streamlife"] + (["streamlife-timeline"] if args.timeline else []) +
+             (["compute-sanitizer"] if args.sanitizer else []))
     runs = {(w, m): [] for w in METRICS for m in modes}
     for index in range(max(args.repeat, args.sanitizer_repeat)):
         for workload in METRICS:
@@ -130,9 +142,9 @@ def main(argv):
                 problems.append("%s under %s: %s" % (workload, mode, r.problem))
             elif r.result != "ok":
                 problems.append("%s under %s printed result: %s" % (workload, mode, r.result))
-            elif mode == "streamlife" and r.findings != 0:
-                problems.append("%s under streamlife: %s finding(s) in a correct program" % (
-                    workload, "no summary line, so unknown" if r.findings is None else r.findings))
+            elif mode.startswith("streamlife") and r.findings != 0:
+                problems.append("%s under %s: %s finding(s) in a correct program" % (
+                    workload, mode, "no summary line, so unknown" if r.findings is None else r.findings))
 
     print()
     print("streamlife runtime benchmark: medians of %d repeat(s) (compute-sanitizer: %d)" % (
@@ -163,6 +175,18 @@ def main(argv):
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
     print()
+    if args.timeline:
+        # What --timeline adds to a validated run: the same metric, side by side.
+        for workload, (_, label) in METRICS.items():
+            validated = median(workload, "streamlife")
+            traced = median(workload, "streamlife-timeline")
+            ratio = None if None in (validated, traced) or not validated else traced / validated
+            met = ratio is not None and ratio <= 1.2
+            verdicts.append(met)
+            print("timeline cost  %-12s %s: streamlife %s, with --timeline %s: %s (target <=1.2x: %s)" % (
+                workload, label, fmt(validated), fmt(traced),
+                "-" if ratio is None else "%.3fx" % ratio, "met" if met else "MISSED"))
+        print()
     for problem in problems:
         print("compare: PROBLEM: " + problem)
     if args.self_profile:

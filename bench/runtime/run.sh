@@ -4,7 +4,7 @@
 # memcheck with stream-ordered race tracking -- then prints one table.
 #
 #   bench/runtime/run.sh BUILD_DIR [--repeat R] [--launches N] [--layers L] [--quick] [--no-sanitizer]
-#                                  [--self-profile]
+#                                  [--self-profile] [--timeline]
 #
 # BUILD_DIR is a configured streamlife build holding bin/streamlife (and
 # lib/libstreamlife_rt.so); the benchmark programs go to BUILD_DIR/bench/runtime.
@@ -15,7 +15,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--layers L] [--quick] [--no-sanitizer] [--self-profile]" >&2
+  echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--layers L] [--quick] [--no-sanitizer] [--self-profile] [--timeline]" >&2
   exit 2
 }
 
@@ -30,7 +30,8 @@ while [[ $# -gt 0 ]]; do
     --layers) layers=${2:?}; shift 2 ;;
     --quick) repeat=1 launches=20000 layers=8; shift ;;
     --no-sanitizer) sanitizer_wanted=0; shift ;;
-    --self-profile) profile=(--self-profile); shift ;;
+    --self-profile) profile+=(--self-profile); shift ;;
+    --timeline) profile+=(--timeline); shift ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
   esac
 done

@@ -6,7 +6,7 @@ and/or the native caching allocator. One table: ms/step, the ratio to plain
 (same workload and allocator, same invocation), findings, and what streamlife
 intercepted (so that a silent run is shown to be an observed one).
 
-  bench/runtime/torch_workloads.py --streamlife BUILD/bin/streamlife [--modes plain,streamlife,csan,cs]
+  bench/runtime/torch_workloads.py --streamlife BUILD/bin/streamlife [--modes plain,streamlife,streamlife-timeline,csan,cs]
       [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--repeat R] [--nproc N] [--log-dir DIR]
       [--jobs J] [--expect-clean]
 
@@ -78,6 +78,12 @@ def command(workload, mode, options):
         cmd = [options.streamlife, "run", "--stack-depth", "0"] + options.streamlife_args + ["--"] + cmd
     elif mode == "streamlife-selfprofile":  # where the validator's own time goes, per callback and phase
         cmd = [options.streamlife, "run", "--self-profile"] + options.streamlife_args + ["--"] + cmd
+    elif mode in ("streamlife-timeline", "streamlife-timeline-order"):
+        # The cost of --timeline (GPU times from CUPTI's activity records, or
+        # by order alone): one trace per process in the log folder.
+        trace = os.path.join(options.log_dir or ".", f"{workload}.timeline-%p.json")
+        gpu = [] if mode == "streamlife-timeline" else ["--timeline-gpu-time=0"]
+        cmd = [options.streamlife, "run", "--timeline", trace] + gpu + options.streamlife_args + ["--"] + cmd
     elif mode == "streamlife-pyprofile":  # Python call sites from the profile function, not the frame walker
         cmd = [options.streamlife, "run", "--python-frame-walker=0"] + options.streamlife_args + ["--"] + cmd
     elif mode == "cs":
@@ -175,7 +181,7 @@ def main():
             parser.error(f"unknown workload '{name}' (known: {', '.join(WORKLOADS)})")
     os.makedirs(options.log_dir, exist_ok=True)
     problems = 0
-    profiles = []
+    profiles, costs = [], []
     print("| workload | allocator | mode | ms/step | x plain | findings | result | observed |")
     print("|---|---|---|---|---|---|---|---|")
     modes = options.modes.split(",")
@@ -219,6 +225,16 @@ def main():
             for mode in modes:
                 if mode == "streamlife-selfprofile":
                     profiles.append((workload, alloc, runs[mode][-1]["log"]))
+            # What --timeline adds to the validated run, side by side.
+            validated = median([r["ms"] for r in runs.get("streamlife", []) if r["ms"]])
+            for mode in ("streamlife-timeline", "streamlife-timeline-order"):
+                traced = median([r["ms"] for r in runs.get(mode, []) if r["ms"]])
+                if validated and traced:
+                    costs.append(f"timeline cost: {workload} ({alloc}) {mode}: {traced:.2f} ms/step vs "
+                                 f"{validated:.2f} without --timeline: {traced / validated:.2f}x "
+                                 f"(target <= 1.2x: {'met' if traced / validated <= 1.2 else 'MISSED'})")
+    for line in costs:
+        print(line)
     # The self-profile tables (each rank's, for distributed runs) after the main table.
     for workload, alloc, log in profiles:
         print(f"\nself-profile of {workload} ({alloc}), from {log}:")

@@ -72,10 +72,13 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {
   switch (Event.What) {
-  case BlockEvent::Kind::Accessed:
-    E.accessed(Event.Thread, Resolve(Event.Thread, Event.Stream), Range{Event.Ptr, Event.Size},
-               Event.Site);
+  case BlockEvent::Kind::Accessed: {
+    StreamId S = Resolve(Event.Thread, Event.Stream);
+    E.accessed(Event.Thread, S, Range{Event.Ptr, Event.Size}, Event.Site);
+    if (BlockObserver *O = Observer.load(std::memory_order_acquire))
+      O->blockAccessed(Event.Thread, S, Range{Event.Ptr, Event.Size}, Event.Site);
     return;
+  }
   case BlockEvent::Kind::HostReleased:
     E.hostReleases(Event.Thread, Event.Ptr);
     return;
@@ -106,10 +109,20 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
     int Device = S == NoStream ? 0 : E.streamInfo(S).Desc.Device;
     accountAllocation(Event, Event.Site);
     Blocks->blockAllocated(Event.Thread, Range{Event.Ptr, Event.Size}, S, Event.Site, Device);
+    if (BlockObserver *O = Observer.load(std::memory_order_acquire))
+      O->blockAllocated(Event.Thread, Range{Event.Ptr, Event.Size}, S, Event.Site);
     return;
   }
   case BlockEvent::Kind::ReleaseRequested:
     accountRequest(Event.Ptr, Event.Site);
+    // The stream is not resolved for a SAME_STREAM block: its handle may name
+    // a stream destroyed since (see Released below).
+    if (BlockObserver *O = Observer.load(std::memory_order_acquire))
+      O->blockReleaseRequested(Event.Thread, Event.Ptr,
+                               Blocks->releaseKind() == ReleaseKind::CachingAllocator
+                                   ? NoStream
+                                   : Resolve(Event.Thread, Event.Stream),
+                               Event.Site);
     return;
   case BlockEvent::Kind::Released: {
     // The release reported is where the owner let go of the block (the `del`),
@@ -122,6 +135,8 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
                      ? NoStream
                      : Resolve(Event.Thread, Event.Stream);
     Blocks->blockReleased(Event.Thread, Event.Ptr, S, Requested != NoOp ? Requested : Event.Site);
+    if (BlockObserver *O = Observer.load(std::memory_order_acquire))
+      O->blockReleased(Event.Thread, Event.Ptr, Requested != NoOp ? Requested : Event.Site);
     return;
   }
   default:

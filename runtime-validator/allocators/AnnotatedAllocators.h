@@ -110,6 +110,10 @@ public:
   /// Per allocation site, in order of first allocation.
   std::vector<BlockAccount> accounts() const;
 
+  /// Also tells Observer about every block event applied from now on (set
+  /// once, before the program's first allocation; null: nobody).
+  void setObserver(BlockObserver *O) { Observer.store(O, std::memory_order_release); }
+
 private:
   struct Registered {
     std::string Name;
@@ -128,6 +132,7 @@ private:
     std::uint64_t HeldBackBytes = 0;
   };
   static constexpr std::size_t MaxDistinctBlocks = 1 << 16;
+  std::atomic<BlockObserver *> Observer{nullptr};
 
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
   void accountAllocation(const BlockEvent &Event, OpId Site);

@@ -7,6 +7,7 @@ namespace streamlife {
 namespace rt {
 
 BlockEvents::~BlockEvents() = default;
+BlockObserver::~BlockObserver() = default;
 
 void EngineBlockEvents::blockAllocated(ThreadId T, Range Bytes, StreamId Stream, OpId Site,
                                        int Device) {

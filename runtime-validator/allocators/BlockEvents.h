@@ -44,6 +44,21 @@ public:
   virtual void blockUsedOnStream(ThreadId T, Addr Base, StreamId Consumer) = 0;
 };
 
+/// Sees the blocks of annotated allocators as their events are applied, with
+/// streams resolved: allocated, release requested (the owner let go, a
+/// tensor's del), released (back in the allocator, at once or once the events
+/// of a record_stream completed), and accesses the allocator declared. The
+/// timeline draws them (intercept/ installs one when asked to); it decides
+/// nothing, so it is told after the engine.
+class BlockObserver {
+public:
+  virtual ~BlockObserver();
+  virtual void blockAllocated(ThreadId T, Range Bytes, StreamId Stream, OpId Site) = 0;
+  virtual void blockReleaseRequested(ThreadId T, Addr Base, StreamId Stream, OpId Site) = 0;
+  virtual void blockReleased(ThreadId T, Addr Base, OpId Site) = 0;
+  virtual void blockAccessed(ThreadId T, StreamId Stream, Range Bytes, OpId Site) = 0;
+};
+
 /// Forwards block events to the engine with the lifetime kinds of one allocator.
 class EngineBlockEvents : public BlockEvents {
 public:

@@ -67,6 +67,11 @@ bool loadCupti(CuptiApi &Api, std::string &Why) {
   bind(Lib, "cuptiEnableDomain", Api.EnableDomain);
   bind(Lib, "cuptiGetCallbackName", Api.GetCallbackName);
   bind(Lib, "cuptiGetResultString", Api.GetResultString);
+  bind(Lib, "cuptiActivityRegisterCallbacks", Api.ActivityRegisterCallbacks);
+  bind(Lib, "cuptiActivityEnable", Api.ActivityEnable);
+  bind(Lib, "cuptiActivityFlushAll", Api.ActivityFlushAll);
+  bind(Lib, "cuptiActivityGetNextRecord", Api.ActivityGetNextRecord);
+  bind(Lib, "cuptiGetTimestamp", Api.GetTimestamp);
   if (!Api.Subscribe || !Api.EnableCallback || !Api.EnableDomain) {
     Why = "libcupti lacks cuptiSubscribe or cuptiEnableCallback";
     return false;

@@ -37,6 +37,14 @@ struct CuptiApi {
   CUptiResult (*EnableDomain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
   CUptiResult (*GetCallbackName)(CUpti_CallbackDomain, uint32_t, const char **) = nullptr;
   CUptiResult (*GetResultString)(CUptiResult, const char **) = nullptr;
+  // The activity API (CuptiActivity.cpp, for the timeline's GPU times); any
+  // of these may be missing.
+  CUptiResult (*ActivityRegisterCallbacks)(CUpti_BuffersCallbackRequestFunc,
+                                           CUpti_BuffersCallbackCompleteFunc) = nullptr;
+  CUptiResult (*ActivityEnable)(CUpti_ActivityKind) = nullptr;
+  CUptiResult (*ActivityFlushAll)(uint32_t) = nullptr;
+  CUptiResult (*ActivityGetNextRecord)(uint8_t *, size_t, CUpti_Activity **) = nullptr;
+  CUptiResult (*GetTimestamp)(uint64_t *) = nullptr;
 };
 
 /// Loads libcuda.so.1; false (and Why) when the process has no usable driver.

@@ -15,6 +15,7 @@
 #include <cupti_runtime_cbid.h>
 
 #include <atomic>
+#include <string_view>
 
 namespace streamlife {
 namespace rt {
@@ -32,6 +33,7 @@ unsigned CbidSites[MaxCbid] = {};
 ProfileSlot CbidSlot[MaxCbid];
 std::atomic<NameId> ApiNames[MaxCbid];
 CuptiApi Cupti;
+CUpti_SubscriberHandle TheSubscriber = nullptr;
 
 constexpr unsigned MaxRuntimeCbid = CUPTI_RUNTIME_TRACE_CBID_SIZE;
 std::atomic<std::uint64_t> DriverCalls[MaxCbid];
@@ -76,12 +78,23 @@ void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId C
     unsigned Site = Data.callbackSite == CUPTI_API_ENTER ? CuptiCall::AtEnter : CuptiCall::AtExit;
     // CUPTI calls back at both sites; the family's row says which it uses.
     if (F && (CbidSites[Cbid] & Site)) {
+      // The timeline matches the work enqueued here with its activity record
+      // (without a timeline, nothing is kept).
+      bool Timeline = R->Recording.load(std::memory_order_relaxed) != nullptr;
+      if (Timeline)
+        setDriverCorrelation(Data.correlationId);
       InterceptScope Scope(*R, CbidSlot[Cbid], Data.context, PerThreadCbid[Cbid]);
       F(CallContext{Scope.context(), Cbid, Data});
+      if (Timeline)
+        setDriverCorrelation(0);
     }
   } else if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && Cbid < MaxRuntimeCbid) {
-    if (static_cast<const CUpti_CallbackData *>(RawData)->callbackSite == CUPTI_API_ENTER)
+    const auto &Data = *static_cast<const CUpti_CallbackData *>(RawData);
+    if (Data.callbackSite == CUPTI_API_ENTER)
       RuntimeCalls[Cbid].fetch_add(1, std::memory_order_relaxed);
+    // A kernel's activity record may carry the runtime call's correlation id
+    // rather than the driver call's under it (enableRuntimeCorrelation).
+    setRuntimeCorrelation(Data.callbackSite == CUPTI_API_ENTER ? Data.correlationId : 0);
   } else if (Domain == CUPTI_CB_DOMAIN_RESOURCE &&
              Cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     flushAtCudaTeardown(*R);
@@ -122,6 +135,7 @@ bool subscribeCupti(ValidatorRuntime &R, std::string &Why) {
     return false;
   CUpti_SubscriberHandle Subscriber;
   CUptiResult Rc = Cupti.Subscribe(&Subscriber, onCallback, &R);
+  TheSubscriber = Subscriber;
   if (Rc != CUPTI_SUCCESS) {
     Why = Rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
               ? "another CUPTI client (a profiler or debugger) is attached, and CUPTI allows one"
@@ -149,6 +163,22 @@ bool subscribeCupti(ValidatorRuntime &R, std::string &Why) {
     Cupti.EnableDomain(1, Subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
   }
   return true;
+}
+
+void enableRuntimeCorrelation() {
+  if (!TheSubscriber || !Cupti.GetCallbackName)
+    return;
+  // The runtime calls that enqueue GPU work; the rest of the runtime domain
+  // stays off (PyTorch calls cudaGetDevice and the like all the time).
+  for (unsigned Cbid = 1; Cbid < MaxRuntimeCbid; ++Cbid) {
+    const char *Name = nullptr;
+    if (Cupti.GetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, Cbid, &Name) != CUPTI_SUCCESS || !Name)
+      continue;
+    std::string_view N(Name);
+    if (N.rfind("cudaLaunch", 0) == 0 || N.rfind("cudaMemcpy", 0) == 0 ||
+        N.rfind("cudaMemset", 0) == 0 || N.rfind("cudaGraphLaunch", 0) == 0)
+      Cupti.EnableCallback(1, TheSubscriber, CUPTI_CB_DOMAIN_RUNTIME_API, Cbid);
+  }
 }
 
 namespace {

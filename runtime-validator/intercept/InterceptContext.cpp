@@ -1,6 +1,7 @@
 //===- InterceptContext.cpp - the verbs every interception mechanism uses --===//
 #include "intercept/InterceptContext.h"
 
+#include "intercept/Interposition.h"
 #include "intercept/Runtime.h"
 
 namespace streamlife {
@@ -99,54 +100,86 @@ void InterceptContext::allocated(Range Bytes, AllocKind Kind, StreamId S, OpId S
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.allocated(T, Bytes, Kind, S, Site, Device);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->allocated(T, Bytes, Kind == AllocKind::StreamOrdered || Kind == AllocKind::CachingAllocator,
+                  S, Site);
 }
 
 void InterceptContext::released(Addr Base, ReleaseKind Kind, StreamId S, OpId Site) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.released(T, Base, Kind, S, Site);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire)) {
+    TL->releaseRequested(T, Base, S, Site);
+    TL->released(T, Base, Site);
+  }
 }
 
 void InterceptContext::launched(StreamId S, const std::vector<Range> &Touched, OpId Op) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.launched(T, S, Touched, Op);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->work(T, S, Op, Touched, workCorrelation(LibraryCallScope::current()));
+}
+
+void InterceptContext::libraryKernelLaunched(StreamId S) const {
+  static const std::vector<Range> None;
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.launched(T, S, None, NoOp);
+  if (R.Recording.load(std::memory_order_relaxed))
+    noteLibraryKernel(LibraryCallScope::current());
 }
 
 std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const PointerWord *Words,
                                                        std::size_t Count, OpId Op,
                                                        OpId GenericOp) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  return R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
+  std::size_t Ignored = R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->work(T, S, Op, Words, Count, currentCorrelation());
+  return Ignored;
 }
 
 void InterceptContext::eventRecorded(Handle Event, StreamId S) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.eventRecorded(T, Event, S);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->eventRecorded(T, Event, S);
 }
 
 void InterceptContext::streamWaitsEvent(StreamId S, Handle Event) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.streamWaitsEvent(T, S, Event);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->streamWaitsEvent(T, S, Event);
 }
 
 void InterceptContext::hostSyncsEvent(Handle Event) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.hostSyncsEvent(T, Event);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->hostSynced(T, HostSyncKind::Event, NoStream, Event);
 }
 
 void InterceptContext::hostSyncsStream(StreamId S) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.hostSyncsStream(T, S);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->hostSynced(T, HostSyncKind::Stream, S, 0);
 }
 
 void InterceptContext::hostSyncsDevice() const {
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.hostSyncsDevice(T, Device);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->hostSynced(T, HostSyncKind::Device, NoStream, 0);
 }
 
 void InterceptContext::eventDestroyed(Handle Event) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.eventDestroyed(T, Event);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->eventDestroyed(Event);
 }
 
 bool InterceptContext::isTracked(Addr A) const { return R.Eng.isTracked(A); }
@@ -157,11 +190,17 @@ void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, 
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+    TL->allocated(T, Range{Ptr, Size}, /*Pool=*/true, S, Site);
 }
 
 void InterceptContext::freedAsync(Addr Ptr, StreamId S, OpId Site) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Pool.freedAsync(T, Ptr, S, Site);
+  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire)) {
+    TL->releaseRequested(T, Ptr, S, Site);
+    TL->released(T, Ptr, Site);
+  }
 }
 
 int InterceptContext::registerAllocator(const std::string &Name, int Policy) const {
@@ -216,8 +255,12 @@ void InterceptScope::enter(ProfileSlot Slot) {
   Timer.start(Context->profile(), Slot);
   // Read before written: a store on every call would bounce the flag's cache
   // line between the threads that launch.
-  if (!Context->R.UsedCuda.load(std::memory_order_relaxed))
+  if (!Context->R.UsedCuda.load(std::memory_order_relaxed)) {
     Context->R.UsedCuda.store(true, std::memory_order_relaxed);
+    // A timeline's file is created by the process's first CUDA call.
+    if (Context->R.Timeline)
+      Context->R.Timeline->start();
+  }
   // Block events that annotated allocators queued before this call (PyTorch's
   // ALLOC before the launch that fills the block) come first.
   Context->replayBlockEvents();

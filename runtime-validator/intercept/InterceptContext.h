@@ -132,6 +132,10 @@ public:
   void allocated(Range R, AllocKind Kind, StreamId S, OpId Site) const;
   void released(Addr Base, ReleaseKind Kind, StreamId S, OpId Site) const;
   void launched(StreamId S, const std::vector<Range> &Touched, OpId Op) const;
+  /// A kernel an interposed library call launched on S: an enqueue with no
+  /// accesses of its own (the call's decoded arguments, recorded after it,
+  /// are its accesses); the timeline draws the call at this kernel's GPU time.
+  void libraryKernelLaunched(StreamId S) const;
   std::size_t launchedWithPointerWords(StreamId S, const PointerWord *Words, std::size_t Count,
                                        OpId Op, OpId GenericOp) const;
   void eventRecorded(Handle Event, StreamId S) const;

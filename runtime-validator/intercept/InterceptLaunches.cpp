@@ -72,9 +72,8 @@ void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelP
     // A kernel of an interposed cuBLAS/cuDNN call: an enqueue on its stream,
     // but its parameters are the library's; the call's decoded arguments say
     // what it touches (Interposition.h).
-    static const std::vector<Range> None;
     I.countDecoded("library-internal");
-    I.launched(S, None, NoOp);
+    I.libraryKernelLaunched(S);
     return;
   }
   const KernelInfo &Info = I.kernel(F, C.Data.symbolName);

@@ -21,6 +21,7 @@
 #include "intercept/InterceptContext.h"
 
 #include <atomic>
+#include <cstdint>
 #include <initializer_list>
 #include <vector>
 
@@ -42,7 +43,10 @@ template <typename Fn> Fn nextFunction(const char *Name, std::initializer_list<c
 /// Marks the calling thread as inside an interposed library call.
 class LibraryCallScope {
 public:
-  LibraryCallScope() { ++Depth; }
+  LibraryCallScope() {
+    if (Depth++ == 0)
+      ++Calls;
+  }
   ~LibraryCallScope() { --Depth; }
   LibraryCallScope(const LibraryCallScope &) = delete;
   LibraryCallScope &operator=(const LibraryCallScope &) = delete;
@@ -51,9 +55,14 @@ public:
   bool outermost() const { return Depth == 1; }
   /// True while the calling thread is inside any interposed library call.
   static bool active() { return Depth > 0; }
+  /// The calling thread's outermost library call in progress, numbered per
+  /// thread from 1 (0 outside any): what ties the library's own kernels to
+  /// the call recorded after them.
+  static std::uint64_t current() { return Depth > 0 ? Calls : 0; }
 
 private:
   static thread_local int Depth;
+  static thread_local std::uint64_t Calls;
 };
 
 /// One interposed function: its name as an op name, an intercept_stats

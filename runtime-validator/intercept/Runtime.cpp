@@ -45,6 +45,7 @@ namespace rt {
 
 // Defined in CuptiSubscription.cpp.
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why);
+void enableRuntimeCorrelation();
 void printApiStats(std::FILE *Out);
 void printInterceptStats(std::FILE *Out);
 
@@ -103,6 +104,8 @@ void finishReport(ValidatorRuntime &R) {
   R.Report.setSummaryDetails(std::move(Details));
   bool Used = R.UsedCuda.load();
   R.Report.finish(R, Used && R.Opts.print_summary, Used);
+  if (R.Timeline)
+    R.Timeline->finish();
 }
 
 void finishProcess() {
@@ -134,6 +137,20 @@ void finishProcess() {
 }
 
 void atExit() { finishProcess(); }
+
+/// `--timeline FILE`: the recorder beside the engine, told about the
+/// allocators' blocks and the reported findings, with the runtime calls'
+/// correlation ids when the GPU times come from CUPTI. CUPTI's activity
+/// records are enabled now, before any CUDA call; the file is created at the
+/// process's first CUDA call (InterceptScope), so that the processes of a run
+/// that use no CUDA (a shell, a compiler a framework spawns) write nothing.
+void openTimeline(ValidatorRuntime &R) {
+  R.Timeline = RuntimeTimeline::prepare(R);
+  R.Annotated.setObserver(R.Timeline.get());
+  R.Report.setObserver(R.Timeline.get());
+  if (R.Timeline->gpuTime())
+    enableRuntimeCorrelation();
+}
 
 // A forked child runs no CUDA (the driver does not survive fork) and must not
 // print a second summary or rewrite the parent's report: it goes passive.
@@ -260,6 +277,8 @@ __attribute__((constructor)) static void attachToProcess() {
                    Why.c_str());
     return;
   }
+  if (!Opts.timeline.empty())
+    openTimeline(*R);
   TheRuntime.store(R, std::memory_order_release);
   std::atexit(atExit);
   pthread_atfork(nullptr, nullptr, inForkedChild);

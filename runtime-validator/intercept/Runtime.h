@@ -3,8 +3,9 @@
 // One ValidatorRuntime per process, created by the library's constructor and
 // never destroyed (CUDA calls back during exit, after static destructors).
 // Only the runtime's core includes this header: Runtime.cpp (attach, exit),
-// InterceptContext.cpp (the verbs every mechanism uses) and
-// CuptiSubscription.cpp (the CUPTI mechanism's subscription). Interception
+// InterceptContext.cpp (the verbs every mechanism uses),
+// CuptiSubscription.cpp (the CUPTI mechanism's subscription) and
+// RuntimeTimeline.cpp (the timeline's names). Interception
 // mechanisms see InterceptContext.h, never these members.
 //
 // Locking rules, because the driver calls back into us and a lock held across
@@ -26,6 +27,7 @@
 #include "intercept/InterceptContext.h"
 #include "intercept/KernelArguments.h"
 #include "intercept/LaunchStats.h"
+#include "intercept/RuntimeTimeline.h"
 #include "intercept/SelfProfile.h"
 #include "intercept/StreamResolver.h"
 #include "report/Reporter.h"
@@ -55,6 +57,11 @@ public:
   StreamOrderedPool Pool;
   /// Allocators that describe their own blocks (include/streamlife/annotations.h).
   AnnotatedAllocators Annotated;
+  /// The timeline of `--timeline FILE` (null without the option), and its
+  /// recorder, which the interception context feeds once the process made
+  /// its first CUDA call (null before, and without a timeline).
+  std::unique_ptr<RuntimeTimeline> Timeline;
+  std::atomic<TimelineRecorder *> Recording{nullptr};
   /// Op -> allocation-site key for the block accounting (sites are few).
   std::uint64_t siteKey(OpId Op);
   /// Streams currently capturing into a graph; while 0, no launch asks the

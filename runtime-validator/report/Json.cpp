@@ -6,9 +6,8 @@
 namespace streamlife {
 namespace rt {
 
-std::string jsonEscape(std::string_view Text) {
-  std::string Out;
-  Out.reserve(Text.size());
+void appendJsonEscaped(std::string &Out, std::string_view Text) {
+  Out.reserve(Out.size() + Text.size());
   for (unsigned char C : Text) {
     switch (C) {
     case '"':
@@ -42,6 +41,11 @@ std::string jsonEscape(std::string_view Text) {
       }
     }
   }
+}
+
+std::string jsonEscape(std::string_view Text) {
+  std::string Out;
+  appendJsonEscaped(Out, Text);
   return Out;
 }
 

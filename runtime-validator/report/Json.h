@@ -17,6 +17,8 @@ namespace rt {
 
 /// Escapes Text for use inside a JSON string (quotes not included).
 std::string jsonEscape(std::string_view Text);
+/// Appends the escaped Text to Out (for writers that build events in place).
+void appendJsonEscaped(std::string &Out, std::string_view Text);
 
 class JsonWriter {
 public:

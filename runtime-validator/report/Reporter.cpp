@@ -18,6 +18,18 @@ namespace streamlife {
 namespace rt {
 
 StreamNamer::~StreamNamer() = default;
+FindingObserver::~FindingObserver() = default;
+
+namespace {
+
+/// The first line of a printed finding, without its "streamlife: error: ".
+std::string headline(const std::string &Text) {
+  std::string Line = Text.substr(0, Text.find('\n'));
+  const std::string Prefix = "streamlife: error: ";
+  return Line.compare(0, Prefix.size(), Prefix) == 0 ? Line.substr(Prefix.size()) : Line;
+}
+
+} // namespace
 
 const char *notAnalysedText(NotAnalysed N) {
   switch (N) {
@@ -213,16 +225,27 @@ void Reporter::drain(StreamNamer &Namer) {
   for (const Finding &F : Batch) {
     std::string Key = Opts.dedup ? dedupKey(F) : std::string();
     ReportedFinding R = resolve(F, Namer);
-    std::lock_guard<std::mutex> Guard(StateLock);
-    if (Opts.dedup && !SeenKeys.insert(Key).second)
+    std::unique_lock<std::mutex> Guard(StateLock);
+    if (Opts.dedup && !SeenKeys.insert(Key).second) {
+      // Another occurrence of a reported pair of sites: not printed again,
+      // but the timeline marks it where it happened.
+      bool Mark = Observer && ReportedKeys.count(Key);
+      Guard.unlock();
+      if (Mark)
+        Observer->observed(F, headline(formatText(R)));
       continue;
+    }
     if (suppressed(R))
       continue;
+    ReportedKeys.insert(Key);
     Reported.push_back(R);
     Added = true;
     std::string Text = formatText(R);
     std::fputs(Text.c_str(), out());
     std::fflush(out());
+    Guard.unlock();
+    if (Observer)
+      Observer->observed(F, headline(Text));
   }
   if (Added) {
     writeJsonReport();

@@ -51,6 +51,17 @@ enum class NotAnalysed : unsigned {
 };
 const char *notAnalysedText(NotAnalysed N);
 
+/// Sees each finding drain() reports, with its headline (the first line as
+/// printed, without "streamlife: error: "), and each later occurrence of a
+/// reported pair of call sites, which deduplication does not print; never a
+/// suppressed one. The timeline marks them (intercept/ installs it when asked
+/// to). Called on the draining thread, outside every engine and CUDA call.
+class FindingObserver {
+public:
+  virtual ~FindingObserver();
+  virtual void observed(const Finding &F, const std::string &Headline) = 0;
+};
+
 class Reporter : public FindingSink {
 public:
   /// Out is where text goes (a buffer in tests); nullptr: the validator's log
@@ -83,6 +94,9 @@ public:
   void finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda = true);
   bool finished() const { return Finished.load(); }
 
+  /// Set once, before the program runs (null: nobody).
+  void setObserver(FindingObserver *O) { Observer = O; }
+
   /// Resolves one engine finding to text (exposed for tests).
   ReportedFinding resolve(const Finding &F, StreamNamer &Namer) const;
 
@@ -112,6 +126,8 @@ private:
 
   mutable std::mutex StateLock; ///< guards everything below; never held across CUDA
   std::set<std::string> SeenKeys;
+  std::set<std::string> ReportedKeys; ///< of SeenKeys, those not suppressed
+  FindingObserver *Observer = nullptr;
   std::vector<ReportedFinding> Reported;
   std::vector<std::string> Notes;
   std::vector<std::string> SummaryDetails;

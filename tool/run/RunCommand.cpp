@@ -152,8 +152,10 @@ int runRunCommand(int Argc, const char **Argv) {
     if (Value.find(':') != std::string::npos)
       return usageError("the value of '" + Flag + "' must not contain ':' (STREAMLIFE_OPTIONS separator)");
     // Every process of the tree writes into the one report (and its own log
-    // file), wherever it has changed directory to: name them from here.
-    if ((Name == "report" || (Name == "log_path" && Value != "stderr" && Value != "stdout")) &&
+    // file and timeline), wherever it has changed directory to: name them
+    // from here.
+    if ((Name == "report" || Name == "timeline" ||
+         (Name == "log_path" && Value != "stderr" && Value != "stdout")) &&
         !Value.empty() && Value[0] != '/') {
       char Cwd[PATH_MAX];
       if (getcwd(Cwd, sizeof(Cwd)) && !std::strchr(Cwd, ':'))
@@ -229,6 +231,7 @@ int runRunCommand(int Argc, const char **Argv) {
   Settings.ErrorExitcode = static_cast<int>(Effective.error_exitcode);
   Settings.PrintSummary = Effective.print_summary;
   Settings.ReportPath = Effective.report;
+  Settings.TimelinePath = Effective.timeline;
   return superviseCommand(Args, Settings);
 }
 

@@ -21,7 +21,7 @@ namespace {
 /// What completes the value of a string option: the table knows types, not
 /// what the strings name.
 cli::ValueKind stringValueKind(const std::string &Name) {
-  if (Name == "report" || Name == "suppressions" || Name == "log_path")
+  if (Name == "report" || Name == "suppressions" || Name == "log_path" || Name == "timeline")
     return cli::ValueKind::File;
   if (Name == "cache_dir")
     return cli::ValueKind::Directory;

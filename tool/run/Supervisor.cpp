@@ -3,7 +3,9 @@
 
 #include "../Commands.h"
 #include "support/ProcessTally.h"
+#include "timeline/TraceEventWriter.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -89,6 +91,58 @@ void printPerProcessSummary(const std::vector<ProcessCount> &Processes) {
                plural(Total), Processes.size());
 }
 
+/// The unfinished traces (FILE.partial) the processes of the command left:
+/// Pattern's, or with '%p' any process id's.
+std::vector<std::string> unfinishedTimelines(const std::string &Pattern) {
+  std::vector<std::string> Found;
+  std::size_t Pid = Pattern.find("%p");
+  if (Pid == std::string::npos) {
+    std::string Partial = rt::partialTracePath(Pattern);
+    if (access(Partial.c_str(), F_OK) == 0)
+      Found.push_back(Partial);
+    return Found;
+  }
+  std::size_t Slash = Pattern.rfind('/', Pid);
+  std::string Dir = Slash == std::string::npos ? "." : Pattern.substr(0, Slash);
+  std::string Before = Pattern.substr(Slash == std::string::npos ? 0 : Slash + 1,
+                                      Pid - (Slash == std::string::npos ? 0 : Slash + 1));
+  std::string After = rt::partialTracePath(Pattern.substr(Pid + 2));
+  if (After.find('/') != std::string::npos)
+    return Found; // '%p' names a folder: not searched
+  if (DIR *D = opendir(Dir.c_str())) {
+    while (struct dirent *E = readdir(D)) {
+      std::string Name = E->d_name;
+      if (Name.size() <= Before.size() + After.size() || Name.compare(0, Before.size(), Before) != 0 ||
+          Name.compare(Name.size() - After.size(), After.size(), After) != 0)
+        continue;
+      std::string Digits = Name.substr(Before.size(), Name.size() - Before.size() - After.size());
+      if (Digits.find_first_not_of("0123456789") == std::string::npos)
+        Found.push_back(Dir + "/" + Name);
+    }
+    closedir(D);
+  }
+  return Found;
+}
+
+void closeUnfinishedTimelines(const std::string &Pattern, int Status) {
+  std::string How = WIFSIGNALED(Status) ? "signal " + std::to_string(WTERMSIG(Status))
+                                        : "exit status " + std::to_string(WEXITSTATUS(Status));
+  for (const std::string &Partial : unfinishedTimelines(Pattern)) {
+    std::string Final = Partial.substr(0, Partial.size() - std::strlen(".partial"));
+    std::string Error;
+    if (rt::finishPartialTrace(Partial,
+                               "the program ended before its timeline was finished (the command "
+                               "ended with " + How + "); the trace holds what it wrote until then",
+                               Error))
+      std::fprintf(stderr,
+                   "streamlife run: note: the timeline %s was not finished by its process (it "
+                   "died); closed with what it wrote\n",
+                   Final.c_str());
+    else
+      std::fprintf(stderr, "streamlife run: error: timeline: %s\n", Error.c_str());
+  }
+}
+
 [[noreturn]] void dieOfSignal(int Signal) {
   // No second core file: the command already dumped one if it was to.
   struct rlimit NoCore = {0, 0};
@@ -162,6 +216,9 @@ int superviseCommand(std::vector<char *> &Args, const SupervisorSettings &Settin
                  "so no report was written to '%s' (--verbosity=1 says why a process was not "
                  "attached)\n",
                  Settings.ReportPath.c_str());
+
+  if (!Settings.TimelinePath.empty())
+    closeUnfinishedTimelines(Settings.TimelinePath, Status);
 
   if (WIFSIGNALED(Status))
     dieOfSignal(WTERMSIG(Status));

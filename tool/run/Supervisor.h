@@ -10,7 +10,9 @@
 //   * exits with --error-exitcode when any process found something and the
 //     command exited normally;
 //   * otherwise exits with the command's status, or dies of the command's
-//     signal (so a shell sees 139 for a crash, as without the launcher).
+//     signal (so a shell sees 139 for a crash, as without the launcher);
+//   * closes the timelines (--timeline) of processes that died before they
+//     finished theirs, so that no half-written trace is left behind.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_TOOL_RUN_SUPERVISOR_H
@@ -25,6 +27,9 @@ struct SupervisorSettings {
   int ErrorExitcode = 0; ///< 0: keep the command's status
   bool PrintSummary = true;
   std::string ReportPath; ///< --report, to say when nothing wrote it
+  /// --timeline (absolute, '%p' for the process id): a trace a process left
+  /// unfinished (it died before its exit handlers) is closed here.
+  std::string TimelinePath;
 };
 
 /// Runs Args (null-terminated, Args[0] looked up in PATH) with the current

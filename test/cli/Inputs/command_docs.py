@@ -68,7 +68,8 @@ def main():
     missing = 0
     for page, words, function in (("streamlife", [], "_streamlife"),
                                   ("streamlife-check", ["check"], "_streamlife_check"),
-                                  ("streamlife-run", ["run"], "_streamlife_run")):
+                                  ("streamlife-run", ["run"], "_streamlife_run"),
+                                  ("streamlife-timeline", ["timeline"], "_streamlife_timeline")):
         options = help_options(streamlife, words)
         places = {
             "man page": man_options(os.path.join(prefix, "share/man/man1", page + ".1.gz")),

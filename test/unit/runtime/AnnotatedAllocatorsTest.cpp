@@ -305,3 +305,45 @@ TEST_F(AnnotatedAllocatorsTest, SitesAreKeptApart) {
 }
 
 } // namespace
+
+namespace {
+
+/// What the timeline would be told, in order.
+class Lifecycle : public BlockObserver {
+public:
+  void blockAllocated(ThreadId, Range Bytes, StreamId Stream, OpId Site) override {
+    Seen.push_back("allocated " + std::to_string(Bytes.Begin) + " s" + std::to_string(Stream) +
+                   " op" + std::to_string(Site));
+  }
+  void blockReleaseRequested(ThreadId, Addr Base, StreamId Stream, OpId Site) override {
+    Seen.push_back("requested " + std::to_string(Base) +
+                   (Stream == NoStream ? " unresolved" : " s" + std::to_string(Stream)) + " op" +
+                   std::to_string(Site));
+  }
+  void blockReleased(ThreadId, Addr Base, OpId Site) override {
+    Seen.push_back("released " + std::to_string(Base) + " op" + std::to_string(Site));
+  }
+  void blockAccessed(ThreadId, StreamId Stream, Range Bytes, OpId) override {
+    Seen.push_back("accessed " + std::to_string(Bytes.Begin) + " s" + std::to_string(Stream));
+  }
+  std::vector<std::string> Seen;
+};
+
+TEST_F(AnnotatedAllocatorsTest, TheObserverSeesTheLifecycleInOrderAfterTheEngine) {
+  Lifecycle O;
+  Annotated.setObserver(&O);
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 2);
+  push(BlockEvent::Kind::Released, BlockA, AgHandle, 3);
+  EXPECT_TRUE(O.Seen.empty()); // queued only
+  drain();
+  // A SAME_STREAM block's release stream is not resolved (its handle may be
+  // a destroyed stream's); the release reported is the requested one.
+  std::vector<std::string> Want = {"allocated " + std::to_string(BlockA) + " s" + std::to_string(Ag) + " op1",
+                                   "requested " + std::to_string(BlockA) + " unresolved op2",
+                                   "released " + std::to_string(BlockA) + " op2"};
+  EXPECT_EQ(O.Seen, Want);
+  EXPECT_EQ(E.stats().LiveAllocations, 0u);
+}
+
+} // namespace

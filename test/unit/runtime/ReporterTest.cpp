@@ -266,3 +266,45 @@ TEST(SuppressionsTest, MatchesByKindNameAndFrame) {
 }
 
 } // namespace
+
+namespace {
+
+/// What the timeline would be told.
+class Recorded : public FindingObserver {
+public:
+  void observed(const Finding &F, const std::string &Headline) override {
+    Bases.push_back(F.Bytes.Begin);
+    Headlines.push_back(Headline);
+  }
+  std::vector<Addr> Bases;
+  std::vector<std::string> Headlines;
+};
+
+TEST_F(ReporterFixture, TheObserverSeesEachOccurrenceWithItsHeadline) {
+  Reporter R(Opts, Ops, Out);
+  Recorded O;
+  R.setObserver(&O);
+  R.report(unsafeFree(KernelAtA, FreeAtA, 0x1000));
+  R.report(unsafeFree(KernelAtA, FreeAtA, 0x2000)); // the same sites again: printed once
+  R.drain(Names);
+  EXPECT_EQ(count(text(), "streamlife: error:"), 1u);
+  ASSERT_EQ(O.Bases.size(), 2u);
+  EXPECT_EQ(O.Bases[0], 0x1000u);
+  EXPECT_EQ(O.Bases[1], 0x2000u);
+  EXPECT_EQ(O.Headlines[0].rfind("unsafe-free: stream-ordered allocation 64 bytes", 0), 0u)
+      << O.Headlines[0];
+  EXPECT_EQ(O.Headlines[0].find('\n'), std::string::npos);
+}
+
+TEST_F(ReporterFixture, TheObserverIsNotToldOfSuppressedFindings) {
+  Opts.suppressions = writeRules("unsafe-free:kernel:*'consume'*\n");
+  Reporter R(Opts, Ops, Out);
+  Recorded O;
+  R.setObserver(&O);
+  R.report(unsafeFree(KernelAtA, FreeAtA, 0x1000));
+  R.report(unsafeFree(KernelAtA, FreeAtA, 0x2000));
+  R.drain(Names);
+  EXPECT_TRUE(O.Bases.empty());
+}
+
+} // namespace

@@ -9,16 +9,191 @@
 // FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as it does when a profiler
 // already holds CUPTI.
 //
+// The activity API is played by a small GPU: each call advances a virtual
+// host clock by 1 us; a kernel, copy or memset runs on its stream after the
+// work before it and any event the stream waits for, for the duration
+// fakeCuptiSetDuration() gave its kernel name (2 us by default, copies and
+// memsets 500 ns); host synchronizations move the host clock to the GPU.
+// Records are delivered, through the buffer callbacks, once the host clock
+// has passed their end, and all at cuptiActivityFlushAll, so traces drawn
+// from it are the same in every run. FAKE_CUPTI_NO_ACTIVITY=1 makes the
+// activity API unavailable, as on a CUPTI that cannot trace.
+//
 //===----------------------------------------------------------------------===//
 #include <cupti.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
 
 namespace {
 CUpti_CallbackFunc Callback = nullptr;
 void *UserData = nullptr;
 bool Enabled[8][1024] = {};
+
+// --- the activity API's GPU ---------------------------------------------------
+CUpti_BuffersCallbackRequestFunc RequestBuffer = nullptr;
+CUpti_BuffersCallbackCompleteFunc CompleteBuffer = nullptr;
+bool ActivityKinds[64] = {};
+std::atomic<std::uint64_t> HostNow{1000000}; ///< ns; starts at 1 ms
+/// Guards the GPU's state; the runtime's buffer callback runs under it, never
+/// the other way round (cuptiGetTimestamp reads HostNow without it).
+std::mutex GpuLock;
+
+void advanceHost(std::uint64_t To) {
+  std::uint64_t Now = HostNow.load();
+  while (To > Now && !HostNow.compare_exchange_weak(Now, To)) {
+  }
+}
+std::uint32_t NextCorrelation = 1;
+std::map<CUstream, std::uint64_t> StreamTail;
+std::map<CUstream, std::uint32_t> StreamIds;
+std::map<CUevent, std::uint64_t> EventTime;
+std::map<std::string, std::uint64_t> Durations;
+struct PendingRecord {
+  std::uint64_t End;
+  std::vector<unsigned char> Bytes;
+};
+std::vector<PendingRecord> Records;
+
+std::uint32_t streamIdOf(CUstream S) {
+  auto [It, New] = StreamIds.emplace(S, static_cast<std::uint32_t>(StreamIds.size() + 7));
+  (void)New;
+  return It->second;
+}
+
+/// Runs one piece of work on S and returns its [start, end).
+std::pair<std::uint64_t, std::uint64_t> runOn(CUstream S, std::uint64_t Duration) {
+  std::uint64_t &Tail = StreamTail[S];
+  std::uint64_t Start = std::max(HostNow.load(), Tail);
+  Tail = Start + Duration;
+  return {Start, Tail};
+}
+
+template <typename Record> void queueRecord(const Record &R) {
+  PendingRecord P;
+  P.End = R.end;
+  P.Bytes.resize(sizeof(Record));
+  std::memcpy(P.Bytes.data(), &R, sizeof(Record));
+  Records.push_back(std::move(P));
+}
+
+void kernelRecord(CUstream S, const char *Name, std::uint32_t Correlation) {
+  auto It = Durations.find(Name ? Name : "");
+  auto [Start, End] = runOn(S, It != Durations.end() ? It->second : 2000);
+  if (!ActivityKinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL])
+    return;
+  CUpti_ActivityKernel10 K;
+  std::memset(&K, 0, sizeof(K));
+  K.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  K.start = Start;
+  K.end = End;
+  K.streamId = streamIdOf(S);
+  K.correlationId = Correlation;
+  K.name = Name;
+  queueRecord(K);
+}
+
+/// A copy's or memset's record: the members the two record types share.
+template <typename Record>
+void transferRecord(CUpti_ActivityKind Kind, CUstream S, std::uint32_t Correlation) {
+  auto [Start, End] = runOn(S, 500);
+  if (!ActivityKinds[Kind])
+    return;
+  Record R;
+  std::memset(&R, 0, sizeof(R));
+  R.kind = Kind;
+  R.start = Start;
+  R.end = End;
+  R.streamId = streamIdOf(S);
+  R.correlationId = Correlation;
+  queueRecord(R);
+}
+
+void copyRecord(CUstream S, std::uint32_t Correlation, bool Memset) {
+  if (Memset)
+    transferRecord<CUpti_ActivityMemset4>(CUPTI_ACTIVITY_KIND_MEMSET, S, Correlation);
+  else
+    transferRecord<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY, S, Correlation);
+}
+
+/// The GPU's side of one driver call.
+void simulate(CUpti_CallbackId Cbid, void *Params, const char *Symbol, std::uint32_t Correlation) {
+  switch (Cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    kernelRecord(static_cast<cuLaunchKernel_params *>(Params)->hStream, Symbol, Correlation);
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz:
+    copyRecord(static_cast<cuMemcpyAsync_params *>(Params)->hStream, Correlation, false);
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
+    copyRecord(static_cast<cuMemsetD8Async_params *>(Params)->hStream, Correlation, true);
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecord: {
+    auto *P = static_cast<cuEventRecord_params *>(Params);
+    EventTime[P->hEvent] = std::max(HostNow.load(), StreamTail[P->hStream]);
+    return;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent: {
+    auto *P = static_cast<cuStreamWaitEvent_params *>(Params);
+    std::uint64_t &Tail = StreamTail[P->hStream];
+    Tail = std::max(Tail, EventTime[P->hEvent]);
+    return;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
+    advanceHost(StreamTail[static_cast<cuStreamSynchronize_params *>(Params)->hStream]);
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
+    advanceHost(EventTime[static_cast<cuEventSynchronize_params *>(Params)->hEvent]);
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuEventQuery: // the program says it completed
+    advanceHost(EventTime[static_cast<cuEventQuery_params *>(Params)->hEvent]);
+    return;
+  case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
+    for (auto &[S, Tail] : StreamTail)
+      advanceHost(Tail);
+    return;
+  default:
+    return;
+  }
+}
+
+/// Hands the records that ended by Until (all with Until = ~0) to the
+/// runtime, in one buffer, in the order they ended.
+void deliver(std::uint64_t Until) {
+  if (!RequestBuffer || !CompleteBuffer)
+    return;
+  std::stable_sort(Records.begin(), Records.end(),
+                   [](const PendingRecord &A, const PendingRecord &B) { return A.End < B.End; });
+  std::size_t N = 0;
+  while (N < Records.size() && Records[N].End <= Until)
+    ++N;
+  if (N == 0)
+    return;
+  uint8_t *Buffer = nullptr;
+  size_t Size = 0, MaxRecords = 0;
+  RequestBuffer(&Buffer, &Size, &MaxRecords);
+  size_t Used = 0, Taken = 0;
+  for (; Taken < N && Buffer && Used + Records[Taken].Bytes.size() <= Size; ++Taken) {
+    std::memcpy(Buffer + Used, Records[Taken].Bytes.data(), Records[Taken].Bytes.size());
+    Used += Records[Taken].Bytes.size();
+  }
+  Records.erase(Records.begin(), Records.begin() + static_cast<std::ptrdiff_t>(Taken));
+  CompleteBuffer(nullptr, 0, Buffer, Size, Used);
+  if (Taken && Taken < N)
+    deliver(Until);
+}
+
+bool activityAvailable() { return std::getenv("FAKE_CUPTI_NO_ACTIVITY") == nullptr; }
+
 } // namespace
 
 extern "C" {
@@ -65,22 +240,114 @@ CUptiResult cuptiGetResultString(CUptiResult, const char **Text) {
   return CUPTI_SUCCESS;
 }
 
-/// Raises the ENTER and EXIT callbacks of one driver call.
+// --- the activity API -------------------------------------------------------------
+
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc Request,
+                                           CUpti_BuffersCallbackCompleteFunc Complete) {
+  if (!activityAvailable())
+    return CUPTI_ERROR_NOT_SUPPORTED;
+  RequestBuffer = Request;
+  CompleteBuffer = Complete;
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind Kind) {
+  if (!activityAvailable())
+    return CUPTI_ERROR_NOT_SUPPORTED;
+  if (Kind >= 64)
+    return CUPTI_ERROR_INVALID_KIND;
+  ActivityKinds[Kind] = true;
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityDisable(CUpti_ActivityKind Kind) {
+  if (Kind < 64)
+    ActivityKinds[Kind] = false;
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityFlushAll(uint32_t) {
+  std::lock_guard<std::mutex> Guard(GpuLock);
+  deliver(~std::uint64_t(0));
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityGetNextRecord(uint8_t *Buffer, size_t Valid, CUpti_Activity **Record) {
+  std::size_t At = 0;
+  if (*Record)
+    At = static_cast<std::size_t>(reinterpret_cast<uint8_t *>(*Record) - Buffer);
+  auto SizeOf = [](const CUpti_Activity *R) -> std::size_t {
+    switch (R->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return sizeof(CUpti_ActivityMemset4);
+    default:
+      return 0;
+    }
+  };
+  if (*Record)
+    At += SizeOf(*Record);
+  if (At >= Valid)
+    return CUPTI_ERROR_MAX_LIMIT_REACHED;
+  *Record = reinterpret_cast<CUpti_Activity *>(Buffer + At);
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t *Dropped) {
+  *Dropped = 0;
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiGetTimestamp(uint64_t *Timestamp) {
+  *Timestamp = HostNow;
+  return CUPTI_SUCCESS;
+}
+
+/// How long kernel Symbol runs on the fake GPU.
+void fakeCuptiSetDuration(const char *Symbol, std::uint64_t Ns) {
+  std::lock_guard<std::mutex> Guard(GpuLock);
+  Durations[Symbol] = Ns;
+}
+
+/// Whether the work before event E's record has finished on the fake GPU by
+/// now: what cuEventQuery would answer.
+bool fakeCuptiEventDone(CUevent E) {
+  std::lock_guard<std::mutex> Guard(GpuLock);
+  auto It = EventTime.find(E);
+  return It == EventTime.end() || It->second <= HostNow.load();
+}
+
+/// Raises the ENTER and EXIT callbacks of one driver call, and plays it on the
+/// fake GPU.
 void fakeCuptiCall(CUpti_CallbackId Cbid, const char *FunctionName, void *Params, CUresult Result,
                    const char *SymbolName) {
-  if (!Callback || Cbid >= 1024 || !Enabled[CUPTI_CB_DOMAIN_DRIVER_API][Cbid])
-    return;
-  CUpti_CallbackData Data;
-  std::memset(&Data, 0, sizeof(Data));
-  Data.functionName = FunctionName;
-  Data.functionParams = Params;
-  Data.functionReturnValue = &Result;
-  Data.symbolName = SymbolName;
-  Data.context = reinterpret_cast<CUcontext>(0xc0);
-  Data.callbackSite = CUPTI_API_ENTER;
-  Callback(UserData, CUPTI_CB_DOMAIN_DRIVER_API, Cbid, &Data);
-  Data.callbackSite = CUPTI_API_EXIT;
-  Callback(UserData, CUPTI_CB_DOMAIN_DRIVER_API, Cbid, &Data);
+  std::uint32_t Correlation;
+  {
+    std::lock_guard<std::mutex> Guard(GpuLock);
+    HostNow += 1000;
+    Correlation = NextCorrelation++;
+    if (Result == CUDA_SUCCESS)
+      simulate(Cbid, Params, SymbolName, Correlation);
+  }
+  if (Callback && Cbid < 1024 && Enabled[CUPTI_CB_DOMAIN_DRIVER_API][Cbid]) {
+    CUpti_CallbackData Data;
+    std::memset(&Data, 0, sizeof(Data));
+    Data.functionName = FunctionName;
+    Data.functionParams = Params;
+    Data.functionReturnValue = &Result;
+    Data.symbolName = SymbolName;
+    Data.context = reinterpret_cast<CUcontext>(0xc0);
+    Data.correlationId = Correlation;
+    Data.callbackSite = CUPTI_API_ENTER;
+    Callback(UserData, CUPTI_CB_DOMAIN_DRIVER_API, Cbid, &Data);
+    Data.callbackSite = CUPTI_API_EXIT;
+    Callback(UserData, CUPTI_CB_DOMAIN_DRIVER_API, Cbid, &Data);
+  }
+  std::lock_guard<std::mutex> Guard(GpuLock);
+  deliver(HostNow.load());
 }
 
 } // extern "C"

@@ -4,7 +4,9 @@
 // parameters (float *, float *, int); every other handle is rejected as
 // cuKernelGetParamInfo rejects a CUfunction, and cuFuncGetParamInfo knows
 // kernel 0x2000 as one 24-byte by-value struct; kernel 0x4000 is PyTorch's
-// multi_tensor_apply_kernel with depth-2 metadata (one 3144-byte struct). Stream 0x8000 is capturing.
+// multi_tensor_apply_kernel with depth-2 metadata (one 3144-byte struct);
+// kernel 0x5000 has (const float *, const float *, float *, int), a matmul's.
+// Stream 0x8000 is capturing.
 //
 //===----------------------------------------------------------------------===//
 #include <cuda.h>
@@ -40,6 +42,14 @@ CUresult cuKernelGetParamInfo(CUkernel Kernel, size_t Index, size_t *Offset, siz
       return CUDA_ERROR_INVALID_VALUE;
     *Offset = 0;
     *Size = 3144;
+    return CUDA_SUCCESS;
+  }
+  if (reinterpret_cast<unsigned long>(Kernel) == 0x5000) {
+    static const size_t Offsets[] = {0, 8, 16, 24}, Sizes[] = {8, 8, 8, 4};
+    if (Index >= 4)
+      return CUDA_ERROR_INVALID_VALUE;
+    *Offset = Offsets[Index];
+    *Size = Sizes[Index];
     return CUDA_SUCCESS;
   }
   if (reinterpret_cast<unsigned long>(Kernel) != 0x1000)
