@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "streamlife/annotations.h"
 
+#include <cstdint>
 #include <cupti.h>
 #include <dlfcn.h>
 
