@@ -85,6 +85,9 @@ if shutil.which("groff"):
     config.available_features.add("groff")
 if shutil.which("zsh"):
     config.available_features.add("zsh")
+# strace delivers a signal at a chosen system call (an interrupted --fix).
+if shutil.which("strace"):
+    config.available_features.add("strace")
 # The pre-commit framework (Debian's pre-commit): the README's snippet is run
 # with it where it is installed (scripts/test.sh installs it).
 if shutil.which("pre-commit"):

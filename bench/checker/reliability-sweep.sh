@@ -20,8 +20,8 @@
 # `nobody` with setpriv or give files to it); as another user those rows say
 # so and count as BAD. Section 3 (rows 171-196) is the second sweep's
 # defects (research/reliability-round2.md), against the fake-CUDA harness
-# the tests build ($BUILD/test/fakecuda); section 4 (row 197, root) what
-# was found while closing them.
+# the tests build ($BUILD/test/fakecuda); section 4 (rows 197-198; 197 as
+# root, 198 with strace) what was found while closing them.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$ROOT/build"
@@ -1199,6 +1199,14 @@ if selected 197; then begin 197 'check DIR: a folder listed but not searchable (
   python3 -c "import os, shutil, sys; os.chdir(sys.argv[1]); [(os.mkdir('d' * 200), os.chdir('d' * 200)) for _ in range(25)]; shutil.copy(sys.argv[2], 'bug.py')" "$W/r197long" "$ROOT/test/cli/Inputs/python/bug.py"
   t "streamlife check r197long"; want_rc 2; one_error_line; err_has 'cannot read: File name too long'
   end "each named, exit 2 (they were left out without a word: exit 1 and exit 2 'no Python files in it')"; fi
+if selected 198; then begin 198 '--fix killed (SIGTERM, injected by strace as the temporary is renamed over the source)'
+  if command -v strace > /dev/null; then
+    cp "$ROOT/test/cli/Inputs/fixits/pipeline.cu" "$W/f198.cu"; cp "$W/f198.cu" "$O/f198.orig"
+    t "strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:error=EINTR:signal=SIGTERM streamlife check --fix f198.cu"
+    want_rc 143; cmp -s "$W/f198.cu" "$O/f198.orig" || bad "the source changed"
+    ! ls -A "$W" | grep -q '^\.f198\.cu\.' || bad "a temporary was left: $(ls -A "$W" | grep '^\.f198\.cu\.' | head -1)"
+  else bad "needs strace"; fi
+  end "the source as it was, no temporary left"; fi
 
 echo
 echo "Totals: OK $OK_ROWS, BAD $BAD_ROWS${BAD_LIST[*]:+ (rows ${BAD_LIST[*]})}"
