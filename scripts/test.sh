@@ -8,11 +8,12 @@ BUILD="${STREAMLIFE_BUILD_DIR:-$ROOT/build}"
 "$ROOT/scripts/setup.sh" || { echo "streamlife: set-up or build failed"; echo "0 passed, 1 failed"; exit 1; }
 
 # Tools that only tests use: lintian checks the .deb, pre-commit runs the
-# README's snippet, zsh loads the zsh completion (test/cli/deb-lintian.test,
-# pre-commit-snippet.test, zsh-completion.test). Where they cannot be
-# installed, those tests are reported unsupported, not failed.
+# README's snippet, zsh loads the zsh completion, strace interrupts a --fix
+# (test/cli/deb-lintian.test, pre-commit-snippet.test, zsh-completion.test,
+# fix-interrupted.test). Where they cannot be installed, those tests are
+# reported unsupported, not failed.
 test_tools=()
-for tool in lintian pre-commit zsh; do command -v "$tool" >/dev/null 2>&1 || test_tools+=("$tool"); done
+for tool in lintian pre-commit zsh strace; do command -v "$tool" >/dev/null 2>&1 || test_tools+=("$tool"); done
 if ((${#test_tools[@]})); then
   echo "streamlife test: installing ${test_tools[*]}" >&2
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"

@@ -95,6 +95,9 @@ if shutil.which("zsh"):
 # scripts/test.sh installs it when that test is to run.
 if any(shutil.which(b) for b in ("chromium", "chromium-browser")):
     config.available_features.add("chromium")
+# strace delivers a signal at a chosen system call (an interrupted --fix).
+if shutil.which("strace"):
+    config.available_features.add("strace")
 # The pre-commit framework (Debian's pre-commit): the README's snippet is run
 # with it where it is installed (scripts/test.sh installs it).
 if shutil.which("pre-commit"):

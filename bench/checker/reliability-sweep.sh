@@ -16,11 +16,12 @@
 #   BUILD_DIR  default: build/ of this checkout
 #   ROW        row numbers or ranges (5 7-12); default: all
 # env:   KEEP=1 keeps the scratch folder; SCALE=0 skips rows 104-130.
-# Runs as root for rows 18-20, 166, 171-173, 177, 185 (they drop to
+# Runs as root for rows 18-20, 166, 171-173, 177, 185, 197 (they drop to
 # `nobody` with setpriv or give files to it); as another user those rows say
 # so and count as BAD. Section 3 (rows 171-196) is the second sweep's
 # defects (research/reliability-round2.md), against the fake-CUDA harness
-# the tests build ($BUILD/test/fakecuda).
+# the tests build ($BUILD/test/fakecuda); section 4 (rows 197-198; 197 as
+# root, 198 with strace) what was found while closing them.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$ROOT/build"
@@ -1182,6 +1183,30 @@ if selected 196; then begin 196 'K1: a feed whose attach fails without a reason'
   t "$TORCHRUN --cache-dir c196 -- $TORCHPROG"; err_has "attach failed with code -1 and gave no reason"; err_lacks 'not validated: ;'
   rm -f "$W/planted"
   end "the code is named"; fi
+
+# --------------------------------------------------------------------------
+# 4. Found while closing the second sweep: entries a directory search lists
+#    but cannot examine.
+# --------------------------------------------------------------------------
+if selected 197; then begin 197 'check DIR: a folder listed but not searchable (744), as nobody; a .py deeper than PATH_MAX'
+  mkdir -p "$W/r197/open" "$W/r197/names-only"; cp "$ROOT/test/cli/Inputs/python/bug.py" "$W/r197/open/"
+  cp "$ROOT/test/cli/Inputs/python/bug.py" "$W/r197/names-only/"; chmod 755 "$W/r197" "$W/r197/open"
+  chmod 644 "$W/r197/open/bug.py" "$W/r197/names-only/bug.py"; chmod 744 "$W/r197/names-only"
+  if [[ $(id -u) == 0 ]]; then
+    t "$AS_NOBODY streamlife check r197"; want_rc 2; one_error_line; err_has 'names-only/bug.py: cannot read: Permission denied'
+  else bad "needs root to switch to nobody"; fi
+  mkdir -p "$W/r197long"
+  python3 -c "import os, shutil, sys; os.chdir(sys.argv[1]); [(os.mkdir('d' * 200), os.chdir('d' * 200)) for _ in range(25)]; shutil.copy(sys.argv[2], 'bug.py')" "$W/r197long" "$ROOT/test/cli/Inputs/python/bug.py"
+  t "streamlife check r197long"; want_rc 2; one_error_line; err_has 'cannot read: File name too long'
+  end "each named, exit 2 (they were left out without a word: exit 1 and exit 2 'no Python files in it')"; fi
+if selected 198; then begin 198 '--fix killed (SIGTERM, injected by strace as the temporary is renamed over the source)'
+  if command -v strace > /dev/null; then
+    cp "$ROOT/test/cli/Inputs/fixits/pipeline.cu" "$W/f198.cu"; cp "$W/f198.cu" "$O/f198.orig"
+    t "strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:error=EINTR:signal=SIGTERM streamlife check --fix f198.cu"
+    want_rc 143; cmp -s "$W/f198.cu" "$O/f198.orig" || bad "the source changed"
+    ! ls -A "$W" | grep -q '^\.f198\.cu\.' || bad "a temporary was left: $(ls -A "$W" | grep '^\.f198\.cu\.' | head -1)"
+  else bad "needs strace"; fi
+  end "the source as it was, no temporary left"; fi
 
 echo
 echo "Totals: OK $OK_ROWS, BAD $BAD_ROWS${BAD_LIST[*]:+ (rows ${BAD_LIST[*]})}"

@@ -6,6 +6,7 @@
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Signals.h"
 
 #include <sys/stat.h>
 #include <time.h>
@@ -54,6 +55,22 @@ bool modifiedSince(const std::string &Path, int64_t StartedNs) {
     return false;
   int64_t Modified = static_cast<int64_t>(St.st_mtim.tv_sec) * 1000000000 + St.st_mtim.tv_nsec;
   return Modified > StartedNs;
+}
+
+/// Replaces the source through a temporary beside it, renamed over it once
+/// complete. A run killed meanwhile (Ctrl-C, a CI timeout's SIGTERM) leaves
+/// the source as it was and no temporary: LLVM's signal handler removes it.
+bool replaceSource(const std::string &Path, llvm::StringRef Contents, std::string &Why) {
+  AtomicFile File;
+  if (!File.open(Path, Why))
+    return false;
+  const std::string Temporary = File.temporaryPath(); // commit() forgets it
+  llvm::sys::RemoveFileOnSignal(Temporary);
+  bool Replaced = File.write(std::string_view(Contents.data(), Contents.size()), Why) &&
+                  File.commit(Why);
+  // After the rename: a signal in between removes a name that is gone.
+  llvm::sys::DontRemoveFileOnSignal(Temporary);
+  return Replaced;
 }
 
 } // namespace
@@ -132,8 +149,7 @@ llvm::Expected<FixSummary> applyFixes(const CheckReport &Report, const FixSettin
         clang::tooling::applyAllReplacements((*Code)->getBuffer(), Replacements);
     if (!Fixed)
       return fixError("cannot fix '" + Path + "': " + llvm::toString(Fixed.takeError()));
-    // A temporary beside the file, renamed over it once complete.
-    if (std::string Why; !writeFileAtomically(Path, *Fixed, Why))
+    if (std::string Why; !replaceSource(Path, *Fixed, Why))
       return fixError("cannot write '" + Path + "': " + Why);
     ++Summary.FilesChanged;
   }

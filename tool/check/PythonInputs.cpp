@@ -64,10 +64,23 @@ DirectorySearch searchDirectory(const std::string &Root, const std::string &Show
     }
     std::sort(Entries.begin(), Entries.end());
     std::vector<std::string> Subdirectories;
+    // An entry that is listed but cannot be examined (a folder readable but
+    // not searchable, a path longer than PATH_MAX) is an error like a folder
+    // that cannot be read: skipping it would leave its files unchecked
+    // without a word. Only an entry removed since the listing is skipped.
+    auto unexamined = [&](const std::string &Path, std::error_code EC) {
+      if (EC == std::errc::no_such_file_or_directory)
+        return false;
+      Search.Error = Shown + Path.substr(Root.size()) + ": cannot read: " + EC.message();
+      return true;
+    };
     for (const std::string &Path : Entries) {
       fs::file_status Own, Target;
-      if (fs::status(Path, Own, /*follow=*/false))
+      if (std::error_code StatEC = fs::status(Path, Own, /*follow=*/false)) {
+        if (unexamined(Path, StatEC))
+          break;
         continue; // gone meanwhile
+      }
       if (Own.type() == fs::file_type::directory_file) {
         bool Excluded = Exclude && Exclude->match(Path);
         Search.Pruned |= Excluded;
@@ -76,8 +89,16 @@ DirectorySearch searchDirectory(const std::string &Root, const std::string &Show
           Subdirectories.push_back(Path);
         continue;
       }
-      if (!isPythonSource(Path) || fs::status(Path, Target, /*follow=*/true) ||
-          Target.type() != fs::file_type::regular_file)
+      if (!isPythonSource(Path))
+        continue;
+      // A link named *.py whose target is gone (an editor's lock file such
+      // as .#name.py) is not a source.
+      if (std::error_code TargetEC = fs::status(Path, Target, /*follow=*/true)) {
+        if (unexamined(Path, TargetEC))
+          break;
+        continue;
+      }
+      if (Target.type() != fs::file_type::regular_file)
         continue;
       if (SeenFiles.insert(Target.getUniqueID()).second)
         Search.Found.push_back(Path);
