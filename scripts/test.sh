@@ -30,6 +30,9 @@ count() { sed -n "s/^ *$1 *: *\([0-9]\+\).*/\1/p" "$log" | awk '{s+=$1} END {pri
 passed=$(( $(count Passed) + $(count "Expectedly Failed") ))
 failed=$(( $(count Failed) + $(count "Unexpectedly Passed") + $(count Unresolved) + $(count "Timed Out") ))
 skipped=$(( $(count Unsupported) + $(count Skipped) + $(count Excluded) ))
+# The tiers skipped for want of something beside the clone (lit.cfg.py says
+# which, and how to enable them), again next to the totals.
+sed -n 's/^.*note: \(streamlife: .* tier skipped: .*\)$/\1/p' "$log"
 rm -f "$log"
 if (( passed + failed == 0 )); then failed=1; echo "streamlife: no test ran"; fi
 (( status != 0 && failed == 0 )) && failed=1

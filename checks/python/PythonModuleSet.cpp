@@ -2,10 +2,11 @@
 
 #include "PythonModuleSet.h"
 
+#include "support/InputFile.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -102,13 +103,12 @@ std::shared_ptr<const PySourceFile> parsedFile(const std::string &Path,
         Found->second.Size == Status.getSize())
       return Found->second.File;
   }
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  if (!Buffer) {
-    Error = Buffer.getError().message();
+  // A regular file of bounded size: a FIFO or a link to /dev/zero named
+  // *.py would block or be read until memory runs out.
+  std::string Text;
+  if (!readInputFile(Path, SourceFileLimit, Text, Error))
     return nullptr;
-  }
-  std::shared_ptr<const PySourceFile> File =
-      PySourceFile::parse(Path, (*Buffer)->getBuffer().str());
+  std::shared_ptr<const PySourceFile> File = PySourceFile::parse(Path, std::move(Text));
   std::lock_guard<std::mutex> Guard(Cache.Lock);
   Cache.Files[Path] = {Status.getLastModificationTime(), Status.getSize(), File};
   return File;

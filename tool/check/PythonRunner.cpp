@@ -1,6 +1,7 @@
 //===- PythonRunner.cpp - `streamlife check` on Python files --------------===//
 #include "PythonRunner.h"
 
+#include "CheckRunner.h"
 #include "PythonCheck.h"
 #include "Rules.h"
 
@@ -142,7 +143,8 @@ FileResult checkPythonFile(const std::string &Path,
                            const python::PyCheckOptions &Options) {
   FileResult Result;
   Result.Path = Path;
-  python::PyCheckResult Checked = python::checkPythonFile(Path, Options);
+  python::PyCheckResult Checked;
+  runOnCheckThread(Path, [&] { Checked = python::checkPythonFile(Path, Options); });
   if (!Checked.ReadError.empty()) {
     Result.Failure = "cannot read: " + Checked.ReadError;
     return Result;
