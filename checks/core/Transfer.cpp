@@ -685,11 +685,12 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
     // has when the block is released completes, so no use on it, earlier or
     // later, races with the release.
     for (NameId Name : I.Names) {
-      auto Found = State.Names.find(Name);
-      if (Found == State.Names.end())
-        continue;
-      for (ObjectId Id : Found->second) {
+      for (ObjectId Id : ObjectSet(objectsOf(Name, State))) {
         auto Object = State.Objects.find(Id);
+        // A caller's buffer (a parameter): the summary must say so.
+        if (Object == State.Objects.end() &&
+            objects::tag(Id) == objects::Initial)
+          Object = State.Objects.try_emplace(Id).first;
         if (Object == State.Objects.end())
           continue;
         Object->second.recordStream(*S);
