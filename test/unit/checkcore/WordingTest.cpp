@@ -51,11 +51,12 @@ TEST(WordingTest, FreeBeforeWaitTellsAllocationUseAndAdvice) {
 
 TEST(WordingTest, ALateWaitIsToldAndHasAFix) {
   Program P;
-  auto &F = P.function("f", {"ag", "compute"});
+  auto &F = P.function("f", {"ag", "compute", "e"});
   F.alloc("p", "ag");
   F.use("p", "compute");
   F.release("p", "ag");
-  SiteId Late = F.waitStream("ag", "compute");
+  F.record("e", "compute");
+  SiteId Late = F.wait("ag", "e");
   const auto &R = P.findings(F);
   ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
   Story S = tell(P.module(), R.FreeBeforeWait[0]);
