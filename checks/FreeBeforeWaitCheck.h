@@ -5,6 +5,7 @@
 #define STREAMLIFE_CHECKS_FREE_BEFORE_WAIT_CHECK_H
 
 #include "LifetimeCheckBase.h"
+#include "Rules.h"
 
 namespace clang {
 namespace tidy {
@@ -20,7 +21,8 @@ public:
   FreeBeforeWaitCheck(StringRef Name, ClangTidyContext *Context)
       : LifetimeCheckBase(Name, Context),
         StaleEventsReportedElsewhere(
-            Context->isCheckEnabled("streamlife-missing-consumer-event")) {}
+            Context->isCheckEnabled(
+                core::ruleName(core::Rule::MissingConsumerEvent))) {}
 
 private:
   /// One bug, one warning: a release that races only because of a stale

@@ -24,14 +24,10 @@ namespace streamlife {
 class StreamlifeModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &CheckFactories) override {
-    CheckFactories.registerCheck<FreeBeforeWaitCheck>(
-        "streamlife-free-before-wait");
-    CheckFactories.registerCheck<MissingConsumerEventCheck>(
-        "streamlife-missing-consumer-event");
-    CheckFactories.registerCheck<UseBeforeAllocCheck>(
-        "streamlife-use-before-alloc");
-    CheckFactories.registerCheck<RecordStreamInLoopCheck>(
-        "streamlife-record-stream-in-loop");
+    // One check class per rule of the catalog, named after the rule.
+#define STREAMLIFE_RULE(Id, Name, Summary, Description)                        \
+  CheckFactories.registerCheck<Id##Check>(Name);
+#include "Rules.inc"
   }
 };
 

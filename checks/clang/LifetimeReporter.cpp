@@ -9,31 +9,21 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-/// "stream 'ag'", "the legacy default stream" or "the current stream".
-std::string LifetimeReporter::describe(const core::StreamKey &S) const {
-  core::StreamName Name = core::streamName(Unit.module(), S);
-  switch (Name.Kind) {
-  case core::StreamName::LegacyDefault:
-    return "the legacy default stream";
-  case core::StreamName::Current:
-    return "the current stream";
-  case core::StreamName::Named:
-    break;
+/// The core's story (Wording.h) as clang-tidy diagnostics; a fix, when
+/// planned, goes on the warning and its note right after the advice.
+void LifetimeReporter::emit(const core::Story &Story,
+                            const std::optional<FixItPlan> &Fix) {
+  {
+    auto Warning = Check.diag(at(Story.Site), "%0");
+    Warning << Story.Message;
+    if (Fix)
+      Warning << Fix->Hints;
   }
-  return "stream '" + Name.Name + "'";
-}
-
-/// "'ag'" (or the special streams' phrases), for sentences that already
-/// said "stream" once.
-std::string LifetimeReporter::shortName(const core::StreamKey &S) const {
-  core::StreamName Name = core::streamName(Unit.module(), S);
-  if (Name.Kind != core::StreamName::Named)
-    return describe(S);
-  return "'" + Name.Name + "'";
-}
-
-std::string LifetimeReporter::name(ir::NameId N) const {
-  return core::nameSpelling(Unit.module(), N);
+  for (const core::StoryNote &Note : Story.Notes) {
+    Check.diag(at(Note.Site), "%0", DiagnosticIDs::Note) << Note.Text;
+    if (Note.IsAdvice && Fix)
+      Check.diag(Fix->After, "%0", DiagnosticIDs::Note) << Story.FixNote;
+  }
 }
 
 const FixItPlanner *LifetimeReporter::planner() {
@@ -45,58 +35,13 @@ const FixItPlanner *LifetimeReporter::planner() {
 }
 
 void LifetimeReporter::report(const core::FreeBeforeWaitFinding &Finding) {
-  const auto &First = Finding.Uses.front();
   // A wait that only comes after the release: moving the release after it
   // is the fix, when that wait covers every racing use (FixItPlanner).
   std::optional<FixItPlan> Fix;
   if (!Finding.LateWaits.empty())
     if (const FixItPlanner *Plans = planner())
       Fix = Plans->moveReleaseAfterWait(Finding);
-  {
-    auto Warning = Check.diag(at(Finding.ReleaseSite),
-                              "'%0' is released on %1 while %2 may "
-                              "still use it");
-    Warning << name(Finding.Buffer) << describe(Finding.ReleaseStream)
-            << describe(First.Stream);
-    if (Fix)
-      Warning << Fix->Hints;
-  }
-  if (Finding.AllocSite != ir::NoId)
-    Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
-               DiagnosticIDs::Note)
-        << name(Finding.AllocName) << describe(Finding.AllocStream);
-  for (const auto &Use : Finding.Uses) {
-    Check.diag(at(Use.Site), "used on %0 here", DiagnosticIDs::Note)
-        << describe(Use.Stream);
-    if (Use.FromEarlierIteration)
-      Check.diag(at(Use.Site),
-                 "the use happens in an earlier loop iteration than the "
-                 "release",
-                 DiagnosticIDs::Note);
-    for (const auto &[WaitSite, Event] : Use.StaleWaits)
-      Check.diag(at(WaitSite),
-                 "%0 waits on event '%1' recorded on %2 before this use",
-                 DiagnosticIDs::Note)
-          << describe(Finding.ReleaseStream) << name(Event)
-          << shortName(Use.Stream);
-    for (const auto &[WaitSite, Waiter] : Use.WrongStreamWaits)
-      Check.diag(at(WaitSite), "the wait is on %0, not on the release %1",
-                 DiagnosticIDs::Note)
-          << describe(Waiter) << describe(Finding.ReleaseStream);
-  }
-  for (const auto &Late : Finding.LateWaits)
-    Check.diag(at(Late.WaitSite), "%0 waits for %1 only after the release",
-               DiagnosticIDs::Note)
-        << describe(Late.Waiter) << shortName(Late.Consumer);
-  const auto &Last = Finding.Uses.back();
-  Check.diag(at(Last.Site),
-             "record an event on %0 after this use and make %1 wait on it "
-             "before the release",
-             DiagnosticIDs::Note)
-      << shortName(Last.Stream) << shortName(Finding.ReleaseStream);
-  if (Fix)
-    Check.diag(Fix->After, "fix: move the release after this wait",
-               DiagnosticIDs::Note);
+  emit(core::tell(Unit.module(), Finding), Fix);
 }
 
 void LifetimeReporter::report(
@@ -117,69 +62,15 @@ void LifetimeReporter::report(
   if (FirstForRecord)
     if (const FixItPlanner *Plans = planner())
       Fix = Plans->moveRecordAfterLastUse(Finding, Siblings);
-  {
-    auto Warning = Check.diag(at(Finding.WaitSite),
-                              "%0 waits on event '%1' recorded on %2 before "
-                              "its last use of '%3'");
-    Warning << describe(Finding.WaitingStream) << name(Finding.Event)
-            << shortName(Finding.EventStream) << name(Finding.Buffer);
-    if (Fix)
-      Warning << Fix->Hints;
-  }
-  if (Finding.RecordSite != ir::NoId)
-    Check.diag(at(Finding.RecordSite), "event '%0' recorded here",
-               DiagnosticIDs::Note)
-        << name(Finding.Event);
-  Check.diag(at(Finding.LastUseSite), "last use on %0 here",
-             DiagnosticIDs::Note)
-      << describe(Finding.EventStream);
-  Check.diag(at(Finding.LastUseSite),
-             "record the event on %0 after this use, then make %1 wait on it",
-             DiagnosticIDs::Note)
-      << shortName(Finding.EventStream) << shortName(Finding.WaitingStream);
-  if (Fix)
-    Check.diag(Fix->After, "fix: move the record after this statement",
-               DiagnosticIDs::Note);
-  // The free this stale wait makes racy is the same bug: a note, not a
-  // second warning.
-  for (const auto &[ReleaseSite, Buffer] : Finding.RacingReleases)
-    Check.diag(at(ReleaseSite),
-               "'%0' released on %1 here while %2 may still use it",
-               DiagnosticIDs::Note)
-        << name(Buffer) << describe(Finding.WaitingStream)
-        << describe(Finding.EventStream);
+  emit(core::tell(Unit.module(), Finding), Fix);
 }
 
 void LifetimeReporter::report(const core::UseBeforeAllocFinding &Finding) {
-  Check.diag(at(Finding.UseSite),
-             "'%0' is used on %1 before %2 is ordered after its allocation on "
-             "%3")
-      << name(Finding.Buffer) << describe(Finding.UseStream)
-      << shortName(Finding.UseStream) << describe(Finding.AllocStream);
-  Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
-             DiagnosticIDs::Note)
-      << name(Finding.AllocName) << describe(Finding.AllocStream);
-  Check.diag(at(Finding.UseSite),
-             "record an event on %0 after the allocation and make %1 wait on "
-             "it before this use",
-             DiagnosticIDs::Note)
-      << shortName(Finding.AllocStream) << shortName(Finding.UseStream);
+  emit(core::tell(Unit.module(), Finding), std::nullopt);
 }
 
 void LifetimeReporter::report(const core::HandOffFinding &Finding) {
-  Check.diag(at(Finding.ReturnSite),
-             "'%0' is handed to the caller but is released on %1, which the "
-             "caller does not know; its uses on the caller's stream will not "
-             "be ordered before that release")
-      << name(Finding.Buffer) << describe(Finding.ReleaseStream);
-  if (Finding.AllocSite != ir::NoId)
-    Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
-               DiagnosticIDs::Note)
-        << name(Finding.AllocName) << describe(Finding.AllocStream);
-  Check.diag(at(Finding.ReturnSite),
-             "allocate it on the caller's stream, or rebind it to the "
-             "caller's stream after the join (record_stream, set_stream)",
-             DiagnosticIDs::Note);
+  emit(core::tell(Unit.module(), Finding), std::nullopt);
 }
 
 void reportQueuePop(ClangTidyCheck &Check, const QueuePopFinding &Finding) {
@@ -202,21 +93,10 @@ void LifetimeReporter::report(const core::LimitNote &Limit) {
 
 void reportRecordStreamInLoop(ClangTidyCheck &Check, const Expr *Call,
                               llvm::StringRef Buffer, const Stmt *Loop) {
-  Check.diag(Call->getBeginLoc(),
-             "record_stream on '%0' inside a loop hands buffer reuse to the "
-             "allocator's event polling; record an event on the consumer "
-             "stream and make the allocation stream wait on it before the "
-             "release")
-      << Buffer;
-  Check.diag(Loop->getBeginLoc(), "inside this loop", DiagnosticIDs::Note);
-  // No fix-it: a keepalive queue outlives the loop body (a member or a
-  // variable before the loop, its pops where the allocation stream waits).
-  Check.diag(Call->getBeginLoc(),
-             "no automatic fix: instead, keep '%0' with an event recorded on "
-             "the consumer stream after its use in a keepalive queue, and "
-             "drop it only after the allocation stream waited on that event",
-             DiagnosticIDs::Note)
-      << Buffer;
+  core::RecordStreamInLoopWords Words = core::recordStreamInLoop(Buffer);
+  Check.diag(Call->getBeginLoc(), "%0") << Words.Message;
+  Check.diag(Loop->getBeginLoc(), "%0", DiagnosticIDs::Note) << Words.LoopNote;
+  Check.diag(Call->getBeginLoc(), "%0", DiagnosticIDs::Note) << Words.Advice;
 }
 
 } // namespace streamlife

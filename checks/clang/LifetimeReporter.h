@@ -1,11 +1,10 @@
 //===--- LifetimeReporter.h - streamlife ------------------------*- C++ -*-===//
 //
-// Owns every sentence a user reads from the streamlife checks (the role of
-// MPI-Checker's MPIBugReporter): the warnings, the notes that tell the story
-// in order, and the suggested fix. The analysis core only hands over facts in
-// ids; the translation unit's IR maps them back to source locations. Where a
-// fix is local and certain (FixItPlanner), the warning carries it as a
-// fix-it; elsewhere a note says what to change.
+// Reports the streamlife checks' findings through clang-tidy (the role of
+// MPI-Checker's MPIBugReporter). The sentences are the core's (Wording.h),
+// shared with the Python front end; this maps their sites back to source
+// locations through the translation unit's IR and, where a fix is local and
+// certain (FixItPlanner), attaches it to the warning as a fix-it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +12,7 @@
 #define STREAMLIFE_CHECKS_CLANG_LIFETIMEREPORTER_H
 
 #include "ClangLowering.h"
+#include "Wording.h"
 #include "FixItPlanner.h"
 #include "Findings.h"
 #include "QueuePopOrder.h"
@@ -41,9 +41,7 @@ public:
 
 private:
   SourceLocation at(ir::SiteId Site) const { return Unit.location(Site); }
-  std::string describe(const core::StreamKey &S) const;
-  std::string shortName(const core::StreamKey &S) const;
-  std::string name(ir::NameId N) const;
+  void emit(const core::Story &Story, const std::optional<FixItPlan> &Fix);
   /// Built on the first finding that may have a fix.
   const FixItPlanner *planner();
 

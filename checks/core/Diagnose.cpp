@@ -43,6 +43,8 @@ StreamName streamName(const ir::Module &M, const StreamKey &S) {
   }
   if (S.Name == NoId || S.Name >= M.Names.size())
     return {StreamName::Named, "<stream>"};
+  if (M.Names[S.Name].Spelling == UnnamedCurrentStream)
+    return {StreamName::Current, ""};
   return {StreamName::Named, M.Names[S.Name].Spelling};
 }
 

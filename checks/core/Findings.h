@@ -111,6 +111,11 @@ struct FunctionFindings {
   std::vector<LimitNote> Limits;
 };
 
+/// The spelling a front end gives a function's entry current stream while
+/// the function has not named it (Python: until `s = torch.cuda.current_stream()`):
+/// sentences call that stream "the current stream".
+inline constexpr llvm::StringLiteral UnnamedCurrentStream = "<current stream>";
+
 /// How a stream reads in a sentence.
 struct StreamName {
   enum KindTy { Named, LegacyDefault, Current } Kind = Named;

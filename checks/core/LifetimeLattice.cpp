@@ -7,6 +7,7 @@
 
 #include "LifetimeLattice.h"
 #include "UseGroups.h"
+#include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <cassert>
 
@@ -291,6 +292,12 @@ void WorkFacts::meet(const WorkFacts &Other) {
     It = Other.AfterEntry.count(*It) ? std::next(It) : AfterEntry.erase(It);
 }
 
+void ObjectState::recordStream(const StreamKey &S) {
+  llvm::erase_if(Uses, [&](const UseGroup &G) { return G.Stream == S; });
+  if (!llvm::is_contained(RecordedOn, S))
+    RecordedOn.push_back(S);
+}
+
 bool ObjectState::join(const ObjectState &Other) {
   if (AllocSite == NoId && Other.AllocSite != NoId) {
     AllocSite = Other.AllocSite;
@@ -312,6 +319,9 @@ bool ObjectState::join(const ObjectState &Other) {
     ReleaseStream.reset();
   Escaped |= Other.Escaped;
   RecordedForCaller &= Other.RecordedForCaller;
+  llvm::erase_if(RecordedOn, [&](const StreamKey &S) {
+    return !llvm::is_contained(Other.RecordedOn, S);
+  });
   return WithinBound;
 }
 
@@ -327,6 +337,7 @@ bool operator==(const ObjectState &A, const ObjectState &B) {
          A.AllocStream == B.AllocStream && A.AllocFacts == B.AllocFacts &&
          A.AllocPending == B.AllocPending && A.Own == B.Own &&
          A.RecordedForCaller == B.RecordedForCaller &&
+         A.RecordedOn == B.RecordedOn &&
          A.ReleaseStream == B.ReleaseStream && A.Escaped == B.Escaped &&
          A.EntryReleases == B.EntryReleases;
 }

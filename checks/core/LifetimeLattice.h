@@ -208,10 +208,16 @@ struct ObjectState {
   /// current stream, a parameter, a member): handing the object to the
   /// caller is safe (on every path).
   bool RecordedForCaller = false;
+  /// Streams record_stream named on every path: the caching allocator holds
+  /// the block until their work enqueued before the release completes, so no
+  /// use on them races with the release, before the record_stream or after.
+  llvm::SmallVector<StreamKey, 1> RecordedOn;
   /// Summaries only: releases of this (caller's) object in the callee.
   std::set<EntryRelease> EntryReleases;
 
   bool hasPendingWork() const { return AllocPending || !Uses.empty(); }
+  /// record_stream on \p S: its uses, before and after, stop racing.
+  void recordStream(const StreamKey &S);
   /// False when the use groups had to be merged (see normalizeGroups).
   bool join(const ObjectState &Other);
   friend bool operator==(const ObjectState &A, const ObjectState &B);

@@ -270,6 +270,9 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
     if (Inner.ReleaseStream)
       Fresh.ReleaseStream = Map.stream(*Inner.ReleaseStream);
     Fresh.Escaped = Inner.Escaped;
+    for (const StreamKey &Recorded : Inner.RecordedOn)
+      if (std::optional<StreamKey> S = Map.stream(Recorded))
+        Fresh.RecordedOn.push_back(*S);
     for (const UseGroup &G : Inner.Uses)
       if (std::optional<StreamKey> S = Map.stream(G.Stream))
         if (!addUse(Fresh.Uses, *S, Map.facts(G.Facts), SiteList().with(I.Site)))
@@ -294,6 +297,12 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
         useObject(Id, CallerName, *S, I.Site, Map.facts(G.Facts), State,
                   After);
     }
+    // record_stream in the callee on the caller's buffer.
+    for (const StreamKey &Recorded : Inner.RecordedOn)
+      if (std::optional<StreamKey> S = Map.stream(Recorded))
+        for (ObjectId Id : Held)
+          if (auto Object = State.Objects.find(Id); Object != State.Objects.end())
+            Object->second.recordStream(*S);
     if (Inner.Escaped)
       for (ObjectId Id : Held)
         State.Objects[Id].Escaped = true;

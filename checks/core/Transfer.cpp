@@ -262,6 +262,10 @@ void Transfer::useObject(ObjectId Id, NameId Name, const StreamKey &S,
     // Warn at the first unordered use only.
     Object.AllocFacts.OrderedStreams.insert({S, Site});
   }
+  // The allocator already waits for this stream's work before reusing the
+  // block (record_stream): the use cannot race with the release.
+  if (llvm::is_contained(Object.RecordedOn, S))
+    return;
   if (!addUse(Object.Uses, S, Facts, SiteList().with(Site)))
     State.GroupsMerged = true;
 }
@@ -677,22 +681,19 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
     }
     break;
   case OpKind::RecordStream:
-    // The caching allocator now holds the block until that stream's work
-    // completes, so the use no longer races with the release.
+    // The caching allocator now holds the block until the work that stream
+    // has when the block is released completes, so no use on it, earlier or
+    // later, races with the release.
     for (NameId Name : I.Names) {
-      auto Found = State.Names.find(Name);
-      if (Found == State.Names.end())
-        continue;
-      for (ObjectId Id : Found->second) {
+      for (ObjectId Id : ObjectSet(objectsOf(Name, State))) {
         auto Object = State.Objects.find(Id);
+        // A caller's buffer (a parameter): the summary must say so.
+        if (Object == State.Objects.end() &&
+            objects::tag(Id) == objects::Initial)
+          Object = State.Objects.try_emplace(Id).first;
         if (Object == State.Objects.end())
           continue;
-        auto &Uses = Object->second.Uses;
-        Uses.erase(std::remove_if(Uses.begin(), Uses.end(),
-                                  [&](const UseGroup &G) {
-                                    return G.Stream == *S;
-                                  }),
-                   Uses.end());
+        Object->second.recordStream(*S);
         if (!isHiddenStream(*S))
           Object->second.RecordedForCaller = true;
       }

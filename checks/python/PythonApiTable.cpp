@@ -143,6 +143,13 @@ const PyApiRow MethodRows[] = {
     {".nelement", VK::Tensor, PyOp::Metadata},
     {".stride", VK::Tensor, PyOp::Metadata},
     {".data_ptr", VK::Tensor, PyOp::Metadata},
+    {".storage", VK::Tensor, PyOp::Metadata},
+    {".untyped_storage", VK::Tensor, PyOp::Metadata},
+    // t.new_empty(shape): a new tensor with t's options; t is not read.
+    {".new_empty", VK::Tensor, PyOp::FactoryLike},
+    {".new_zeros", VK::Tensor, PyOp::FactoryLike},
+    {".new_ones", VK::Tensor, PyOp::FactoryLike},
+    {".new_full", VK::Tensor, PyOp::FactoryLike},
     {".storage_offset", VK::Tensor, PyOp::Metadata},
     {".element_size", VK::Tensor, PyOp::Metadata},
     {".is_contiguous", VK::Tensor, PyOp::Metadata},

@@ -395,11 +395,13 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     return allocate(Call, Hint);
   case PyOp::FactoryLike: {
     std::vector<Value> Operands = lowerArguments(Call);
-    // On the device of its operand unless told otherwise.
+    // On the device of its operand (`t.new_empty(n)`: the receiver) unless
+    // told otherwise.
+    Value Source = Receiver ? Recv : Operands.empty() ? Value() : Operands.front();
     bool OnHost = Args.keyword("device") || Args.keyword("pin_memory")
                       ? makesHostTensor(Call, false)
-                      : Operands.empty() || Operands.front().Name == NoId ||
-                            Operands.front().Kind == ValueKind::HostTensor;
+                      : Source.Name == NoId ||
+                            Source.Kind == ValueKind::HostTensor;
     if (OnHost)
       return hostTensor();
     return allocate(Call, Hint);

@@ -40,6 +40,7 @@
 #define STREAMLIFE_CHECKS_PYTHON_PYTHONLOWERING_H
 
 #include "PythonModuleSet.h"
+#include "Findings.h"
 #include "StreamIR.h"
 
 #include <map>
@@ -49,9 +50,8 @@
 namespace streamlife::python {
 
 /// The spelling of a function's entry current stream until the function
-/// names it (`compute = torch.cuda.current_stream()` spells it `compute`):
-/// the reporter writes it as "the current stream".
-inline constexpr llvm::StringLiteral UnnamedCurrentStream = "<current stream>";
+/// names it (`compute = torch.cuda.current_stream()` spells it `compute`).
+using core::UnnamedCurrentStream;
 
 /// A `record_stream` call written inside a loop of the checked file: what
 /// streamlife-record-stream-in-loop reports (a syntactic rule, as in C++).

@@ -1,8 +1,9 @@
 //===--- PythonReporter.h - streamlife --------------------------*- C++ -*-===//
 //
-// Words the core's findings for the Python front end: the same sentences the
-// clang-tidy checks print (LifetimeReporter), as plain (site, text) pairs,
-// since Python findings do not go through clang's diagnostics engine.
+// The Python front end's side of the core's wording (core/Wording.h): the
+// findings' stories as plain (site, text) pairs, since Python findings do not
+// go through clang's diagnostics engine. The sentences are the core's, the
+// same the clang-tidy checks print.
 //
 //===----------------------------------------------------------------------===//
 

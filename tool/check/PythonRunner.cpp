@@ -3,7 +3,9 @@
 
 #include "CheckRunner.h"
 #include "PythonCheck.h"
+#include "Rules.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/StringExtras.h"
@@ -98,9 +100,15 @@ SourceLocationInfo locate(const python::PyCheckResult &Result, ir::SiteId Id) {
 } // namespace
 
 llvm::ArrayRef<llvm::StringRef> pythonCheckNames() {
-  static const llvm::StringRef Names[] = {
-      "streamlife-free-before-wait", "streamlife-missing-consumer-event",
-      "streamlife-record-stream-in-loop", "streamlife-use-before-alloc"};
+  // Every rule of the catalog has a Python side; sorted, as clang-tidy lists
+  // enabled checks.
+  static const std::vector<llvm::StringRef> Names = [] {
+    std::vector<llvm::StringRef> Sorted;
+    for (const core::RuleInfo &Rule : core::rules())
+      Sorted.push_back(Rule.Name);
+    llvm::sort(Sorted);
+    return Sorted;
+  }();
   return Names;
 }
 

@@ -1,6 +1,8 @@
 //===- RuleCatalog.cpp - what each streamlife check is about --------------===//
 #include "RuleCatalog.h"
 
+#include "Rules.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -14,40 +16,6 @@
 
 namespace streamlife::check {
 namespace {
-
-struct KnownRule {
-  llvm::StringLiteral Name;
-  llvm::StringLiteral Short;
-  llvm::StringLiteral Full;
-};
-
-const KnownRule KnownRules[] = {
-    {"streamlife-free-before-wait",
-     "buffer released while another stream may still use it",
-     "A stream-ordered release (cudaFreeAsync, cuMemFreeAsync) on the "
-     "allocation stream is not ordered after a use of the buffer on another "
-     "stream: the caching allocator may hand the block to the next allocation "
-     "on the allocation stream while the consumer still reads it. Record an "
-     "event on the consumer stream after its last use and make the allocation "
-     "stream wait on it before the release."},
-    {"streamlife-missing-consumer-event",
-     "allocation stream waits on a stale consumer event",
-     "The allocation stream waits on an event recorded on the consumer stream "
-     "before the consumer's last use of the buffer, or on nothing recorded "
-     "after it, so the wait does not cover that use."},
-    {"streamlife-use-before-alloc",
-     "buffer used on another stream before that stream is ordered after its "
-     "allocation",
-     "A stream-ordered allocation on one stream is used on another stream "
-     "before the second stream waits for an event recorded after the "
-     "allocation: the block may still be in use by its previous lifetime, or "
-     "not yet allocated."},
-    {"streamlife-record-stream-in-loop",
-     "record_stream/recordStream inside a loop",
-     "record_stream makes the caching allocator poll the recorded stream "
-     "before reusing the block, so memory reuse becomes nondeterministic and "
-     "memory grows in hot loops; order the release with an event wait instead."},
-};
 
 /// "streamlife-free-before-wait" -> "FreeBeforeWait".
 std::string friendlyName(llvm::StringRef CheckName) {
@@ -70,12 +38,11 @@ RuleDescription describeRule(llvm::StringRef CheckName) {
   llvm::StringRef DocsUrl = STREAMLIFE_CHECK_DOCS_URL;
   if (!DocsUrl.empty())
     Result.HelpUri = (DocsUrl + CheckName + ".md").str();
-  for (const KnownRule &Rule : KnownRules) {
-    if (Rule.Name == CheckName) {
-      Result.ShortDescription = Rule.Short.str();
-      Result.FullDescription = Rule.Full.str();
-      return Result;
-    }
+  if (std::optional<core::Rule> Rule = core::ruleNamed(CheckName)) {
+    const core::RuleInfo &Info = core::ruleInfo(*Rule);
+    Result.ShortDescription = Info.Summary.str();
+    Result.FullDescription = Info.Description.str();
+    return Result;
   }
   Result.ShortDescription = ("streamlife check " + llvm::Twine(CheckName)).str();
   Result.FullDescription = Result.ShortDescription;

@@ -1,8 +1,9 @@
 //===- RuleCatalog.h - what each streamlife check is about -----*- C++ -*-===//
 //
 // The descriptions a SARIF consumer (GitHub code scanning, an IDE) shows next
-// to a rule id. Rule ids are the check names, so they stay stable across runs
-// and versions; a check this table does not know yet still gets a rule, with
+// to a rule id, from the checks' one catalog (checks/core/Rules.inc). Rule ids
+// are the check names, so they stay stable across runs and versions; a check
+// the catalog does not know (clang-diagnostic-error) still gets a rule, with
 // a generic description.
 //
 //===----------------------------------------------------------------------===//

@@ -18,8 +18,8 @@ def stale_event(side, compute):
     # CHECK-NOTES: :[[@LINE-1]]:5: warning: stream 'side' waits on event 'done' recorded on 'compute' before its last use of 'buf'
     # CHECK-NOTES: :[[@LINE-4]]:16: note: event 'done' recorded here
     # CHECK-NOTES: :[[@LINE-4]]:13: note: last use on stream 'compute' here
-    # CHECK-NOTES: :[[@LINE+2]]:5: note: 'buf' released on stream 'side' here
-    # CHECK-NOTES: :[[@LINE-6]]:13: note: record the event on 'compute' after this use, then make 'side' wait on it
+    # CHECK-NOTES: :[[@LINE-5]]:13: note: record the event on 'compute' after this use, then make 'side' wait on it
+    # CHECK-NOTES: :[[@LINE+1]]:5: note: 'buf' released on stream 'side' here while stream 'compute' may still use it
     del buf
 
 

@@ -15,6 +15,7 @@ def in_for_loop(side, compute, layers):
         buf.record_stream(compute)
         # CHECK-NOTES: :[[@LINE-1]]:9: warning: record_stream on 'buf' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
         # CHECK-NOTES: :[[@LINE-7]]:5: note: inside this loop
+        # CHECK-NOTES: :[[@LINE-3]]:9: note: no automatic fix: instead, keep 'buf' with an event recorded on the consumer stream after its use in a keepalive queue, and drop it only after the allocation stream waited on that event
         del buf
 
 

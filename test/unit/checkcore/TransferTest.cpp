@@ -326,6 +326,42 @@ TEST(TransferTest, RecordStreamDefersTheRelease) {
   EXPECT_TRUE(P.findings(F).FreeBeforeWait.empty());
 }
 
+TEST(TransferTest, RecordStreamCoversLaterUsesOnItsStreamOnly) {
+  Program P;
+  auto &F = P.function("f", {"ag", "compute", "other"});
+  F.alloc("p", "ag");
+  F.recordStream("p", "compute");
+  F.use("p", "compute");
+  F.use("p", "other");
+  F.release("p", "ag");
+  const auto &R = P.findings(F);
+  ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
+  ASSERT_EQ(R.FreeBeforeWait[0].Uses.size(), 1u);
+  EXPECT_EQ(P.spelling(R.FreeBeforeWait[0].Uses[0].Stream.Name), "other");
+}
+
+TEST(TransferTest, RecordStreamOnOnePathDoesNotCoverLaterUses) {
+  Program P;
+  auto &F = P.function("f", {"ag", "compute"});
+  F.alloc("p", "ag");
+  F.branch([&] { F.recordStream("p", "compute"); });
+  F.use("p", "compute");
+  F.release("p", "ag");
+  EXPECT_EQ(P.findings(F).FreeBeforeWait.size(), 1u);
+}
+
+TEST(TransferTest, ACalleesRecordStreamCoversTheCallersLaterUses) {
+  Program P;
+  auto &Hand = P.function("hand", {"t", "s"});
+  Hand.recordStream("t", "s");
+  auto &F = P.function("f", {"ag", "compute"});
+  F.alloc("p", "ag");
+  F.call(Hand, {"p", "compute"});
+  F.use("p", "compute");
+  F.release("p", "ag");
+  EXPECT_TRUE(P.findings(F).FreeBeforeWait.empty());
+}
+
 } // namespace
 } // namespace test
 } // namespace core
