@@ -434,6 +434,23 @@ void Transfer::kill(NameId Name, ValueKind Value, SiteId Site,
   }
 }
 
+void Transfer::forget(NameId Name, LifetimeState &State) const {
+  auto Found = State.Names.find(Name);
+  if (Found == State.Names.end())
+    return;
+  ObjectSet Held = std::move(Found->second);
+  State.Names.erase(Found);
+  // On this path the name held nothing, so an object only it held does not
+  // exist here: dropping it keeps the join from carrying this path's missing
+  // waits over to the other paths' object. Nothing is released.
+  for (ObjectId Id : Held) {
+    auto Object = State.Objects.find(Id);
+    if (Object != State.Objects.end() && !namedElsewhere(Id, NoId, State) &&
+        Object->second.EntryReleases.empty())
+      State.Objects.erase(Object);
+  }
+}
+
 /// An owned object returned to the caller whose release stream is one the
 /// caller cannot name: a stream local to this function (from a pool, a
 /// fork), not a parameter, a member or the caller's current stream. The
@@ -707,6 +724,10 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
     break;
   case OpKind::TakeEntry:
     takeEntry(I, State);
+    break;
+  case OpKind::Forget:
+    for (NameId Name : I.Names)
+      forget(Name, State);
     break;
   case OpKind::Escape:
     for (NameId Name : I.Names)
