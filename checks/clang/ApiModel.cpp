@@ -653,6 +653,26 @@ std::optional<ApiOperation> ApiModel::bind(const ApiSignature &Sig,
   return Op;
 }
 
+llvm::StringRef calleeIdentifier(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->getDeclName().isIdentifier())
+    return {};
+  return Callee->getName();
+}
+
+const Expr *throughConversions(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreImplicit()->IgnoreParenCasts();
+    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+    if (!Construct || Construct->getNumArgs() == 0 ||
+        (Construct->getNumArgs() > 1 &&
+         !isa<CXXDefaultArgExpr>(Construct->getArg(1))))
+      return E;
+    E = Construct->getArg(0);
+  }
+  return E;
+}
+
 } // namespace streamlife
 } // namespace tidy
 } // namespace clang

@@ -291,6 +291,14 @@ private:
   std::string Fingerprint;
 };
 
+/// The identifier of a call's direct callee; empty for operators,
+/// conversions and indirect calls.
+llvm::StringRef calleeIdentifier(const CallExpr *Call);
+/// \p E without the conversions, temporaries and one-argument constructions
+/// around a value (`Device(d)`, an optional of it, a ScalarType converted to
+/// TensorOptions).
+const Expr *throughConversions(const Expr *E);
+
 } // namespace streamlife
 } // namespace tidy
 } // namespace clang

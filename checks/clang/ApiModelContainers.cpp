@@ -67,13 +67,6 @@ Sequence sequenceOf(QualType Container) {
       .Default(Sequence::None);
 }
 
-StringRef methodName(const CXXMemberCallExpr *Call) {
-  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
-  if (!Method || !Method->getDeclName().isIdentifier())
-    return {};
-  return Method->getName();
-}
-
 /// The declaration an object expression names (`q`, `this->q`, `s.q`).
 const ValueDecl *declOf(const Expr *E) {
   E = E->IgnoreParenImpCasts();
@@ -90,7 +83,7 @@ bool isBeginOf(const Expr *E, const Expr *Object) {
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E->IgnoreImplicit());
       Construct && Construct->getNumArgs() == 1) // iterator -> const_iterator
     Begin = dyn_cast<CXXMemberCallExpr>(Construct->getArg(0)->IgnoreImplicit());
-  StringRef Name = methodName(Begin);
+  StringRef Name = calleeIdentifier(Begin);
   if (Name != "begin" && Name != "cbegin")
     return false;
   const ValueDecl *Container = declOf(Begin->getImplicitObjectArgument());
@@ -145,7 +138,7 @@ bool ApiModel::holdsOwnedEntries(QualType Container) const {
 }
 
 ContainerOp ApiModel::containerOp(const CXXMemberCallExpr *Call) const {
-  StringRef Name = methodName(Call);
+  StringRef Name = calleeIdentifier(Call);
   if (Name.empty())
     return ContainerOp::None;
   const Expr *Object = Call->getImplicitObjectArgument();
@@ -182,7 +175,7 @@ const Expr *ApiModel::entryContainer(const Expr *E) const {
   E = E->IgnoreParenImpCasts();
   const Expr *Container = nullptr;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-    StringRef Name = methodName(Member);
+    StringRef Name = calleeIdentifier(Member);
     if (Name == "front" || Name == "back" || Name == "at" || Name == "top")
       Container = Member->getImplicitObjectArgument();
   } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
@@ -192,7 +185,7 @@ const Expr *ApiModel::entryContainer(const Expr *E) const {
       // `*q.begin()`
       const auto *Begin =
           dyn_cast<CXXMemberCallExpr>(Op->getArg(0)->IgnoreImplicit());
-      StringRef Name = methodName(Begin);
+      StringRef Name = calleeIdentifier(Begin);
       if (Name == "begin" || Name == "cbegin")
         Container = Begin->getImplicitObjectArgument();
     }

@@ -46,24 +46,9 @@ bool isDeviceType(QualType T) {
   return isRecordNamed(T, "c10::Device");
 }
 
-/// Conversions, temporaries and single-argument constructions around a
-/// value (`Device(kCUDA)`, a ScalarType converted to TensorOptions).
-const Expr *bare(const Expr *E) {
-  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
-    E = E->IgnoreImplicit()->IgnoreParenCasts();
-    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-    if (!Construct || Construct->getNumArgs() == 0 ||
-        (Construct->getNumArgs() > 1 &&
-         !isa<CXXDefaultArgExpr>(Construct->getArg(1))))
-      return E;
-    E = Construct->getArg(0);
-  }
-  return E;
-}
-
 /// A constant device type: the integer of c10::DeviceType (CPU 0, CUDA 1).
 std::optional<int64_t> constantDeviceType(const Expr *E, ASTContext &Ctx) {
-  E = bare(E);
+  E = throughConversions(E);
   if (!E || E->isValueDependent() ||
       !E->getType()->isIntegralOrEnumerationType())
     return std::nullopt;
@@ -71,13 +56,6 @@ std::optional<int64_t> constantDeviceType(const Expr *E, ASTContext &Ctx) {
   if (!E->EvaluateAsInt(Value, Ctx))
     return std::nullopt;
   return Value.Val.getInt().getExtValue();
-}
-
-StringRef calleeName(const CallExpr *Call) {
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee || !Callee->getDeclName().isIdentifier())
-    return {};
-  return Callee->getName();
 }
 
 /// What a TensorOptions / Device / ScalarType argument says, outermost call
@@ -97,7 +75,7 @@ void readDevice(const Expr *D, ASTContext &Ctx, Options &Out) {
     return; // an outer .device() already decided
   Out.Device = D;
   // `kCPU`, `Device(kCPU)`, `Device(DeviceType::CPU, 0)`.
-  const Expr *Bare = bare(D);
+  const Expr *Bare = throughConversions(D);
   if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Bare);
       Construct && Construct->getNumArgs() >= 1)
     Bare = Construct->getArg(0);
@@ -107,7 +85,7 @@ void readDevice(const Expr *D, ASTContext &Ctx, Options &Out) {
 
 void readOptions(const Expr *E, ASTContext &Ctx, Options &Out,
                  unsigned Depth = 0) {
-  E = bare(E);
+  E = throughConversions(E);
   if (!E || Depth > 12)
     return;
   if (isDeviceType(E->getType())) {
@@ -122,7 +100,7 @@ void readOptions(const Expr *E, ASTContext &Ctx, Options &Out,
     return;
   }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-    StringRef Name = calleeName(Member);
+    StringRef Name = calleeIdentifier(Member);
     const Expr *Object = Member->getImplicitObjectArgument();
     if (Name == "options" && !isTensorOptions(Object->getType())) {
       Out.Known = true; // x.options(): x's device, a device
@@ -135,7 +113,7 @@ void readOptions(const Expr *E, ASTContext &Ctx, Options &Out,
       bool Pinned = true;
       if (Member->getNumArgs() == 1) {
         bool Value = false;
-        const Expr *Arg = bare(Member->getArg(0));
+        const Expr *Arg = throughConversions(Member->getArg(0));
         Pinned = Arg && !Arg->isValueDependent() &&
                  Arg->EvaluateAsBooleanCondition(Value, Ctx) && Value;
       }
@@ -152,7 +130,7 @@ void readOptions(const Expr *E, ASTContext &Ctx, Options &Out,
     if (!NS || (NS->getName() != "c10" && NS->getName() != "at" &&
                 NS->getName() != "torch"))
       return; // a helper returning options: not known
-    StringRef Name = calleeName(Call);
+    StringRef Name = calleeIdentifier(Call);
     if ((Name == "device" || Name == "device_index") && Call->getNumArgs())
       readDevice(Call->getArg(0), Ctx, Out);
     Out.Known = true;
@@ -183,7 +161,7 @@ TensorPlacement ApiModel::tensorPlacement(const CallExpr *Call,
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee)
     return Where;
-  StringRef Name = calleeName(Call);
+  StringRef Name = calleeIdentifier(Call);
   // Methods: `t.pin_memory()`, `t.to(kCPU)`, `t.to(options)`; anything else
   // is on the device of its operands.
   if (isa<CXXMethodDecl>(Callee)) {
@@ -211,7 +189,7 @@ TensorPlacement ApiModel::tensorPlacement(const CallExpr *Call,
       continue;
     if (PinFlag) {
       bool Value = false;
-      const Expr *Bare = bare(Arg);
+      const Expr *Bare = throughConversions(Arg);
       if (Bare && !Bare->isValueDependent() &&
           Bare->EvaluateAsBooleanCondition(Value, Ctx) && Value)
         Read.Pinned = true;

@@ -30,27 +30,6 @@ namespace lowering {
 
 namespace {
 
-StringRef calleeName(const CallExpr *Call) {
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee || !Callee->getDeclName().isIdentifier())
-    return {};
-  return Callee->getName();
-}
-
-/// Conversions and copies around a device (`Device(d)`, an optional).
-const Expr *bareDevice(const Expr *E) {
-  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
-    E = E->IgnoreImplicit()->IgnoreParenCasts();
-    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-    if (!Construct || Construct->getNumArgs() == 0 ||
-        (Construct->getNumArgs() > 1 &&
-         !isa<CXXDefaultArgExpr>(Construct->getArg(1))))
-      return E;
-    E = Construct->getArg(0);
-  }
-  return E;
-}
-
 /// Every device expression a function names: device guards, per-device
 /// stream sources, tensor options with a device.
 class DeviceScan : public RecursiveASTVisitor<DeviceScan> {
@@ -90,7 +69,7 @@ private:
 } // namespace
 
 std::optional<EntityKey> FunctionLowering::deviceKey(const Expr *Device) {
-  const Expr *E = bareDevice(Device);
+  const Expr *E = throughConversions(Device);
   if (!E)
     return std::nullopt;
   // `Device(kCUDA, index)`: the index.
@@ -98,7 +77,7 @@ std::optional<EntityKey> FunctionLowering::deviceKey(const Expr *Device) {
       Construct && Construct->getNumArgs() == 2)
     return deviceKey(Construct->getArg(1));
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-    StringRef Name = calleeName(Member);
+    StringRef Name = calleeIdentifier(Member);
     const Expr *Object = Member->getImplicitObjectArgument();
     // `dev.index()`: the device dev.
     if (Name == "index" && !Model.classOf(Object->getType()))
@@ -116,7 +95,7 @@ std::optional<EntityKey> FunctionLowering::deviceKey(const Expr *Device) {
   }
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     // `device_of(t)`.
-    if (calleeName(Call) == "device_of" && Call->getNumArgs() == 1) {
+    if (calleeIdentifier(Call) == "device_of" && Call->getNumArgs() == 1) {
       std::optional<EntityKey> Tensor = resolveEntity(Call->getArg(0), Ctx);
       if (!Tensor || !Tensor->plain())
         return std::nullopt;
