@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Set-up for a fresh Debian 12 machine: installs what streamlife needs from
 # Debian's packages (when missing), then configures and builds into build/.
-# Idempotent; every README command starts with it.
+# Idempotent; every README command starts with it. STREAMLIFE_BUILD_DIR=DIR
+# builds into DIR; STREAMLIFE_SKIP_SETUP=1 uses DIR as it is (a tree configured
+# and built by hand, with CMake options of one's own): nothing is installed,
+# configured or built.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${STREAMLIFE_BUILD_DIR:-$ROOT/build}"
+if [[ "${STREAMLIFE_SKIP_SETUP:-0}" == 1 ]]; then
+  [[ -f "$BUILD/CMakeCache.txt" ]] && exit 0
+  echo "streamlife setup: error: STREAMLIFE_SKIP_SETUP=1 but '$BUILD' is not a configured build tree" >&2
+  exit 2
+fi
 
 need=()
 for pkg in clang-22 clang-tidy-22 libclang-22-dev llvm-22-dev llvm-22-tools cmake ninja-build \

@@ -49,6 +49,7 @@ shared = next((d for d in (os.path.join(os.path.dirname(src), "shared"),
                if os.path.isdir(d)), os.path.join(os.path.dirname(src), "shared"))
 config.substitutions.append(("%shared", shared))
 config.substitutions.append(("%example_bin", os.path.join(obj, "examples")))
+config.substitutions.append(("%gpu_programs", os.path.join(obj, "test", "gpu-programs")))
 config.substitutions.append(("%nvcc", config.nvcc or "nvcc"))
 config.substitutions.append(("%check_streamlife_py",
     "%s %s --streamlife=%s --filecheck=%s" % (
@@ -66,8 +67,28 @@ if config.streamlife_build_checker and os.path.exists(plugin):
     config.available_features.add("checker")
 if config.streamlife_build_runtime:
     config.available_features.add("runtime")
-if shutil.which("dpkg-deb") and shutil.which("cpack"):
+# The package's dependencies come from dpkg-shlibdeps (dpkg-dev).
+if shutil.which("dpkg-deb") and shutil.which("dpkg-shlibdeps") and shutil.which("cpack"):
     config.available_features.add("cpack-deb")
+# Debian's package checker: the package test runs it where it is installed
+# (scripts/test.sh installs it) and is reported unsupported elsewhere.
+if shutil.which("lintian"):
+    config.available_features.add("lintian")
+# Symbolizers the runtime validator runs for file:line in reports.
+_llvm_symbolizer = shutil.which("llvm-symbolizer", path=llvm_bin) or shutil.which("llvm-symbolizer")
+if _llvm_symbolizer:
+    config.available_features.add("llvm-symbolizer")
+    config.substitutions.append(("%llvm_symbolizer", _llvm_symbolizer))
+if shutil.which("addr2line"):
+    config.available_features.add("addr2line")
+if shutil.which("groff"):
+    config.available_features.add("groff")
+if shutil.which("zsh"):
+    config.available_features.add("zsh")
+# The pre-commit framework (Debian's pre-commit): the README's snippet is run
+# with it where it is installed (scripts/test.sh installs it).
+if shutil.which("pre-commit"):
+    config.available_features.add("pre-commit")
 # The seed post (its demo script is extracted at test time, never copied).
 if os.path.exists(os.path.join(shared, "seed", "000_5406c5372570b562.txt")):
     config.available_features.add("seed")
@@ -77,6 +98,17 @@ if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
 # give files away: only root can; elsewhere they are reported as unsupported.
 if os.geteuid() == 0 and shutil.which("setpriv"):
     config.available_features.add("root")
+# The validator interposes cuBLAS/cuBLASLt when their headers were there to
+# build against (runtime-validator/intercept/CMakeLists.txt).
+if os.path.exists(os.path.join(config.cuda_root, "include", "cublasLt.h")):
+    config.available_features.add("math-libraries")
+# A file system that fills up: a small tmpfs in a private mount namespace
+# (unshare -rm), where the kernel allows unprivileged user namespaces.
+try:
+    if subprocess.run(["unshare", "-rm", "true"], capture_output=True, timeout=30).returncode == 0:
+        config.available_features.add("mount-namespace")
+except (OSError, subprocess.SubprocessError):
+    pass
 
 
 def _has_cuda_gpu():
@@ -94,7 +126,7 @@ def _has_cuda_gpu():
 
 
 # The interpreters whose frame layout the runtime validator's frame walker
-# knows (runtime-validator/report/PythonFrameWalker.h): tests that demand the
+# knows (runtime-validator/callsites/PythonFrameWalker.h): tests that demand the
 # walker need one; elsewhere they are reported as unsupported.
 try:
     _py_version = subprocess.run(
@@ -109,35 +141,65 @@ if _has_cuda_gpu():
     config.available_features.add("cuda-gpu")
     try:
         import importlib.util
-        if importlib.util.find_spec("torch") is not None:
-            config.available_features.add("torch-gpu")
+        for module, feature in (("torch", "torch-gpu"), ("cupy", "cupy-gpu")):
+            if importlib.util.find_spec(module) is not None:
+                config.available_features.add(feature)
     except Exception:
         pass
+    # The oracle of the parity tests (test/gpu/*-parity.test).
+    if shutil.which("compute-sanitizer") or os.path.exists(
+            os.path.join(config.cuda_root, "bin", "compute-sanitizer")):
+        config.available_features.add("compute-sanitizer")
+config.substitutions.append(("%compute_sanitizer",
+    shutil.which("compute-sanitizer") or os.path.join(config.cuda_root, "bin", "compute-sanitizer")))
 
 
-# Real PyTorch headers: unpacked once per build tree at test time, never committed.
-def _unpack_torch_headers():
-    tarball = config.torch_headers_tarball
-    dest = os.path.join(obj, "torch-headers")
-    marker = os.path.join(dest, ".unpacked")
-    if os.path.exists(marker):
-        return dest
-    if not os.path.exists(tarball):
-        # The ATen tests are part of the checker's contract: a checker build
-        # without the headers must not pass by skipping them.
-        if config.streamlife_build_checker:
-            lit_config.fatal("PyTorch headers tarball not found: %s (expected in ../shared/torch-headers "
-                             "next to the repository; configure with -DSTREAMLIFE_TORCH_HEADERS_TARBALL=PATH)"
-                             % tarball)
+# PyTorch's C++ headers, found as scripts/torch-headers.sh finds them (an
+# installed PyTorch, STREAMLIFE_TORCH_INCLUDE, or the tarball beside the
+# repository, unpacked into the build tree, never committed). Without them the
+# ATen tier is skipped, and says so with its count; a source asked for
+# explicitly and broken is an error.
+def _torch_include_dirs():
+    env = dict(os.environ, STREAMLIFE_BUILD_DIR=obj)
+    if not env.get("STREAMLIFE_TORCH_HEADERS_TARBALL") and os.path.exists(config.torch_headers_tarball):
+        env["STREAMLIFE_TORCH_HEADERS_TARBALL"] = config.torch_headers_tarball
+    found = subprocess.run(["bash", os.path.join(src, "scripts", "torch-headers.sh")],
+                           capture_output=True, text=True, env=env)
+    if found.returncode == 3:
         return None
-    os.makedirs(dest, exist_ok=True)
-    subprocess.run(["tar", "-xJf", tarball, "-C", dest], check=True)
-    open(marker, "w").close()
-    return dest
+    if found.returncode != 0:
+        lit_config.fatal("PyTorch C++ headers: " + found.stderr.strip())
+    return found.stdout.split()
 
 
-torch_dir = _unpack_torch_headers()
-if torch_dir:
+def _tests_requiring(feature):
+    """How many tests of this suite name FEATURE in their REQUIRES line."""
+    count = 0
+    for top in ("checks", "cli", "gpu"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(config.test_source_root, top)):
+            dirnames[:] = [d for d in dirnames if d not in config.excludes]
+            for name in filenames:
+                if os.path.splitext(name)[1] not in config.suffixes:
+                    continue
+                with open(os.path.join(dirpath, name), errors="replace") as f:
+                    if any("REQUIRES:" in line and feature in line.split("REQUIRES:", 1)[1]
+                           for line in f):
+                        count += 1
+    return count
+
+
+def _skipped_tier(name, feature, why):
+    n = _tests_requiring(feature)
+    lit_config.note("streamlife: %s tier skipped: %d test%s (%s)" % (name, n, "" if n == 1 else "s", why))
+
+
+torch_dirs = _torch_include_dirs()
+if torch_dirs:
     config.available_features.add("torch-headers")
-    config.substitutions.append(("%torch_include",
-        "-I%s/include -I%s/include/torch/csrc/api/include" % (torch_dir, torch_dir)))
+    config.substitutions.append(("%torch_include", " ".join("-I" + d for d in torch_dirs)))
+else:
+    _skipped_tier("ATen", "torch-headers",
+                  "no PyTorch C++ headers: install PyTorch for python3 or name its python with "
+                  "STREAMLIFE_PYTHON=PYTHON, or set STREAMLIFE_TORCH_INCLUDE=DIR, torch's include folder")
+if "seed" not in config.available_features:
+    _skipped_tier("seed", "seed", "no seed post in %s/seed" % shared)

@@ -10,17 +10,23 @@
 # usage: bench/checker/examples-manifest.sh [BUILD_DIR] > LIST
 #        bench/checker/bench.py --build-dir BUILD_DIR --runs 3 --by-dir --manifest LIST
 #
-# The headers are unpacked into BUILD_DIR/torch-headers on first use by
-# scripts/torch-headers.sh (from ../shared/torch-headers); CUDA_PATH
+# PyTorch's headers are where scripts/torch-headers.sh finds them (an
+# installed PyTorch, STREAMLIFE_TORCH_INCLUDE, or ../shared/torch-headers
+# unpacked into BUILD_DIR/torch-headers); CUDA_PATH
 # (default /usr/local/cuda) is the CUDA toolkit. Paths are printed absolute.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
 CUDA="${CUDA_PATH:-/usr/local/cuda}"
-TORCH="$(STREAMLIFE_BUILD_DIR="$BUILD" "$ROOT/scripts/torch-headers.sh")"
-echo "# examples/aten: torch TUs (headers $TORCH)"
+TORCH="$(STREAMLIFE_BUILD_DIR="$BUILD" "$ROOT/scripts/torch-headers.sh")" ||
+  { echo "error: no PyTorch C++ headers (see scripts/torch-headers.sh)" >&2; exit 2; }
+includes=()
+while IFS= read -r dir; do includes+=("-I$dir"); done <<<"$TORCH"
+echo "# examples/aten: torch TUs (headers ${includes[*]})"
 for f in "$ROOT"/examples/aten/*.cpp; do
-  printf '%q -std=c++17 %q %q %q\n' "$f" "-I$TORCH/include" "-I$TORCH/include/torch/csrc/api/include" "-I$CUDA/include"
+  printf '%q -std=c++17' "$f"
+  printf ' %q' "${includes[@]}" "-I$CUDA/include"
+  printf '\n'
 done
 echo "# examples/cuda: bench.py adds -x cuda --cuda-host-only -nocudalib --cuda-path=$CUDA"
 for f in "$ROOT"/examples/cuda/*.cu; do

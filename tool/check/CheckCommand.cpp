@@ -28,7 +28,10 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <csignal>
+#include <cstdlib>
 #include <optional>
+#include <vector>
 
 #ifndef STREAMLIFE_VERSION
 #define STREAMLIFE_VERSION "0"
@@ -98,6 +101,39 @@ unsigned reportCompileErrors(const check::CheckReport &Report,
   return BrokenFiles;
 }
 
+/// --color: auto colours a terminal unless NO_COLOR is set (no-color.org)
+/// or TERM says it cannot (has_colors()).
+bool wantsColor(check::ColorMode Mode, llvm::raw_ostream &Stream) {
+  switch (Mode) {
+  case check::ColorMode::Always:
+    return true;
+  case check::ColorMode::Never:
+    return false;
+  case check::ColorMode::Auto: {
+    const char *NoColor = std::getenv("NO_COLOR");
+    return !(NoColor && *NoColor) && Stream.is_displayed() && Stream.has_colors();
+  }
+  }
+  return false;
+}
+
+/// The closing count on standard error: every run ends with one (a clean run
+/// too, so that a CI log shows what was checked), except a clean -q run,
+/// which stays silent like a passing linter.
+void reportClosingCount(const check::CheckReport &Report, unsigned BrokenFiles, bool Quiet) {
+  unsigned Findings = Report.findingCount();
+  if (Quiet && !Findings && !BrokenFiles)
+    return;
+  size_t Files = Report.Files.size();
+  llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")
+               << " finding" << (Findings == 1 ? "" : "s") << " in " << Files << " checked file"
+               << (Files == 1 ? "" : "s");
+  if (BrokenFiles)
+    llvm::errs() << ", " << BrokenFiles << " of which failed (no findings reported for "
+                 << (BrokenFiles == 1 ? "it" : "them") << ", see above)";
+  llvm::errs() << '\n';
+}
+
 /// Each file is parsed once, with its first compile command: say so when the
 /// database has more (code under the others' flags is not checked).
 void noteUnusedCommands(const check::LoadedDatabase &Database) {
@@ -116,19 +152,40 @@ void noteUnusedCommands(const check::LoadedDatabase &Database) {
   llvm::errs() << '\n';
 }
 
+/// The termination signals this process was started with ignored: a job
+/// started in the background by a non-interactive shell ignores SIGINT and
+/// SIGQUIT, nohup ignores SIGHUP.
+std::vector<int> ignoredTerminationSignals() {
+  std::vector<int> Ignored;
+  for (int Signal : {SIGHUP, SIGINT, SIGTERM, SIGUSR2}) {
+    struct sigaction Action;
+    if (sigaction(Signal, nullptr, &Action) == 0 && Action.sa_handler == SIG_IGN)
+      Ignored.push_back(Signal);
+  }
+  return Ignored;
+}
+
 } // namespace
 
 int runCheckCommand(int Argc, const char **Argv) {
+  // LLVM's handlers (for the stack dump, and to remove the -o temporary on
+  // an interrupt) replace the caller's SIG_IGN: such a signal then removed
+  // the temporary, and, re-raised into SIG_IGN, let the run go on to fail at
+  // the end. What the caller ignores stays ignored.
+  std::vector<int> Ignored = ignoredTerminationSignals();
   // A crash in a check must say so, with a stack, not die silently.
   llvm::sys::PrintStackTraceOnErrorSignal("streamlife");
+  for (int Signal : Ignored)
+    std::signal(Signal, SIG_IGN);
   // Argv[0] is "check"; its options follow.
   llvm::Expected<check::CheckOptions> Parsed = check::parseCheckOptions(
       llvm::ArrayRef(Argv + 1, Argv + Argc), STREAMLIFE_DEFAULT_CUDA_PATH);
   if (!Parsed)
     return inputError(llvm::toString(Parsed.takeError()));
   const check::CheckOptions &Options = *Parsed;
-  if (Options.ShowHelp) {
-    llvm::outs() << check::checkUsage();
+  if (Options.ShowHelp || Options.ShowVersion) {
+    llvm::outs() << (Options.ShowHelp ? check::checkUsage()
+                                      : std::string("streamlife check " STREAMLIFE_VERSION "\n"));
     if (std::string Error; !check::standardOutputIsHealthy(Error))
       return inputError(Error);
     return ExitClean;
@@ -145,6 +202,11 @@ int runCheckCommand(int Argc, const char **Argv) {
   if (std::string Error; !Output.open(Options.OutputFile, Error))
     return inputError(Error);
   llvm::raw_ostream &Out = Output.stream();
+  // Colour only the text report (JSON and SARIF are read by programs), and
+  // compile errors on standard error, each by whether it goes to a terminal.
+  Out.enable_colors(Options.Format == check::OutputFormat::Text &&
+                    wantsColor(Options.Color, Out));
+  llvm::errs().enable_colors(wantsColor(Options.Color, llvm::errs()));
 
   std::string SourceRoot =
       Options.SourceRoot ? absolute(*Options.SourceRoot) : currentDirectory();
@@ -216,6 +278,8 @@ int runCheckCommand(int Argc, const char **Argv) {
     check::ParallelSettings Parallel;
     Parallel.Jobs = Options.Jobs ? Options.Jobs : check::defaultJobCount();
     Parallel.OnFileDone = [&](const check::FileResult &File) { Progress.fileDone(File); };
+    if (std::optional<std::string> Temporary = Output.temporaryPath())
+      Parallel.ParentsFiles.push_back(*Temporary);
     Report = check::runChecksInParallel(*Database->Database, Database->Files, Parallel);
     Progress.finish();
   } else {
@@ -224,8 +288,27 @@ int runCheckCommand(int Argc, const char **Argv) {
     for (llvm::StringRef Name : check::pythonCheckNames())
       Report.EnabledChecks.push_back(Name.str());
   }
-  for (const std::string &File : PythonSplit->PythonFiles)
-    Report.Files.push_back(check::checkPythonFile(File));
+  // The Python files' settings first: a broken one is an input error
+  // before anything is checked.
+  std::vector<python::PyCheckOptions> PythonOptions;
+  if (!PythonSplit->PythonFiles.empty()) {
+    if (llvm::Error Broken = check::validateProjectConfigs(PythonSplit->PythonFiles)) {
+      llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+    for (const std::string &File : PythonSplit->PythonFiles) {
+      llvm::Expected<python::PyCheckOptions> Options = check::pythonOptionsFor(File);
+      if (!Options) {
+        std::string Message = llvm::toString(Options.takeError());
+        return inputError(Message);
+      }
+      PythonOptions.push_back(std::move(*Options));
+    }
+  }
+  for (size_t I = 0; I < PythonSplit->PythonFiles.size(); ++I)
+    Report.Files.push_back(check::checkPythonFile(PythonSplit->PythonFiles[I], PythonOptions[I]));
   check::assignFingerprints(Report, SourceRoot);
   if (Earlier)
     check::compareWithBaseline(Report, *Earlier);
@@ -265,10 +348,7 @@ int runCheckCommand(int Argc, const char **Argv) {
   for (const std::string &Error : Report.ConfigurationErrors)
     inputError(Error);
   unsigned Findings = Report.findingCount();
-  if (Findings)
-    llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")
-                 << " finding" << (Findings == 1 ? "" : "s") << " in " << Report.Files.size()
-                 << " checked file" << (Report.Files.size() == 1 ? "" : "s") << '\n';
+  reportClosingCount(Report, BrokenFiles, Options.Quiet);
   if (Report.ComparedToBaseline) {
     unsigned Unchanged = 0;
     for (const check::FileResult &File : Report.Files)

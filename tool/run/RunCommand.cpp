@@ -5,8 +5,9 @@
 // STREAMLIFE_OPTIONS the flags, PYTHONPATH the validator's sitecustomize module
 // (Python call sites); Supervisor.cpp then runs the command as a child
 // and turns what every process of its tree found into our exit status. The flags are
-// generated from the validator's option table (runtime-validator/report/
-// Options.inc), so `--help` and STREAMLIFE_OPTIONS never disagree.
+// generated from the validator's option table (runtime-validator/config/
+// Options.inc), so `--help` (RunCommandDoc.cpp) and STREAMLIFE_OPTIONS never
+// disagree.
 //
 // Exit codes of the launcher itself: 2 usage error (one line on stderr),
 // 126 command found but not executable, 127 command not found (as shells do).
@@ -16,8 +17,9 @@
 #include "../InstallLayout.h"
 
 #include "Supervisor.h"
-#include "report/Options.h"
-#include "report/Suppressions.h"
+#include "../cli/Renderers.h"
+#include "config/Options.h"
+#include "config/Suppressions.h"
 #include "support/PrivatePaths.h"
 
 #include <sys/stat.h>
@@ -40,33 +42,7 @@ int usageError(const std::string &Message) {
   return ExitUsage;
 }
 
-void printHelp() {
-  std::printf("usage: streamlife run [OPTIONS] -- CMD ARGS...\n"
-              "\n"
-              "Runs CMD with the runtime validator (libstreamlife_rt.so) preloaded into it and\n"
-              "every process it starts. Findings go to stderr, each starting\n"
-              "'streamlife: error: <kind>:', then a summary line per process that used CUDA\n"
-              "(and one line per process plus a total when several did).\n"
-              "Equivalent for one process: LD_PRELOAD=<lib>/libstreamlife_rt.so\n"
-              "STREAMLIFE_OPTIONS=name=value:... CMD\n"
-              "\n"
-              "options (STREAMLIFE_OPTIONS names use '_' for '-'; a flag with N or VALUE takes\n"
-              "the next word or '=VALUE'; a [=BOOL] flag alone means true, and takes the next\n"
-              "word as its value only before '--'):\n%s"
-              "  --help                      print this help\n"
-              "\n"
-              "--report: the processes of one run (a wrapper shell, a Python launcher,\n"
-              "torchrun's ranks) merge their findings into the one file, each tagged with its\n"
-              "pid and rank; a process that used no CUDA adds nothing. '%%p' gives one file\n"
-              "per process instead.\n"
-              "\n"
-              "exit status: CMD's own; with --error-exitcode N, N when any process of CMD's\n"
-              "tree found something (even if it ended with _exit() or a wrapper hid its\n"
-              "status); CMD's signal if it was killed; 2 usage error, 126 CMD not executable,\n"
-              "127 CMD not found. Without the launcher (plain LD_PRELOAD), each process\n"
-              "replaces only its own exit status, at exit().\n",
-              rt::renderFlagHelp().c_str());
-}
+void printHelp() { std::fputs(cli::renderHelp(runCommandDoc()).c_str(), stdout); }
 
 /// <prefix> of <prefix>/bin/streamlife.
 std::string installPrefix() {
@@ -175,9 +151,10 @@ int runRunCommand(int Argc, const char **Argv) {
     }
     if (Value.find(':') != std::string::npos)
       return usageError("the value of '" + Flag + "' must not contain ':' (STREAMLIFE_OPTIONS separator)");
-    // Every process of the tree writes into the one report, wherever it has
-    // changed directory to: name it from here.
-    if (Name == "report" && !Value.empty() && Value[0] != '/') {
+    // Every process of the tree writes into the one report (and its own log
+    // file), wherever it has changed directory to: name them from here.
+    if ((Name == "report" || (Name == "log_path" && Value != "stderr" && Value != "stdout")) &&
+        !Value.empty() && Value[0] != '/') {
       char Cwd[PATH_MAX];
       if (getcwd(Cwd, sizeof(Cwd)) && !std::strchr(Cwd, ':'))
         Value = std::string(Cwd) + "/" + Value;

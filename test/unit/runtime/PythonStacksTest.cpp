@@ -1,12 +1,13 @@
 //===- PythonStacksTest.cpp - Python frames in call sites and reports -----===//
 //
-// report/PythonStacks.h and its use by CallSites (reportFrames, callSiteKey)
+// callsites/PythonStacks.h and its use by CallSites (reportFrames, callSiteKey)
 // and the block summary text, with fake code objects: no Python needed.
 //
 //===----------------------------------------------------------------------===//
-#include "report/CallSites.h"
+#include "callsites/CallSites.h"
+#include "callsites/PythonStacks.h"
+#include "report/CallSiteNames.h"
 #include "report/FindingText.h"
-#include "report/PythonStacks.h"
 
 #include <gtest/gtest.h>
 
@@ -42,6 +43,11 @@ TEST_F(PythonStacksTest, LibraryFilesAreTorchAndTheStandardLibrary) {
   EXPECT_TRUE(isLibraryPythonFile("/x/lib/python3.12/site-packages/torch/cuda/__init__.py"));
   EXPECT_TRUE(isLibraryPythonFile("/usr/lib/python3/dist-packages/torch/functional.py"));
   EXPECT_TRUE(isLibraryPythonFile("/usr/lib/python3.12/contextlib.py"));
+  EXPECT_TRUE(isLibraryPythonFile("/x/lib/python3.12/site-packages/cupy/cuda/memory.py"));
+  EXPECT_TRUE(isLibraryPythonFile("/x/lib/python3.12/site-packages/cupy_backends/cuda/api.py"));
+  EXPECT_TRUE(isLibraryPythonFile("/opt/streamlife/share/streamlife/python/sitecustomize.py"));
+  EXPECT_FALSE(isLibraryPythonFile("/home/me/cupy_pipeline.py"));
+  EXPECT_FALSE(isLibraryPythonFile("/home/me/sitecustomize.py"));
   EXPECT_TRUE(isLibraryPythonFile("<frozen importlib._bootstrap>"));
   EXPECT_FALSE(isLibraryPythonFile("/home/u/pipeline.py"));
   EXPECT_FALSE(isLibraryPythonFile("/x/lib/python3.12/site-packages/transformers/model.py"));
