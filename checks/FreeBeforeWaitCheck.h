@@ -30,9 +30,6 @@ private:
   /// the wait, with this release as a note) when that check is enabled.
   const bool StaleEventsReportedElsewhere;
 
-public:
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-
 protected:
   void reportFindings(const FunctionDecl &Function,
                       const TranslationUnitIR &Unit,

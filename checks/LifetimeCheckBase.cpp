@@ -15,14 +15,18 @@ LifetimeCheckBase::LifetimeCheckBase(StringRef Name, ClangTidyContext *Context)
       AllocateFunctions(Options.getLocalOrGlobal("AllocateFunctions", "")),
       UseFunctions(Options.getLocalOrGlobal("UseFunctions", "")),
       ReleaseFunctions(Options.getLocalOrGlobal("ReleaseFunctions", "")),
-      StreamWaitFunctions(Options.getLocalOrGlobal("StreamWaitFunctions", "")) {
+      StreamWaitFunctions(Options.getLocalOrGlobal("StreamWaitFunctions", "")),
+      StreamForkFunctions(Options.getLocalOrGlobal("StreamForkFunctions", "")) {
   const std::tuple<OpKind, StringRef> UserRows[] = {
       {OpKind::Allocate, AllocateFunctions},
       {OpKind::Use, UseFunctions},
       {OpKind::Release, ReleaseFunctions},
       // Fork/join wrappers: "name:waiting-stream-argument:
       // waited-streams-argument" (cudf::detail::join_streams is built in).
-      {OpKind::StreamWaitStreams, StreamWaitFunctions}};
+      {OpKind::StreamWaitStreams, StreamWaitFunctions},
+      // "name:waited-stream-argument": the streams it returns wait on that
+      // stream (cudf::detail::fork_streams is built in).
+      {OpKind::ForkStreams, StreamForkFunctions}};
   for (const auto &[Kind, Spec] : UserRows)
     reportOptionProblems(Model.addUserFunctions(Kind, Spec));
 }
@@ -41,6 +45,7 @@ void LifetimeCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "UseFunctions", UseFunctions);
   Options.store(Opts, "ReleaseFunctions", ReleaseFunctions);
   Options.store(Opts, "StreamWaitFunctions", StreamWaitFunctions);
+  Options.store(Opts, "StreamForkFunctions", StreamForkFunctions);
 }
 
 void LifetimeCheckBase::registerMatchers(MatchFinder *Finder) {

@@ -49,8 +49,10 @@ private:
   const StringRef AllocateFunctions;
   const StringRef UseFunctions;
   const StringRef ReleaseFunctions;
-  /// Fork/join wrappers: "name:waiting-stream-arg:waited-streams-arg;...".
+  /// Fork/join wrappers: joins "name:waiting-stream-arg:waited-streams-arg;
+  /// ...", forks "name:waited-stream-arg;..." (the streams they return).
   const StringRef StreamWaitFunctions;
+  const StringRef StreamForkFunctions;
   ApiModel Model;
 };
 

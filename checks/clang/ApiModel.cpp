@@ -202,6 +202,8 @@ llvm::StringRef ApiModel::optionName(OpKind Kind) {
     return "ReleaseFunctions";
   case OpKind::StreamWaitStreams:
     return "StreamWaitFunctions";
+  case OpKind::ForkStreams:
+    return "StreamForkFunctions";
   default:
     return "";
   }
@@ -213,9 +215,13 @@ std::vector<OptionProblem> ApiModel::addUserFunctions(OpKind Kind,
   Spec.split(Entries, ';', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
   std::vector<OptionProblem> Problems;
   bool Waits = Kind == OpKind::StreamWaitStreams;
-  llvm::StringRef Shape = Waits
-      ? "expected 'name:waiting-stream-argument:waited-streams-argument'"
-      : "expected 'name:buffer-argument:stream-argument'";
+  // A fork names one position: the stream its returned streams wait for.
+  bool Forks = Kind == OpKind::ForkStreams;
+  llvm::StringRef Shape =
+      Forks ? "expected 'name:waited-stream-argument'"
+      : Waits
+          ? "expected 'name:waiting-stream-argument:waited-streams-argument'"
+          : "expected 'name:buffer-argument:stream-argument'";
   for (llvm::StringRef Entry : Entries) {
     Entry = Entry.trim();
     if (Entry.empty())
@@ -227,19 +233,21 @@ std::vector<OptionProblem> ApiModel::addUserFunctions(OpKind Kind,
     Entry.split(Fields, ':');
     // Qualified names contain "::"; rejoin them: the last two fields are
     // the argument positions.
-    if (Fields.size() < 3) {
+    size_t Positions = Forks ? 1 : 2;
+    if (Fields.size() < Positions + 1) {
       Reject(Shape);
       continue;
     }
-    int First = -1, Second = -1;
-    if (Fields[Fields.size() - 2].trim().getAsInteger(10, First) ||
-        Fields.back().trim().getAsInteger(10, Second)) {
+    int First = -1, Second = 0;
+    if (Fields[Fields.size() - Positions].trim().getAsInteger(10, First) ||
+        (!Forks && Fields.back().trim().getAsInteger(10, Second))) {
       Reject(Shape + " with integer argument positions");
       continue;
     }
     llvm::StringRef Name = Entry;
-    Name = Name.substr(0, Name.size() - Fields.back().size() - 1);
-    Name = Name.substr(0, Name.size() - Fields[Fields.size() - 2].size() - 1);
+    for (size_t P = 0; P < Positions; ++P)
+      Name = Name.substr(
+          0, Name.size() - Fields[Fields.size() - 1 - P].size() - 1);
     Name.consume_front("::");
     Name = Name.trim();
     if (Name.empty()) {
@@ -252,7 +260,9 @@ std::vector<OptionProblem> ApiModel::addUserFunctions(OpKind Kind,
     int SecondMin = Waits ? 0 : -1;
     if (First < 0) {
       Reject("argument " + llvm::Twine(First) + " is out of range: " +
-             (Waits ? "the waiting stream" : "the buffer") +
+             (Forks   ? "the waited stream"
+              : Waits ? "the waiting stream"
+                      : "the buffer") +
              " is an argument position, 0 or more");
       continue;
     }
@@ -275,6 +285,11 @@ std::vector<OptionProblem> ApiModel::addUserFunctions(OpKind Kind,
       Sig.Buffer = Operand();
       Sig.Stream = First;
       Sig.Stream2 = Second;
+    }
+    if (Forks) {
+      Sig.Buffer = Operand();
+      Sig.Stream = Operand::returnValue();
+      Sig.Stream2 = First;
     }
     if (Kind == OpKind::Release && Second < 0)
       Sig.Kind = OpKind::ReleaseSync;
@@ -360,6 +375,17 @@ ApiModel::streamSource(const CallExpr *Call) const {
   return Found->second;
 }
 
+const Expr *ApiModel::streamSourceDevice(const CallExpr *Call) const {
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || StreamSources.empty() || Call->getNumArgs() == 0 ||
+      isa<CXXDefaultArgExpr>(Call->getArg(0)))
+    return nullptr;
+  auto Found = StreamSources.find(tableName(Callee));
+  if (Found == StreamSources.end() || Found->second != StreamSource::Current)
+    return nullptr;
+  return Call->getArg(0);
+}
+
 bool ApiModel::isBufferAccessor(const CXXMemberCallExpr *Call) const {
   const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
   return Method && Method->getDeclName().isIdentifier() &&
@@ -441,6 +467,14 @@ ApiModel::OwnerEnd ApiModel::ownerEnd(const CXXMemberCallExpr *Call) const {
       classOf(Method->getReturnType()) == ClassKind::OwnedBuffer)
     return OwnerEnd::MoveOut;
   return OwnerEnd::None;
+}
+
+bool ApiModel::isDefinedQuery(const CXXMemberCallExpr *Call) const {
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  return Method && Method->getDeclName().isIdentifier() &&
+         Method->getName() == "defined" && Method->getNumParams() == 0 &&
+         classOf(Call->getImplicitObjectArgument()->getType()) ==
+             ClassKind::OwnedBuffer;
 }
 
 bool ApiModel::isStreamType(QualType T) const {
@@ -617,6 +651,26 @@ std::optional<ApiOperation> ApiModel::bind(const ApiSignature &Sig,
   if (Op.Flags && isa<CXXDefaultArgExpr>(Op.Flags))
     Op.Flags = nullptr;
   return Op;
+}
+
+llvm::StringRef calleeIdentifier(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->getDeclName().isIdentifier())
+    return {};
+  return Callee->getName();
+}
+
+const Expr *throughConversions(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreImplicit()->IgnoreParenCasts();
+    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+    if (!Construct || Construct->getNumArgs() == 0 ||
+        (Construct->getNumArgs() > 1 &&
+         !isa<CXXDefaultArgExpr>(Construct->getArg(1))))
+      return E;
+    E = Construct->getArg(0);
+  }
+  return E;
 }
 
 } // namespace streamlife

@@ -43,6 +43,16 @@ enum class OpKind {
                      ///< setCurrentCUDAStream; a guard's exit restores).
   StreamWaitStreams, ///< Later work on Stream waits for all work so far on
                      ///< Stream2 (a fork/join helper: cudf's join_streams).
+  ForkStreams,       ///< The streams the call returns wait for all work so
+                     ///< far on Stream2 (a fork/join helper's fork: cudf's
+                     ///< fork_streams).
+  RebindStream,      ///< Returns its Buffer (moved in), released on Stream
+                     ///< from now on (cudf::rebind_stream).
+  PushCurrentDevice, ///< A device guard: the current stream becomes the
+                     ///< current stream of device Stream (a device
+                     ///< expression), until the guard's scope ends.
+  SetCurrentDevice,  ///< A guard's set_device(d): replaces the innermost
+                     ///< current stream by device d's.
 };
 
 /// Where an operand of an API comes from: an argument by position, the
@@ -119,11 +129,29 @@ enum class TensorOpKind {
   Sync,    ///< Also makes the host wait for the current stream (item()).
 };
 
+/// What a member call does to a standard sequence container whose entries
+/// hold owned buffers (the N-deep keepalive queue and its kin).
+enum class ContainerOp {
+  None,
+  Store,      ///< push_back, emplace_back, push, insert, ...: adds entries.
+  TakeOldest, ///< pop_front(), a queue's pop(), erase(begin()).
+  TakeNewest, ///< pop_back(), a stack's pop().
+  Clear,      ///< clear(): drops every entry.
+};
+
 /// Where a stream-returning call's stream comes from, when it is not simply
 /// the variable it initialises.
 enum class StreamSource {
   Current,       ///< c10::cuda::getCurrentCUDAStream()
   LegacyDefault, ///< c10::cuda::getDefaultCUDAStream(): the null stream
+};
+
+/// Where a tensor-producing call puts its tensor (ApiModelTensorPlacement.cpp).
+struct TensorPlacement {
+  /// CPU or pinned host memory: not a stream-ordered device block.
+  bool Host = false;
+  /// The device its options name (`.device(dst)`); null: the current one.
+  const Expr *Device = nullptr;
 };
 
 /// One abstract operation with its operand expressions taken from a call.
@@ -187,18 +215,43 @@ public:
 
   /// A call that yields a known stream (see StreamSource), or nothing.
   std::optional<StreamSource> streamSource(const CallExpr *Call) const;
+  /// `getCurrentCUDAStream(d)`: the device argument of a current-stream
+  /// source given one (the current stream of device d), else null.
+  const Expr *streamSourceDevice(const CallExpr *Call) const;
+  /// Where a tensor-producing call (TensorOpKind::Produce) puts its tensor.
+  TensorPlacement tensorPlacement(const CallExpr *Call, ASTContext &Ctx) const;
   /// `t.data_ptr<T>()`, `b.data()`: an accessor of an owned buffer's device
   /// pointer, which names the buffer when passed to a launch or a copy.
   bool isBufferAccessor(const CXXMemberCallExpr *Call) const;
   /// A PyTorch tensor operation without a row (see TensorOpKind), or nothing.
   std::optional<TensorOpKind> tensorOp(const CallExpr *Call) const;
-  /// `q.push_back(t)`, `v.emplace_back(...)`: an owned object stored into a
-  /// standard container, where the analysis stops following it.
+  /// `m.insert(...)`, `m.try_emplace(...)`: an owned object stored into a
+  /// standard associative container (or a sequence container the analysis
+  /// does not follow), where the analysis stops following it.
   bool isContainerInsert(const CallExpr *Call) const;
+  /// What \p Call does to a standard sequence container (deque, vector,
+  /// list, queue, stack) whose entries hold owned buffers (ApiModelContainers.cpp).
+  ContainerOp containerOp(const CXXMemberCallExpr *Call) const;
+  /// For an access to one entry of such a container (`q.front()`,
+  /// `q.back()`, `q[i]`, `q.at(i)`, `*q.begin()`, `s.top()`): the container
+  /// expression; else null.
+  const Expr *entryContainer(const Expr *E) const;
+  /// A standard sequence container whose entries hold an owned buffer:
+  /// directly, through optional/shared_ptr/unique_ptr, or as a field of a
+  /// struct, pair or tuple.
+  bool holdsOwnedEntries(QualType Container) const;
+  /// An owned buffer, directly or through optional/shared_ptr/unique_ptr.
+  bool holdsOwnedBuffer(QualType T) const;
+  /// An event, directly or through optional/shared_ptr/unique_ptr.
+  bool holdsEvent(QualType T) const;
+  /// A standard container of streams (fork_streams' vector).
+  bool holdsStreams(QualType T) const;
   /// Member calls that end an owned object's ownership of its buffer:
   /// `t.reset()` (released), `v.release()` (moved out into the result).
   enum class OwnerEnd { None, Reset, MoveOut };
   OwnerEnd ownerEnd(const CXXMemberCallExpr *Call) const;
+  /// `t.defined()`: whether an owned object holds a buffer at all.
+  bool isDefinedQuery(const CXXMemberCallExpr *Call) const;
 
   /// True if \p Name (after stripping _v2/_ptsz/_ptds) is a modelled API.
   bool isModelled(llvm::StringRef Name) const;
@@ -237,6 +290,14 @@ private:
   llvm::StringSet<> TensorSyncs;      ///< Tensor methods that sync the host.
   std::string Fingerprint;
 };
+
+/// The identifier of a call's direct callee; empty for operators,
+/// conversions and indirect calls.
+llvm::StringRef calleeIdentifier(const CallExpr *Call);
+/// \p E without the conversions, temporaries and one-argument constructions
+/// around a value (`Device(d)`, an optional of it, a ScalarType converted to
+/// TensorOptions).
+const Expr *throughConversions(const Expr *E);
 
 } // namespace streamlife
 } // namespace tidy

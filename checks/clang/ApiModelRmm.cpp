@@ -57,8 +57,30 @@ void ApiModel::addRmmRows() {
     }
   insertAll(BufferAccessors, {"data", "begin", "element_ptr"});
 
-  // Fork/join helpers over stream pools, as "stream waits on streams" rows
-  // (more through the StreamWaitFunctions option).
+  // libcudf columns own rmm buffers: a factory allocates them on its stream
+  // (the declaration's stream parameter), the column releases them there
+  // unless rebind_stream moved the release to another stream.
+  addClass("cudf::column", ClassKind::OwnedBuffer);
+  for (llvm::StringRef Factory :
+       {"cudf::make_numeric_column", "cudf::make_fixed_width_column",
+        "cudf::make_timestamp_column", "cudf::make_duration_column",
+        "cudf::make_fixed_point_column"}) {
+    ApiSignature Make{OpKind::Allocate};
+    Make.Buffer = Operand::returnValue();
+    Make.Stream = 0; // the data_type: bind() takes the one stream parameter
+    add(Factory, Make);
+  }
+  ApiSignature Rebind{OpKind::RebindStream};
+  Rebind.Buffer = 0;
+  Rebind.Stream = 1;
+  add("cudf::rebind_stream", Rebind);
+
+  // Fork/join helpers over stream pools, as "streams wait on streams" rows
+  // (more through the StreamForkFunctions and StreamWaitFunctions options).
+  ApiSignature Fork{OpKind::ForkStreams};
+  Fork.Stream = Operand::returnValue(); // the pool streams returned ...
+  Fork.Stream2 = 0;                     // ... wait on the forked stream
+  add("cudf::detail::fork_streams", Fork);
   ApiSignature Join{OpKind::StreamWaitStreams};
   Join.Stream = 1;  // the joined stream ...
   Join.Stream2 = 0; // ... waits on every stream of the span

@@ -52,17 +52,26 @@ void ApiModel::addTorchRows() {
         "c10::StreamGuard", "c10::OptionalStreamGuard",
         "c10::cuda::CUDAMultiStreamGuard",
         // Device guards switch to another device's current stream, named
-        // here by the device expression (`CUDAGuard g(dst)`: stream 'dst').
+        // after a device variable (`CUDAGuard g(dst)`: stream 'dst').
         "c10::cuda::CUDAGuard", "c10::cuda::OptionalCUDAGuard"})
     addClass(Guard, ClassKind::StreamGuard);
 
   // --- Current stream --------------------------------------------------------
   for (llvm::StringRef Guard :
        {"c10::cuda::CUDAStreamGuard", "c10::cuda::OptionalCUDAStreamGuard",
-        "c10::StreamGuard", "c10::OptionalStreamGuard",
-        "c10::cuda::CUDAGuard", "c10::cuda::OptionalCUDAGuard"}) {
+        "c10::StreamGuard", "c10::OptionalStreamGuard"}) {
     std::string Ctor = (Guard + "::" + Guard.rsplit("::").second).str();
     add(Ctor, memberOp(OpKind::PushCurrentStream, 0));
+  }
+  // Device guards: the current stream of the device they switch to (an
+  // OptionalCUDAGuard made without a device keeps the current stream).
+  for (llvm::StringRef Guard :
+       {"c10::cuda::CUDAGuard", "c10::cuda::OptionalCUDAGuard"}) {
+    std::string G = Guard.str();
+    add(G + "::" + Guard.rsplit("::").second.str(),
+        memberOp(OpKind::PushCurrentDevice, 0));
+    for (llvm::StringRef Method : {"set_device", "reset_device", "set_index"})
+      add(G + "::" + Method.str(), memberOp(OpKind::SetCurrentDevice, 0));
   }
   // An ArrayRef of streams (one per device): the current stream of this
   // device is one of them, which one is not known.

@@ -19,10 +19,27 @@ namespace tidy {
 namespace streamlife {
 namespace lowering {
 
+const Expr *throughSmartPointer(const Expr *E) {
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(E->IgnoreParenImpCasts());
+  if (!Op || Op->getNumArgs() != 1 ||
+      (Op->getOperator() != OO_Arrow && Op->getOperator() != OO_Star))
+    return E;
+  const CXXRecordDecl *Record =
+      Op->getArg(0)->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  if (!Record || !Record->isInStdNamespace())
+    return E;
+  return Op->getArg(0);
+}
+
 std::optional<EntityKey> resolveEntity(const Expr *E, ASTContext &Ctx) {
   if (!E)
     return std::nullopt;
-  E = E->IgnoreParenCasts();
+  // `ev->record(s)` with ev a std::unique_ptr / shared_ptr: ev.
+  E = throughSmartPointer(E)->IgnoreParenCasts();
+  // `std::move(x)` names x.
+  if (const auto *Call = dyn_cast<CallExpr>(E);
+      Call && Call->isCallToStdMove() && Call->getNumArgs() == 1)
+    return resolveEntity(Call->getArg(0), Ctx);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     if (isa<VarDecl, FieldDecl, BindingDecl>(Ref->getDecl()))
       return EntityKey{Ref->getDecl()};
@@ -152,6 +169,8 @@ NameId FunctionLowering::name(const EntityKey &Key,
 }
 
 NameId FunctionLowering::entity(const Expr *E) {
+  if (NameId Entry = entryName(E); Entry != NoId)
+    return Entry;
   std::optional<EntityKey> Key = resolveEntity(E, Ctx);
   if (!Key)
     return NoId;
@@ -161,7 +180,9 @@ NameId FunctionLowering::entity(const Expr *E) {
 NameId FunctionLowering::temporary(const Expr *E) {
   EntityKey Key;
   Key.Temporary = E;
-  return name(Key, [] { return std::string(); }); // unnamed (see NameInfo)
+  NameId N = name(Key, [] { return std::string(); }); // unnamed (see NameInfo)
+  TemporaryNames.insert(N);
+  return N;
 }
 
 NameId FunctionLowering::variable(const VarDecl *Var) {
@@ -205,6 +226,9 @@ StreamRef FunctionLowering::stream(const Expr *E, unsigned Depth) {
     if (std::optional<StreamSource> Source = Model.streamSource(Call))
       return *Source == StreamSource::Current ? StreamRef::current()
                                               : StreamRef::legacy();
+    // getCurrentCUDAStream(d): device d's current stream.
+    if (const Expr *Device = Model.streamSourceDevice(Call))
+      return deviceStream(Device);
     // An element of a container of streams (`streams[i]`,
     // `streams.at(i)`): the container stands for all of its streams.
     const Expr *Container = nullptr;

@@ -11,7 +11,6 @@
 
 #include "ClangFunctionLowering.h"
 #include "clang/AST/ExprCXX.h"
-#include <functional>
 
 namespace clang {
 namespace tidy {
@@ -55,6 +54,7 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
     Kind = OpKind::SetReleaseStream;
     break;
   case streamlife::OpKind::StreamWaitStreams:
+  case streamlife::OpKind::ForkStreams:
     Kind = OpKind::WaitStream;
     break;
   case streamlife::OpKind::SetCurrentStream:
@@ -63,7 +63,19 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
     emit(OpKind::PopCurrentStream, Site->getBeginLoc());
     Kind = OpKind::PushCurrentStream;
     break;
+  case streamlife::OpKind::RebindStream:
+    Kind = OpKind::SetReleaseStream;
+    break;
+  case streamlife::OpKind::PushCurrentDevice:
+    Kind = OpKind::PushCurrentStream;
+    break;
+  case streamlife::OpKind::SetCurrentDevice:
+    emit(OpKind::PopCurrentStream, Site->getBeginLoc());
+    Kind = OpKind::PushCurrentStream;
+    break;
   }
+  bool OfDevice = Op.Kind == streamlife::OpKind::PushCurrentDevice ||
+                  Op.Kind == streamlife::OpKind::SetCurrentDevice;
   ir::Inst I{Kind};
   I.Site = TU.site(Site->getBeginLoc());
   bool KernelArguments = isa<CUDAKernelCallExpr>(Op.Call);
@@ -110,8 +122,11 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
     I.Stream = StreamRef::current();
   } else if (Op.StreamDefaulted) {
     I.Stream = StreamRef::legacy();
+  } else if (Op.Kind == streamlife::OpKind::ForkStreams) {
+    // The returned streams: the call's value, until a variable takes them.
+    I.Stream = StreamRef::named(temporary(Op.Call));
   } else if (Op.Stream) {
-    I.Stream = stream(Op.Stream);
+    I.Stream = OfDevice ? guardStream(Op.Stream) : stream(Op.Stream);
   }
   if (Op.Event)
     I.Event = entity(Op.Event);
@@ -124,7 +139,7 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
     // An allocation that writes an owned object is released by its last
     // owner; everything else needs an explicit release.
     if (Op.BufferIsResult &&
-        (Model.classOf(Op.Call->getType()) == ClassKind::OwnedBuffer ||
+        (Model.holdsOwnedBuffer(Op.Call->getType()) ||
          (isa<CXXConstructExpr>(Op.Call) &&
           Model.classOf(cast<CXXConstructExpr>(Op.Call)
                             ->getConstructor()
@@ -137,7 +152,15 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
        Kind == OpKind::RecordStream || Kind == OpKind::SetReleaseStream) &&
       I.Names.empty())
     return; // no buffer the analysis can name
+  llvm::SmallVector<NameId, 2> Rebound;
+  if (Op.Kind == streamlife::OpKind::RebindStream)
+    Rebound = I.Names;
   Current->Insts.push_back(std::move(I));
+  // The call's value is the rebound object itself.
+  if (Rebound.size() == 1) {
+    ir::Inst &Move = emit(OpKind::Move, Site->getBeginLoc());
+    Move.Names = {temporary(Op.Call), Rebound.front()};
+  }
 }
 
 void FunctionLowering::lowerSummarizedCall(const CallExpr *Call,
@@ -174,13 +197,18 @@ void FunctionLowering::lowerCall(const CallExpr *Call) {
   // Class assignment (`w = other`, `w = at::empty(...)`) is a rebinding.
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call))
     if (Operator->getOperator() == OO_Equal && Operator->getNumArgs() == 2) {
-      if (NameId Target = entity(Operator->getArg(0)); Target != NoId) {
+      const Expr *LHS = Operator->getArg(0);
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts()))
+        if (lowerEntryCopy(Ref->getDecl(), LHS->getType(), Operator->getArg(1),
+                           Call))
+          return;
+      if (NameId Target = entity(LHS); Target != NoId) {
         lowerAssignment(Target, Operator->getArg(0)->getType(),
                         Operator->getArg(1), Call);
         return;
       }
-      // Stored where no name follows it (`q.back().params = t`,
-      // `ring[i % N] = t`): the object escapes.
+      // Stored where no name follows it (`ring[i % N] = t` into a map, a
+      // field of an unknown object): the object escapes.
       if (Model.classOf(Operator->getArg(1)->getType()) ==
           ClassKind::OwnedBuffer) {
         if (NameId Stored = valueName(Operator->getArg(1)); Stored != NoId) {
@@ -192,9 +220,60 @@ void FunctionLowering::lowerCall(const CallExpr *Call) {
     }
   if (lowerObjectCall(Call))
     return;
-  if (const FunctionDecl *Callee = TU.summarizableCallee(Call))
+  if (const FunctionDecl *Callee = TU.summarizableCallee(Call)) {
     if (Callee != Function->getDefinition() && Callee != Function)
       lowerSummarizedCall(Call, Callee);
+    return;
+  }
+  lowerOpaqueStreamCall(Call);
+}
+
+void FunctionLowering::lowerOpaqueStreamCall(const CallExpr *Call) {
+  // A function the analysis cannot see, handed one stream and owned
+  // buffers (`source->device_read_async(offset, size, buf.data(), stream)`,
+  // a launcher in another translation unit): it works on those buffers on
+  // that stream. Standard functions take no stream.
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || Callee->isInStdNamespace() || isa<CUDAKernelCallExpr>(Call))
+    return;
+  StreamRef On;
+  unsigned Streams = 0;
+  llvm::SmallVector<NameId, 4> Buffers;
+  // A member of an owned buffer's class (`v.set_element_async(i, x, s)`).
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    if (const Expr *Object = Member->getImplicitObjectArgument();
+        Object && Model.classOf(Object->getType()) == ClassKind::OwnedBuffer)
+      if (NameId N = valueName(Object); N != NoId)
+        Buffers.push_back(N);
+  for (const Expr *Arg : Call->arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    if (Model.isStreamType(Arg->getType())) {
+      On = stream(Arg);
+      ++Streams;
+      continue;
+    }
+    // Through conversions to views and spans (`device_span<T>(v)`).
+    const Expr *Passed = Arg;
+    for (unsigned Depth = 0; Depth < 4; ++Depth) {
+      Passed = Passed->IgnoreImplicit()->IgnoreParenCasts();
+      const auto *Construct = dyn_cast<CXXConstructExpr>(Passed);
+      if (!Construct || Construct->getNumArgs() != 1)
+        break;
+      Passed = Construct->getArg(0);
+    }
+    const Expr *Owner = throughAccessor(Passed);
+    if (Model.classOf(Owner->getType()) != ClassKind::OwnedBuffer)
+      continue;
+    if (NameId N = valueName(Owner);
+        N != NoId && !llvm::is_contained(Buffers, N))
+      Buffers.push_back(N);
+  }
+  if (Streams != 1 || Buffers.empty() || !On.known())
+    return;
+  ir::Inst &Use = emit(ir::OpKind::Use, Call->getBeginLoc());
+  Use.Names.assign(Buffers.begin(), Buffers.end());
+  Use.Stream = On;
 }
 
 //===----------------------------------------------------------------------===//
@@ -239,9 +318,14 @@ void FunctionLowering::lowerTensorOp(const CallExpr *Call, TensorOpKind Kind) {
     return;
   }
   if (Kind == TensorOpKind::Produce) {
+    // Host memory (CPU, pinned) is not a stream-ordered device block; a
+    // tensor on another device is allocated on that device's stream.
+    TensorPlacement Where = Model.tensorPlacement(Call, Ctx);
+    if (Where.Host)
+      return;
     ir::Inst &Alloc = emit(ir::OpKind::Allocate, Loc);
     Alloc.Names.push_back(temporary(Call));
-    Alloc.Stream = StreamRef::current();
+    Alloc.Stream = deviceStream(Where.Device);
     Alloc.Own = ir::Ownership::Owned;
   }
 }
@@ -276,37 +360,16 @@ bool FunctionLowering::lowerObjectCall(const CallExpr *Call) {
       break;
     }
   }
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    if (ContainerOp Op = Model.containerOp(Member); Op != ContainerOp::None)
+      if (lowerContainerCall(Member, Op))
+        return true;
   if (Model.isContainerInsert(Call)) {
-    // The container keeps the object alive: the analysis stops following
-    // it (keepalive queues are checked by QueuePopOrder).
+    // Stored where no name follows it (a map, a container of values the
+    // model does not know): the analysis stops following the object.
     llvm::SmallVector<NameId, 2> Stored;
-    std::function<void(const Expr *)> Collect = [&](const Expr *E) {
-      if (!E)
-        return;
-      // Temporaries, casts and bindings can nest in any order
-      // (`Entry{t, e}` is a cast of a bound init list).
-      for (const Expr *Prev = nullptr; Prev != E;) {
-        Prev = E;
-        E = E->IgnoreImplicit()->IgnoreParenCasts();
-      }
-      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-        for (const Expr *Arg : Construct->arguments())
-          Collect(Arg);
-        return;
-      }
-      if (const auto *Init = dyn_cast<InitListExpr>(E)) {
-        for (const Expr *Arg : Init->inits())
-          Collect(Arg);
-        return;
-      }
-      if (const auto *Call = dyn_cast<CallExpr>(E); Call && Call->isCallToStdMove())
-        return Collect(Call->getArg(0));
-      if (Model.classOf(E->getType()) == ClassKind::OwnedBuffer)
-        if (NameId N = valueName(E); N != NoId)
-          Stored.push_back(N);
-    };
     for (const Expr *Arg : Call->arguments())
-      Collect(Arg);
+      collectStored(Arg, Stored, /*Events=*/nullptr);
     if (!Stored.empty()) {
       ir::Inst &Escape = emit(ir::OpKind::Escape, Call->getBeginLoc());
       Escape.Names.assign(Stored.begin(), Stored.end());

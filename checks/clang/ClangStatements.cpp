@@ -22,9 +22,31 @@ void FunctionLowering::lowerAssignment(NameId Target, QualType Type,
                                        const Expr *RHS, const Stmt *Site) {
   if (Model.isStreamType(Type))
     return; // local stream copies are resolved by stream()
+  if (Model.holdsStreams(Type)) {
+    // `auto streams = fork_streams(s, n)`: the variable denotes the
+    // streams the call returned (and names them in sentences).
+    EntityKey Key;
+    Key.Temporary = valueCall(RHS);
+    auto Returned = Key.Temporary ? Names.find(Key) : Names.end();
+    if (Returned == Names.end())
+      return;
+    ir::NameInfo &Info = TU.mutableModule().Names[Returned->second];
+    if (Info.Spelling.empty())
+      Info.Spelling = TU.module().name(Target).Spelling;
+    ir::Inst &Bind = emit(ir::OpKind::Bind, Site->getBeginLoc());
+    Bind.Names = {Target, Returned->second};
+    Bind.Value = ir::ValueKind::Stream;
+    return;
+  }
+  if (isEntries(Target)) {
+    // `q.back().params = t`: one more entry's buffer, not a rebinding of
+    // all of them.
+    storeInto(Target, RHS, Site->getBeginLoc());
+    return;
+  }
   ir::Inst &I = emit(ir::OpKind::Bind, Site->getBeginLoc());
-  I.Value = Model.isEventType(Type) ? ir::ValueKind::Event
-                                    : ir::ValueKind::Buffer;
+  bool Event = Model.holdsEvent(Type);
+  I.Value = Event ? ir::ValueKind::Event : ir::ValueKind::Buffer;
   I.Names.push_back(Target);
   NameId Source = NoId;
   bool FromTemporary = false;
@@ -64,8 +86,10 @@ void FunctionLowering::lowerAssignment(NameId Target, QualType Type,
             ->isMoveAssignmentOperator())
       IsMove = true;
     Source = valueName(From);
-    if (!FromTemporary && Source != NoId && IsMove &&
-        !Model.isEventType(Type))
+    // Moving out of an entry leaves the entry's buffer with its last owner
+    // (the release comes when that goes): a copy for the analysis.
+    if (!FromTemporary && Source != NoId && IsMove && !isEntryPart(Source) &&
+        !Event)
       I.Kind = ir::OpKind::Move;
   }
   I.Names.push_back(Source);
@@ -99,7 +123,8 @@ void FunctionLowering::lowerStmt(const Stmt *S) {
       if (!Var || !Var->hasInit() || Var->getType()->isArrayType())
         continue;
       // An initialisation is an assignment to the new variable.
-      lowerAssignment(variable(Var), Var->getType(), Var->getInit(), Decls);
+      if (!lowerEntryCopy(Var, Var->getType(), Var->getInit(), Decls))
+        lowerAssignment(variable(Var), Var->getType(), Var->getInit(), Decls);
     }
     return;
   }
@@ -127,6 +152,10 @@ void FunctionLowering::lowerStmt(const Stmt *S) {
     ir::Inst &I = emit(ir::OpKind::Bind, Return->getBeginLoc());
     I.Names.push_back(Out.Return);
     I.Names.push_back(Source);
+    // A returned event carries its record (and what it covers) to the
+    // caller's value.
+    if (Model.holdsEvent(Function->getReturnType()))
+      I.Value = ir::ValueKind::Event;
   }
 }
 
@@ -137,6 +166,15 @@ void FunctionLowering::lowerScopeEnd(const VarDecl *Var, SourceLocation Loc,
     emit(ir::OpKind::PopCurrentStream, Loc);
     return;
   }
+  // A struct's owned fields (`oldest.params`) end with it.
+  if (!Var->getType()->isReferenceType())
+    for (auto It = Names.lower_bound(EntityKey{Var});
+         It != Names.end() && It->first.Base == Var; ++It)
+      if (It->first.Member && It->first.plain() &&
+          Model.holdsOwnedBuffer(It->first.Member->getType())) {
+        ir::Inst &I = emit(ir::OpKind::Kill, Loc);
+        I.Names.push_back(It->second);
+      }
   // Stream and event handles outlive their variables' scopes in part 1's
   // model (an event recorded in one iteration is waited on in the next);
   // only buffer names are forgotten.
@@ -170,7 +208,13 @@ ir::Function FunctionLowering::lower() {
   Out.Blocks.resize(Graph->getNumBlockIDs());
   Out.Entry = Graph->getEntry().getBlockID();
   Out.Exit = Graph->getExit().getBlockID();
-  for (const CFGBlock *Block : *Graph) {
+  std::vector<UndefinedEdge> Undefined;
+  // Entry side first (the builder numbers blocks from the exit back): a
+  // declaration is named before the scope ends that forget it, also when
+  // they lie in a later block (the join after an `if`).
+  for (const CFGBlock *Block : llvm::reverse(*Graph)) {
+    if (std::optional<UndefinedEdge> Edge = undefinedEdge(*Block))
+      Undefined.push_back(*Edge);
     Current = &Out.Blocks[Block->getBlockID()];
     for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
       if (const CFGBlock *S = Succ.getReachableBlock())
@@ -204,7 +248,54 @@ ir::Function FunctionLowering::lower() {
       }
     }
   }
+  // The edges where a tested owner holds nothing get a block of their own
+  // that forgets it (appended: the CFG's block ids stay the IR's).
+  for (const UndefinedEdge &Edge : Undefined) {
+    auto &Succs = Out.Blocks[Edge.From].Succs;
+    auto Target = llvm::find(Succs, Edge.To);
+    if (Target == Succs.end() || llvm::count(Succs, Edge.To) != 1)
+      continue; // both branches lead to one block: nothing to tell apart
+    *Target = static_cast<unsigned>(Out.Blocks.size());
+    ir::Block Split;
+    Split.Succs.push_back(Edge.To);
+    ir::Inst Forget{ir::OpKind::Forget};
+    Forget.Site = TU.site(Edge.Loc);
+    Forget.Names.push_back(Edge.Owner);
+    Split.Insts.push_back(std::move(Forget));
+    Out.Blocks.push_back(std::move(Split));
+  }
   return std::move(Out);
+}
+
+std::optional<FunctionLowering::UndefinedEdge>
+FunctionLowering::undefinedEdge(const CFGBlock &Block) {
+  // `if (t.defined())`, `while (!t.defined())`, `t.defined() && ...`: the
+  // branch on which t is undefined. The join of the paths (a keepalive
+  // assigned in an earlier iteration) says t may hold an object there; it
+  // holds none, so rebinding t on that path releases nothing.
+  const Stmt *Condition = Block.getTerminatorCondition();
+  if (!Condition || Block.succ_size() != 2)
+    return std::nullopt;
+  const Expr *Test = dyn_cast<Expr>(Condition);
+  bool Negated = false;
+  while (Test) {
+    Test = Test->IgnoreParenImpCasts();
+    const auto *Not = dyn_cast<UnaryOperator>(Test);
+    if (!Not || Not->getOpcode() != UO_LNot)
+      break;
+    Negated = !Negated;
+    Test = Not->getSubExpr();
+  }
+  const auto *Query = dyn_cast_or_null<CXXMemberCallExpr>(Test);
+  if (!Query || !Model.isDefinedQuery(Query))
+    return std::nullopt;
+  NameId Owner = entity(Query->getImplicitObjectArgument());
+  // The false branch of `t.defined()`, the true one of `!t.defined()`.
+  const CFGBlock *To = *(Block.succ_begin() + (Negated ? 0 : 1));
+  if (Owner == NoId || !To)
+    return std::nullopt;
+  return UndefinedEdge{Block.getBlockID(), To->getBlockID(), Owner,
+                       Query->getBeginLoc()};
 }
 
 } // namespace lowering

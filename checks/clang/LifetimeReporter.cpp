@@ -73,20 +73,6 @@ void LifetimeReporter::report(const core::HandOffFinding &Finding) {
   emit(core::tell(Unit.module(), Finding), std::nullopt);
 }
 
-void reportQueuePop(ClangTidyCheck &Check, const QueuePopFinding &Finding) {
-  Check.diag(Finding.Pop->getBeginLoc(),
-             "'%0' releases the oldest entry's tensor before the allocation "
-             "stream waits on the entry's event")
-      << Finding.PopText;
-  if (Finding.LateWait)
-    Check.diag(Finding.LateWait->getBeginLoc(),
-               "the wait comes only after the release", DiagnosticIDs::Note);
-  Check.diag(Finding.Pop->getBeginLoc(),
-             "make the allocation stream wait on the entry's event, then pop "
-             "it",
-             DiagnosticIDs::Note);
-}
-
 void LifetimeReporter::report(const core::LimitNote &Limit) {
   Check.diag(at(Limit.Site), "%0", DiagnosticIDs::Note) << Limit.Message;
 }

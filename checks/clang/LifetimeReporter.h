@@ -15,7 +15,6 @@
 #include "Wording.h"
 #include "FixItPlanner.h"
 #include "Findings.h"
-#include "QueuePopOrder.h"
 #include "clang-tidy/ClangTidyCheck.h"
 
 namespace clang {
@@ -50,9 +49,6 @@ private:
   const FunctionDecl *Function;
   std::unique_ptr<FixItPlanner> Planner;
 };
-
-/// A keepalive entry popped before its event was waited on (QueuePopOrder).
-void reportQueuePop(ClangTidyCheck &Check, const QueuePopFinding &Finding);
 
 /// The record-stream-in-loop check's sentence (no dataflow).
 void reportRecordStreamInLoop(ClangTidyCheck &Check, const Expr *Call,

@@ -98,6 +98,16 @@ TranslationUnitIR::summarizableCallee(const CallExpr *Call) const {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || isa<CUDAKernelCallExpr>(Call))
     return nullptr;
+  // A virtual call runs whichever override the object has: the body here
+  // (often a base class's that only fails) says nothing about it.
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    if (const auto *Method = Member->getMethodDecl();
+        Method && Method->isVirtual() && !Method->hasAttr<FinalAttr>() &&
+        !Method->getParent()->hasAttr<FinalAttr>())
+      if (const auto *Access =
+              dyn_cast<MemberExpr>(Member->getCallee()->IgnoreParens());
+          Access && !Access->hasQualifier())
+        return nullptr;
   const FunctionDecl *Definition = nullptr;
   if (!Callee->hasBody(Definition) || !Definition)
     return nullptr;

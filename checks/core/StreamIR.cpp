@@ -31,6 +31,7 @@ llvm::StringRef kindName(OpKind Kind) {
   case OpKind::Escape: return "escape";
   case OpKind::Store: return "store";
   case OpKind::TakeEntry: return "take-entry";
+  case OpKind::Forget: return "forget";
   case OpKind::PushCurrentStream: return "push-current";
   case OpKind::PopCurrentStream: return "pop-current";
   case OpKind::Call: return "call";

@@ -207,6 +207,11 @@ enum class OpKind : uint8_t {
   /// destination's old value is killed first. With Names[0] a temporary
   /// killed right after, the pop releases the entry.
   TakeEntry,
+  /// Names stop holding their values, and nothing is released: the front
+  /// end knows that on this path they hold none (the branch where
+  /// `!t.defined()`, `t is None`), though the join of the paths says they
+  /// may. Objects held elsewhere stay checked.
+  Forget,
   /// A call to Callee, a function of this Module, applied through its
   /// summary: Args maps the callee's parameters (by position) to the
   /// caller's names and streams; Names[0] (if any) receives the callee's

@@ -77,6 +77,10 @@ public:
     if (const CallArg *Arg = argumentFor(E))
       if (Arg->Value != NoId)
         return Arg->Value;
+    // A returned event (`return done;`) is the call's value.
+    if (E == Callee.Return && E != NoId && !Call.Names.empty() &&
+        Call.Names[0] != NoId)
+      return Call.Names[0];
     if (E < M.Names.size() && M.Names[E].Owner == NoId)
       return E;
     return std::nullopt;

@@ -441,12 +441,7 @@ void Transfer::kill(NameId Name, ValueKind Value, SiteId Site,
   case ValueKind::Buffer:
     break;
   }
-  auto Found = State.Names.find(Name);
-  if (Found == State.Names.end())
-    return;
-  ObjectSet Held = std::move(Found->second);
-  State.Names.erase(Found);
-  for (ObjectId Id : Held) {
+  for (ObjectId Id : unname(Name, State)) {
     auto Object = State.Objects.find(Id);
     if (Object == State.Objects.end() ||
         Object->second.Own != Ownership::Owned || namedElsewhere(Id, NoId, State))
@@ -454,6 +449,27 @@ void Transfer::kill(NameId Name, ValueKind Value, SiteId Site,
     // The last owner went: the object is released on its release stream.
     std::optional<StreamKey> R = Object->second.ReleaseStream;
     releaseObject(Id, Name, R, Site, /*ByLastOwner=*/true, State);
+  }
+}
+
+ObjectSet Transfer::unname(NameId Name, LifetimeState &State) const {
+  auto Found = State.Names.find(Name);
+  if (Found == State.Names.end())
+    return {};
+  ObjectSet Held = std::move(Found->second);
+  State.Names.erase(Found);
+  return Held;
+}
+
+void Transfer::forget(NameId Name, LifetimeState &State) const {
+  // On this path the name held nothing, so an object only it held does not
+  // exist here: dropping it keeps the join from carrying this path's missing
+  // waits over to the other paths' object. Nothing is released.
+  for (ObjectId Id : unname(Name, State)) {
+    auto Object = State.Objects.find(Id);
+    if (Object != State.Objects.end() && !namedElsewhere(Id, NoId, State) &&
+        Object->second.EntryReleases.empty())
+      State.Objects.erase(Object);
   }
 }
 
@@ -727,6 +743,10 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
     break;
   case OpKind::TakeEntry:
     takeEntry(I, State);
+    break;
+  case OpKind::Forget:
+    for (NameId Name : I.Names)
+      forget(Name, State);
     break;
   case OpKind::Escape:
     for (NameId Name : I.Names)

@@ -141,6 +141,10 @@ private:
   /// A stream local to this function (not a parameter, member or the
   /// caller's current stream): the caller cannot name it.
   bool isHiddenStream(const StreamKey &S) const;
+  /// Removes \p Name; returns the objects it held.
+  ObjectSet unname(NameId Name, LifetimeState &State) const;
+  /// The name holds nothing on this path (OpKind::Forget).
+  void forget(NameId Name, LifetimeState &State) const;
   void kill(NameId Name, ir::ValueKind Value, SiteId Site,
             LifetimeState &State) const;
   void call(const ir::Inst &I, LifetimeState &State) const;

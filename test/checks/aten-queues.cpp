@@ -59,9 +59,11 @@ void queuePopThenWait(CUDAStream ag, CUDAStream compute, int64_t n, int layers,
     if (inFlight.size() == depth) {
       at::cuda::CUDAEvent oldest = std::move(inFlight.front().done);
       inFlight.pop_front();
-      // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'inFlight.pop_front()' releases the oldest entry's tensor before the allocation stream waits on the entry's event [streamlife-free-before-wait]
-      // CHECK-NOTES: :[[@LINE+2]]:7: note: the wait comes only after the release
-      // CHECK-NOTES: :[[@LINE-3]]:7: note: make the allocation stream wait on the entry's event, then pop it
+      // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'inFlight.pop_front()' is released on stream 'ag' while stream 'compute' may still use it [streamlife-free-before-wait]
+      // CHECK-NOTES: :[[@LINE+6]]:25: note: 'params' allocated on stream 'ag' here
+      // CHECK-NOTES: :[[@LINE+6]]:41: note: used on stream 'compute' here
+      // CHECK-NOTES: :[[@LINE+5]]:41: note: the use happens in an earlier loop iteration than the release
+      // CHECK-NOTES: :[[@LINE+1]]:7: note: stream 'ag' waits for 'compute' only after the release
       oldest.block(ag);
     }
     at::Tensor params = allGather(ag, n, layer);
@@ -82,7 +84,7 @@ void pairQueue(CUDAStream ag, CUDAStream compute, int64_t n, int layers) {
   }
   while (!q.empty())
     q.pop_front();
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'q.pop_front()' releases the oldest entry's tensor before the allocation stream waits on the entry's event
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'q.pop_front()' is released on stream 'ag' while stream 'compute' may still use it [streamlife-free-before-wait]
 }
 
 // tuples: std::get<1>(q.front()) is the event. A host sync also orders.
@@ -106,11 +108,12 @@ void vectorFifo(CUDAStream ag, CUDAStream compute, int64_t n, int layers) {
     ring.push_back(InFlight{params, forward(params, compute)});
     if (ring.size() > 2)
       ring.erase(ring.begin());
-    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'ring.erase(ring.begin())' releases the oldest entry's tensor before the allocation stream waits on the entry's event
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'ring.erase(ring.begin())' is released on stream 'ag' while stream 'compute' may still use it [streamlife-free-before-wait]
   }
 }
 
-// Waiting on one path only is not enough.
+// Waiting on one path only is not enough. The pop drops the entry, but
+// `params` still owns the tensor: it is released when `params` goes.
 void waitOnOnePath(CUDAStream ag, CUDAStream compute, int64_t n, bool fast) {
   std::deque<InFlight> q;
   at::Tensor params = allGather(ag, n, 1);
@@ -118,7 +121,21 @@ void waitOnOnePath(CUDAStream ag, CUDAStream compute, int64_t n, bool fast) {
   if (!fast)
     q.front().done.block(ag);
   q.pop_front();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'q.pop_front()' releases the oldest entry's tensor before the allocation stream waits on the entry's event
+}
+// CHECK-MESSAGES: :[[@LINE-1]]:1: warning: 'params' is released on stream 'ag' while stream 'compute' may still use it [streamlife-free-before-wait]
+
+// The same with the entry as the tensor's only owner: released at the pop.
+void waitOnOnePathOnlyOwner(CUDAStream ag, CUDAStream compute, int64_t n,
+                            bool fast) {
+  std::deque<InFlight> q;
+  {
+    at::Tensor params = allGather(ag, n, 1);
+    q.push_back(InFlight{params, forward(params, compute)});
+  }
+  if (!fast)
+    q.front().done.block(ag);
+  q.pop_front();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'q.pop_front()' is released on stream 'ag' while stream 'compute' may still use it [streamlife-free-before-wait]
 }
 
 // Containers of plain tensors (no event) are keepalives the checker does not

@@ -71,6 +71,8 @@ public:
   SiteId move(const std::string &Dest, const std::string &Source);
   SiteId kill(const std::string &Name, ValueKind Value = ValueKind::Buffer);
   SiteId escape(const std::string &Buf);
+  /// The branch where \p Name is known to hold nothing (`!t.defined()`).
+  SiteId forget(const std::string &Name);
   /// `Container.append(Buf)`.
   SiteId store(const std::string &Container, const std::string &Buf);
   /// `Dest = Container.popleft()` (Oldest) or `Dest = Container.pop()`.
@@ -310,6 +312,11 @@ inline SiteId FunctionBuilder::escape(const std::string &Buf) {
   Inst I{OpKind::Escape};
   I.Names.push_back(name(Buf));
   return add(std::move(I), "escape " + Buf);
+}
+inline SiteId FunctionBuilder::forget(const std::string &Name) {
+  Inst I{OpKind::Forget};
+  I.Names.push_back(name(Name));
+  return add(std::move(I), "forget " + Name);
 }
 inline SiteId FunctionBuilder::store(const std::string &Container,
                                      const std::string &Buf) {

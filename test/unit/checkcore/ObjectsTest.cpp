@@ -114,6 +114,61 @@ TEST(ObjectsTest, EscapedObjectsAreNotJudged) {
   EXPECT_TRUE(P.findings(F).FreeBeforeWait.empty());
 }
 
+// for ...: cur = alloc on ag; use on compute; done = record on compute;
+// if (keep.defined()) ag waits on done [else: keep holds nothing];
+// keep = cur (the old keepalive is released on ag).
+void guardedKeepalive(FunctionBuilder &F, bool Forget) {
+  F.loop([&] {
+    F.alloc("cur", "ag", Ownership::Owned);
+    F.use("cur", "compute");
+    F.branch([&] { F.wait("ag", "done"); },
+             [&] {
+               if (Forget)
+                 F.forget("keep");
+             });
+    F.record("done", "compute");
+    F.bind("keep", "cur");
+    F.kill("cur");
+  });
+}
+
+TEST(ObjectsTest, ForgottenNamesReleaseNothing) {
+  // The branch where the keepalive is undefined waits on nothing, and on
+  // that path it holds nothing either: no release races there.
+  Program P;
+  auto &F = P.function("f", {"ag", "compute", "done"});
+  guardedKeepalive(F, /*Forget=*/true);
+  EXPECT_TRUE(P.findings(F).FreeBeforeWait.empty());
+  // Without the refinement the join of the loop says the keepalive may
+  // hold the previous object on the unwaited path.
+  Program Q;
+  auto &G = Q.function("f", {"ag", "compute", "done"});
+  guardedKeepalive(G, /*Forget=*/false);
+  EXPECT_EQ(Q.findings(G).FreeBeforeWait.size(), 1u);
+}
+
+TEST(ObjectsTest, ForgetReleasesNothingAndKeepsOtherNamesChecked) {
+  // Forgetting one name of an object releases nothing ...
+  Program P;
+  auto &F = P.function("f", {"ag", "compute"});
+  F.alloc("p", "ag", Ownership::Owned);
+  F.bind("q", "p");
+  F.use("p", "compute");
+  F.forget("p");
+  EXPECT_TRUE(P.findings(F).FreeBeforeWait.empty());
+  // ... and its other name still releases it, checked.
+  Program Q;
+  auto &G = Q.function("f", {"ag", "compute"});
+  G.alloc("p", "ag", Ownership::Owned);
+  G.bind("q", "p");
+  G.use("p", "compute");
+  G.forget("p");
+  SiteId Kill = G.kill("q");
+  const auto &R = Q.findings(G);
+  ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
+  EXPECT_EQ(R.FreeBeforeWait[0].ReleaseSite, Kill);
+}
+
 TEST(ObjectsTest, EventCopiesDenoteTheSameRecord) {
   Program P;
   auto &F = P.function("f", {"ag", "compute"});
