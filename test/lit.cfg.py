@@ -4,6 +4,7 @@
 #   unit/    GoogleTest binaries (own lit.cfg.py, GoogleTest format)
 #   gpu/     tests that need a CUDA GPU: UNSUPPORTED (and counted) elsewhere
 import os
+import re
 import shutil
 import subprocess
 
@@ -77,6 +78,17 @@ if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
 # give files away: only root can; elsewhere they are reported as unsupported.
 if os.geteuid() == 0 and shutil.which("setpriv"):
     config.available_features.add("root")
+# nvcc's release ("nvcc-13.0"): the option table of tool/check is generated
+# from that release's `nvcc --help`.
+if config.nvcc and os.path.exists(config.nvcc):
+    try:
+        _nvcc_version = subprocess.run([config.nvcc, "--version"], capture_output=True, text=True,
+                                       timeout=60).stdout
+        _release = re.search(r"release (\d+\.\d+)", _nvcc_version)
+        if _release:
+            config.available_features.add("nvcc-" + _release.group(1))
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 def _has_cuda_gpu():

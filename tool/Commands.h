@@ -25,6 +25,9 @@ enum ExitCode : int {
 ///                   FILES... [-- COMPILER_ARGS]`
 int runCheckCommand(int Argc, const char **Argv);
 
+/// `streamlife compdb -p BUILD_DIR [-o OUT] [--cuda-path DIR] [-- COMPILER_ARGS]`
+int runCompdbCommand(int Argc, const char **Argv);
+
 /// `streamlife run [OPTIONS] -- CMD ARGS...`
 int runRunCommand(int Argc, const char **Argv);
 

@@ -18,6 +18,8 @@ const char *const Usage =
     "\n"
     "commands:\n"
     "  check   find cross-stream buffer-lifetime bugs in C++/CUDA source\n"
+    "  compdb  write a compile database clang-tidy and editors can read (nvcc\n"
+    "          commands translated, as `check` reads them)\n"
     "  run     run a program under the runtime validator (libstreamlife_rt.so)\n"
     "\n"
     "'streamlife <command> --help' describes a command's options.\n"
@@ -55,6 +57,16 @@ int main(int Argc, const char **Argv) {
   if (!std::strcmp(Command, "check")) {
 #ifdef STREAMLIFE_HAVE_CHECKER
     return streamlife::runCheckCommand(Argc - 1, Argv + 1);
+#else
+    std::fputs("streamlife: error: this build has no static checker "
+               "(configured with STREAMLIFE_BUILD_CHECKER=OFF)\n",
+               stderr);
+    return streamlife::ExitUsage;
+#endif
+  }
+  if (!std::strcmp(Command, "compdb")) {
+#ifdef STREAMLIFE_HAVE_CHECKER
+    return streamlife::runCompdbCommand(Argc - 1, Argv + 1);
 #else
     std::fputs("streamlife: error: this build has no static checker "
                "(configured with STREAMLIFE_BUILD_CHECKER=OFF)\n",

@@ -59,9 +59,11 @@ const OptionSpec Options[] = {
      "write the report to FILE instead of standard output"},
     {OptionId::CudaPath, "--cuda-path", "", "DIR",
      "CUDA toolkit used to parse .cu files host-side"},
-    {OptionId::SourceRoot, "--source-root", "", "DIR",
-     "SARIF %SRCROOT%: file URIs are relative to it (default: current "
-     "directory)"},
+    {OptionId::SourceRoot, "--root", "", "DIR",
+     "the root file paths are relative to in reports, baselines and "
+     "fingerprints (SARIF %SRCROOT%; default: the git repository holding the "
+     "current directory, else the current directory)"},
+    {OptionId::SourceRoot, "--source-root", "", "DIR", "the same as --root"},
     {OptionId::Quiet, "--quiet", "-q", "",
      "no progress on standard error (a progress line on a terminal, and a "
      "line per file when checking a whole compile database)"},

@@ -3,6 +3,7 @@
 
 #include "ReportFormatters.h"
 #include "SourceFileCache.h"
+#include "ToolingNoiseFilter.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -137,6 +138,7 @@ constexpr unsigned CheckThreadStackBytes = 64u << 20;
 /// exhaust memory; say so in one line naming the file, with the error exit
 /// status, instead of "LLVM ERROR: out of memory" and an abort (134).
 [[noreturn]] void outOfMemory() {
+  restoreCapturedStandardError();
   static const char Prefix[] = "streamlife: error: out of memory while checking '";
   static const char Suffix[] = "'\n";
   ssize_t Ignored = write(2, Prefix, sizeof(Prefix) - 1);
@@ -191,18 +193,22 @@ FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
   // `else if`s overflows clang++-22's own stack, exit 139), while the
   // analysis does not recurse with the input size (checks/core/Analysis.h).
   // clang-tidy runs on the main thread and crashes there too.
-  llvm::thread Worker(std::optional<unsigned>(CheckThreadStackBytes), [&] {
-    // Names the file in the stack dump should a check crash on it (the
-    // context is per thread).
-    llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
-                                              File.c_str());
-    Errors = clang::tidy::runClangTidy(
-        Context, Database, {File},
-        llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem()),
-        /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
-        /*StoreCheckProfile=*/"", /*Quiet=*/true);
-  });
-  Worker.join();
+  {
+    // clang tooling's "Error while processing" lines are dropped.
+    ToolingNoiseFilter QuietTooling;
+    llvm::thread Worker(std::optional<unsigned>(CheckThreadStackBytes), [&] {
+      // Names the file in the stack dump should a check crash on it (the
+      // context is per thread).
+      llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
+                                                File.c_str());
+      Errors = clang::tidy::runClangTidy(
+          Context, Database, {File},
+          llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem()),
+          /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
+          /*StoreCheckProfile=*/"", /*Quiet=*/true);
+    });
+    Worker.join();
+  }
   llvm::remove_bad_alloc_error_handler();
   std::set_new_handler(PreviousHandler);
   // clang-tidy raises the NOLINT error while it handles the warning inside
@@ -247,9 +253,10 @@ FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
     }
     Result.Findings.push_back(convert(Sources, Error));
   }
-  // A broken AST gives unreliable findings: report the errors, not those.
-  if (!Result.CompileErrors.empty())
-    Result.Findings.clear();
+  // Findings stay beside the compile errors, as clang-tidy reports them: the
+  // checks analyse only the functions that parse (a function whose body has
+  // an error is skipped by the checks), so one missing include elsewhere in
+  // the file does not hide them.
   llvm::stable_sort(Result.Findings, byPosition);
   return Result;
 }
