@@ -67,8 +67,21 @@ if config.streamlife_build_checker and os.path.exists(plugin):
     config.available_features.add("checker")
 if config.streamlife_build_runtime:
     config.available_features.add("runtime")
-if shutil.which("dpkg-deb") and shutil.which("cpack"):
+# The package's dependencies come from dpkg-shlibdeps (dpkg-dev).
+if shutil.which("dpkg-deb") and shutil.which("dpkg-shlibdeps") and shutil.which("cpack"):
     config.available_features.add("cpack-deb")
+# Debian's package checker: the package test runs it where it is installed
+# (scripts/test.sh installs it) and is reported unsupported elsewhere.
+if shutil.which("lintian"):
+    config.available_features.add("lintian")
+if shutil.which("groff"):
+    config.available_features.add("groff")
+if shutil.which("zsh"):
+    config.available_features.add("zsh")
+# The pre-commit framework (Debian's pre-commit): the README's snippet is run
+# with it where it is installed (scripts/test.sh installs it).
+if shutil.which("pre-commit"):
+    config.available_features.add("pre-commit")
 # The seed post (its demo script is extracted at test time, never copied).
 if os.path.exists(os.path.join(shared, "seed", "000_5406c5372570b562.txt")):
     config.available_features.add("seed")

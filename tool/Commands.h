@@ -13,6 +13,8 @@
 #ifndef STREAMLIFE_TOOL_COMMANDS_H
 #define STREAMLIFE_TOOL_COMMANDS_H
 
+#include "cli/CommandDoc.h"
+
 namespace streamlife {
 
 enum ExitCode : int {
@@ -30,6 +32,14 @@ int runCompdbCommand(int Argc, const char **Argv);
 
 /// `streamlife run [OPTIONS] -- CMD ARGS...`
 int runRunCommand(int Argc, const char **Argv);
+
+/// Each command line as data (tool/cli/CommandDoc.h): --help, the man pages
+/// and the shell completions are rendered from these.
+cli::CommandDoc driverCommandDoc();
+cli::CommandDoc checkCommandDoc();
+cli::CommandDoc compdbCommandDoc();
+cli::CommandDoc runCommandDoc();
+cli::CommandDoc clangTidyWrapperDoc();
 
 } // namespace streamlife
 

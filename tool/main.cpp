@@ -7,39 +7,101 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "InstallLayout.h"
+#include "cli/Renderers.h"
 
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
+
+namespace cli = streamlife::cli;
 
 namespace {
 
-const char *const Usage =
-    "usage: streamlife <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  check   find cross-stream buffer-lifetime bugs in C++/CUDA source\n"
-    "  compdb  write a compile database clang-tidy and editors can read (nvcc\n"
-    "          commands translated, as `check` reads them)\n"
-    "  run     run a program under the runtime validator (libstreamlife_rt.so)\n"
-    "\n"
-    "'streamlife <command> --help' describes a command's options.\n"
-    "\n"
-    "  --print-plugin-path    the clang-tidy plugin that came with streamlife, for\n"
-    "                         clang-tidy-22 --load=PATH (editors, run-clang-tidy)\n"
-    "  --print-runtime-path   the runtime library (libstreamlife_rt.so)\n"
-    "  --version\n";
+/// The pages and completions describe the commands this build has.
+std::vector<cli::CommandDoc> subcommandDocs() {
+  std::vector<cli::CommandDoc> Docs;
+#ifdef STREAMLIFE_HAVE_CHECKER
+  Docs.push_back(streamlife::checkCommandDoc());
+  Docs.push_back(streamlife::compdbCommandDoc());
+#endif
+#ifdef STREAMLIFE_HAVE_RUNTIME
+  Docs.push_back(streamlife::runCommandDoc());
+#endif
+  return Docs;
+}
+
+cli::CommandDoc driverDoc() {
+  cli::CommandDoc Doc = streamlife::driverCommandDoc();
+  std::vector<cli::CommandDoc> Built = subcommandDocs();
+  std::vector<cli::SubcommandDoc> Present;
+  for (const cli::SubcommandDoc &Sub : Doc.Subcommands)
+    for (const cli::CommandDoc &Command : Built)
+      if (Command.subcommand() == Sub.Name)
+        Present.push_back(Sub);
+  Doc.Subcommands = Present;
+  return Doc;
+}
+
+/// `--print-man-page PAGE` / `--print-completion SHELL`: the value, as
+/// the next word or after '='.
+const char *optionValue(int Argc, const char **Argv, const char *Option) {
+  const char *Arg = Argv[1];
+  size_t Length = std::strlen(Option);
+  if (!std::strncmp(Arg, Option, Length) && Arg[Length] == '=')
+    return Arg + Length + 1;
+  if (!std::strcmp(Arg, Option))
+    return Argc > 2 ? Argv[2] : nullptr;
+  return nullptr;
+}
+
+bool startsWith(const char *Arg, const char *Option) {
+  size_t Length = std::strlen(Option);
+  return !std::strncmp(Arg, Option, Length) && (Arg[Length] == 0 || Arg[Length] == '=');
+}
+
+int printManPage(const char *Page) {
+  std::vector<cli::CommandDoc> Docs = subcommandDocs();
+  Docs.push_back(driverDoc());
+  Docs.push_back(streamlife::clangTidyWrapperDoc());
+  for (const cli::CommandDoc &Doc : Docs)
+    if (Page && Doc.manName() == Page) {
+      std::fputs(cli::renderManPage(Doc, STREAMLIFE_VERSION).c_str(), stdout);
+      return streamlife::ExitClean;
+    }
+  std::fprintf(stderr, "streamlife: error: no man page '%s' in this build (expected one of:",
+               Page ? Page : "");
+  for (const cli::CommandDoc &Doc : Docs)
+    std::fprintf(stderr, " %s", Doc.manName().c_str());
+  std::fputs(")\n", stderr);
+  return streamlife::ExitUsage;
+}
+
+int printCompletion(const char *Shell) {
+  std::string Shell_ = Shell ? Shell : "";
+  if (Shell_ == "bash")
+    std::fputs(cli::renderBashCompletion(driverDoc(), subcommandDocs()).c_str(), stdout);
+  else if (Shell_ == "zsh")
+    std::fputs(cli::renderZshCompletion(driverDoc(), subcommandDocs()).c_str(), stdout);
+  else {
+    std::fprintf(stderr, "streamlife: error: no completion for shell '%s' (expected bash or zsh)\n",
+                 Shell_.c_str());
+    return streamlife::ExitUsage;
+  }
+  return streamlife::ExitClean;
+}
 
 } // namespace
 
 int main(int Argc, const char **Argv) {
   if (Argc < 2) {
-    std::fputs(Usage, stderr);
+    std::fputs(cli::renderHelp(driverDoc()).c_str(), stderr);
     return streamlife::ExitUsage;
   }
   const char *Command = Argv[1];
   if (!std::strcmp(Command, "--help") || !std::strcmp(Command, "-h") ||
       !std::strcmp(Command, "help")) {
-    std::fputs(Usage, stdout);
+    std::fputs(cli::renderHelp(driverDoc()).c_str(), stdout);
     return streamlife::ExitClean;
   }
   if (!std::strcmp(Command, "--version")) {
@@ -54,6 +116,10 @@ int main(int Argc, const char **Argv) {
     std::puts(streamlife::findSupportFile("libstreamlife_rt.so").c_str());
     return streamlife::ExitClean;
   }
+  if (startsWith(Command, "--print-man-page"))
+    return printManPage(optionValue(Argc, Argv, "--print-man-page"));
+  if (startsWith(Command, "--print-completion"))
+    return printCompletion(optionValue(Argc, Argv, "--print-completion"));
   if (!std::strcmp(Command, "check")) {
 #ifdef STREAMLIFE_HAVE_CHECKER
     return streamlife::runCheckCommand(Argc - 1, Argv + 1);

@@ -31,6 +31,7 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <optional>
 
 #ifndef STREAMLIFE_VERSION
@@ -175,6 +176,49 @@ unsigned reportCompileErrors(const check::CheckReport &Report,
   return BrokenFiles;
 }
 
+/// --color: auto colours a terminal unless NO_COLOR is set (no-color.org)
+/// or TERM says it cannot (has_colors()).
+bool wantsColor(check::ColorMode Mode, llvm::raw_ostream &Stream) {
+  switch (Mode) {
+  case check::ColorMode::Always:
+    return true;
+  case check::ColorMode::Never:
+    return false;
+  case check::ColorMode::Auto: {
+    const char *NoColor = std::getenv("NO_COLOR");
+    return !(NoColor && *NoColor) && Stream.is_displayed() && Stream.has_colors();
+  }
+  }
+  return false;
+}
+
+/// The closing count on standard error: every run ends with one (a clean run
+/// too, so that a CI log shows what was checked), except a clean -q run,
+/// which stays silent like a passing linter.
+void reportClosingCount(const check::CheckReport &Report, unsigned BrokenFiles, bool Quiet) {
+  unsigned Findings = Report.findingCount();
+  if (Quiet && !Findings && !BrokenFiles)
+    return;
+  size_t Files = Report.Files.size();
+  llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")
+               << " finding" << (Findings == 1 ? "" : "s") << " in " << Files << " checked file"
+               << (Files == 1 ? "" : "s");
+  // A file that could not be checked at all has no findings; one with compile
+  // errors has those of its functions that parse.
+  size_t Failed = 0, WithErrors = 0;
+  for (const check::FileResult &File : Report.Files) {
+    Failed += !File.Failure.empty();
+    WithErrors += File.Failure.empty() && !File.CompileErrors.empty();
+  }
+  if (Failed)
+    llvm::errs() << ", " << Failed << " of which failed (no findings reported for "
+                 << (Failed == 1 ? "it" : "them") << ", see above)";
+  if (WithErrors)
+    llvm::errs() << (Failed ? " and " : ", ") << WithErrors << " with compile errors (findings "
+                 << "reported for the functions without errors, see above)";
+  llvm::errs() << '\n';
+}
+
 /// Each file is parsed once, with its first compile command: say so when the
 /// database has more (code under the others' flags is not checked).
 void noteUnusedCommands(const check::LoadedDatabase &Database) {
@@ -215,8 +259,9 @@ int runCheckCommand(int Argc, const char **Argv) {
   if (!Parsed)
     return inputError(llvm::toString(Parsed.takeError()));
   const check::CheckOptions &Options = *Parsed;
-  if (Options.ShowHelp) {
-    llvm::outs() << check::checkUsage();
+  if (Options.ShowHelp || Options.ShowVersion) {
+    llvm::outs() << (Options.ShowHelp ? check::checkUsage()
+                                      : std::string("streamlife check " STREAMLIFE_VERSION "\n"));
     if (std::string Error; !check::standardOutputIsHealthy(Error))
       return inputError(Error);
     return ExitClean;
@@ -233,6 +278,11 @@ int runCheckCommand(int Argc, const char **Argv) {
   if (std::string Error; !Output.open(Options.OutputFile, Error))
     return inputError(Error);
   llvm::raw_ostream &Out = Output.stream();
+  // Colour only the text report (JSON and SARIF are read by programs), and
+  // compile errors on standard error, each by whether it goes to a terminal.
+  Out.enable_colors(Options.Format == check::OutputFormat::Text &&
+                    wantsColor(Options.Color, Out));
+  llvm::errs().enable_colors(wantsColor(Options.Color, llvm::errs()));
 
   std::string SourceRoot =
       Options.SourceRoot ? normalizedAbsolute(*Options.SourceRoot) : defaultRoot();
@@ -364,16 +414,7 @@ int runCheckCommand(int Argc, const char **Argv) {
   for (const std::string &Error : Report.ConfigurationErrors)
     inputError(Error);
   unsigned Findings = Report.findingCount();
-  // The closing count, also when nothing was found but files failed: a run
-  // must not end on compile errors alone.
-  if (Findings || BrokenFiles) {
-    llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")
-                 << " finding" << (Findings == 1 ? "" : "s") << " in " << Report.Files.size()
-                 << " checked file" << (Report.Files.size() == 1 ? "" : "s");
-    if (BrokenFiles)
-      llvm::errs() << ", " << BrokenFiles << " of them with errors";
-    llvm::errs() << '\n';
-  }
+  reportClosingCount(Report, BrokenFiles, Options.Quiet);
   if (Report.ComparedToBaseline) {
     unsigned Unchanged = 0;
     for (const check::FileResult &File : Report.Files)

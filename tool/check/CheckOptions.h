@@ -8,7 +8,8 @@
 // -print-after-all). llvm::cl would accept those as `streamlife check` options
 // and its failures print several lines, whereas every bad argument here must be
 // one clear line and exit status 2. The table of options lives in one place
-// (CheckOptions.cpp) and generates the --help text too.
+// (CheckOptions.cpp) and generates the --help text, the man page and the
+// shell completions too (tool/cli/).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_TOOL_CHECK_CHECKOPTIONS_H
@@ -24,6 +25,9 @@
 namespace streamlife::check {
 
 enum class OutputFormat { Text, Json, Sarif };
+
+/// --color: auto colours a stream that is a terminal, unless NO_COLOR is set.
+enum class ColorMode { Auto, Always, Never };
 
 struct CheckOptions {
   std::optional<std::string> BuildDir; ///< -p: where compile_commands.json is
@@ -49,7 +53,9 @@ struct CheckOptions {
   /// arguments appended to each database command with -p.
   std::vector<std::string> CompilerArgs;
   bool SawDoubleDash = false;
+  ColorMode Color = ColorMode::Auto;
   bool ShowHelp = false;
+  bool ShowVersion = false;
 };
 
 /// Parses \p Args (the arguments after "check"). The error message is one

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../Commands.h"
+#include "../cli/Renderers.h"
 
 #include "CompilationDatabaseLoader.h"
 #include "CompileCommandAdjuster.h"
@@ -32,83 +33,86 @@
 namespace streamlife {
 namespace {
 
-const char *const CompdbUsage =
-    "usage: streamlife compdb -p BUILD_DIR [-o OUT] [--cuda-path DIR] [-- COMPILER_ARGS]\n"
-    "\n"
-    "Writes BUILD_DIR/compile_commands.json as `streamlife check` reads it: nvcc\n"
-    "commands translated to clang commands, .cu files parsed host-side. Point\n"
-    "clang-tidy, run-clang-tidy or an editor at OUT (clang-tidy -p OUT).\n"
-    "\n"
-    "options:\n"
-    "  -p, --build-dir BUILD_DIR  the build folder holding compile_commands.json (or the file)\n"
-    "  -o, --output OUT           a folder (OUT/compile_commands.json is written) or a\n"
-    "                             .json file; standard output when absent\n"
-    "  --cuda-path DIR            CUDA toolkit for parsing .cu files (default " STREAMLIFE_DEFAULT_CUDA_PATH
-    ")\n"
-    "  -h, --help                 print this help\n"
-    "COMPILER_ARGS are appended to every command.\n";
+/// The single table of options: parsing, --help, the man page and the shell
+/// completions come from it.
+struct CompdbOption {
+  enum Id { BuildDir, Output, CudaPath, Help } Which;
+  const char *Long, *Short, *Value;
+  cli::ValueKind Kind;
+  const char *Help;
+};
+const CompdbOption CompdbOptions[] = {
+    {CompdbOption::BuildDir, "--build-dir", "-p", "BUILD_DIR", cli::ValueKind::Directory,
+     "the build folder holding compile_commands.json (or the file itself)"},
+    {CompdbOption::Output, "--output", "-o", "OUT", cli::ValueKind::File,
+     "a folder to write OUT/compile_commands.json into, or a .json file "
+     "(default: standard output)"},
+    {CompdbOption::CudaPath, "--cuda-path", "", "DIR", cli::ValueKind::Directory,
+     "CUDA toolkit for parsing .cu files host-side (default: " STREAMLIFE_DEFAULT_CUDA_PATH ")"},
+    {CompdbOption::Help, "--help", "-h", "", cli::ValueKind::None, "print this help and exit"},
+};
 
 int usageError(const llvm::Twine &Message) {
   llvm::errs() << "streamlife: error: " << Message << '\n';
   return ExitUsage;
 }
 
-struct CompdbOptions {
+struct CompdbSettings {
   std::optional<std::string> BuildDir;
   std::optional<std::string> Output;
-  std::string CudaPath = STREAMLIFE_DEFAULT_CUDA_PATH;
+  std::optional<std::string> CudaPath;
   std::vector<std::string> ExtraArgs;
   bool Help = false;
 };
 
-/// `-p DIR`, `-pDIR`, `--build-dir=DIR`, ... \returns an error line, or "".
-std::string parseCompdbOptions(llvm::ArrayRef<const char *> Args, CompdbOptions &Out) {
-  struct Spec {
-    llvm::StringRef Long, Short;
-    std::optional<std::string> *Target;
-  };
-  std::optional<std::string> CudaPath;
-  const Spec Specs[] = {{"--build-dir", "-p", &Out.BuildDir},
-                        {"--output", "-o", &Out.Output},
-                        {"--cuda-path", "", &CudaPath}};
+/// `-p DIR`, `-pDIR`, `--build-dir DIR`, `--build-dir=DIR`, ... \returns an
+/// error line, or "".
+std::string parseCompdbOptions(llvm::ArrayRef<const char *> Args, CompdbSettings &Out) {
   for (size_t I = 0; I < Args.size(); ++I) {
     llvm::StringRef Arg = Args[I];
     if (Arg == "--") {
       Out.ExtraArgs.assign(Args.begin() + I + 1, Args.end());
       break;
     }
-    if (Arg == "-h" || Arg == "--help") {
-      Out.Help = true;
-      continue;
-    }
-    const Spec *Matched = nullptr;
+    const CompdbOption *Matched = nullptr;
     std::optional<llvm::StringRef> Value;
-    for (const Spec &S : Specs) {
-      if (Arg == S.Long || (!S.Short.empty() && Arg == S.Short)) {
-        Matched = &S;
-        if (I + 1 == Args.size())
-          return ("option '" + Arg + "' needs a value").str();
-        Value = Args[++I];
-      } else if (Arg.starts_with((S.Long + "=").str())) {
-        Matched = &S;
-        Value = Arg.drop_front(S.Long.size() + 1);
-      } else if (!S.Short.empty() && Arg.size() > 2 && Arg.starts_with(S.Short)) {
-        Matched = &S;
-        Value = Arg.drop_front(2);
+    for (const CompdbOption &Option : CompdbOptions) {
+      llvm::StringRef Long = Option.Long, Short = Option.Short;
+      bool TakesValue = *Option.Value;
+      if (Arg == Long || (!Short.empty() && Arg == Short)) {
+        Matched = &Option;
+        if (TakesValue) {
+          if (I + 1 == Args.size())
+            return ("option '" + Long + "' needs a value (" + Option.Value + ")").str();
+          Value = Args[++I];
+        }
+      } else if (TakesValue && Arg.starts_with(Long) && Arg.drop_front(Long.size()).starts_with("=")) {
+        Matched = &Option;
+        Value = Arg.drop_front(Long.size() + 1);
+      } else if (TakesValue && !Short.empty() && Arg.size() > 2 && Arg.starts_with(Short)) {
+        Matched = &Option;
+        Value = Arg.drop_front(Short.size());
       }
       if (Matched)
         break;
     }
     if (!Matched)
-      return ("unknown argument '" + Arg + "' (try 'streamlife compdb --help')").str();
+      return ("unknown option '" + Arg + "' (try 'streamlife compdb --help')").str();
+    std::optional<std::string> *Target = nullptr;
+    switch (Matched->Which) {
+    case CompdbOption::BuildDir: Target = &Out.BuildDir; break;
+    case CompdbOption::Output: Target = &Out.Output; break;
+    case CompdbOption::CudaPath: Target = &Out.CudaPath; break;
+    case CompdbOption::Help: Out.Help = true; continue;
+    }
     if (Value->empty())
-      return ("option '" + Matched->Long + "' needs a non-empty value").str();
-    if (*Matched->Target)
-      return ("option '" + Matched->Long + "' given more than once").str();
-    *Matched->Target = Value->str();
+      return ("option '" + llvm::StringRef(Matched->Long) + "' needs a non-empty value (" +
+              Matched->Value + ")")
+          .str();
+    if (*Target)
+      return ("option '" + llvm::StringRef(Matched->Long) + "' given more than once").str();
+    *Target = Value->str();
   }
-  if (CudaPath)
-    Out.CudaPath = *CudaPath;
   if (!Out.Help && !Out.BuildDir)
     return "no build folder (give -p BUILD_DIR, the folder holding compile_commands.json)";
   return "";
@@ -125,13 +129,54 @@ std::string outputFile(llvm::StringRef Output) {
 
 } // namespace
 
+cli::CommandDoc compdbCommandDoc() {
+  cli::CommandDoc Doc;
+  Doc.Name = "streamlife compdb";
+  Doc.Summary = "write a compile database clang-tidy and editors can read, nvcc commands "
+                "translated";
+  Doc.Synopsis = {"streamlife compdb -p BUILD_DIR [-o OUT] [--cuda-path DIR] [-- COMPILER_ARGS]"};
+  Doc.Description = {
+      cli::text("Writes every entry of BUILD_DIR/compile_commands.json as streamlife check "
+                "parses it: nvcc commands (CMake's CUDA language) translated to clang "
+                "commands, read with nvcc 13.0's whole option table, and .cu files set up "
+                "for a host-side parse (-x cuda --cuda-host-only -nocudalib "
+                "--cuda-path=DIR). Other commands are kept as they are. An nvcc option the "
+                "table does not know is dropped with one warning."),
+      cli::text("clang-tidy with the streamlife plugin, run-clang-tidy and the editors' "
+                "clang-tidy integrations read the result with -p OUT, without clang's "
+                "'unknown argument' errors on nvcc's options. Write it again after each "
+                "CMake configure. COMPILER_ARGS are appended to every command."),
+  };
+  for (const CompdbOption &Option : CompdbOptions) {
+    cli::OptionDoc Row;
+    Row.Long = Option.Long;
+    Row.Short = Option.Short;
+    Row.Value = Option.Value;
+    Row.Kind = Option.Kind;
+    Row.Help = Option.Help;
+    Doc.Options.push_back(std::move(Row));
+  }
+  Doc.Sections = {
+      {"exit status",
+       {cli::item("0", "written"),
+        cli::item("2", "usage or input error (a missing or broken compile database, an output "
+                       "that cannot be written); one line on standard error says which")}},
+      {"examples",
+       {cli::verbatim("streamlife compdb -p build -o build/streamlife\n"
+                      "clang-tidy-22 --load=\"$(streamlife --print-plugin-path)\" -p build/streamlife src/pipeline.cu")}},
+      {"documentation", {cli::text("docs/editors.md: each editor's set-up with the translated database.")}},
+  };
+  Doc.SeeAlso = {"streamlife(1)", "streamlife-check(1)", "streamlife-clang-tidy(1)"};
+  return Doc;
+}
+
 int runCompdbCommand(int Argc, const char **Argv) {
-  CompdbOptions Options;
+  CompdbSettings Options;
   if (std::string Error = parseCompdbOptions(llvm::ArrayRef(Argv + 1, Argv + Argc), Options);
       !Error.empty())
     return usageError(Error);
   if (Options.Help) {
-    llvm::outs() << CompdbUsage;
+    llvm::outs() << cli::renderHelp(compdbCommandDoc());
     return ExitClean;
   }
   auto Database = check::loadJsonCompilationDatabase(*Options.BuildDir);
@@ -155,7 +200,7 @@ int runCompdbCommand(int Argc, const char **Argv) {
     return usageError(Error);
 
   check::CompileCommandSettings Settings;
-  Settings.CudaPath = Options.CudaPath;
+  Settings.CudaPath = Options.CudaPath.value_or(STREAMLIFE_DEFAULT_CUDA_PATH);
   Settings.ExtraArgs = Options.ExtraArgs;
   clang::tooling::ArgumentsAdjuster Translate = check::makeNvccTranslationAdjuster();
   clang::tooling::ArgumentsAdjuster Adjust = check::makeCompileCommandAdjuster(Settings);

@@ -26,15 +26,32 @@ void writeEscaped(llvm::StringRef Text, llvm::raw_ostream &OS) {
 /// How many columns writeEscaped prints for C.
 unsigned escapedWidth(unsigned char C) { return isTerminalControl(C) ? 8 : 1; }
 
+// clang's colours (TextDiagnostic.cpp), which clang-tidy shows too: the
+// location and the message bold, the level in its colour, the caret green.
+// Each is a no-op on a stream whose colours are off (--color).
+constexpr auto WarningColor = llvm::raw_ostream::MAGENTA;
+constexpr auto ErrorColor = llvm::raw_ostream::RED;
+constexpr auto NoteColor = llvm::raw_ostream::BLACK;
+constexpr auto CaretColor = llvm::raw_ostream::GREEN;
+
 void writeLocationPrefix(const SourceLocationInfo &Location, llvm::raw_ostream &OS) {
+  OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
   if (Location.Path.empty()) {
     OS << "streamlife: ";
+    OS.resetColor();
     return;
   }
   writeEscaped(displayPath(Location.Path), OS);
   if (Location.hasPosition())
     OS << ':' << Location.Line << ':' << Location.Column;
   OS << ": ";
+  OS.resetColor();
+}
+
+void writeLevel(llvm::StringRef Level, llvm::raw_ostream::Colors Color, llvm::raw_ostream &OS) {
+  OS.changeColor(Color, /*Bold=*/true);
+  OS << Level;
+  OS.resetColor();
 }
 
 /// The source line with its number, and a caret under the column; tabs in
@@ -64,7 +81,10 @@ void writeSnippet(const SourceLocationInfo &Location, llvm::raw_ostream &OS) {
       OS << '\t';
     else
       OS.indent(escapedWidth(Line[I]));
-  OS << "^\n";
+  OS.changeColor(CaretColor, /*Bold=*/true);
+  OS << '^';
+  OS.resetColor();
+  OS << '\n';
 }
 
 } // namespace
@@ -81,15 +101,20 @@ std::string displayPath(llvm::StringRef Path) {
 
 void writeTextDiagnostic(const Diagnostic &Diag, llvm::raw_ostream &OS) {
   writeLocationPrefix(Diag.Location, OS);
-  OS << (Diag.Level == Severity::Error ? "error: " : "warning: ");
+  if (Diag.Level == Severity::Error)
+    writeLevel("error: ", ErrorColor, OS);
+  else
+    writeLevel("warning: ", WarningColor, OS);
+  OS.changeColor(llvm::raw_ostream::SAVEDCOLOR, /*Bold=*/true);
   writeEscaped(Diag.Message, OS);
   if (!llvm::StringRef(Diag.CheckName).starts_with("clang-diagnostic-"))
     OS << " [" << Diag.CheckName << ']';
+  OS.resetColor();
   OS << '\n';
   writeSnippet(Diag.Location, OS);
   for (const DiagnosticNote &Note : Diag.Notes) {
     writeLocationPrefix(Note.Location, OS);
-    OS << "note: ";
+    writeLevel("note: ", NoteColor, OS);
     writeEscaped(Note.Message, OS);
     OS << '\n';
     writeSnippet(Note.Location, OS);

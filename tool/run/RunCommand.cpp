@@ -6,7 +6,8 @@
 // (Python call sites); Supervisor.cpp then runs the command as a child
 // and turns what every process of its tree found into our exit status. The flags are
 // generated from the validator's option table (runtime-validator/report/
-// Options.inc), so `--help` and STREAMLIFE_OPTIONS never disagree.
+// Options.inc), so `--help` (RunCommandDoc.cpp) and STREAMLIFE_OPTIONS never
+// disagree.
 //
 // Exit codes of the launcher itself: 2 usage error (one line on stderr),
 // 126 command found but not executable, 127 command not found (as shells do).
@@ -16,6 +17,7 @@
 #include "../InstallLayout.h"
 
 #include "Supervisor.h"
+#include "../cli/Renderers.h"
 #include "report/Options.h"
 #include "report/Suppressions.h"
 #include "support/PrivatePaths.h"
@@ -40,33 +42,7 @@ int usageError(const std::string &Message) {
   return ExitUsage;
 }
 
-void printHelp() {
-  std::printf("usage: streamlife run [OPTIONS] -- CMD ARGS...\n"
-              "\n"
-              "Runs CMD with the runtime validator (libstreamlife_rt.so) preloaded into it and\n"
-              "every process it starts. Findings go to stderr, each starting\n"
-              "'streamlife: error: <kind>:', then a summary line per process that used CUDA\n"
-              "(and one line per process plus a total when several did).\n"
-              "Equivalent for one process: LD_PRELOAD=<lib>/libstreamlife_rt.so\n"
-              "STREAMLIFE_OPTIONS=name=value:... CMD\n"
-              "\n"
-              "options (STREAMLIFE_OPTIONS names use '_' for '-'; a flag with N or VALUE takes\n"
-              "the next word or '=VALUE'; a [=BOOL] flag alone means true, and takes the next\n"
-              "word as its value only before '--'):\n%s"
-              "  --help                      print this help\n"
-              "\n"
-              "--report: the processes of one run (a wrapper shell, a Python launcher,\n"
-              "torchrun's ranks) merge their findings into the one file, each tagged with its\n"
-              "pid and rank; a process that used no CUDA adds nothing. '%%p' gives one file\n"
-              "per process instead.\n"
-              "\n"
-              "exit status: CMD's own; with --error-exitcode N, N when any process of CMD's\n"
-              "tree found something (even if it ended with _exit() or a wrapper hid its\n"
-              "status); CMD's signal if it was killed; 2 usage error, 126 CMD not executable,\n"
-              "127 CMD not found. Without the launcher (plain LD_PRELOAD), each process\n"
-              "replaces only its own exit status, at exit().\n",
-              rt::renderFlagHelp().c_str());
-}
+void printHelp() { std::fputs(cli::renderHelp(runCommandDoc()).c_str(), stdout); }
 
 /// <prefix> of <prefix>/bin/streamlife.
 std::string installPrefix() {

@@ -133,6 +133,13 @@ int superviseCommand(std::vector<char *> &Args, const SupervisorSettings &Settin
   int Code = WIFEXITED(Status) ? WEXITSTATUS(Status) : 1;
   if (Settings.ErrorExitcode != 0 && Findings > 0)
     return Settings.ErrorExitcode;
+  // By default a finding does not fail the program (as with UBSan): a CI job
+  // that passes with findings must at least have been told why.
+  if (Findings > 0 && Code == 0)
+    std::fprintf(stderr,
+                 "streamlife run: note: exit status 0 although %lu finding%s %s reported: "
+                 "--error-exitcode N makes the run fail on findings (e.g. in CI)\n",
+                 Findings, plural(Findings), Findings == 1 ? "was" : "were");
   return Code;
 }
 
