@@ -36,7 +36,7 @@ namespace {
 /// The single table of options: parsing, --help, the man page and the shell
 /// completions come from it.
 struct CompdbOption {
-  enum Id { BuildDir, Output, CudaPath, Help } Which;
+  enum Id { BuildDir, Output, CudaPath, ShowHelp } Which;
   const char *Long, *Short, *Value;
   cli::ValueKind Kind;
   const char *Help;
@@ -49,7 +49,7 @@ const CompdbOption CompdbOptions[] = {
      "(default: standard output)"},
     {CompdbOption::CudaPath, "--cuda-path", "", "DIR", cli::ValueKind::Directory,
      "CUDA toolkit for parsing .cu files host-side (default: " STREAMLIFE_DEFAULT_CUDA_PATH ")"},
-    {CompdbOption::Help, "--help", "-h", "", cli::ValueKind::None, "print this help and exit"},
+    {CompdbOption::ShowHelp, "--help", "-h", "", cli::ValueKind::None, "print this help and exit"},
 };
 
 int usageError(const llvm::Twine &Message) {
@@ -103,7 +103,7 @@ std::string parseCompdbOptions(llvm::ArrayRef<const char *> Args, CompdbSettings
     case CompdbOption::BuildDir: Target = &Out.BuildDir; break;
     case CompdbOption::Output: Target = &Out.Output; break;
     case CompdbOption::CudaPath: Target = &Out.CudaPath; break;
-    case CompdbOption::Help: Out.Help = true; continue;
+    case CompdbOption::ShowHelp: Out.Help = true; continue;
     }
     if (Value->empty())
       return ("option '" + llvm::StringRef(Matched->Long) + "' needs a non-empty value (" +
