@@ -66,6 +66,7 @@ shared = next((d for d in (os.path.join(os.path.dirname(src), "shared"),
                if os.path.isdir(d)), os.path.join(os.path.dirname(src), "shared"))
 config.substitutions.append(("%shared", shared))
 config.substitutions.append(("%example_bin", os.path.join(obj, "examples")))
+config.substitutions.append(("%gpu_programs", os.path.join(obj, "test", "gpu-programs")))
 config.substitutions.append(("%nvcc", config.nvcc or "nvcc"))
 config.substitutions.append(("%check_streamlife_py",
     "%s %s --streamlife=%s --filecheck=%s" % (
@@ -151,10 +152,17 @@ if _has_cuda_gpu():
     config.available_features.add("cuda-gpu")
     try:
         import importlib.util
-        if importlib.util.find_spec("torch") is not None:
-            config.available_features.add("torch-gpu")
+        for module, feature in (("torch", "torch-gpu"), ("cupy", "cupy-gpu")):
+            if importlib.util.find_spec(module) is not None:
+                config.available_features.add(feature)
     except Exception:
         pass
+    # The oracle of the parity tests (test/gpu/*-parity.test).
+    if shutil.which("compute-sanitizer") or os.path.exists(
+            os.path.join(config.cuda_root, "bin", "compute-sanitizer")):
+        config.available_features.add("compute-sanitizer")
+config.substitutions.append(("%compute_sanitizer",
+    shutil.which("compute-sanitizer") or os.path.join(config.cuda_root, "bin", "compute-sanitizer")))
 
 
 # PyTorch's C++ headers, found as scripts/torch-headers.sh finds them (an

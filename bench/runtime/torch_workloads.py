@@ -8,10 +8,18 @@ intercepted (so that a silent run is shown to be an observed one).
 
   bench/runtime/torch_workloads.py --streamlife BUILD/bin/streamlife [--modes plain,streamlife,csan,cs]
       [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--repeat R] [--nproc N] [--log-dir DIR]
+      [--jobs J] [--expect-clean]
 
-Exit 0 when every run finished with `result: ok`, 1 otherwise, 2 on bad usage.
+--jobs J runs J workload runs at a time (for evidence, not timing: the ms/step
+column is then not comparable). --expect-clean also demands 0 findings from
+every streamlife run (seed-buggy excepted) and, where a workload prints
+`loss: X`, the same loss (1%) with and without the validator.
+
+Exit 0 when every run finished with `result: ok` (and, with --expect-clean,
+was clean and unchanged), 1 otherwise, 2 on bad usage.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -25,12 +33,21 @@ WORKLOADS_DIR = os.path.join(HERE, "..", "..", "test", "gpu", "Inputs", "workloa
 WORKLOADS = {
     "fsdp2": ("fsdp2_loop.py", ["--foreach", "on"], True),
     "fsdp2-noforeach": ("fsdp2_loop.py", ["--foreach", "off"], True),
+    # FSDP2 with the gradient fix of pytorch/pytorch#193686 applied from the
+    # outside (fsdp2_loop.py says why it matters under cudaMallocAsync).
+    "fsdp2-recorded": ("fsdp2_loop.py", ["--foreach", "on", "--record-grad-streams"], True),
+    "fsdp2-noforeach-recorded": ("fsdp2_loop.py", ["--foreach", "off", "--record-grad-streams"], True),
     "ddp": ("ddp_loop.py", [], True),
     "compile": ("compile_step.py", [], False),
     "prefetcher": ("data_prefetcher.py", [], False),
     "offload": ("activation_offload.py", [], False),
     "graph": ("cuda_graph_replay.py", [], False),
     "keepalive": ("keepalive_queue.py", [], False),
+    "hf-transformer": ("hf_transformer.py", [], False),
+    "lightning": ("lightning_fit.py", [], False),
+    "accelerate-offload": ("accelerate_offload.py", [], False),
+    "memory-pressure": ("memory_pressure.py", [], False),
+    "jax": ("jax_program.py", [], False),
     # The seed's four pipelines (examples/python, hidden size 4096 by default);
     # a step is one trial (4 layers), --steps trials. seed-buggy has the bug on
     # purpose: its one finding is expected.
@@ -123,8 +140,10 @@ def run(workload, mode, alloc, options, repeat=0):
         f.write(" ".join(cmd) + "\n" + text)
     times = [float(t) for t in re.findall(r"ms/step: ([0-9.]+)", text)]
     ok = "result: ok" in text and rc == 0
+    loss = re.findall(r"^loss: ([-+0-9.eE]+|nan|inf)$", text, re.M)
     return {"ms": max(times) if times else None, "findings": findings(mode, text), "ok": ok, "rc": rc,
-            "wall": wall, "observed": observed(text) if mode.startswith("streamlife") else "", "log": log}
+            "wall": wall, "observed": observed(text) if mode.startswith("streamlife") else "", "log": log,
+            "loss": float(loss[-1]) if loss else None}
 
 
 def main():
@@ -143,6 +162,10 @@ def main():
     parser.add_argument("--nproc", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=300)
     parser.add_argument("--log-dir", default="torch_workloads_logs")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="runs at a time (evidence runs; ms/step is then not comparable)")
+    parser.add_argument("--expect-clean", action="store_true",
+                        help="also fail on findings and on a loss that changed under the validator")
     options = parser.parse_args()
     options.streamlife_args = options.streamlife_args.split()
     for name in options.workloads.split(","):
@@ -153,17 +176,20 @@ def main():
     print("| workload | allocator | mode | ms/step | x plain | findings | result | observed |")
     print("|---|---|---|---|---|---|---|---|")
     modes = options.modes.split(",")
+    # Repeats interleave the modes (plain, streamlife, ..., plain, streamlife, ...), so that
+    # drift on the machine hits every mode alike; a row gives the median of its repeats.
+    plan = [(workload, alloc, mode, repeat)
+            for workload in options.workloads.split(",") for alloc in options.alloc.split(",")
+            for repeat in range(options.repeat) for mode in modes
+            if not (mode == "cs" and repeat > 0)]  # compute-sanitizer is slow; its time is not compared
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        done = dict(zip(plan, pool.map(lambda p: run(p[0], p[2], p[1], options, p[3]), plan)))
     for workload in options.workloads.split(","):
         for alloc in options.alloc.split(","):
-            # Repeats interleave the modes (plain, streamlife, ..., plain, streamlife, ...), so that
-            # drift on the machine hits every mode alike; a row gives the median of its repeats.
-            runs = {mode: [] for mode in modes}
-            for repeat in range(options.repeat):
-                for mode in modes:
-                    if mode == "cs" and repeat > 0:
-                        continue  # compute-sanitizer is slow, and its time is not compared
-                    runs[mode].append(run(workload, mode, alloc, options, repeat))
+            runs = {mode: [done[(workload, alloc, mode, r)] for r in range(options.repeat)
+                           if (workload, alloc, mode, r) in done] for mode in modes}
             plain = median([r["ms"] for r in runs.get("plain", []) if r["ms"]])
+            plain_loss = next((r["loss"] for r in runs.get("plain", []) if r["loss"] is not None), None)
             for mode in modes:
                 rs = runs[mode]
                 ms = median([r["ms"] for r in rs if r["ms"]])
@@ -174,6 +200,17 @@ def main():
                 result = "ok" if not failed else f"FAILED (rc {failed[0]['rc']})"
                 problems += len(failed)
                 found = "/".join(sorted(set(r["findings"] for r in rs)))
+                if options.expect_clean and mode.startswith("streamlife"):
+                    if workload != "seed-buggy" and any(r["findings"] != "0" for r in rs):
+                        result += ", NOT CLEAN"
+                        problems += 1
+                    losses = [r["loss"] for r in rs if r["loss"] is not None]
+                    if plain_loss is not None and losses:
+                        changed = [l for l in losses if abs(l - plain_loss) > 0.01 * max(abs(plain_loss), 1e-6)]
+                        result += f", loss {losses[-1]:.4g} vs plain {plain_loss:.4g}"
+                        if changed:
+                            result += " CHANGED"
+                            problems += 1
                 print(f"| {workload} | {alloc} | {mode} | {shown} | {ratio} | {found} | {result} | "
                       f"{rs[-1]['observed']} |", flush=True)
     return 1 if problems else 0

@@ -16,7 +16,8 @@ int AnnotatedAllocators::registerAllocator(const std::string &Name, int Policy) 
   // at a release is judged (engine/DeferredFrees.cpp): a SAME_STREAM pool
   // hands a block only to later allocations on its stream, exactly what the
   // engine assumes of a caching allocator; a STREAM_ORDERED pool behaves like
-  // the driver's, whose blocks may go to an allocation on any stream.
+  // the driver's: every use must be ordered before the release, which is
+  // judged at once.
   switch (static_cast<ReusePolicy>(Policy)) {
   case ReusePolicy::SameStream:
     Alloc = AllocKind::CachingAllocator;
@@ -30,7 +31,10 @@ int AnnotatedAllocators::registerAllocator(const std::string &Name, int Policy) 
     return 0;
   }
   std::lock_guard<std::mutex> Guard(RegistryLock);
-  Allocators.push_back(Registered{Name, std::make_unique<EngineBlockEvents>(E, Alloc, Release)});
+  // The id names the pool: a caching block goes only to the same allocator.
+  PoolId Pool = static_cast<PoolId>(Allocators.size() + 1);
+  Allocators.push_back(
+      Registered{Name, std::make_unique<EngineBlockEvents>(E, Alloc, Release, Pool)});
   return static_cast<int>(Allocators.size());
 }
 
@@ -67,10 +71,25 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
 }
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {
-  if (Event.What == BlockEvent::Kind::Accessed) {
+  switch (Event.What) {
+  case BlockEvent::Kind::Accessed:
     E.accessed(Event.Thread, Resolve(Event.Thread, Event.Stream), Range{Event.Ptr, Event.Size},
                Event.Site);
     return;
+  case BlockEvent::Kind::HostReleased:
+    E.hostReleases(Event.Thread, Event.Ptr);
+    return;
+  case BlockEvent::Kind::HostAcquired:
+    E.hostAcquires(Event.Thread, Event.Ptr);
+    return;
+  case BlockEvent::Kind::SyncDestroyed:
+    E.syncDestroyed(Event.Ptr);
+    return;
+  case BlockEvent::Kind::HostFinished:
+    E.hostFinished(Event.Thread);
+    return;
+  default:
+    break;
   }
   EngineBlockEvents *Blocks = nullptr;
   {
@@ -96,11 +115,16 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
     // The release reported is where the owner let go of the block (the `del`),
     // not where the allocator later took it back.
     OpId Requested = accountRelease(Event.Ptr);
-    Blocks->blockReleased(Event.Thread, Event.Ptr, Resolve(Event.Thread, Event.Stream),
-                          Requested != NoOp ? Requested : Event.Site);
+    // A SAME_STREAM block goes back to its allocation stream, which the
+    // engine knows; the handle given here may name a stream destroyed since,
+    // which must not reach the driver.
+    StreamId S = Blocks->releaseKind() == ReleaseKind::CachingAllocator
+                     ? NoStream
+                     : Resolve(Event.Thread, Event.Stream);
+    Blocks->blockReleased(Event.Thread, Event.Ptr, S, Requested != NoOp ? Requested : Event.Site);
     return;
   }
-  case BlockEvent::Kind::Accessed:
+  default:
     return;
   }
 }

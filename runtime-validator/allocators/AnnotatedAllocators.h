@@ -12,6 +12,13 @@
 // call, where stream handles can be resolved. Work enqueued after a block
 // event on the same thread is intercepted after it, so ordering is kept.
 //
+// The host threads' synchronization (intercept/InterceptThreads.cpp: a mutex
+// unlocked, a semaphore posted, a thread started or joined) goes through the
+// same queue, for the same reason and because its place among the block
+// events matters: a worker that drops a block and then unlocks the queue the
+// main thread reads must reach the engine in that order, or the main thread's
+// next allocation would look unordered with the release.
+//
 // Block accounting (the summary's "blocks per allocation site"): per site,
 // how many distinct blocks it was handed, the most blocks alive at once, and
 // the most bytes whose release was requested but held back (record_stream:
@@ -43,9 +50,18 @@ enum class ReusePolicy : int { SameStream = 1, StreamOrdered = 2 };
 
 /// One call of the public interface, as queued.
 struct BlockEvent {
-  enum class Kind : std::uint8_t { Allocated, ReleaseRequested, Released, Accessed };
+  enum class Kind : std::uint8_t {
+    Allocated,
+    ReleaseRequested,
+    Released,
+    Accessed,
+    HostReleased,  ///< Ptr names the synchronization object (Engine::hostReleases)
+    HostAcquired,  ///< Engine::hostAcquires
+    SyncDestroyed, ///< Engine::syncDestroyed
+    HostFinished,  ///< Engine::hostFinished
+  };
   Kind What = Kind::Allocated;
-  int Allocator = 0; ///< 0 for Accessed
+  int Allocator = 0; ///< 0 for Accessed and the host kinds
   ThreadId Thread = 0;
   Addr Ptr = 0;
   std::uint64_t Size = 0;
@@ -80,6 +96,8 @@ public:
 
   /// Any thread, any lock held: queues only (no CUDA, no engine call).
   void push(const BlockEvent &Event);
+  /// Events pushed and not yet applied.
+  std::size_t unapplied() const { return Unapplied.load(std::memory_order_relaxed); }
   /// True while some pushed event has not been applied yet (queued, or in a
   /// batch another thread is applying).
   bool hasPending() const { return Unapplied.load(std::memory_order_acquire) != 0; }

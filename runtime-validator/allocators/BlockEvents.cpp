@@ -14,7 +14,7 @@ void EngineBlockEvents::blockAllocated(ThreadId T, Range Bytes, StreamId Stream,
     std::lock_guard<std::mutex> Guard(Lock);
     Recorded.erase(Bytes.Begin);
   }
-  E.allocated(T, Bytes, Alloc, Stream, Site, Device);
+  E.allocated(T, Bytes, Alloc, Stream, Site, Device, Pool);
 }
 
 void EngineBlockEvents::blockReleased(ThreadId T, Addr Base, StreamId Stream, OpId Site) {

@@ -47,13 +47,16 @@ public:
 /// Forwards block events to the engine with the lifetime kinds of one allocator.
 class EngineBlockEvents : public BlockEvents {
 public:
-  EngineBlockEvents(Engine &E, AllocKind Alloc, ReleaseKind Release)
-      : E(E), Alloc(Alloc), Release(Release) {}
+  /// Pool names the allocator of CachingAllocator blocks (engine: a block
+  /// goes only to the same pool's next allocation on its stream).
+  EngineBlockEvents(Engine &E, AllocKind Alloc, ReleaseKind Release, PoolId Pool = 0)
+      : E(E), Alloc(Alloc), Release(Release), Pool(Pool) {}
 
   void blockAllocated(ThreadId T, Range Bytes, StreamId Stream, OpId Site, int Device) override;
   void blockReleased(ThreadId T, Addr Base, StreamId Stream, OpId Site) override;
   void blockUsedOnStream(ThreadId T, Addr Base, StreamId Consumer) override;
 
+  ReleaseKind releaseKind() const { return Release; }
   /// Streams recorded on the live block at Base (empty if none or unknown).
   std::vector<StreamId> recordedStreams(Addr Base) const;
 
@@ -61,6 +64,7 @@ private:
   Engine &E;
   AllocKind Alloc;
   ReleaseKind Release;
+  PoolId Pool;
   mutable std::mutex Lock; ///< guards Recorded; never held across an engine call
   std::map<Addr, std::vector<StreamId>> Recorded;
 };

@@ -1,46 +1,46 @@
-//===- DeferredFrees.cpp - UnsafeFree, decided at the reuse opportunity ----===//
+//===- DeferredFrees.cpp - UnsafeFree of caching allocators, at the reuse --===//
 //
-// A release that leaves an access U of another stream unordered is harmless
-// until the allocator can hand the bytes to new work while U may still run.
-// Reporting at the release itself is a false report for correct programs that
-// order the reuse instead of the free: FSDP2 frees a gradient block of its
-// reduce-scatter stream RS while AdamW on the default stream still reads it,
-// but makes RS wait on the default stream before RS allocates again, so
-// nothing can overwrite the block while AdamW reads it. Where the bytes can go
-// next depends on who takes them back:
+// A caching allocator's release that leaves an access U of another stream
+// unordered is harmless until the allocator can hand the block to new work
+// while U may still run. Reporting it at the release itself is a false report
+// for correct programs that order the reuse instead of the free: FSDP2 frees a
+// gradient block of its reduce-scatter stream RS while AdamW on the default
+// stream still reads it, but makes RS wait on the default stream before RS
+// allocates again, so nothing can overwrite the block while AdamW reads it.
 //
-//   * CachingAllocator (PyTorch's allocator, annotated SAME_STREAM pools): only
-//     a later allocation on the release stream R can get the block. EVERY
-//     caching allocation on R is a reuse opportunity, whatever its address and
-//     size: which block the allocator picks is its own business, so the
-//     verdict must not depend on it (a run that happened to pick another block
-//     would hide the bug). U is reported unless it is ordered before R's next
-//     work then (R waited on U's stream or event, or the host synchronized
-//     with it); once R's own clock covers U, no later reuse on R can race with
-//     it and the hazard is dropped.
-//   * StreamOrdered (cudaFreeAsync, annotated STREAM_ORDERED pools): the
-//     driver's pool may hand the block to the next allocation on R, to a
-//     stream that waited on an event recorded after the free, or, once the
-//     free completed, to any stream. So every later stream-ordered allocation
-//     on the device is a reuse opportunity, checked against that allocation's
-//     point; the hazard stays until every host knows U completed (or it was
-//     reported).
-//   * SyncFree (cudaFree): the implicit device synchronization orders every
-//     access of the device; an access of ANOTHER device's stream can still
-//     run, and the memory is back in the driver at once: reported at the
-//     release, as before.
+// Only a later allocation of the same pool on the release stream R can get the
+// block (PyTorch's and CuPy's pools keep free blocks per stream). EVERY such
+// allocation is a reuse opportunity, whatever its address and size: which block
+// the allocator picks is its own business, so the verdict must not depend on
+// it (a run that happened to pick another block would hide the bug). And
+// "later" is the host threads' happens-before order, not arrival order: an
+// allocation on R by another thread that does not happen before the release
+// could have come right after it in another run. So at the release, the
+// allocations on R that other threads made without being ordered before it
+// (ConcurrentAllocations.h) are reuse opportunities too, judged with what
+// their threads knew then; and after the release, every allocation on R is
+// one. U is reported at the first opportunity it is not ordered before
+// (R waited on U's stream or event, or the allocating thread synchronized with
+// it). Once R's own clock covers U, no later reuse on R can race with it and
+// the hazard is dropped; so it is once every CUDA thread knows U completed.
+//
 // Any allocation that covers the very bytes of a hazard is a reuse opportunity
 // too, whatever its kind and stream: the bytes were handed out (a caching
-// allocator's segment freed and cudaMalloc'd again, a second pool).
+// allocator's segment freed and cudaMalloc'd again).
+//
+// Stream-ordered frees (CUDA's contract: every access ordered before the free),
+// synchronous frees (the memory is back in the driver at once), caching
+// releases on a stream we do not know, and every caching release under
+// EngineOptions::WaitBeforeFree are decided at the release.
 //
 // The UnsafeAtRelease flag of the lifetime's Past records (AccessRules.cpp:
 // AfterUnsafeFree of a ReuseRace) is set when the hazard is reported, so it
 // means exactly "this release was reported as UnsafeFree for this access".
-// Every allocation that starts a new lifetime on the bytes decides the
-// hazard first, so a new lifetime's access never sees an undecided record.
+// Every allocation that starts a new lifetime on the bytes decides the hazard
+// first, so a new lifetime's access never sees an undecided record.
 //
-// Hazards nobody reuses are counted (Stats::DeferredNotReported): the
-// summary says how many unordered releases stayed silent and why.
+// Hazards decided unreported are deferred releases: counted (Stats) and
+// listed per site (DeferredReleases.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,33 +55,69 @@ bool overlaps(Range A, Range B) { return A.Begin < B.end() && B.Begin < A.end();
 
 } // namespace
 
+void Engine::Impl::reportUnsafeFree(const std::shared_ptr<Allocation> &A, Range Bytes,
+                                    const AccessRecord &Rec, AccessPoint ReusedBy,
+                                    bool Concurrently) {
+  Finding F = describeFinding(FindingKind::UnsafeFree, Bytes, *A);
+  F.Unordered = AccessPoint{Rec.Stream, Rec.Op};
+  F.Released = AccessPoint{A->ReleaseStream, A->ReleaseSite};
+  F.ReusedBy = ReusedBy;
+  F.ReusedConcurrently = Concurrently;
+  Findings.offer(*A, F);
+}
+
+void Engine::Impl::markUnsafeAtRelease(const std::shared_ptr<Allocation> &A, Range Bytes,
+                                       const AccessRecord &Rec) {
+  // From now on a new lifetime's access that is not ordered after Rec is the
+  // corruption this unsafe free allows (ReuseRace, AfterUnsafeFree).
+  Memory.forEachIn(Bytes, [&](Addr, Segment &Seg) {
+    for (PastAccess &P : Seg.Past)
+      if (P.Lifetime == A && P.Access == Rec)
+        P.UnsafeAtRelease = true;
+  });
+}
+
+void Engine::Impl::deferredUnreported(const PendingHazard &Hz) {
+  ++HazardsResolved;
+  Deferred.add(AccessPoint{Hz.Lifetime->ReleaseStream, Hz.Lifetime->ReleaseSite},
+               AccessPoint{Hz.Access.Stream, Hz.Access.Op});
+}
+
 bool Engine::Impl::unorderedAtRelease(const std::shared_ptr<Allocation> &A, Range Bytes,
                                       const AccessRecord &Rec, ReleaseKind Kind,
-                                      const StreamState *R, OpId Site) {
-  // A caching release on a stream we do not know has no reuse stream to
-  // watch: decide at once, as for a synchronous free.
-  bool Deferred = Kind == ReleaseKind::StreamOrdered || (Kind == ReleaseKind::CachingAllocator && R);
-  if (!Deferred) {
-    Finding F = describeFinding(FindingKind::UnsafeFree, Bytes, *A);
-    F.Unordered = AccessPoint{Rec.Stream, Rec.Op};
-    F.Released = AccessPoint{R ? R->Id : NoStream, Site};
-    Findings.offer(*A, F);
+                                      const StreamState *R, const HostClock &Releaser) {
+  bool Deferrable = Kind == ReleaseKind::CachingAllocator && R && !Opts.WaitBeforeFree;
+  if (!Deferrable) {
+    reportUnsafeFree(A, Bytes, Rec, AccessPoint{}, false);
     return true;
   }
+  // Allocations on R that other threads made before this release arrived,
+  // without happening before it: in another run they come right after it.
+  bool Reported = false;
+  Recent.forEachUnorderedBefore(R->Id, Releaser.Thread, Releaser.Clock, A->Pool,
+                                [&](const RecentAllocation &Other) {
+                                  if (Reported ||
+                                      Streams.nextWorkOrderedAfter(*R, Other.Knowledge, Rec.At))
+                                    return;
+                                  reportUnsafeFree(A, Bytes, Rec, AccessPoint{R->Id, Other.Site},
+                                                   true);
+                                  Reported = true;
+                                });
+  if (Reported)
+    return true;
   PendingHazard H;
   H.Lifetime = A;
   H.Bytes = Bytes;
   H.Access = Rec;
-  H.How = Kind;
-  H.ReleaseStream = R ? R->Id : NoStream;
-  H.Device = A->Device;
+  H.ReleaseStream = R->Id;
+  H.Pool = A->Pool;
   if (!Hazards.add(H, Opts.MaxPendingHazards))
     ++DroppedRecords;
   return false;
 }
 
 void Engine::Impl::reuseOpportunity(const HostClock &H, const StreamState *St, AllocKind Kind,
-                                    int Device, Range Bytes, OpId Site) {
+                                    PoolId Pool, Range Bytes, OpId Site) {
   if (Hazards.empty())
     return;
   const VectorClock &Common = Hosts.commonKnowledge();
@@ -89,45 +125,32 @@ void Engine::Impl::reuseOpportunity(const HostClock &H, const StreamState *St, A
   Hazards.dropIf([&](PendingHazard &Hz) {
     const Epoch &U = Hz.Access.At;
     if (Common.covers(U)) {
-      ++HazardsResolved;
+      deferredUnreported(Hz);
       return true;
     }
-    bool SameStreamPool = Hz.How == ReleaseKind::CachingAllocator &&
-                          Kind == AllocKind::CachingAllocator && St && St->Id == Hz.ReleaseStream;
-    bool DevicePool = Hz.How == ReleaseKind::StreamOrdered && Kind == AllocKind::StreamOrdered &&
-                      Device == Hz.Device;
-    if (!SameStreamPool && !DevicePool && !overlaps(Bytes, Hz.Bytes))
+    bool SamePool = Kind == AllocKind::CachingAllocator && St && St->Id == Hz.ReleaseStream &&
+                    Pool == Hz.Pool;
+    if (!SamePool && !overlaps(Bytes, Hz.Bytes))
       return false;
-    // The allocation's work (a stream-ordered allocation point was enqueued
-    // already) and whatever this host knows.
     bool Ordered = St ? Streams.nextWorkOrderedAfter(*St, H, U) : H.Clock.covers(U);
     if (!Ordered) {
       Report.push_back(Hz);
       return true;
     }
     // Every later reuse from R's pool is ordered after R's clock, which only
-    // grows. Host knowledge alone is not enough there: with per-thread host
-    // knowledge another thread may allocate on R next.
-    if (SameStreamPool && St->Clock.covers(U)) {
-      ++HazardsResolved;
+    // grows. The allocating thread's knowledge alone is not enough: another
+    // thread may allocate on R next.
+    if (SamePool && St->Clock.covers(U)) {
+      deferredUnreported(Hz);
       return true;
     }
     return false;
   });
 
   for (const PendingHazard &Hz : Report) {
-    Finding F = describeFinding(FindingKind::UnsafeFree, Hz.Bytes, *Hz.Lifetime);
-    F.Unordered = AccessPoint{Hz.Access.Stream, Hz.Access.Op};
-    F.Released = AccessPoint{Hz.Lifetime->ReleaseStream, Hz.Lifetime->ReleaseSite};
-    F.ReusedBy = AccessPoint{St ? St->Id : NoStream, Site};
-    Findings.offer(*Hz.Lifetime, F);
-    // From now on a new lifetime's access that is not ordered after U is the
-    // corruption this unsafe free allows (ReuseRace, AfterUnsafeFree).
-    Memory.forEachIn(Hz.Bytes, [&](Addr, Segment &Seg) {
-      for (PastAccess &P : Seg.Past)
-        if (P.Lifetime == Hz.Lifetime && P.Access == Hz.Access)
-          P.UnsafeAtRelease = true;
-    });
+    reportUnsafeFree(Hz.Lifetime, Hz.Bytes, Hz.Access, AccessPoint{St ? St->Id : NoStream, Site},
+                     false);
+    markUnsafeAtRelease(Hz.Lifetime, Hz.Bytes, Hz.Access);
   }
 }
 
@@ -135,7 +158,7 @@ void Engine::Impl::pruneHazards(const VectorClock &Common) {
   Hazards.dropIf([&](const PendingHazard &Hz) {
     if (!Common.covers(Hz.Access.At))
       return false;
-    ++HazardsResolved;
+    deferredUnreported(Hz);
     return true;
   });
 }

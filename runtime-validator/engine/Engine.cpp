@@ -32,7 +32,7 @@ const char *findingKindName(FindingKind K) {
 }
 
 Engine::Impl::Impl(FindingSink &Sink, const EngineOptions &Opts)
-    : Sink(Sink), Opts(Opts), Hosts(Opts.Hosts, Slots), Streams(Slots) {
+    : Sink(Sink), Opts(Opts), Hosts(Slots), Syncs(Opts.MaxSyncObjects), Streams(Slots) {
   if (this->Opts.MaxRecordsPerSegment == 0)
     this->Opts.MaxRecordsPerSegment = 1;
 }
@@ -120,9 +120,41 @@ void Engine::eventDestroyed(ThreadId, Handle Event) {
   P->Events.destroy(Event);
 }
 
-void Engine::allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device) {
+void Engine::hostReleases(ThreadId T, SyncId Sync) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  P->allocate(T, R, Kind, S, Site, Device);
+  HostClock &H = P->Hosts.forSync(T);
+  VectorClock &C = P->Syncs.get(Sync);
+  // Whoever knows H's latest epoch knows H's whole clock (VectorClock.h), so
+  // a repeated release with nothing learned in between costs one compare.
+  if (!C.covers(H.now()))
+    C.join(H.Clock);
+  P->Hosts.released(H);
+}
+
+void Engine::hostAcquires(ThreadId T, SyncId Sync) {
+  std::lock_guard<std::mutex> Lock(P->Mu);
+  const VectorClock *C = P->Syncs.find(Sync);
+  if (!C)
+    return; // never released: orders nothing
+  HostClock &H = P->Hosts.forSync(T);
+  if (H.Clock.absorb(*C))
+    P->Hosts.learned(H);
+}
+
+void Engine::syncDestroyed(SyncId Sync) {
+  std::lock_guard<std::mutex> Lock(P->Mu);
+  P->Syncs.forget(Sync);
+}
+
+void Engine::hostFinished(ThreadId T) {
+  std::lock_guard<std::mutex> Lock(P->Mu);
+  P->Hosts.finished(T);
+}
+
+void Engine::allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
+                       PoolId Pool) {
+  std::lock_guard<std::mutex> Lock(P->Mu);
+  P->allocate(T, R, Kind, S, Site, Device, Pool);
   P->FindingCount += P->Findings.flush(P->Sink);
   P->maybeSweep();
 }
@@ -236,7 +268,25 @@ Engine::Stats Engine::stats() const {
     ++S.DeferredNotReported;
     S.DeferredPending += !Common.covers(H.Access.At);
   }
+  S.SyncObjects = P->Syncs.size();
+  S.ConcurrentAllocations = P->Recent.entries();
   return S;
+}
+
+std::vector<Engine::DeferredRelease> Engine::deferredReleases() const {
+  std::lock_guard<std::mutex> Lock(P->Mu);
+  const VectorClock &Common = P->Hosts.commonKnowledge();
+  std::vector<std::pair<AccessPoint, AccessPoint>> Pending;
+  std::vector<std::pair<AccessPoint, AccessPoint>> Ordered;
+  for (const PendingHazard &H : P->Hazards.all()) {
+    auto Pair = std::make_pair(AccessPoint{H.Lifetime->ReleaseStream, H.Lifetime->ReleaseSite},
+                               AccessPoint{H.Access.Stream, H.Access.Op});
+    (Common.covers(H.Access.At) ? Ordered : Pending).push_back(Pair);
+  }
+  DeferredReleases All = P->Deferred;
+  for (const auto &O : Ordered)
+    All.add(O.first, O.second);
+  return All.withPending(Pending);
 }
 
 } // namespace rt

@@ -12,25 +12,47 @@
 //   * Event record = snapshot of the stream's clock; stream-wait-event = join of
 //     the snapshot into the waiting stream; host synchronization on a stream, an
 //     event or the device (and a *successful* stream/event query, which is how a
-//     caching allocator learns that a block is free) = join into the host.
+//     caching allocator learns that a block is free) = join into the host
+//     thread that synchronized.
+//   * Host threads are ordered with each other only by the synchronization the
+//     program does, as in ThreadSanitizer: a mutex, a semaphore, thread
+//     creation and join (hostReleases / hostAcquires). What one thread learned
+//     from the GPU reaches another only along that order. Locks that guard an
+//     allocator's or a library's own state (the CUDA driver's, PyTorch's
+//     caching allocator's) and the Python interpreter's lock order nothing: the
+//     interceptors do not report them (intercept/InterceptThreads.cpp).
 //   * Legacy default stream semantics: the legacy default stream of a device
 //     waits for, and is waited for by, every Blocking stream of that device
 //     (including the per-thread default streams).
 //   * Allocations are byte ranges; accesses are recorded per range since the
 //     start of the range's current lifetime, as (stream, clock, op).
 //
-// Rules (FindingKind below):
+// Rules (FindingKind below). No finding depends on how the host threads
+// interleave or how fast the GPU runs: every "ordered" below is the order of
+// the model, and every "next allocation" is read in the threads'
+// happens-before order, not in the order the calls arrived.
 //   UnsafeFree    at a release on stream R, an access by another stream U is not
-//                 ordered before R's point joined with the host's knowledge, AND
-//                 an allocation that could be handed the bytes comes while U is
-//                 still not ordered before it (the verdict is deferred from the
-//                 release to that reuse opportunity, LifetimeRules.cpp and
-//                 DeferredFrees.cpp): for a caching allocator the next
-//                 allocation on R; for a driver pool the next stream-ordered
-//                 allocation on any stream of the device; for cudaFree (it
-//                 synchronizes the device) the release itself. A hazard that
-//                 no reuse opportunity meets before it is ordered, or before
-//                 exit, is counted (Stats), not reported.
+//                 ordered before R's point joined with the releasing thread's
+//                 knowledge, and the release kind says that is a bug:
+//                 - StreamOrdered (cudaFreeAsync, cuMemFreeAsync, PyTorch's
+//                   cudaMallocAsync backend, STREAM_ORDERED pools): at the
+//                   release. CUDA's contract: every access must be ordered
+//                   before the free, whatever follows (the pool may hand the
+//                   bytes out at the free's stream point);
+//                 - SyncFree (cudaFree): at the release (an access of another
+//                   device's stream can still run);
+//                 - CachingAllocator (PyTorch's native allocator, CuPy's pool,
+//                   SAME_STREAM pools): the block goes to the next allocation
+//                   of the same pool on R, with no ordering at all. Reported
+//                   when such an allocation is one U is not ordered before: an
+//                   allocation on R by any thread that does not happen before
+//                   the release, whether it arrived before or after it
+//                   (DeferredFrees.cpp). A release no such allocation meets
+//                   before U is ordered (R waited, or a thread synchronized and
+//                   every later allocation on R happens after that) is a
+//                   deferred release: not a finding, listed once per site in
+//                   the summary, and a finding at the release with
+//                   EngineOptions::WaitBeforeFree.
 //   ReuseRace     an access in a new lifetime of a range is not ordered after
 //                 every access of the previous lifetime (the corruption itself);
 //                 attached to the unsafe free that caused it when there is one.
@@ -39,11 +61,12 @@
 //   UseAfterFree  an access to a range whose release was already enqueued.
 //
 // Where each decision is made and why (engine/*.h, engine/Engine.cpp): host
-// knowledge across threads (HostClocks.h, EngineOptions::Hosts), the legacy
-// stream (StreamTable.h), what a new lifetime must be ordered after, why
-// UseBeforeAlloc is limited to AllocKind::StreamOrdered, and the memory bound
-// (Engine.cpp). A synchronous free (ReleaseKind::SyncFree) first synchronizes
-// the allocation's device, then releases.
+// knowledge and the thread order (HostClocks.h, SyncClocks.h), the legacy
+// stream (StreamTable.h), what a new lifetime must be ordered after
+// (LifetimeRules.cpp), why UseBeforeAlloc is limited to AllocKind::StreamOrdered,
+// and the memory bound (RecordRetention.cpp). A synchronous free
+// (ReleaseKind::SyncFree) first synchronizes the allocation's device, then
+// releases.
 //
 // Threading: every method is thread-safe (one internal lock). The FindingSink is
 // called with that lock held: it must not call back into the engine or CUDA.
@@ -70,6 +93,11 @@ using ThreadId = std::uint32_t;
 using OpId = std::uint32_t;
 /// Opaque handle of a CUDA stream or event, as the program sees it.
 using Handle = std::uint64_t;
+/// Opaque id of a host synchronization object (a mutex's address, a token).
+using SyncId = std::uint64_t;
+/// Which allocator a caching block belongs to: a block is only handed to the
+/// next allocation of the same allocator (0: the only one / not a pool).
+using PoolId = std::uint32_t;
 
 constexpr StreamId NoStream = ~StreamId(0);
 constexpr OpId NoOp = 0;
@@ -85,15 +113,7 @@ struct Range {
 /// touch, not which bytes. accessed() and launched() resolve it.
 constexpr std::uint64_t WholeAllocation = ~std::uint64_t(0);
 
-/// How a host synchronization seen on one thread reaches the other threads
-/// (their mutexes and queues are not intercepted). See engine/HostClocks.h.
-enum class HostKnowledge : std::uint8_t {
-  SharedAcrossThreads, ///< default: a sync seen by any thread is known to all later calls
-  PerThread,           ///< each thread knows only its own syncs
-};
-
 struct EngineOptions {
-  HostKnowledge Hosts = HostKnowledge::SharedAcrossThreads;
   /// At most this many access records per segment and lifetime side; beyond it
   /// the oldest is dropped and counted in Stats::DroppedRecords.
   std::size_t MaxRecordsPerSegment = 64;
@@ -103,6 +123,16 @@ struct EngineOptions {
   /// opportunity (DeferredFrees.cpp); beyond it the oldest is dropped and
   /// counted in Stats::DroppedRecords.
   std::size_t MaxPendingHazards = 4096;
+  /// "Wait before free, never after": a caching release that leaves another
+  /// stream's access unordered is an UnsafeFree at the release, whether or not
+  /// an allocation could be handed the block while the access runs.
+  bool WaitBeforeFree = false;
+  /// At most this many host synchronization objects keep a clock
+  /// (SyncClocks.h); beyond it the oldest is forgotten.
+  std::size_t MaxSyncObjects = 1 << 16;
+  /// At most this many caching allocations per stream and thread are kept for
+  /// releases by other threads (ConcurrentAllocations.h).
+  std::size_t MaxConcurrentAllocations = 4096;
 };
 
 enum class StreamFlavor : std::uint8_t {
@@ -164,8 +194,12 @@ struct Finding {
   AccessPoint NewAccess;       ///< ReuseRace / UseBeforeAlloc / UseAfterFree: the new access
   /// UnsafeFree only: the allocation that could be handed the released bytes
   /// while Unordered may still run (stream and site); NoStream/NoOp for a
-  /// synchronous free, which is reported at the release itself.
+  /// release that is judged at the release itself (synchronous and
+  /// stream-ordered frees, WaitBeforeFree).
   AccessPoint ReusedBy;
+  /// UnsafeFree only: ReusedBy is an allocation by another thread that arrived
+  /// before the release but does not happen before it.
+  bool ReusedConcurrently = false;
   // ReuseRace only: Allocation/Allocated/Released above describe the PREVIOUS
   // lifetime (the one whose access is unordered); these name the new one.
   /// The previous release was reported as UnsafeFree for this very access
@@ -218,16 +252,32 @@ public:
   void hostSyncsDevice(ThreadId T, int Device);
   void eventDestroyed(ThreadId T, Handle Event);
 
+  // --- host threads (SyncClocks.h) -------------------------------------------
+  /// T releases a synchronization object: unlocks a mutex, posts a semaphore,
+  /// is about to create a thread, ends. Whoever acquires it next is ordered
+  /// after everything T did and knew so far.
+  void hostReleases(ThreadId T, SyncId Sync);
+  /// T acquires it: locks the mutex, waited on the semaphore, starts as the
+  /// created thread, joined the ended one.
+  void hostAcquires(ThreadId T, SyncId Sync);
+  /// The object is gone (its id may name another one from now on).
+  void syncDestroyed(SyncId Sync);
+  /// T ended: its knowledge no longer holds the common knowledge back.
+  void hostFinished(ThreadId T);
+
   // --- memory --------------------------------------------------------------
   /// S is the allocation stream (NoStream for AllocKind::Device / Managed).
   /// Also a reuse opportunity: decides the pending UnsafeFree hazards whose
   /// bytes this allocation could have been handed.
-  void allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device);
+  /// Pool names the allocator of a CachingAllocator block.
+  void allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
+                 PoolId Pool = 0);
   /// Releases the allocation that starts at Base (caching-allocator blocks may
   /// be released by range: pass the exact block). S is the release stream, or
   /// NoStream for SyncFree. Ends the lifetime; an access not ordered before
   /// the release becomes a pending UnsafeFree, decided at the next allocation
-  /// that could reuse the bytes (allocated()), or at once for SyncFree.
+  /// that could reuse the bytes (allocated()), or at once (StreamOrdered,
+  /// SyncFree, WaitBeforeFree).
   void released(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site);
   /// Work enqueued on S touches R (a kernel argument, a copy or set range).
   /// Checks ReuseRace, UseBeforeAlloc, UseAfterFree. Ranges outside every
@@ -265,7 +315,7 @@ public:
     std::size_t RecordedAccesses = 0; ///< access records kept in shadow state
     std::size_t Findings = 0;
     std::size_t DroppedRecords = 0; ///< records dropped by MaxRecordsPerSegment
-    std::size_t HostClocks = 0;     ///< 1 unless HostKnowledge::PerThread
+    std::size_t HostClocks = 0;     ///< host threads seen
     std::size_t ClockSlots = 0;     ///< vector clock width (streams' slots are reused)
     std::size_t Events = 0;         ///< recorded events currently known
     /// Unordered accesses at a release that were not reported because no
@@ -275,8 +325,22 @@ public:
     /// Of those, the ones still unordered now (at exit: the program ended
     /// before any allocation could reuse the block).
     std::size_t DeferredPending = 0;
+    std::size_t SyncObjects = 0;           ///< host synchronization objects with a clock
+    std::size_t ConcurrentAllocations = 0; ///< kept for other threads' releases
   };
   Stats stats() const;
+
+  /// One deferred release site: releases at Release (on Release.Stream) that
+  /// left Access (on Access.Stream) unordered and that no allocation could
+  /// reuse before it was ordered.
+  struct DeferredRelease {
+    AccessPoint Release;
+    AccessPoint Access;
+    std::size_t Count = 0;
+    std::size_t StillUnordered = 0; ///< of Count, unordered now (at exit: never ordered)
+  };
+  /// Per distinct (release, access) pair, in order of first occurrence.
+  std::vector<DeferredRelease> deferredReleases() const;
 
 private:
   struct Impl;

@@ -3,7 +3,8 @@
 // Private to engine/. Engine.cpp holds the entry points; the rules live in
 // AccessRules.cpp (ReuseRace, UseBeforeAlloc, UseAfterFree), LifetimeRules.cpp
 // (allocations, releases, which accesses a release leaves unordered),
-// DeferredFrees.cpp (UnsafeFree: the verdict at the reuse opportunity) and
+// DeferredFrees.cpp (UnsafeFree: at the release, or at the reuse opportunity
+// of a caching allocator's block) and
 // RecordRetention.cpp (which access records are kept: the memory bound). Every
 // member function runs with Mu held.
 //
@@ -11,6 +12,8 @@
 #ifndef STREAMLIFE_RT_ENGINE_ENGINEIMPL_H
 #define STREAMLIFE_RT_ENGINE_ENGINEIMPL_H
 
+#include "engine/ConcurrentAllocations.h"
+#include "engine/DeferredReleases.h"
 #include "engine/Engine.h"
 #include "engine/EventTable.h"
 #include "engine/FindingQueue.h"
@@ -18,6 +21,7 @@
 #include "engine/PendingHazards.h"
 #include "engine/Shadow.h"
 #include "engine/StreamTable.h"
+#include "engine/SyncClocks.h"
 #include "engine/VectorClock.h"
 
 #include <memory>
@@ -36,6 +40,7 @@ struct Engine::Impl {
 
   SlotAllocator Slots;
   HostClocks Hosts;
+  SyncClocks Syncs;
   StreamTable Streams;
   EventTable Events;
   Shadow Memory;
@@ -60,26 +65,37 @@ struct Engine::Impl {
   std::vector<const Allocation *> LaunchScratch;
 
   // LifetimeRules.cpp
-  void allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device);
+  void allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
+                PoolId Pool);
   void release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site);
   std::shared_ptr<Allocation> findLive(Addr Base, ReleaseKind Kind);
   void forgetLive(const Allocation &A);
 
   // DeferredFrees.cpp
   PendingHazards Hazards;
+  ConcurrentAllocations Recent{Opts.MaxConcurrentAllocations};
+  DeferredReleases Deferred;
   std::size_t HazardsResolved = 0; ///< dropped unreported: ordered before any reuse
   /// Access Rec of lifetime A (bytes Bytes) is not ordered before A's release,
-  /// enqueued on R (null for SyncFree): report it at once for a synchronous
-  /// free, else keep it for the reuse opportunity. Returns true when reported.
+  /// enqueued on R (null for SyncFree) by thread Releaser: reports it at once
+  /// when the release kind says so, or when another thread's earlier
+  /// allocation on R not ordered before the release could be handed the
+  /// block; else keeps it for the reuse opportunity. Returns true when reported.
   bool unorderedAtRelease(const std::shared_ptr<Allocation> &A, Range Bytes,
                           const AccessRecord &Rec, ReleaseKind Kind, const StreamState *R,
-                          OpId Site);
-  /// An allocation of Kind on St (null: no stream) by host H, covering Bytes:
-  /// reports the pending hazards it could reuse while they are unordered.
-  void reuseOpportunity(const HostClock &H, const StreamState *St, AllocKind Kind, int Device,
+                          const HostClock &Releaser);
+  /// An allocation of Kind (from Pool) on St (null: no stream) by host H,
+  /// covering Bytes: reports the pending hazards it could reuse while they
+  /// are unordered.
+  void reuseOpportunity(const HostClock &H, const StreamState *St, AllocKind Kind, PoolId Pool,
                         Range Bytes, OpId Site);
-  /// Drops the hazards every host knows to be complete.
+  /// Drops the hazards every CUDA thread knows to be complete.
   void pruneHazards(const VectorClock &Common);
+  void reportUnsafeFree(const std::shared_ptr<Allocation> &A, Range Bytes,
+                        const AccessRecord &Rec, AccessPoint ReusedBy, bool Concurrently);
+  void markUnsafeAtRelease(const std::shared_ptr<Allocation> &A, Range Bytes,
+                           const AccessRecord &Rec);
+  void deferredUnreported(const PendingHazard &Hz);
 
   // RecordRetention.cpp
   void pruneDead(Segment &Seg, const VectorClock &Common);

@@ -1,26 +1,27 @@
 //===- HostClocks.h - what each host thread knows ---------------*- C++ -*-===//
 //
-// The host side of the happens-before model. A host clock grows when the host
-// synchronizes (stream/event/device sync, a successful query); every later
-// enqueue inherits it.
+// The host side of the happens-before model, one clock per host thread, as in
+// ThreadSanitizer. A thread's clock grows when the thread synchronizes with
+// the GPU (stream/event/device sync, a successful query) and when it acquires
+// a synchronization object that another thread released (a mutex, a
+// semaphore, thread creation and join: SyncClocks.h, intercepted in
+// intercept/InterceptThreads.cpp). Every enqueue inherits the enqueuing
+// thread's clock. Nothing else moves knowledge between threads: a sync seen by
+// one thread is not known to another until the program orders them, so a
+// finding never depends on which thread's call happened to arrive first.
 //
-// How knowledge moves between host threads is a choice, because the threads of a
-// real program synchronize with mutexes, condition variables and queues that we
-// do not intercept (PyTorch's autograd engine frees tensors on its own thread
-// after the main thread synchronized; a data loader hands buffers over a queue):
+// Each clock owns a slot whose time is the thread's epoch. The epoch ticks
+// whenever the clock learns something (VectorClock.h invariant) and, lazily,
+// at the first stamped operation (stamp(): a caching allocation, a release)
+// after the thread released a synchronization object, so that "thread T2's
+// allocation A happens before thread T1's release F" is one compare:
+// F's clock covers A's stamp.
 //
-//   SharedAcrossThreads (default): one host clock for the whole process. A sync
-//     observed on any thread is known to every API call observed after it. The
-//     engine sees calls in a single order (under its lock), and an interceptor
-//     reports a sync only after the real call returned, so by the time another
-//     thread's later call is observed the synchronized work really had finished.
-//     Reporting such a call as unordered would be a false positive in this run;
-//     the price is that a race which depends on how the threads interleave is
-//     only reported in interleavings that expose it.
-//   PerThread: each thread knows only its own syncs (no false negatives from
-//     thread interleaving, false positives whenever threads hand buffers over).
-//     A thread first seen starts from what every existing thread knows (thread
-//     creation orders the child after its parent, and we do not know the parent).
+// Common knowledge is what every thread that uses CUDA knows: an access record
+// it covers can never race again. Threads that only take locks are left out
+// (an idle lock user would hold it back forever), and so are finished ones; a
+// thread that starts using CUDA first joins the common knowledge (that work
+// has completed, every CUDA thread saw it), so the rule stays true.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ENGINE_HOSTCLOCKS_H
@@ -36,34 +37,55 @@ namespace streamlife {
 namespace rt {
 
 struct HostClock {
+  ThreadId Thread = 0;
   ClockSlot Slot = NoSlot;
   VectorClock Clock;
+  bool UsesCuda = false;         ///< counted in the common knowledge
+  bool Finished = false;         ///< the thread ended: no longer counted
+  bool ReleasedSinceTick = false; ///< stamp() must tick before it stamps
+  /// The epoch of the thread's latest operation.
+  Epoch now() const { return Epoch{Slot, Clock.get(Slot)}; }
 };
 
 class HostClocks {
 public:
-  HostClocks(HostKnowledge Mode, SlotAllocator &Slots);
+  explicit HostClocks(SlotAllocator &Slots);
 
-  /// The clock that thread T's API calls act with (created on first sight).
+  /// The clock of thread T for a CUDA operation (created on first sight; joins
+  /// the threads whose knowledge is common knowledge).
   HostClock &of(ThreadId T);
+  /// The clock of thread T for a synchronization operation only.
+  HostClock &forSync(ThreadId T);
+  /// Null when T was never seen.
+  HostClock *find(ThreadId T);
+
   /// Call after H.Clock was joined with new knowledge: ticks H's own slot so
   /// that streams notice with one compare (VectorClock.h invariant).
   void learned(HostClock &H);
+  /// H released a synchronization object (its clock was copied there).
+  void released(HostClock &H) { H.ReleasedSinceTick = true; }
+  /// The epoch of an operation of H that other threads' clocks are compared
+  /// with: ticks first if H released something since its last tick.
+  Epoch stamp(HostClock &H);
+  /// The thread ended: its knowledge no longer holds the common knowledge back.
+  void finished(ThreadId T);
 
-  /// What every host thread knows. An access record this clock covers can never
-  /// race again: every future enqueue starts from some host thread's clock.
+  /// What every CUDA-using thread knows. An access record this clock covers can
+  /// never race again: every future enqueue starts from one of their clocks.
   const VectorClock &commonKnowledge();
-  /// Bumped on every learned(); lets the shadow sweep skip when nothing changed.
+  /// Bumped whenever some clock changed; lets the shadow sweep skip.
   std::uint64_t version() const { return Version; }
-  std::size_t threads() const;
+  std::size_t threads() const { return Clocks.size(); }
+  /// Threads that used CUDA and have not finished.
+  std::size_t cudaThreads() const { return CudaThreads; }
 
 private:
-  HostClock &create();
+  HostClock &create(ThreadId T);
 
-  HostKnowledge Mode;
   SlotAllocator &Slots;
   std::vector<std::unique_ptr<HostClock>> Clocks; ///< owned clocks
   std::vector<HostClock *> ByThread;              ///< ThreadId -> clock
+  std::size_t CudaThreads = 0;
   VectorClock Common;
   std::uint64_t Version = 1;
   std::uint64_t CommonVersion = 0;

@@ -6,11 +6,14 @@
 // At a release on stream R, an access of the lifetime by another stream that
 // is not ordered before R's next work (R's clock, the releasing host's
 // knowledge, the implicit legacy-stream ordering) may still run when the
-// memory is handed out again. Whether it is handed out while the access runs
-// is decided later, at the next allocation that could get the bytes
-// (DeferredFrees.cpp): that is where UnsafeFree is reported. Every allocation
-// is such a reuse opportunity for some pending hazards, so allocate() asks
-// first, before the new lifetime exists.
+// memory is handed out again. For a caching allocator's block, whether it is
+// handed out while the access runs is decided at the allocations that could
+// get the bytes (DeferredFrees.cpp): other threads' allocations on R not
+// ordered before the release, and every later one. Every allocation is such
+// a reuse opportunity for some pending hazards, so allocate() asks first,
+// before the new lifetime exists; and a caching allocation is remembered for
+// releases by other threads that do not happen after it
+// (ConcurrentAllocations.h). Other releases are decided at once.
 //
 // What a new lifetime must be ordered after (Segment::Past). An access left
 // unordered by the release is always kept: the next lifetime's accesses that
@@ -19,7 +22,9 @@
 // a released block to the next allocation on its stream A with no ordering at
 // all, so for CachingAllocator releases every still-live access is kept too: a
 // new lifetime first used on a stream B that never waited on A races with A's
-// old accesses. The driver's stream-ordered pools order reuse themselves (stream
+// old accesses. Except those the releasing thread knows completed (it
+// synchronized with them): the block is handed out after the release, so
+// after they ended, whichever thread gets it. The driver's stream-ordered pools order reuse themselves (stream
 // order, event dependencies, or a completed free), and a synchronous cudaFree
 // synchronized the device, so there only the unsafe accesses are kept, and
 // older lifetimes' accesses that this release is ordered after are dropped.
@@ -82,7 +87,8 @@ void Engine::Impl::forgetLive(const Allocation &A) {
   }
 }
 
-void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device) {
+void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
+                            PoolId Pool) {
   if (R.Size == 0 || R.Size == WholeAllocation || R.Begin + R.Size < R.Begin)
     return;
   HostClock &H = Hosts.of(T);
@@ -90,6 +96,7 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
   A->Id = NextAllocation++;
   A->Bytes = R;
   A->Kind = Kind;
+  A->Pool = Pool;
   A->Device = Device;
   A->Site = Site;
   StreamState *St = Streams.live(S);
@@ -97,7 +104,12 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
     A->Stream = St->Id;
     A->Point = Kind == AllocKind::StreamOrdered ? Streams.enqueue(*St, H) : St->now();
   }
-  reuseOpportunity(H, St, Kind, Device, R, Site);
+  reuseOpportunity(H, St, Kind, Pool, R, Site);
+  // Single-threaded programs need no history: a thread created later starts
+  // ordered after everything its creator did.
+  if (Kind == AllocKind::CachingAllocator && St && Hosts.threads() > 1 &&
+      !Recent.record(St->Id, H, Hosts.stamp(H), Site, Pool))
+    ++DroppedRecords;
 
   // Bytes that were still live end their old lifetime here. For an
   // allocation of the same kind (a free we did not see, an allocator reusing
@@ -153,9 +165,20 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
   if (!A)
     return; // untracked pointer or a double free: not this engine's rules
 
+  // A caching allocator's block goes back to its allocation stream's pool,
+  // whatever handle the allocator names: the handle may already be destroyed
+  // (CuPy frees blocks after their stream died).
+  if (Kind == ReleaseKind::CachingAllocator && A->Stream != NoStream)
+    S = A->Stream;
   StreamState *R = Kind == ReleaseKind::SyncFree ? nullptr : Streams.live(S);
   if (R && Kind == ReleaseKind::StreamOrdered)
     Streams.enqueue(*R, H); // the free is an operation on R
+  // A destroyed stream allocates nothing any more: its pool's blocks cannot
+  // be handed out again on it, so nothing is left to judge.
+  const bool NoReuse = Kind == ReleaseKind::CachingAllocator && !R && A->Stream != NoStream;
+  // Set before the rules run: a report made at the release names it.
+  A->ReleaseStream = R ? R->Id : NoStream;
+  A->ReleaseSite = Site;
   // The release point: R's clock joined with the releasing host's knowledge
   // (and the legacy-stream ordering R's next work inherits).
   auto OrderedBeforeRelease = [&](const AccessRecord &Rec) {
@@ -180,12 +203,12 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
                      Seg.Past.end());
     }
     for (const AccessRecord &Rec : Seg.Current) {
-      bool Unordered = !OrderedBeforeRelease(Rec);
-      // Reported now (synchronous free) or when a reuse opportunity comes;
-      // the Past record's flag follows the report (DeferredFrees.cpp).
+      bool Unordered = !NoReuse && !OrderedBeforeRelease(Rec);
+      // Reported now or when a reuse opportunity comes; the Past record's
+      // flag follows the report (DeferredFrees.cpp).
       bool Reported = Unordered && unorderedAtRelease(A, Range{Begin, Seg.End - Begin}, Rec,
-                                                      Kind, R, Site);
-      if (Unordered || KeepOrderedAccesses)
+                                                      Kind, R, H);
+      if (Unordered || (KeepOrderedAccesses && !H.Clock.covers(Rec.At)))
         keepPast(Seg, PastAccess{Rec, A, Reported});
     }
     Seg.Current.clear();

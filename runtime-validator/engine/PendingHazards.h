@@ -1,14 +1,11 @@
-//===- PendingHazards.h - unsafe releases waiting for a reuse -----*- C++ -*-===//
+//===- PendingHazards.h - caching releases waiting for a reuse ----*- C++ -*-===//
 //
-// An access that was not ordered before a release is only a bug if the
-// allocator can hand the bytes to new work while the access may still run.
-// Until an allocation that could be handed them comes (a reuse opportunity,
-// DeferredFrees.cpp), the access waits here with what a report needs. Where
-// the bytes can go next depends on the release kind:
-//   * CachingAllocator: only later allocations on the release stream
-//     (PyTorch's allocator keeps a pool per stream): Scope is that stream;
-//   * StreamOrdered: the driver's pool may hand the bytes to an allocation on
-//     any stream of the device: Scope is the device.
+// An access that was not ordered before a caching allocator's release is only
+// a bug if the allocator can hand the block to new work while the access may
+// still run: only an allocation of the same pool on the release stream can.
+// Until such an allocation comes (a reuse opportunity, DeferredFrees.cpp), or
+// the access is ordered, it waits here with what a report needs. Stream-ordered
+// and synchronous frees never wait: they are judged at the release.
 // This file only stores them; the rule is DeferredFrees.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -28,9 +25,8 @@ struct PendingHazard {
   std::shared_ptr<Allocation> Lifetime; ///< the released lifetime (release stream and site)
   Range Bytes;                          ///< the bytes the access touched
   AccessRecord Access;                  ///< the access not ordered before the release
-  ReleaseKind How = ReleaseKind::CachingAllocator;
-  StreamId ReleaseStream = NoStream; ///< CachingAllocator: the only stream that reuses
-  int Device = 0;                    ///< StreamOrdered: the pool's device
+  StreamId ReleaseStream = NoStream;    ///< the only stream whose allocations reuse
+  PoolId Pool = 0;                      ///< ... from this pool
 };
 
 class PendingHazards {

@@ -3,7 +3,7 @@
 // The memory bound. An access record that the common host knowledge covers can
 // never be part of a finding again: a release checks against a host clock that
 // contains it, and every future enqueue starts from a host clock (and a thread
-// seen later starts from the common knowledge, HostClocks.h). Such records are
+// that starts using CUDA later first joins the common knowledge, HostClocks.h). Such records are
 // dropped whenever a segment is touched and by a periodic sweep, which also
 // merges neighbouring segments whose state became identical. Of the rest, one
 // record per stream per segment suffices: a later access on the same stream is
@@ -91,6 +91,7 @@ void Engine::Impl::maybeSweep() {
   const VectorClock &Common = Hosts.commonKnowledge();
   Memory.sweep([&](Segment &Seg) { pruneDead(Seg, Common); });
   pruneHazards(Common);
+  Recent.prune(Common);
 }
 } // namespace rt
 } // namespace streamlife

@@ -52,6 +52,7 @@ struct Allocation {
   AllocId Id = 0;
   Range Bytes;
   AllocKind Kind = AllocKind::Device;
+  PoolId Pool = 0; ///< CachingAllocator: which allocator's pool
   int Device = 0;
   StreamId Stream = NoStream; ///< allocation stream
   Epoch Point;                ///< allocation point on Stream (StreamOrdered: an enqueued op)

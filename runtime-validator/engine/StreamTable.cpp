@@ -96,8 +96,9 @@ Epoch StreamTable::enqueue(StreamState &S, const HostClock &H, const VectorClock
   return S.now();
 }
 
-bool StreamTable::nextWorkOrderedAfter(const StreamState &S, const HostClock &H, Epoch E) const {
-  if (S.Clock.covers(E) || H.Clock.covers(E))
+bool StreamTable::nextWorkOrderedAfter(const StreamState &S, const VectorClock &Host,
+                                       Epoch E) const {
+  if (S.Clock.covers(E) || Host.covers(E))
     return true;
   const DeviceStreams *D = findDevice(S.Desc.Device);
   if (!D)

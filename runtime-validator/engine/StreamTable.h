@@ -88,7 +88,11 @@ public:
   /// host-side release (a caching allocator's block going back to S's pool) is
   /// safe against E exactly when this holds, since only S's later work can reuse
   /// the block.
-  bool nextWorkOrderedAfter(const StreamState &S, const HostClock &H, Epoch E) const;
+  bool nextWorkOrderedAfter(const StreamState &S, const HostClock &H, Epoch E) const {
+    return nextWorkOrderedAfter(S, H.Clock, E);
+  }
+  /// The same for a host whose knowledge is Host (a thread's clock as it was).
+  bool nextWorkOrderedAfter(const StreamState &S, const VectorClock &Host, Epoch E) const;
 
   /// Makes H wait for all work ever enqueued on Device, destroyed streams
   /// included (their work still completes before a device sync returns).

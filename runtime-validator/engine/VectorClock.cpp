@@ -15,6 +15,19 @@ void VectorClock::join(const VectorClock &Other) {
     Times[I] = std::max(Times[I], Other.Times[I]);
 }
 
+bool VectorClock::absorb(const VectorClock &Other) {
+  bool Grew = false;
+  const std::size_t N = Other.Times.size();
+  for (std::size_t I = 0; I < N; ++I) {
+    if (Other.Times[I] <= get(static_cast<ClockSlot>(I)))
+      continue;
+    grow(static_cast<ClockSlot>(I));
+    Times[I] = Other.Times[I];
+    Grew = true;
+  }
+  return Grew;
+}
+
 void VectorClock::meet(const VectorClock &Other) {
   // Components missing from Other are zero there, so the minimum is zero.
   if (Times.size() > Other.Times.size())

@@ -67,6 +67,8 @@ public:
 
   /// Element-wise maximum: this owner now waits for everything Other knew.
   void join(const VectorClock &Other);
+  /// join(), returning whether any component grew (the owner learned something).
+  bool absorb(const VectorClock &Other);
   /// Element-wise minimum: what both this and Other know (common knowledge).
   void meet(const VectorClock &Other);
   /// Copy that reuses this clock's storage (event records in steady state).

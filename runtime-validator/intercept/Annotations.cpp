@@ -139,6 +139,12 @@ STREAMLIFE_EXPORT void __streamlife_buffer_accessed(const void *Ptr, size_t Size
   R->Annotated.push(Event);
 }
 
+/// 1 when sitecustomize should feed CuPy's memory pool (cupy_feed option).
+STREAMLIFE_EXPORT int __streamlife_cupy_feed_enabled() {
+  ValidatorRuntime *R = runtime();
+  return R && R->Opts.cupy_feed ? 1 : 0;
+}
+
 /// 1: the frame walker serves every thread (no per-thread hook needed); 0: the
 /// profile function was installed on this thread (call again on new threads);
 /// -1: no Python call sites.

@@ -194,6 +194,15 @@ std::string cuptiError(CUptiResult Rc) {
 
 } // namespace
 
+void drainQueuedEventsOutsideCuda(ValidatorRuntime &R) {
+  if (InsideCallback)
+    return;
+  InsideCallback = true; // stream resolution may call the driver
+  drainAnnotations(R, currentThread(), nullptr);
+  R.Report.drain(R);
+  InsideCallback = false;
+}
+
 OpId CallContext::apiOp() const {
   NameId Name = Cbid < MaxCbid ? ApiNames[Cbid].load(std::memory_order_relaxed) : 0;
   if (Name == 0) {

@@ -47,6 +47,12 @@ void printInterceptStats(std::FILE *Out);
 
 namespace {
 
+EngineOptions engineOptions(const Options &Opts) {
+  EngineOptions E;
+  E.WaitBeforeFree = Opts.wait_before_free;
+  return E;
+}
+
 std::atomic<ValidatorRuntime *> TheRuntime{nullptr};
 std::atomic<ThreadId> NextThread{0};
 thread_local ThreadId ThisThread = ~ThreadId(0);
@@ -59,10 +65,15 @@ void finishReport(ValidatorRuntime &R) {
   drainAnnotations(R, currentThread(), nullptr);
   std::vector<std::string> Details = blockSummaryLines(R);
   // Releases whose unordered access no reuse met (engine/DeferredFrees.cpp):
-  // said, so that a silent run shows what it did not report and why.
+  // said, each site once, so that a silent run shows what it did not report
+  // and where a team enforcing "wait before free" must look.
   Engine::Stats St = R.Eng.stats();
-  if (St.DeferredNotReported)
+  if (St.DeferredNotReported) {
     Details.push_back(deferredSummaryLine(St.DeferredNotReported, St.DeferredPending));
+    for (std::string &Line : R.Report.deferredReleaseLines(
+             R.Eng.deferredReleases(), R, static_cast<std::size_t>(R.Opts.summary_sites)))
+      Details.push_back(std::move(Line));
+  }
   R.Report.setSummaryDetails(std::move(Details));
   bool Used = R.UsedCuda.load();
   R.Report.finish(R, Used && R.Opts.print_summary, Used);
@@ -78,6 +89,12 @@ void finishProcess() {
   if (R->Opts.intercept_stats && R->UsedCuda.load()) {
     printInterceptStats(stderr);
     R->Launches.print(stderr);
+    Engine::Stats St = R->Eng.stats();
+    std::fprintf(stderr,
+                 "streamlife: intercept-stats: host synchronization: %llu events (mutex, "
+                 "semaphore, thread start/join), %zu host threads, %zu synchronization objects\n",
+                 static_cast<unsigned long long>(R->HostSyncEvents.load()), St.HostClocks,
+                 St.SyncObjects);
   }
   if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {
     // Like the sanitizers: replace the exit status. Everything of ours is
@@ -97,7 +114,8 @@ void inForkedChild() { TheRuntime.store(nullptr); }
 } // namespace
 
 ValidatorRuntime::ValidatorRuntime(const Options &Opts, const DriverApi &Driver)
-    : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, stderr), Eng(Report),
+    : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, stderr),
+      Eng(Report, engineOptions(this->Opts)),
       Streams(Eng, this->Driver), Kernels(this->Driver), Pool(Eng),
       Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {}
 

@@ -10,6 +10,8 @@ layout, it installs a profile function on every Python thread instead, which
 keeps a shadow copy of the thread's stack. Without the validator nothing
 happens.
 
+It also feeds CuPy's memory pool to the validator (see _feed_cupy_pool).
+
 Then the next `sitecustomize` on the path, if any, is imported as usual.
 """
 
@@ -37,6 +39,112 @@ def _attach_streamlife():
     threading.settrace(trace_new_thread)
 
 
+def _feed_cupy_pool():
+    """CuPy's default memory pool is a caching allocator like PyTorch's: a
+    freed block goes back to the free list of the stream it was allocated on
+    and is handed to the next allocation on that stream, with no ordering.
+    Its allocations and frees never reach the CUDA API, so the validator
+    learns them through CuPy's own memory hooks (cupy.cuda.MemoryHook:
+    malloc_postprocess, free_preprocess), registered as a SAME_STREAM
+    allocator of <streamlife/annotations.h>, as PyTorch's feed is. The hook
+    is installed once `import cupy` has finished, in that thread and in every
+    thread started later (CuPy keeps its hooks per thread)."""
+    import ctypes
+    import importlib.abc
+    import importlib.util
+    import sys
+    import threading
+
+    try:
+        lib = ctypes.PyDLL(None)
+        enabled = getattr(lib, "__streamlife_cupy_feed_enabled")
+        register = getattr(lib, "__streamlife_register_allocator")
+        allocated = getattr(lib, "__streamlife_block_allocated")
+        released = getattr(lib, "__streamlife_block_released")
+    except (OSError, AttributeError):
+        return  # the validator is not loaded in this process
+    if not enabled():
+        return
+    register.restype = ctypes.c_int
+    register.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    allocated.restype = None
+    allocated.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    released.restype = None
+    released.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+
+    def install():
+        import cupy
+        from cupy.cuda import memory_hook
+
+        allocator = register(b"CuPy memory pool", 1)  # STREAMLIFE_REUSE_SAME_STREAM
+        if not allocator:
+            return
+        # The pool keys its free lists by the current stream's handle.
+        current_stream = getattr(cupy.cuda.stream, "get_current_stream_ptr", None)
+        if current_stream is None:
+            def current_stream():
+                return cupy.cuda.get_current_stream().ptr
+        stream_of = {}  # block -> the stream whose free list it returns to
+
+        class StreamlifeFeed(memory_hook.MemoryHook):
+            name = "streamlife"
+
+            def malloc_postprocess(self, device_id, size, mem_size, mem_ptr, pmem_id):
+                if mem_ptr:
+                    stream = current_stream()
+                    stream_of[mem_ptr] = stream
+                    allocated(allocator, mem_ptr, mem_size, stream)
+
+            def free_preprocess(self, device_id, mem_size, mem_ptr, pmem_id):
+                # Before the pool takes the block back: no allocation can get
+                # it before the validator knows it was released.
+                stream = stream_of.pop(mem_ptr, None)
+                if stream is not None:
+                    released(allocator, mem_ptr, stream)
+
+        feed = StreamlifeFeed()
+
+        def attach():
+            hooks = memory_hook.get_memory_hooks()
+            if feed.name not in hooks:
+                hooks[feed.name] = feed
+
+        attach()
+        bootstrap = threading.Thread._bootstrap_inner
+
+        def bootstrap_with_feed(self):
+            try:
+                attach()
+            except Exception:
+                pass
+            return bootstrap(self)
+
+        threading.Thread._bootstrap_inner = bootstrap_with_feed
+
+    class AfterCupyImport(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name != "cupy":
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(name)
+            if spec is None or spec.loader is None:
+                return spec
+            exec_module = spec.loader.exec_module
+
+            def exec_then_feed(module):
+                exec_module(module)
+                try:
+                    install()
+                except Exception as error:  # never break the program
+                    sys.stderr.write("streamlife: note: CuPy's memory pool is not validated: %s\n"
+                                     % error)
+
+            spec.loader.exec_module = exec_then_feed
+            return spec
+
+    sys.meta_path.insert(0, AfterCupyImport())
+
+
 def _import_next_sitecustomize():
     import importlib.machinery
     import importlib.util
@@ -54,4 +162,5 @@ def _import_next_sitecustomize():
 
 
 _attach_streamlife()
+_feed_cupy_pool()
 _import_next_sitecustomize()

@@ -82,7 +82,11 @@ std::string fixSentence(const ReportedFinding &F) {
     return "record an event on " + Consumer + " after its last use of the buffer and make " +
            orUnknown(F.Release.Stream, AllocStream.c_str()) +
            " wait on it before the release (wait first, then free), or keep the buffer alive "
-           "until then";
+           "until then" +
+           (F.Alloc == AllocKind::StreamOrdered
+                ? std::string("; a stream-ordered free must follow every use in stream order, "
+                              "the pool may hand the bytes out from the free on")
+                : std::string());
   case FindingKind::ReuseRace:
     if (!F.Access.Present)
       return "make " + NewUser + " wait on an event recorded on " + AllocStream +
@@ -139,7 +143,10 @@ std::string formatText(const ReportedFinding &F) {
   appendSite(Out, "new allocation", F.Reallocated);
   appendSite(Out, "unordered access", F.Access);
   appendSite(Out, "release", F.Release);
-  appendSite(Out, "could be reused by", F.ReusedBy);
+  appendSite(Out, F.ReusedConcurrently
+                      ? "could be reused by (another thread, not ordered before the release)"
+                      : "could be reused by",
+             F.ReusedBy);
   appendSite(Out, "allocation", F.Allocated);
   Out += "  fix: " + fixSentence(F) + "\n";
   return Out;
@@ -164,6 +171,8 @@ static void writeFindingJson(JsonWriter &W, const ReportedFinding &F) {
   writeSite(W, "access", F.Access);
   writeSite(W, "release", F.Release);
   writeSite(W, "reused_by", F.ReusedBy);
+  if (F.Kind == FindingKind::UnsafeFree && F.ReusedBy.Present)
+    W.key("reused_concurrently").value(F.ReusedConcurrently);
   writeSite(W, "new_access", F.NewAccess);
   writeSite(W, "new_allocation", F.Reallocated);
   if (F.Kind == FindingKind::ReuseRace)
@@ -207,6 +216,21 @@ std::string deferredSummaryLine(std::size_t NotReported, std::size_t StillUnorde
          " not reported: no allocation that could reuse the block came while " +
          (NotReported == 1 ? "it was" : "they were") + " unordered (" +
          std::to_string(StillUnordered) + " still unordered at exit)";
+}
+
+std::string deferredReleaseLine(const DeferredReleaseView &D) {
+  std::string Out = "streamlife: deferred release: " +
+                    orUnknown(D.ReleaseSite, "<unknown site>") + " on " +
+                    orUnknown(D.ReleaseStream, "an unknown stream") + ": " +
+                    std::to_string(D.Count) + (D.Count == 1 ? " release" : " releases") +
+                    " left " + orUnknown(D.Access, "an access");
+  if (!D.AccessSite.empty())
+    Out += " (" + D.AccessSite + ")";
+  Out += " on " + orUnknown(D.AccessStream, "another stream") +
+         " unordered; no allocation could reuse the block before it was ordered";
+  if (D.StillUnordered)
+    Out += " (" + std::to_string(D.StillUnordered) + " still unordered at exit)";
+  return Out;
 }
 
 std::string blockSummaryLine(const BlockSiteSummary &S) {

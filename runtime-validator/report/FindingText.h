@@ -37,6 +37,9 @@ struct ReportedFinding {
   /// UnsafeFree: the allocation that could be handed the bytes while Access
   /// may still run (where the deferred verdict was made); absent for cudaFree.
   SiteView ReusedBy;
+  /// ReusedBy is another thread's allocation that arrived before the release
+  /// without being ordered before it.
+  bool ReusedConcurrently = false;
   SiteView NewAccess; ///< the access that races (reuse, use before alloc/after free)
   // ReuseRace only: the new lifetime (Allocation/Allocated/Release above are the old one).
   bool AfterUnsafeFree = false;
@@ -60,6 +63,20 @@ std::string summaryLine(std::size_t Count);
 /// allocation that could reuse the block came while they were unordered (1
 /// still unordered at exit)": Engine::Stats::DeferredNotReported/Pending.
 std::string deferredSummaryLine(std::size_t NotReported, std::size_t StillUnordered);
+
+/// One deferred release site (Engine::deferredReleases, merged by call site).
+struct DeferredReleaseView {
+  std::string ReleaseSite;   ///< first report frame of the release ("train.py:41")
+  std::string ReleaseStream; ///< "stream #3 (0x...)"
+  std::string Access;        ///< "kernel 'adamw'"
+  std::string AccessSite;
+  std::string AccessStream;
+  std::size_t Count = 0;
+  std::size_t StillUnordered = 0;
+};
+/// "streamlife: deferred release: train.py:41 on stream #3 ...: 3 releases
+/// left kernel 'k' (train.py:38) on stream #1 unordered; ..."
+std::string deferredReleaseLine(const DeferredReleaseView &D);
 
 /// How an annotated allocator's blocks cycled at one allocation site.
 struct BlockSiteSummary {

@@ -194,7 +194,15 @@ std::string formatPythonFrame(PyFrameRef F) {
 bool isLibraryPythonFile(std::string_view File) {
   if (File.empty() || File.front() == '<') // <frozen importlib._bootstrap>, <string>
     return true;
-  if (File.find("-packages/torch/") != std::string_view::npos) // site- or dist-packages
+  // The frameworks whose allocators and launches the validator models: the
+  // user's line that called into them is the call site (site- or dist-packages).
+  for (std::string_view Framework : {"-packages/torch/", "-packages/cupy/", "-packages/cupyx/",
+                                     "-packages/cupy_backends/"})
+    if (File.find(Framework) != std::string_view::npos)
+      return true;
+  // The validator's own sitecustomize (the CuPy feed's hooks run in it).
+  constexpr std::string_view Ours = "/streamlife/python/sitecustomize.py";
+  if (File.size() >= Ours.size() && File.substr(File.size() - Ours.size()) == Ours)
     return true;
   // The standard library: .../lib/python3.X/<module>.py, not a site-packages below it.
   std::size_t Lib = File.find("/lib/python3");

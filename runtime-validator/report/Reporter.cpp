@@ -127,8 +127,10 @@ ReportedFinding Reporter::resolve(const Finding &F, StreamNamer &Namer) const {
   R.Allocated = resolveSite(F.Allocated, Namer, "allocation");
   R.Access = resolveSite(F.Unordered, Namer, "access");
   R.Release = resolveSite(F.Released, Namer, "release");
-  if (F.Kind == FindingKind::UnsafeFree)
+  if (F.Kind == FindingKind::UnsafeFree) {
     R.ReusedBy = resolveSite(F.ReusedBy, Namer, "allocation");
+    R.ReusedConcurrently = F.ReusedConcurrently;
+  }
   R.NewAccess = resolveSite(F.NewAccess, Namer, "access");
   if (F.Kind == FindingKind::ReuseRace) {
     R.AfterUnsafeFree = F.AfterUnsafeFree;
@@ -136,6 +138,43 @@ ReportedFinding Reporter::resolve(const Finding &F, StreamNamer &Namer) const {
     R.Reallocated = resolveSite(F.Reallocated, Namer, "allocation");
   }
   return R;
+}
+
+std::vector<std::string>
+Reporter::deferredReleaseLines(const std::vector<Engine::DeferredRelease> &D, StreamNamer &Namer,
+                               std::size_t Max) const {
+  // Several ops share a call site (a Python line reached through different
+  // stacks, or stacks sampled per op): one line per site pair and streams.
+  std::vector<std::string> Keys;
+  std::vector<DeferredReleaseView> Views;
+  for (const Engine::DeferredRelease &Entry : D) {
+    std::string Key = siteKey(Entry.Release.Op) + "|" + std::to_string(Entry.Release.Stream) +
+                      "|" + siteKey(Entry.Access.Op) + "|" + std::to_string(Entry.Access.Stream);
+    std::size_t I = 0;
+    while (I < Keys.size() && Keys[I] != Key)
+      ++I;
+    if (I == Keys.size()) {
+      SiteView Release = resolveSite(Entry.Release, Namer, "release");
+      SiteView Access = resolveSite(Entry.Access, Namer, "access");
+      DeferredReleaseView V;
+      V.ReleaseSite = Release.Frames.empty() ? Release.What : Release.Frames.front();
+      V.ReleaseStream = Release.Stream;
+      V.Access = Access.What;
+      V.AccessSite = Access.Frames.empty() ? std::string() : Access.Frames.front();
+      V.AccessStream = Access.Stream;
+      Keys.push_back(Key);
+      Views.push_back(V);
+    }
+    Views[I].Count += Entry.Count;
+    Views[I].StillUnordered += Entry.StillUnordered;
+  }
+  std::vector<std::string> Lines;
+  for (std::size_t I = 0; I < Views.size() && I < Max; ++I)
+    Lines.push_back(deferredReleaseLine(Views[I]));
+  if (Views.size() > Max)
+    Lines.push_back("streamlife: deferred release: " + std::to_string(Views.size() - Max) +
+                    " more sites not listed");
+  return Lines;
 }
 
 void Reporter::drain(StreamNamer &Namer) {

@@ -70,6 +70,10 @@ public:
 
   /// Lines printed just before the summary line (the block accounting).
   void setSummaryDetails(std::vector<std::string> Lines);
+  /// One "streamlife: deferred release:" line per distinct pair of call sites
+  /// (release, access) and streams, at most Max (the rest counted in a last line).
+  std::vector<std::string> deferredReleaseLines(const std::vector<Engine::DeferredRelease> &D,
+                                                StreamNamer &Namer, std::size_t Max) const;
 
   /// Drains, prints the summary (if PrintSummary) and writes the JSON report
   /// when the report option names a file, unless this process neither used

@@ -3,9 +3,9 @@
 // Why worker processes, not threads. Clang's tooling can parse in several
 // threads when each has its own CompilerInstance, but three things in this
 // executable are process-wide:
-//  - checks/ClangLowering.cpp caches the analysis of the current
-//    translation unit in one static object keyed by its ASTContext (read in
-//    the source, not a guess): two translation units analysed at the same
+//  - checks/clang/TranslationUnitCache.cpp caches the analysis of the
+//    current translation unit in one static object keyed by its ASTContext
+//    (read in the source, not a guess): two translation units analysed at the same
 //    time in two threads would clear each other's cache while the other
 //    still holds references into it;
 //  - clang::tooling::ClangTool changes the working directory of the file

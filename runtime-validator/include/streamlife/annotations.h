@@ -21,12 +21,14 @@
  *       another stream must be ordered before that stream's next allocation
  *       (best: before the release), or the next owner's work races with it.
  *       The validator reports such a release at that allocation, whichever
- *       block it gets.
+ *       block it gets and whichever thread makes it (an allocation by another
+ *       thread that is not ordered before the release counts, even if it
+ *       came first).
  *   STREAMLIFE_REUSE_STREAM_ORDERED  reuse is ordered after the release in
  *       stream order, like cudaFreeAsync: the release is an operation on the
  *       given stream, and the block may go to an allocation on any stream of
- *       the device; a use not ordered before such an allocation is reported
- *       there.
+ *       the device from that point on; a use not ordered before the release
+ *       is reported at the release.
  *
  * Streams are cudaStream_t / CUstream values passed as void* (0 is the legacy
  * default stream of the current device). Each call records its call site (the

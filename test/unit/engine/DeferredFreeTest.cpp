@@ -1,10 +1,11 @@
 //===- DeferredFreeTest.cpp - UnsafeFree decided at the reuse opportunity -===//
 //
-// An access left unordered by a release is reported only when an allocation
-// that could be handed the bytes comes while the access is still unordered:
-// the next allocation on the release stream for a caching allocator, any
-// stream-ordered allocation of the device for a driver pool
-// (engine/DeferredFrees.cpp). Each case pairs the program that must stay
+// An access left unordered by a caching allocator's release is reported only
+// when an allocation that could be handed the bytes comes while the access is
+// still unordered: an allocation of the same pool on the release stream that
+// does not happen before the release, whichever thread makes it and whenever
+// it arrives (engine/DeferredFrees.cpp). Stream-ordered and synchronous frees
+// are decided at the release. Each case pairs the program that must stay
 // silent with the one-line change that makes it a bug.
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +31,14 @@ protected:
     launch(B, Block, ConsumerKernel);
     record(EvConsumerDone, B);
     freeOn(Block.Begin, A, Release);
+  }
+  void releaseWhileBReadsThenSync() {
+    alloc(Block, A, AllocKind::StreamOrdered);
+    record(0xe0, A);
+    wait(B, 0xe0);
+    launch(B, Block, ConsumerKernel);
+    E->hostSyncsStream(0, B);
+    freeOn(Block.Begin, A, ReleaseKind::StreamOrdered);
   }
   StreamId A = stream(0xa);
   StreamId B = stream(0xb);
@@ -189,19 +198,243 @@ TEST_F(DeferredFreeTest, OneAllocationDecidesTheHazardsOfSeveralBlocksSeparately
 }
 
 TEST_F(DeferredFreeTest, HostKnowledgeOfTheAllocatingThreadAloneKeepsTheHazardPending) {
-  // Per-thread knowledge: thread 1 synchronized with B, so its allocation on A
-  // is safe; thread 2 did not, and its allocation on A could get the block.
-  EngineOptions O;
-  O.Hosts = HostKnowledge::PerThread;
-  useOptions(O);
-  A = stream(0xa);
-  B = stream(0xb);
+  // Thread 1 synchronized with B, so its allocation on A is safe; thread 2
+  // did not, and its allocation on A could get the block.
   releaseWhileBReads();
   E->hostSyncsStream(/*T=*/1, B);
   reuseOn(A, AllocKind::CachingAllocator, /*T=*/1);
   EXPECT_EQ(total(), 0u);
   reuseOn(A, AllocKind::CachingAllocator, /*T=*/2);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(DeferredFreeTest, AllocationsOfAnotherPoolOnTheReleaseStreamCannotReuseTheBlock) {
+  // CuPy's pool and PyTorch's on one stream: each hands out only its own blocks.
+  E->allocated(0, Block, AllocKind::CachingAllocator, A, AllocSite, 0, /*Pool=*/1);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  launch(B, Block, ConsumerKernel);
+  freeOn(Block.Begin, A);
+  E->allocated(0, Range{NextFresh, 256}, AllocKind::CachingAllocator, A, ReuseSite, 0, /*Pool=*/2);
+  EXPECT_EQ(total(), 0u);
+  E->allocated(0, Range{NextFresh + 0x1000, 256}, AllocKind::CachingAllocator, A, ReuseSite, 0,
+               /*Pool=*/1);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(DeferredFreeTest, ACachingReleaseGoesBackToTheAllocationStreamWhateverItNames) {
+  // The allocator may name no stream, or a handle that died since (CuPy frees
+  // blocks after their stream was destroyed): the block is A's.
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  launch(B, Block, ConsumerKernel);
+  freeOn(Block.Begin, NoStream);
+  reuseOn(A);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Released.Stream, A);
+}
+
+TEST_F(DeferredFreeTest, ACachingReleaseAfterItsStreamWasDestroyedCannotBeReused) {
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  launch(B, Block, ConsumerKernel);
+  E->streamDestroyed(0, A);
+  freeOn(Block.Begin, A);
+  StreamId Later = stream(0xa); // a new stream with the old handle
+  reuseOn(Later);
+  EXPECT_EQ(total(), 0u);
+}
+
+// --- another thread's allocation on the release stream -------------------------
+//
+// Thread 1 releases (a worker thread dropping the last reference); thread 2
+// allocates on the block's stream. Whether thread 2's call arrives before or
+// after the release must not change the verdict; only the threads' own order
+// (hostReleases/hostAcquires: a mutex, a queue, thread start and join) does.
+
+TEST_F(DeferredFreeTest, AnotherThreadsAllocationThatArrivedBeforeTheReleaseIsAReuseOpportunity) {
+  alloc(Block, A); // thread 0 allocates and hands the block over
+  record(0xe0, A);
+  wait(B, 0xe0);
+  E->launched(/*T=*/1, B, {Block}, ConsumerKernel);
+  reuseOn(A, AllocKind::CachingAllocator, /*T=*/2); // arrives first, unordered with the release
+  EXPECT_EQ(total(), 0u);
+  freeOn(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/1);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  const Finding &F = *Sink.first(FindingKind::UnsafeFree);
+  EXPECT_EQ(F.Unordered.Stream, B);
+  EXPECT_EQ(F.ReusedBy.Stream, A);
+  EXPECT_EQ(F.ReusedBy.Op, ReuseSite);
+  EXPECT_TRUE(F.ReusedConcurrently);
+}
+
+TEST_F(DeferredFreeTest, AnotherThreadsAllocationThatArrivesAfterTheReleaseIsAReuseOpportunity) {
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  E->launched(/*T=*/1, B, {Block}, ConsumerKernel);
+  E->launched(/*T=*/2, A, {Range{0x1000, 8}}, OtherKernel); // thread 2 exists, uses A
+  freeOn(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/1);
+  EXPECT_EQ(total(), 0u);
+  reuseOn(A, AllocKind::CachingAllocator, /*T=*/2);
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_FALSE(Sink.first(FindingKind::UnsafeFree)->ReusedConcurrently);
+}
+
+TEST_F(DeferredFreeTest, AnAllocationThatHappensBeforeTheReleaseCannotReuseTheBlock) {
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  E->launched(/*T=*/1, B, {Block}, ConsumerKernel);
+  reuseOn(A, AllocKind::CachingAllocator, /*T=*/2);
+  E->hostReleases(/*T=*/2, 0x51);  // e.g. thread 2 is joined, or hands over a queue item
+  E->hostAcquires(/*T=*/1, 0x51);
+  freeOn(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/1);
+  EXPECT_EQ(total(), 0u);
+  EXPECT_EQ(E->stats().DeferredPending, 1u);
+}
+
+TEST_F(DeferredFreeTest, AnAllocationAfterTheUnlockThatTheReleaserAcquiredStillRaces) {
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  E->launched(/*T=*/1, B, {Block}, ConsumerKernel);
+  E->hostReleases(/*T=*/2, 0x51);
+  reuseOn(A, AllocKind::CachingAllocator, /*T=*/2); // after its unlock: not ordered
+  E->hostAcquires(/*T=*/1, 0x51);
+  freeOn(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/1);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(DeferredFreeTest, AConcurrentAllocationIsJudgedWithWhatItsThreadKnewThen) {
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  E->launched(/*T=*/1, B, {Block}, ConsumerKernel);
+  record(EvConsumerDone, B, /*T=*/1);
+  reuseOn(A, AllocKind::CachingAllocator, /*T=*/2);
+  E->hostSyncsEvent(/*T=*/2, EvConsumerDone); // too late for the allocation above
+  freeOn(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/1);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(DeferredFreeTest, AConcurrentAllocationIsSafeWhenItsThreadHadSynchronizedWithTheReader) {
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  E->launched(/*T=*/1, B, {Block}, ConsumerKernel);
+  record(EvConsumerDone, B, /*T=*/1);
+  E->hostSyncsEvent(/*T=*/2, EvConsumerDone);
+  reuseOn(A, AllocKind::CachingAllocator, /*T=*/2);
+  freeOn(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/1);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(DeferredFreeTest, AConcurrentAllocationIsSafeWhenTheReleaseStreamWaitedBeforeTheRelease) {
+  // The worker makes A wait on its read before it drops the block: whenever
+  // thread 2's allocation lands, its new owner's work on A comes after the wait.
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  E->launched(/*T=*/1, B, {Block}, ConsumerKernel);
+  reuseOn(A, AllocKind::CachingAllocator, /*T=*/2);
+  record(EvConsumerDone, B, /*T=*/1);
+  wait(A, EvConsumerDone, /*T=*/1);
+  freeOn(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/1);
+  reuseOn(A, AllocKind::CachingAllocator, /*T=*/2);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(DeferredFreeTest, TheReleasingThreadsOwnEarlierAllocationsAreNotConcurrent) {
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  E->launched(/*T=*/2, A, {Range{0x1000, 8}}, OtherKernel); // a second thread exists
+  E->launched(/*T=*/1, B, {Block}, ConsumerKernel);
+  reuseOn(A, AllocKind::CachingAllocator, /*T=*/1);
+  freeOn(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/1);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(DeferredFreeTest, TheVerdictIsTheSameWhicheverThreadArrivesFirst) {
+  // The two arrival orders of one program: same findings.
+  for (bool AllocFirst : {true, false}) {
+    SCOPED_TRACE(AllocFirst ? "allocation first" : "release first");
+    Sink.Findings.clear();
+    useOptions(EngineOptions());
+    A = stream(0xa);
+    B = stream(0xb);
+    alloc(Block, A);
+    record(0xe0, A);
+    wait(B, 0xe0);
+    E->launched(/*T=*/1, B, {Block}, ConsumerKernel);
+    E->launched(/*T=*/2, A, {Range{0x1000, 8}}, OtherKernel);
+    if (AllocFirst)
+      reuseOn(A, AllocKind::CachingAllocator, /*T=*/2);
+    freeOn(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/1);
+    if (!AllocFirst)
+      reuseOn(A, AllocKind::CachingAllocator, /*T=*/2);
+    EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+  }
+}
+
+// --- deferred releases: listed, or findings with WaitBeforeFree -----------------
+
+TEST_F(DeferredFreeTest, DeferredReleasesAreListedOncePerReleaseAndAccessSite) {
+  StreamId Default = legacy();
+  StreamId RS = stream(0x55, StreamFlavor::NonBlocking);
+  for (int Step = 0; Step < 3; ++Step) {
+    record(0x700, Default);
+    wait(RS, 0x700);
+    alloc(Block, RS);
+    launch(RS, Block, ProducerKernel);
+    record(0x701, RS);
+    wait(Default, 0x701);
+    launch(Default, Block, ConsumerKernel);
+    freeOn(Block.Begin, RS);
+  }
+  std::vector<Engine::DeferredRelease> D = E->deferredReleases();
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Release.Stream, RS);
+  EXPECT_EQ(D[0].Release.Op, FreeSite);
+  EXPECT_EQ(D[0].Access.Stream, Default);
+  EXPECT_EQ(D[0].Access.Op, ConsumerKernel);
+  EXPECT_EQ(D[0].Count, 3u);
+  EXPECT_EQ(D[0].StillUnordered, 1u);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(DeferredFreeTest, WaitBeforeFreeReportsACachingReleaseAtTheRelease) {
+  EngineOptions O;
+  O.WaitBeforeFree = true;
+  useOptions(O);
+  A = stream(0xa);
+  B = stream(0xb);
+  releaseWhileBReads();
+  ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
+  EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->ReusedBy.Stream, NoStream);
+  wait(A, EvConsumerDone);
+  reuseOn(A);
+  EXPECT_EQ(total(), 1u);
+  EXPECT_TRUE(E->deferredReleases().empty());
+}
+
+TEST_F(DeferredFreeTest, WaitBeforeFreeStillAcceptsAWaitBeforeTheRelease) {
+  EngineOptions O;
+  O.WaitBeforeFree = true;
+  useOptions(O);
+  A = stream(0xa);
+  B = stream(0xb);
+  alloc(Block, A);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  launch(B, Block, ConsumerKernel);
+  record(EvConsumerDone, B);
+  wait(A, EvConsumerDone);
+  freeOn(Block.Begin, A);
+  EXPECT_EQ(total(), 0u);
 }
 
 TEST_F(DeferredFreeTest, PendingHazardsBeyondTheCapAreDroppedAndCounted) {
@@ -223,48 +456,56 @@ TEST_F(DeferredFreeTest, PendingHazardsBeyondTheCapAreDroppedAndCounted) {
   EXPECT_EQ(Sink.first(FindingKind::UnsafeFree)->Unordered.Op, OtherKernel);
 }
 
-// --- stream-ordered pools: any stream of the device may get the block ------------
+// --- stream-ordered frees: decided at the release (CUDA's contract) ---------------
 
-TEST_F(DeferredFreeTest, StreamOrderedFreeReportedAtAnUnorderedThirdStreamsAllocation) {
+TEST_F(DeferredFreeTest, StreamOrderedFreeBeforeTheWaitIsReportedAtTheRelease) {
+  // No later allocation needed: the pool may hand the bytes out at the free.
   releaseWhileBReads(AllocKind::StreamOrdered, ReleaseKind::StreamOrdered);
-  wait(A, EvConsumerDone);
-  reuseOn(A, AllocKind::StreamOrdered); // A is ordered after B's read now
-  EXPECT_EQ(total(), 0u);
-  reuseOn(C, AllocKind::StreamOrdered); // the pool may hand the block to C
   ASSERT_EQ(count(FindingKind::UnsafeFree), 1u);
   const Finding &F = *Sink.first(FindingKind::UnsafeFree);
   EXPECT_EQ(F.Unordered.Stream, B);
   EXPECT_EQ(F.Released.Stream, A);
-  EXPECT_EQ(F.ReusedBy.Stream, C);
-}
-
-TEST_F(DeferredFreeTest, StreamOrderedFreeNotReportedWhenEveryAllocationIsOrderedAfterTheRead) {
-  releaseWhileBReads(AllocKind::StreamOrdered, ReleaseKind::StreamOrdered);
-  wait(A, EvConsumerDone);
-  wait(C, EvConsumerDone);
+  EXPECT_EQ(F.Released.Op, FreeSite);
+  EXPECT_EQ(F.ReusedBy.Stream, NoStream);
+  wait(A, EvConsumerDone); // too late
   reuseOn(A, AllocKind::StreamOrdered);
-  reuseOn(C, AllocKind::StreamOrdered);
-  reuseOn(B, AllocKind::StreamOrdered); // B's own later work follows its read
-  EXPECT_EQ(total(), 0u);
-  EXPECT_EQ(E->stats().DeferredPending, 1u); // C2, a stream not yet seen, could still race
+  EXPECT_EQ(total(), 1u);
+  EXPECT_EQ(E->stats().DeferredNotReported, 0u);
 }
 
-TEST_F(DeferredFreeTest, StreamOrderedHazardDroppedOnceEveryHostKnowsTheReadCompleted) {
-  releaseWhileBReads(AllocKind::StreamOrdered, ReleaseKind::StreamOrdered);
-  E->hostSyncsEvent(0, EvConsumerDone);
+TEST_F(DeferredFreeTest, StreamOrderedFreeAfterTheWaitIsClean) {
+  alloc(Block, A, AllocKind::StreamOrdered);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  launch(B, Block, ConsumerKernel);
+  record(EvConsumerDone, B);
+  wait(A, EvConsumerDone);
+  freeOn(Block.Begin, A, ReleaseKind::StreamOrdered);
   reuseOn(C, AllocKind::StreamOrdered);
   EXPECT_EQ(total(), 0u);
-  EXPECT_EQ(E->stats().DeferredNotReported, 1u);
-  EXPECT_EQ(E->stats().DeferredPending, 0u);
 }
 
-TEST_F(DeferredFreeTest, StreamOrderedFreeNotReusedByAnotherDevicesPool) {
-  StreamId Peer = stream(0xd, StreamFlavor::NonBlocking, /*Device=*/1);
-  releaseWhileBReads(AllocKind::StreamOrdered, ReleaseKind::StreamOrdered);
-  reuseOn(Peer, AllocKind::StreamOrdered);
-  reuseOn(C); // a caching allocation: not the driver's pool
+TEST_F(DeferredFreeTest, StreamOrderedFreeOnTheConsumerStreamIsClean) {
+  alloc(Block, A, AllocKind::StreamOrdered);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  launch(B, Block, ConsumerKernel);
+  freeOn(Block.Begin, B, ReleaseKind::StreamOrdered); // freed in B's order
   EXPECT_EQ(total(), 0u);
-  reuseOn(C, AllocKind::StreamOrdered);
+}
+
+TEST_F(DeferredFreeTest, StreamOrderedFreeAfterAHostSyncOfTheReaderIsClean) {
+  releaseWhileBReadsThenSync();
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(DeferredFreeTest, StreamOrderedFreeByAnotherThreadThanTheSyncIsReported) {
+  alloc(Block, A, AllocKind::StreamOrdered);
+  record(0xe0, A);
+  wait(B, 0xe0);
+  launch(B, Block, ConsumerKernel);
+  E->hostSyncsStream(/*T=*/1, B);
+  freeOn(Block.Begin, A, ReleaseKind::StreamOrdered, /*T=*/2);
   EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
 }
 

@@ -378,13 +378,8 @@ TEST_F(SyncTest, UseBeforeAllocNotReportedWhenTheHostSyncedTheAllocationStreamFi
 }
 
 TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheReleaseStreamInheritedASyncThroughLaterWork) {
-  // Per-thread knowledge, so that the sync is not common knowledge: only the
-  // work thread 1 enqueues on A carries it to the release by thread 2.
-  EngineOptions O;
-  O.Hosts = HostKnowledge::PerThread;
-  useOptions(O);
-  A = stream(0xa);
-  B = stream(0xb);
+  // Only the work thread 1 enqueues on A carries its sync to the release by
+  // thread 2 (the threads themselves are not ordered).
   consumerReads();
   E->hostSyncsStream(/*T=*/1, B);
   E->launched(/*T=*/1, A, {Range{0x1000, 8}}, OtherKernel);
@@ -392,21 +387,11 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheReleaseStreamInheritedASyncThroughL
   EXPECT_EQ(total(), 0u);
 }
 
-// --- host threads -------------------------------------------------------------
+// --- host threads: knowledge moves only along the threads' own order ------------
 
-TEST_F(SyncTest, UnsafeFreeNotReportedWhenAnotherThreadSyncedFirstWithSharedHostKnowledge) {
-  consumerReads();
-  E->hostSyncsStream(/*T=*/1, B);            // e.g. the main thread synchronizes
-  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2); // autograd thread frees
-  EXPECT_EQ(total(), 0u);
-}
-
-TEST_F(SyncTest, UnsafeFreeWhenAnotherThreadSyncedWithPerThreadHostKnowledge) {
-  EngineOptions O;
-  O.Hosts = HostKnowledge::PerThread;
-  useOptions(O);
-  A = stream(0xa);
-  B = stream(0xb);
+TEST_F(SyncTest, UnsafeFreeWhenAnotherThreadSyncedButNothingOrdersTheThreads) {
+  // The main thread synchronizes, the autograd thread frees: whichever call
+  // arrives first, thread 2 does not know what thread 1 learned.
   consumerReads();
   E->hostSyncsStream(/*T=*/1, B);
   freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
@@ -414,12 +399,55 @@ TEST_F(SyncTest, UnsafeFreeWhenAnotherThreadSyncedWithPerThreadHostKnowledge) {
   EXPECT_EQ(E->stats().HostClocks, 3u); // threads 0 (the program so far), 1 and 2
 }
 
-TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheSameThreadSyncedWithPerThreadHostKnowledge) {
-  EngineOptions O;
-  O.Hosts = HostKnowledge::PerThread;
-  useOptions(O);
-  A = stream(0xa);
-  B = stream(0xb);
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheSyncingThreadReleasedAMutexTheFreeingThreadAcquired) {
+  consumerReads();
+  E->hostSyncsStream(/*T=*/1, B);
+  E->hostReleases(/*T=*/1, /*Sync=*/0x600d); // unlock
+  E->hostAcquires(/*T=*/2, 0x600d);          // lock
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheMutexWasReleasedBeforeTheSync) {
+  consumerReads();
+  E->hostReleases(/*T=*/1, 0x600d);
+  E->hostSyncsStream(/*T=*/1, B); // after the unlock: not passed on
+  E->hostAcquires(/*T=*/2, 0x600d);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheFreeingThreadAcquiredAnotherObject) {
+  consumerReads();
+  E->hostSyncsStream(/*T=*/1, B);
+  E->hostReleases(/*T=*/1, 0x600d);
+  E->hostAcquires(/*T=*/2, 0xbad); // never released: orders nothing
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, KnowledgePassesThroughAChainOfThreads) {
+  consumerReads();
+  E->hostSyncsStream(/*T=*/1, B);
+  E->hostReleases(/*T=*/1, 0x1);
+  E->hostAcquires(/*T=*/3, 0x1); // thread 3 uses no CUDA itself
+  E->hostReleases(/*T=*/3, 0x2);
+  E->hostAcquires(/*T=*/2, 0x2);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, ADestroyedSyncObjectOrdersNothing) {
+  consumerReads();
+  E->hostSyncsStream(/*T=*/1, B);
+  E->hostReleases(/*T=*/1, 0x600d);
+  E->syncDestroyed(0x600d); // e.g. the join consumed the thread's end
+  E->hostAcquires(/*T=*/2, 0x600d);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheSameThreadSynced) {
   consumerReads();
   E->hostSyncsStream(/*T=*/2, B);
   freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
@@ -427,13 +455,33 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheSameThreadSyncedWithPerThreadHostKn
 }
 
 TEST_F(SyncTest, UnsafeFreeNotReportedWhenAThreadSeenLaterInheritsCommonKnowledge) {
-  EngineOptions O;
-  O.Hosts = HostKnowledge::PerThread;
-  useOptions(O);
-  A = stream(0xa);
-  B = stream(0xb);
   consumerReads();
-  E->hostSyncsStream(/*T=*/0, B); // the only thread so far: everyone knows
+  E->hostSyncsStream(/*T=*/0, B); // the only CUDA thread so far: everyone knows
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/5);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, AThreadThatOnlyTakesLocksDoesNotHoldTheCommonKnowledgeBack) {
+  consumerReads();
+  E->hostReleases(/*T=*/7, 0x77); // a lock-only thread, never synchronizes
+  E->hostSyncsStream(/*T=*/0, B);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/5);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, AThreadSeenLaterDoesNotInheritWhatACudaThreadDoesNotKnow) {
+  E->launched(/*T=*/1, A, {Range{0x1000, 8}}, OtherKernel); // thread 1 uses CUDA
+  consumerReads();
+  E->hostSyncsStream(/*T=*/0, B);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/5);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u); // thread 1 did not know
+}
+
+TEST_F(SyncTest, AFinishedThreadNoLongerHoldsTheCommonKnowledgeBack) {
+  E->launched(/*T=*/1, A, {Range{0x1000, 8}}, OtherKernel);
+  consumerReads();
+  E->hostSyncsStream(/*T=*/0, B);
+  E->hostFinished(1);
   freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/5);
   EXPECT_EQ(total(), 0u);
 }

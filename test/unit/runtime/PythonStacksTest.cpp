@@ -42,6 +42,11 @@ TEST_F(PythonStacksTest, LibraryFilesAreTorchAndTheStandardLibrary) {
   EXPECT_TRUE(isLibraryPythonFile("/x/lib/python3.12/site-packages/torch/cuda/__init__.py"));
   EXPECT_TRUE(isLibraryPythonFile("/usr/lib/python3/dist-packages/torch/functional.py"));
   EXPECT_TRUE(isLibraryPythonFile("/usr/lib/python3.12/contextlib.py"));
+  EXPECT_TRUE(isLibraryPythonFile("/x/lib/python3.12/site-packages/cupy/cuda/memory.py"));
+  EXPECT_TRUE(isLibraryPythonFile("/x/lib/python3.12/site-packages/cupy_backends/cuda/api.py"));
+  EXPECT_TRUE(isLibraryPythonFile("/opt/streamlife/share/streamlife/python/sitecustomize.py"));
+  EXPECT_FALSE(isLibraryPythonFile("/home/me/cupy_pipeline.py"));
+  EXPECT_FALSE(isLibraryPythonFile("/home/me/sitecustomize.py"));
   EXPECT_TRUE(isLibraryPythonFile("<frozen importlib._bootstrap>"));
   EXPECT_FALSE(isLibraryPythonFile("/home/u/pipeline.py"));
   EXPECT_FALSE(isLibraryPythonFile("/x/lib/python3.12/site-packages/transformers/model.py"));

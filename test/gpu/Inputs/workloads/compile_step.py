@@ -1,7 +1,7 @@
 """A torch.compile'd training step (Inductor: Triton kernels and cuBLAS)."""
 import torch
 
-from workload_common import finish, parse, timed_loop, transformer, batch
+from workload_common import finish, parse, report_loss, timed_loop, transformer, batch
 
 options = parse("torch.compile training step", layers=2, steps=10)
 torch.manual_seed(0)
@@ -26,4 +26,6 @@ def step(i):
 
 
 timed_loop(options, step)
-finish(bool(torch.isfinite(torch.stack(losses)).all().item()), "non-finite loss")
+values = torch.stack(losses).cpu()
+report_loss(values)
+finish(bool(torch.isfinite(values).all().item()), "non-finite loss")

@@ -4,7 +4,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from workload_common import finish, parse, timed_loop, transformer, batch
+from workload_common import finish, parse, report_loss, timed_loop, transformer, batch
 
 options = parse("DDP training loop")
 rank = int(os.environ.get("LOCAL_RANK", "0"))
@@ -26,5 +26,6 @@ def step(i):
 
 timed_loop(options, step)
 values = torch.stack(losses).cpu()
+report_loss(values)
 dist.destroy_process_group()
 finish(bool(torch.isfinite(values).all()), "non-finite loss")

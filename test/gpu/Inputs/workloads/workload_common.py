@@ -27,6 +27,10 @@ def parse(description, **defaults):
     parser.add_argument("--seq", type=int, default=defaults.get("seq", 128))
     parser.add_argument("--foreach", choices=["on", "off"], default="on",
                         help="AdamW(foreach=...) (default on)")
+    if defaults.get("record_grad_streams"):
+        parser.add_argument("--record-grad-streams", action="store_true",
+                            help="record the optimizer's stream on every gradient before zero_grad "
+                                 "(FSDP2's fix for allocators that free eagerly, pytorch/pytorch#193686)")
     options = parser.parse_args()
     if not torch.cuda.is_available():
         print("error: no CUDA device", file=sys.stderr)
@@ -58,6 +62,12 @@ def timed_loop(options, step):
     elapsed = (time.perf_counter() - start) / max(options.steps, 1)
     rank = int(os.environ.get("RANK", "0"))
     print(f"rank {rank} ms/step: {elapsed * 1000:.2f}", flush=True)
+
+
+def report_loss(values):
+    """`loss: X`, the last step's loss: the same with and without the validator
+    (up to the GPU's nondeterminism), compared by bench/runtime/torch_workloads.py."""
+    print(f"loss: {float(values[-1]):.4g}", flush=True)
 
 
 def finish(ok=True, why=""):

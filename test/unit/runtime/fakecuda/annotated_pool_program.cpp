@@ -15,10 +15,14 @@
 #include <cupti.h>
 #include <dlfcn.h>
 
+#include <pthread.h>
+
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -73,11 +77,46 @@ void launch(CUdeviceptr Ptr, CUstream S, const char *Name) {
   Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &P, CUDA_SUCCESS, Name);
 }
 
+void syncStream(CUstream S) {
+  cuStreamSynchronize_params P{S};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize", &P, CUDA_SUCCESS,
+       nullptr);
+}
+
+/// The pool's own lock. A spin lock, as in many allocators: like PyTorch's
+/// allocator mutex (which the validator does not count), it must not order
+/// the threads that allocate and release, or the verdict would depend on
+/// which of them got the lock first.
+class SpinLock {
+public:
+  void lock() {
+    while (Flag.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() { Flag.clear(std::memory_order_release); }
+
+private:
+  std::atomic_flag Flag = ATOMIC_FLAG_INIT;
+};
+
 /// The allocator under test: fixed-size blocks from one segment; a released
 /// block is reused by the next allocation on its stream at once, unless other
 /// streams were recorded on it (then it waits for events on them).
 class StreamPool {
 public:
+  /// Thread-safe entry points for the threaded scenarios.
+  CUdeviceptr allocateLocked(CUstream S) {
+    Lock.lock();
+    CUdeviceptr P = allocate(S);
+    Lock.unlock();
+    return P;
+  }
+  void releaseLocked(CUdeviceptr P) {
+    Lock.lock();
+    release(P);
+    Lock.unlock();
+  }
+
   StreamPool() : Id(streamlife_register_allocator("test pool", STREAMLIFE_REUSE_SAME_STREAM)) {
     segmentAlloc(Segment, 64 * BlockBytes);
   }
@@ -141,6 +180,7 @@ public:
 
 private:
   int Id;
+  SpinLock Lock;
   std::size_t Next = 0;
   std::map<CUstream, std::vector<CUdeviceptr>> FreeBlocks;
   std::map<CUdeviceptr, CUstream> StreamOf;
@@ -202,6 +242,76 @@ int main(int Argc, char **Argv) {
     streamlife_buffer_accessed(reinterpret_cast<void *>(W), BlockBytes, Compute, 0);
     Pool.release(W);
     Pool.allocate(Ag); // the next block on ag: W itself
+  } else if (Scenario.rfind("worker-", 0) == 0) {
+    // A worker thread reads the main thread's block on its own stream and
+    // drops it; the main thread allocates on the block's stream meanwhile.
+    // Which call reaches the pool first is forced with a flag that orders
+    // nothing the validator sees (an atomic, like a scheduler's whim):
+    //   worker-{alloc,release}-first           the bug: reported in both orders;
+    //   worker-waited-{alloc,release}-first    the worker makes ag wait on its
+    //                                          read before the release: clean;
+    //   worker-mutex-ordered                   the main thread allocates, then
+    //                                          unlocks a mutex the worker locks
+    //                                          before its release: the allocation
+    //                                          happens before the release, clean;
+    //   worker-mutex-unordered                 the same mutex, but the allocation
+    //                                          comes after the unlock: reported;
+    //   worker-sync-passed                     the main thread synchronizes the
+    //                                          worker's stream and passes that on
+    //                                          through the mutex: the worker's
+    //                                          release and its own next allocation
+    //                                          on ag are clean.
+    bool AllocFirst = Scenario.find("alloc-first") != std::string::npos;
+    bool Waited = Scenario.find("waited") != std::string::npos;
+    bool MutexOrdered = Scenario == "worker-mutex-ordered";
+    bool MutexUnordered = Scenario == "worker-mutex-unordered";
+    bool SyncPassed = Scenario == "worker-sync-passed";
+    bool UsesMutex = MutexOrdered || MutexUnordered || SyncPassed;
+    pthread_mutex_t Handoff = PTHREAD_MUTEX_INITIALIZER;
+    std::atomic<int> Step{0};
+    auto AwaitStep = [&Step](int N) {
+      while (Step.load() < N) {
+      }
+    };
+    CUdeviceptr W = Pool.allocateLocked(Ag);
+    launch(W, Ag, "touch");
+    order(Compute, Ag);
+    if (UsesMutex)
+      pthread_mutex_lock(&Handoff);
+    std::thread Worker([&] {
+      launch(W, Compute, "touch");
+      if (Waited)
+        order(Ag, Compute);
+      Step.store(1); // read enqueued
+      if (UsesMutex) {
+        pthread_mutex_lock(&Handoff);
+        Pool.releaseLocked(W);
+        if (SyncPassed)
+          Pool.allocateLocked(Ag);
+        pthread_mutex_unlock(&Handoff);
+        return;
+      }
+      if (AllocFirst)
+        AwaitStep(2);
+      Pool.releaseLocked(W);
+      Step.store(3);
+    });
+    AwaitStep(1);
+    if (UsesMutex) {
+      if (SyncPassed)
+        syncStream(Compute);
+      if (MutexOrdered)
+        Pool.allocateLocked(Ag);
+      pthread_mutex_unlock(&Handoff);
+      if (MutexUnordered)
+        Pool.allocateLocked(Ag);
+    } else {
+      if (!AllocFirst)
+        AwaitStep(3);
+      Pool.allocateLocked(Ag);
+      Step.store(2);
+    }
+    Worker.join();
   } else {
     std::fprintf(stderr, "annotated_pool_program: unknown scenario '%s'\n", Scenario.c_str());
     return 2;

@@ -69,9 +69,9 @@ void freeAsync(CUdeviceptr Ptr, CUstream S) {
   Call(CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, "cuMemFreeAsync", &P, CUDA_SUCCESS, nullptr);
 }
 
-/// The next cuMemAllocAsync on S after a free: the pool could hand it the
-/// block just freed, which is where an unsafe free is decided (a free that no
-/// allocation follows cannot be overwritten, engine/DeferredFrees.cpp).
+/// The next cuMemAllocAsync on S after a free: the pool may hand it the block
+/// just freed. A stream-ordered free is judged at the free itself
+/// (engine/DeferredFrees.cpp); the allocation shows that nothing changes then.
 void nextAllocation(CUstream S) { allocAsync(Next, S); }
 
 void freeSync(CUdeviceptr Ptr) {
@@ -184,10 +184,9 @@ int main(int Argc, char **Argv) {
     freeAsync(Buffer, StreamA);
     nextAllocation(StreamA);
   } else if (Scenario == "wait-before-reuse" || Scenario == "reuse-before-wait") {
-    // The wait on the consumer comes after the free: clean when it also comes
-    // before the next allocation (nothing can be handed the block while the
-    // consumer reads it), a bug when the allocation comes first
-    // (examples/python/wait_after_del.py).
+    // The wait on the consumer comes after the free: a use-after-free by
+    // CUDA's contract whether the next allocation comes before the wait or
+    // after it (examples/python/wait_after_del.py).
     prologue();
     consume(Buffer, StreamB);
     freeAsync(Buffer, StreamA);

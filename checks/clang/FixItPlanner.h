@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef STREAMLIFE_CHECKS_FIXITPLANNER_H
-#define STREAMLIFE_CHECKS_FIXITPLANNER_H
+#ifndef STREAMLIFE_CHECKS_CLANG_FIXITPLANNER_H
+#define STREAMLIFE_CHECKS_CLANG_FIXITPLANNER_H
 
 #include "ClangLowering.h"
 #include "Findings.h"
@@ -72,4 +72,4 @@ private:
 } // namespace tidy
 } // namespace clang
 
-#endif // STREAMLIFE_CHECKS_FIXITPLANNER_H
+#endif // STREAMLIFE_CHECKS_CLANG_FIXITPLANNER_H

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef STREAMLIFE_CHECKS_LIFETIMEREPORTER_H
-#define STREAMLIFE_CHECKS_LIFETIMEREPORTER_H
+#ifndef STREAMLIFE_CHECKS_CLANG_LIFETIMEREPORTER_H
+#define STREAMLIFE_CHECKS_CLANG_LIFETIMEREPORTER_H
 
 #include "ClangLowering.h"
 #include "FixItPlanner.h"
@@ -64,4 +64,4 @@ void reportRecordStreamInLoop(ClangTidyCheck &Check, const Expr *Call,
 } // namespace tidy
 } // namespace clang
 
-#endif // STREAMLIFE_CHECKS_LIFETIMEREPORTER_H
+#endif // STREAMLIFE_CHECKS_CLANG_LIFETIMEREPORTER_H

@@ -8,10 +8,16 @@
 // Module (functions are lowered on demand, the callees of a function before
 // it is analysed, through a worklist) and the core Analyzer over it.
 //
+// The lowering is split by concern (ClangFunctionLowering.h is private to
+// it): names and streams (ClangEntities.cpp), calls and the model's
+// operations (ClangOperations.cpp), statements, scope ends and the CFG walk
+// (ClangStatements.cpp), the translation unit's IR (TranslationUnitIR.cpp)
+// and its cache across checks (TranslationUnitCache.cpp).
+//
 //===----------------------------------------------------------------------===//
 
-#ifndef STREAMLIFE_CHECKS_CLANGLOWERING_H
-#define STREAMLIFE_CHECKS_CLANGLOWERING_H
+#ifndef STREAMLIFE_CHECKS_CLANG_CLANGLOWERING_H
+#define STREAMLIFE_CHECKS_CLANG_CLANGLOWERING_H
 
 #include "Analysis.h"
 #include "ApiModel.h"
@@ -96,4 +102,4 @@ void clearLifetimeAnalysisCache();
 } // namespace tidy
 } // namespace clang
 
-#endif // STREAMLIFE_CHECKS_CLANGLOWERING_H
+#endif // STREAMLIFE_CHECKS_CLANG_CLANGLOWERING_H

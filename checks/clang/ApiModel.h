@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef STREAMLIFE_CHECKS_APIMODEL_H
-#define STREAMLIFE_CHECKS_APIMODEL_H
+#ifndef STREAMLIFE_CHECKS_CLANG_APIMODEL_H
+#define STREAMLIFE_CHECKS_CLANG_APIMODEL_H
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -242,4 +242,4 @@ private:
 } // namespace tidy
 } // namespace clang
 
-#endif // STREAMLIFE_CHECKS_APIMODEL_H
+#endif // STREAMLIFE_CHECKS_CLANG_APIMODEL_H

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef STREAMLIFE_CHECKS_QUEUEPOPORDER_H
-#define STREAMLIFE_CHECKS_QUEUEPOPORDER_H
+#ifndef STREAMLIFE_CHECKS_CLANG_QUEUEPOPORDER_H
+#define STREAMLIFE_CHECKS_CLANG_QUEUEPOPORDER_H
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
@@ -46,4 +46,4 @@ std::vector<QueuePopFinding> findUnorderedQueuePops(const FunctionDecl *F,
 } // namespace tidy
 } // namespace clang
 
-#endif // STREAMLIFE_CHECKS_QUEUEPOPORDER_H
+#endif // STREAMLIFE_CHECKS_CLANG_QUEUEPOPORDER_H

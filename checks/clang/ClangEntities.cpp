@@ -1,0 +1,273 @@
+//===--- ClangEntities.cpp - streamlife -----------------------------------===//
+//
+// FunctionLowering, names: an expression names an entity the way
+// use-after-move names a moved object, by declaration (`p`, `obj.p`,
+// `this->p`, `arr[2]`, `*out`); the value of a call or construction is a
+// temporary until it is bound. Streams are resolved here too: literals and
+// null are the legacy default stream, the model's stream sources the
+// current stream, local copies of a named stream that stream.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ClangFunctionLowering.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+namespace clang {
+namespace tidy {
+namespace streamlife {
+namespace lowering {
+
+std::optional<EntityKey> resolveEntity(const Expr *E, ASTContext &Ctx) {
+  if (!E)
+    return std::nullopt;
+  E = E->IgnoreParenCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<VarDecl, FieldDecl, BindingDecl>(Ref->getDecl()))
+      return EntityKey{Ref->getDecl()};
+    return std::nullopt;
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    if (!isa<FieldDecl, VarDecl>(Member->getMemberDecl()))
+      return std::nullopt;
+    const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+    if (isa<CXXThisExpr>(Base))
+      return EntityKey{nullptr, Member->getMemberDecl()};
+    std::optional<EntityKey> BaseKey = resolveEntity(Base, Ctx);
+    if (BaseKey && !BaseKey->Member && BaseKey->Index < 0 && !BaseKey->Deref &&
+        !BaseKey->Temporary)
+      return EntityKey{BaseKey->Base, Member->getMemberDecl()};
+    return std::nullopt;
+  }
+  if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E)) {
+    // Only constant subscripts name one element: bufs[0] and bufs[1] are
+    // two buffers, bufs[i] is unknown.
+    Expr::EvalResult Index;
+    if (Subscript->getIdx()->isValueDependent() ||
+        !Subscript->getIdx()->EvaluateAsInt(Index, Ctx))
+      return std::nullopt;
+    std::optional<EntityKey> BaseKey = resolveEntity(Subscript->getBase(), Ctx);
+    if (BaseKey && !BaseKey->Member && BaseKey->Index < 0 && !BaseKey->Deref &&
+        !BaseKey->Temporary)
+      return EntityKey{BaseKey->Base, nullptr,
+                       Index.Val.getInt().getExtValue()};
+    return std::nullopt;
+  }
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+    // `*out` for an out parameter (or any pointer variable).
+    if (Unary->getOpcode() == UO_Deref) {
+      const auto *Ref =
+          dyn_cast<DeclRefExpr>(Unary->getSubExpr()->IgnoreParenCasts());
+      if (Ref && isa<VarDecl>(Ref->getDecl()))
+        return EntityKey{Ref->getDecl(), nullptr, -1, /*Deref=*/true};
+    }
+  }
+  return std::nullopt;
+}
+
+void collectBufferExprs(const Expr *E,
+                        llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!E)
+    return;
+  E = E->IgnoreParenCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (Var && Var->getType()->isArrayType() && Var->getInit()) {
+      if (const auto *Init =
+              dyn_cast<InitListExpr>(Var->getInit()->IgnoreImplicit())) {
+        for (const Expr *Slot : Init->inits()) {
+          const auto *Addr = dyn_cast<UnaryOperator>(Slot->IgnoreParenCasts());
+          if (Addr && Addr->getOpcode() == UO_AddrOf)
+            collectBufferExprs(Addr->getSubExpr(), Out);
+        }
+        return;
+      }
+    }
+  }
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (Binary->isAdditiveOp()) {
+      if (Binary->getLHS()->getType()->isPointerType())
+        collectBufferExprs(Binary->getLHS(), Out);
+      else if (Binary->getRHS()->getType()->isPointerType())
+        collectBufferExprs(Binary->getRHS(), Out);
+      return;
+    }
+  }
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+    if (Unary->getOpcode() == UO_AddrOf)
+      if (const auto *Subscript =
+              dyn_cast<ArraySubscriptExpr>(Unary->getSubExpr()->IgnoreParens()))
+        if (Subscript->getBase()->getType()->isPointerType())
+          return collectBufferExprs(Subscript->getBase(), Out);
+  }
+  Out.push_back(E);
+}
+
+const Expr *addressee(const Expr *E) {
+  if (!E)
+    return nullptr;
+  const auto *Addr = dyn_cast<UnaryOperator>(E->IgnoreParenCasts());
+  if (Addr && Addr->getOpcode() == UO_AddrOf)
+    return Addr->getSubExpr();
+  return nullptr;
+}
+
+
+std::string sourceText(const Expr *E, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange Range = CharSourceRange::getTokenRange(E->getSourceRange());
+  Range = Lexer::makeFileCharRange(Range, SM, Ctx.getLangOpts());
+  if (Range.isInvalid()) {
+    // A macro argument spelled inside the macro: fall back to the spelling.
+    Range = CharSourceRange::getTokenRange(SM.getSpellingLoc(E->getBeginLoc()),
+                                           SM.getSpellingLoc(E->getEndLoc()));
+  }
+  return Lexer::getSourceText(Range, SM, Ctx.getLangOpts()).str();
+}
+
+const Expr *valueCall(const Expr *E) {
+  if (!E)
+    return nullptr;
+  E = E->IgnoreImplicit()->IgnoreParenCasts();
+  if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
+    E = Bind->getSubExpr()->IgnoreParenCasts();
+  if (isa<CallExpr, CXXConstructExpr>(E))
+    return E;
+  return nullptr;
+}
+
+NameId FunctionLowering::name(const EntityKey &Key,
+                              llvm::function_ref<std::string()> Spell) {
+  auto [It, Inserted] = Names.try_emplace(Key, NoId);
+  if (!Inserted)
+    return It->second;
+  ir::NameInfo Info{Spell(), Id, NoId};
+  if (Key.Deref) {
+    EntityKey Pointer{Key.Base};
+    Info.PointeeOf = name(Pointer, [&] { return Key.Base->getName().str(); });
+  }
+  It->second = TU.mutableModule().addName(std::move(Info));
+  return It->second;
+}
+
+NameId FunctionLowering::entity(const Expr *E) {
+  std::optional<EntityKey> Key = resolveEntity(E, Ctx);
+  if (!Key)
+    return NoId;
+  return name(*Key, [&] { return sourceText(E->IgnoreParenCasts(), Ctx); });
+}
+
+NameId FunctionLowering::temporary(const Expr *E) {
+  EntityKey Key;
+  Key.Temporary = E;
+  return name(Key, [] { return std::string(); }); // unnamed (see NameInfo)
+}
+
+NameId FunctionLowering::variable(const VarDecl *Var) {
+  return name(EntityKey{Var}, [&] { return Var->getName().str(); });
+}
+
+StreamRef FunctionLowering::stream(const Expr *E, unsigned Depth) {
+  if (!E)
+    return StreamRef::unknown();
+  const Expr *Bare = E->IgnoreParenCasts();
+  if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(Bare))
+    return StreamRef::legacy();
+  if (const auto *Literal = dyn_cast<IntegerLiteral>(Bare)) {
+    // cudaStreamLegacy and CU_STREAM_LEGACY are ((cudaStream_t)0x1);
+    // cudaStreamPerThread and CU_STREAM_PER_THREAD are ((cudaStream_t)0x2).
+    uint64_t Value = Literal->getValue().getZExtValue();
+    if (Value == 0 || Value == 1)
+      return StreamRef::legacy();
+    if (Value == 2)
+      return StreamRef::perThread();
+    return StreamRef::unknown();
+  }
+  if (!E->isValueDependent() &&
+      E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+    return StreamRef::legacy();
+  // A stream object converted to its handle (`operator cudaStream_t()`,
+  // `.stream()`, rmm's `.value()` / `.view()`) of a class with a Stream row
+  // is that object's stream.
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Bare)) {
+    const Expr *Object = Member->getImplicitObjectArgument();
+    const auto *Method = Member->getMethodDecl();
+    if (Object && Method && Model.classOf(Object->getType()) == ClassKind::Stream &&
+        (isa<CXXConversionDecl>(Method) ||
+         (Method->getDeclName().isIdentifier() &&
+          (Method->getName() == "stream" || Method->getName() == "value" ||
+           Method->getName() == "view"))))
+      return stream(Object, Depth);
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(Bare)) {
+    // getCurrentCUDAStream(), getDefaultCUDAStream().
+    if (std::optional<StreamSource> Source = Model.streamSource(Call))
+      return *Source == StreamSource::Current ? StreamRef::current()
+                                              : StreamRef::legacy();
+    // An element of a container of streams (`streams[i]`,
+    // `streams.at(i)`): the container stands for all of its streams.
+    const Expr *Container = nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+        Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+      Container = Op->getArg(0);
+    else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+             Member && Member->getMethodDecl() &&
+             Member->getMethodDecl()->getDeclName().isIdentifier() &&
+             llvm::is_contained(std::initializer_list<StringRef>{
+                                    "at", "front", "back"},
+                                Member->getMethodDecl()->getName()))
+      Container = Member->getImplicitObjectArgument();
+    if (Container && Model.isStreamType(Call->getType()))
+      if (NameId N = entity(Container); N != NoId)
+        return StreamRef::named(N);
+  }
+  // A copy or conversion of a stream object (`CUDAStream s` passed by
+  // value, `cuda_stream_view(handle)`, a span over a vector of streams).
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Bare))
+    if (Construct->getNumArgs() >= 1 && Depth < 8 &&
+        (Construct->getNumArgs() == 1 ||
+         isa<CXXDefaultArgExpr>(Construct->getArg(1))))
+      return stream(Construct->getArg(0), Depth + 1);
+  // A local copy of another named stream (`cudaStream_t s = this->stream;`)
+  // is that stream: two names for one queue must not look like two queues.
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Bare))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (Var->isLocalVarDecl() && Var->getInit() && Depth < 4 &&
+          Model.isStreamType(Var->getType())) {
+        StreamRef Init = stream(Var->getInit(), Depth + 1);
+        // `auto s = getCurrentCUDAStream();` is taken as the current
+        // stream where s is used (code rarely switches in between).
+        if (Init.Kind == StreamRef::Named || Init.Kind == StreamRef::Current ||
+            Init.Kind == StreamRef::LegacyDefault)
+          return Init;
+      }
+  NameId N = entity(E);
+  return N == NoId ? StreamRef::unknown() : StreamRef::named(N);
+}
+
+/// The name holding an expression's value: a named entity, or the temporary
+/// a call or construction produced (`x.mul(2).add_(1)`).
+NameId FunctionLowering::valueName(const Expr *E) {
+  if (!E)
+    return NoId;
+  if (const Expr *Call = valueCall(E)) {
+    EntityKey Key;
+    Key.Temporary = Call;
+    if (auto Known = Names.find(Key); Known != Names.end())
+      return Known->second;
+  }
+  return entity(E);
+}
+
+const Expr *FunctionLowering::throughAccessor(const Expr *E) const {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(E->IgnoreParenCasts());
+  if (Member && Model.isBufferAccessor(Member))
+    return Member->getImplicitObjectArgument();
+  return E;
+}
+
+} // namespace lowering
+} // namespace streamlife
+} // namespace tidy
+} // namespace clang

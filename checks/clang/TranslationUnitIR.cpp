@@ -1,0 +1,185 @@
+//===--- TranslationUnitIR.cpp - streamlife -------------------------------===//
+//
+// The IR of one translation unit (see ClangLowering.h): sites and their
+// source locations, function ids, the relevance pre-filter, and the
+// worklist that lowers each function's callees before it is analysed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ClangFunctionLowering.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
+
+namespace clang {
+namespace tidy {
+namespace streamlife {
+
+namespace {
+
+/// Cheap pre-filter: only functions that call a modelled API, launch a
+/// kernel, construct a modelled object or call a function of this
+/// translation unit are lowered.
+class RelevanceScan : public RecursiveASTVisitor<RelevanceScan> {
+public:
+  RelevanceScan(const TranslationUnitIR &TU, const FunctionDecl *Function,
+                bool CountCallees)
+      : TU(TU), Function(Function), CountCallees(CountCallees) {}
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (isa<CUDAKernelCallExpr>(Call) || TU.model().classify(Call) ||
+        TU.model().tensorOp(Call)) {
+      Relevant = true;
+      return false;
+    }
+    if (!CountCallees)
+      return true;
+    const FunctionDecl *Callee = TU.summarizableCallee(Call);
+    if (Callee && Callee != Function) {
+      Relevant = true;
+      return false;
+    }
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
+    if (TU.model().classify(Construct)) {
+      Relevant = true;
+      return false;
+    }
+    return true;
+  }
+  bool Relevant = false;
+
+private:
+  const TranslationUnitIR &TU;
+  const FunctionDecl *Function;
+  bool CountCallees;
+};
+
+} // namespace
+
+TranslationUnitIR::TranslationUnitIR(ASTContext &Ctx, const ApiModel &Model)
+    : Ctx(Ctx), Model(Model), Engine(std::make_unique<core::Analyzer>(M)) {}
+
+TranslationUnitIR::~TranslationUnitIR() = default;
+
+SourceLocation TranslationUnitIR::location(ir::SiteId Site) const {
+  return Site < SiteLocations.size() ? SiteLocations[Site] : SourceLocation();
+}
+
+ir::SiteId TranslationUnitIR::site(SourceLocation Loc) {
+  auto [It, Inserted] = SiteIds.try_emplace(Loc, 0);
+  if (!Inserted)
+    return It->second;
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Expansion = SM.getExpansionLoc(Loc);
+  ir::Site S;
+  if (Expansion.isValid()) {
+    std::pair<FileID, unsigned> Decomposed = SM.getDecomposedLoc(Expansion);
+    S.Line = SM.getLineNumber(Decomposed.first, Decomposed.second);
+    S.Column = SM.getColumnNumber(Decomposed.first, Decomposed.second);
+    if (OptionalFileEntryRef File = SM.getFileEntryRefForID(Decomposed.first))
+      S.File = File->getName().str();
+    // Sites are compared within one function; the file's id keeps sites of
+    // different files apart, the offset orders sites within a file.
+    S.Order = (static_cast<uint64_t>(Decomposed.first.getHashValue()) << 32) |
+              Decomposed.second;
+  }
+  It->second = M.addSite(std::move(S));
+  SiteLocations.push_back(Loc);
+  assert(SiteLocations.size() == M.Sites.size() && "site tables out of step");
+  return It->second;
+}
+
+const FunctionDecl *
+TranslationUnitIR::summarizableCallee(const CallExpr *Call) const {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || isa<CUDAKernelCallExpr>(Call))
+    return nullptr;
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee->hasBody(Definition) || !Definition)
+    return nullptr;
+  if (Definition->isTemplated() ||
+      Ctx.getSourceManager().isInSystemHeader(Definition->getLocation()))
+    return nullptr;
+  if (Callee->getDeclName().isIdentifier() &&
+      Model.isModelled(Callee->getName()))
+    return nullptr;
+  return Definition;
+}
+
+ir::FunctionId TranslationUnitIR::functionId(const FunctionDecl *Definition) {
+  auto [It, Inserted] = FunctionIds.try_emplace(Definition, 0);
+  if (!Inserted)
+    return It->second;
+  M.Functions.emplace_back();
+  M.Functions.back().Lowered = false; // until lowerPending() gets to it
+  M.Functions.back().Name = Definition->getNameAsString();
+  It->second = static_cast<ir::FunctionId>(M.Functions.size() - 1);
+  Decls.push_back(Definition);
+  Pending.push_back(It->second);
+  return It->second;
+}
+
+bool TranslationUnitIR::relevant(const FunctionDecl *Function,
+                                 bool CountCallees) const {
+  RelevanceScan Scan(*this, Function, CountCallees);
+  Scan.TraverseStmt(Function->getBody());
+  return Scan.Relevant;
+}
+
+bool TranslationUnitIR::reached(const FunctionDecl *Function) const {
+  const FunctionDecl *Definition = Function->getDefinition();
+  return Definition && FunctionIds.count(Definition);
+}
+
+bool TranslationUnitIR::hasDirectOperation(const FunctionDecl *Function) const {
+  const FunctionDecl *Definition = Function->getDefinition();
+  if (!Definition || !Definition->hasBody())
+    return false;
+  // Cached: each check with this model asks about the same functions.
+  auto [It, Inserted] = Direct.try_emplace(Definition, false);
+  if (Inserted)
+    It->second = relevant(Definition, /*CountCallees=*/false);
+  return It->second;
+}
+
+void TranslationUnitIR::lowerPending() {
+  // A worklist, not recursion: lowering a function registers its callees.
+  while (!Pending.empty()) {
+    ir::FunctionId Id = Pending.back();
+    Pending.pop_back();
+    const FunctionDecl *Function = Decls[Id];
+    if (!Function->hasBody() || Function->isTemplated() ||
+        !relevant(Function))
+      continue; // stays Lowered = false: calls to it do nothing
+    ir::Function Lowered = lowering::FunctionLowering(*this, Function, Id).lower();
+    // For developers of the lowering: STREAMLIFE_DEBUG_IR=1 prints every
+    // function's IR as it is lowered (the unit tests' dump format).
+    static const bool DebugIR = std::getenv("STREAMLIFE_DEBUG_IR") != nullptr;
+    if (DebugIR)
+      llvm::errs() << ir::dump(M, Lowered) << "\n";
+    M.Functions[Id] = std::move(Lowered);
+  }
+}
+
+const core::FunctionFindings &
+TranslationUnitIR::analyze(const FunctionDecl *Function) {
+  if (!Function->hasBody() || Function->isTemplated() ||
+      Ctx.getDiagnostics().hasUncompilableErrorOccurred())
+    return None;
+  const FunctionDecl *Definition = Function->getDefinition();
+  if (!Definition)
+    return None;
+  if (!FunctionIds.count(Definition) && !relevant(Definition))
+    return None;
+  ir::FunctionId Id = functionId(Definition);
+  lowerPending();
+  return Engine->findings(Id);
+}
+
+} // namespace streamlife
+} // namespace tidy
+} // namespace clang

@@ -1,0 +1,111 @@
+//===- CallerLibraries.cpp - whose synchronization orders the program -----===//
+#include "intercept/CallerLibraries.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+
+const char *baseName(const char *Path) {
+  const char *Slash = std::strrchr(Path, '/');
+  return Slash ? Slash + 1 : Path;
+}
+
+bool startsWith(const char *S, const char *Prefix) {
+  return std::strncmp(S, Prefix, std::strlen(Prefix)) == 0;
+}
+
+/// Libraries whose locks guard their own state only.
+constexpr const char *PrivateLibraries[] = {
+    "libcuda.so",      "libcudart.so",   "libcupti.so",     "libnccl.so",
+    "libcublas.so",    "libcublasLt.so", "libcudnn",        "libcufft.so",
+    "libcurand.so",    "libcusparse.so", "libcusolver.so",  "libnvrtc.so",
+    "libnvJitLink.so", "libnvidia-",     "libnvToolsExt.so", "libcusparseLt.so",
+    "libcufile.so",    "libnvshmem",     "libc10_cuda.so",  "libstreamlife_rt.so",
+    "libstreamlife_torch-",
+};
+
+} // namespace
+
+CallerKind classifyLibrary(const char *Path, bool IsInterpreter) {
+  if (IsInterpreter)
+    return CallerKind::Interpreter;
+  if (!Path)
+    return CallerKind::Program;
+  const char *Name = baseName(Path);
+  if (startsWith(Name, "libpython"))
+    return CallerKind::Interpreter;
+  for (const char *Prefix : PrivateLibraries)
+    if (startsWith(Name, Prefix))
+      return CallerKind::Private;
+  return CallerKind::Program;
+}
+
+namespace {
+
+/// The object that holds the interpreter (libpython, or the executable), by
+/// its load base; 0 when Python is not in the process (yet).
+const void *interpreterBase() {
+  void *Symbol = dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+  Dl_info Info;
+  if (!Symbol || !dladdr(Symbol, &Info))
+    return nullptr;
+  return Info.dli_fbase;
+}
+
+const void *ownBase() {
+  static const void *Base = [] {
+    Dl_info Info;
+    return dladdr(reinterpret_cast<const void *>(&classifyLibrary), &Info) ? Info.dli_fbase
+                                                                           : nullptr;
+  }();
+  return Base;
+}
+
+CallerKind classifySlow(const void *Ret) {
+  Dl_info Info;
+  if (!dladdr(Ret, &Info))
+    return CallerKind::Program; // JIT code, or an object without symbols
+  if (Info.dli_fbase == ownBase())
+    return CallerKind::Private;
+  const void *Interpreter = interpreterBase();
+  return classifyLibrary(Info.dli_fname, Interpreter && Info.dli_fbase == Interpreter);
+}
+
+/// Open addressing over return addresses; a slot holds (address << 8) | kind,
+/// written once with a compare-and-swap, so readers need no lock.
+constexpr std::size_t CacheSlots = 1 << 13;
+constexpr int MaxProbes = 16;
+std::atomic<std::uint64_t> Cache[CacheSlots];
+
+} // namespace
+
+CallerKind classifyCaller(const void *ReturnAddress) {
+  auto Key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ReturnAddress));
+  std::size_t Hash = static_cast<std::size_t>((Key * 0x9E3779B97F4A7C15ull) >> 51);
+  for (int Probe = 0; Probe < MaxProbes; ++Probe) {
+    std::uint64_t Slot = Cache[(Hash + Probe) & (CacheSlots - 1)].load(std::memory_order_acquire);
+    if (Slot == 0)
+      break;
+    if ((Slot >> 8) == Key)
+      return static_cast<CallerKind>(Slot & 0xff);
+  }
+  CallerKind Kind = classifySlow(ReturnAddress);
+  std::uint64_t Entry = (Key << 8) | static_cast<std::uint64_t>(Kind);
+  for (int Probe = 0; Probe < MaxProbes; ++Probe) {
+    std::uint64_t Expected = 0;
+    std::atomic<std::uint64_t> &Slot = Cache[(Hash + Probe) & (CacheSlots - 1)];
+    if (Slot.compare_exchange_strong(Expected, Entry, std::memory_order_acq_rel) ||
+        (Expected >> 8) == Key)
+      break;
+  }
+  return Kind;
+}
+
+} // namespace rt
+} // namespace streamlife

@@ -1,0 +1,64 @@
+//===- CallerLibraries.h - whose synchronization orders the program -*- C++ -*-===//
+//
+// The host threads' order (engine/HostClocks.h) comes from the program's own
+// synchronization: the mutexes, condition variables, semaphores and threads of
+// the program and of the libraries that hand its work between threads
+// (PyTorch's autograd engine, c10d's work queues, Python's threading module).
+// Not every lock is that. A lock that guards a library's private state orders
+// the threads that happen to take it, in whatever order they arrive, and so
+// would make the verdict depend on timing again:
+//   * the CUDA driver and runtime, CUPTI, NCCL and the math libraries lock
+//     around every call;
+//   * the allocators the validator models (PyTorch's caching allocator and its
+//     cudaMallocAsync backend, both in libc10_cuda) lock around every
+//     allocation and free: a block handed out after a release is the
+//     allocator's business, judged by the reuse rule, not a synchronization
+//     of the program;
+//   * the Python interpreter's own lock (the GIL) is a pthread mutex and
+//     condition variable taken by every Python thread all the time.
+// So each intercepted call is classified by the library it was called from
+// (its return address), once per call site. Python's threading locks are
+// semaphores (CPython 3.11/3.12 on Linux), so the interpreter's semaphore
+// calls still count while its mutex and condition calls (the GIL) do not.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_INTERCEPT_CALLERLIBRARIES_H
+#define STREAMLIFE_RT_INTERCEPT_CALLERLIBRARIES_H
+
+#include <cstdint>
+
+namespace streamlife {
+namespace rt {
+
+enum class CallerKind : std::uint8_t {
+  Unknown = 0,  ///< not classified yet (cache)
+  Program,      ///< its synchronization orders threads
+  Private,      ///< a library's own lock (CUDA, allocators, the validator)
+  Interpreter,  ///< the Python interpreter: only its semaphores count
+};
+
+/// Classifies a library by its path. IsInterpreter: the object holds the
+/// Python interpreter (libpython, or a python executable that links it in).
+CallerKind classifyLibrary(const char *Path, bool IsInterpreter);
+
+/// Whether a call of this kind of primitive from this caller orders threads.
+enum class SyncPrimitive : std::uint8_t { Mutex, Condition, Semaphore, Thread };
+inline bool countsAsProgramSync(CallerKind Caller, SyncPrimitive What) {
+  switch (Caller) {
+  case CallerKind::Program:
+    return true;
+  case CallerKind::Interpreter:
+    return What == SyncPrimitive::Semaphore || What == SyncPrimitive::Thread;
+  default:
+    return false;
+  }
+}
+
+/// The kind of the code at a return address (cached per address; dladdr on
+/// the first sight). Lock-free on a hit, callable from any interposer.
+CallerKind classifyCaller(const void *ReturnAddress);
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

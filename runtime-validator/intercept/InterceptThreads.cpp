@@ -1,0 +1,340 @@
+//===- InterceptThreads.cpp - the host threads' synchronization -----------===//
+//
+// ThreadSanitizer's interceptors for the happens-before order between host
+// threads (engine/HostClocks.h, engine/SyncClocks.h): the library defines the
+// pthread and semaphore entry points, so the dynamic linker binds every
+// program's and library's calls to them (LD_PRELOAD), calls the real ones
+// (dlsym(RTLD_NEXT)) and reports
+//   release  before pthread_mutex_unlock, pthread_rwlock_unlock, sem_post,
+//            pthread_cond_wait (it unlocks the mutex), pthread_barrier_wait,
+//            pthread_create (to the new thread), and when a thread ends (to
+//            its joiner);
+//   acquire  after a successful lock, trylock, timed lock, semaphore wait,
+//            condition wait (it relocks the mutex), barrier wait, at the new
+//            thread's start and after pthread_join.
+// Only calls from the program's code count (CallerLibraries.h: the CUDA
+// libraries' and the modelled allocators' locks and the Python interpreter's
+// lock order nothing), and only once the process used CUDA: before that no
+// clock holds anything a later check could use.
+//
+// The events are queued with the allocators' block events and reach the
+// engine at the next CUDA call, in the order they happened
+// (allocators/AnnotatedAllocators.h): an interposer runs inside any lock of
+// the program, where the validator must not call CUDA or wait for its own
+// locks. A release is queued before the real unlock and an acquire after the
+// real lock, so the queue's order respects the order the lock imposes. When a
+// process synchronizes a lot and calls CUDA little, a release drains the
+// queue itself, after the real unlock.
+//
+// Not intercepted: futex-based primitives (std::atomic::wait, std::latch,
+// std::counting_semaphore, CPython 3.13's PyMutex fast path), spin locks and
+// lock-free queues. An ordering made only through them is missed, which can
+// only add findings, never hide one.
+//
+//===----------------------------------------------------------------------===//
+#include "intercept/CallerLibraries.h"
+#include "intercept/Runtime.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <semaphore.h>
+
+#include <atomic>
+
+namespace streamlife {
+namespace rt {
+
+/// Drains the event queue from a host thread outside any CUDA call
+/// (CuptiSubscription.cpp: our own driver calls must not come back).
+void drainQueuedEventsOutsideCuda(ValidatorRuntime &R);
+
+namespace {
+
+/// Set while this thread runs validator code from an interposer: the
+/// validator's own locks pass straight through.
+__attribute__((tls_model("initial-exec"))) thread_local bool Busy = false;
+
+template <typename Fn> Fn realFunction(const char *Name, const char *Version = nullptr) {
+  void *F = Version ? dlvsym(RTLD_NEXT, Name, Version) : nullptr;
+  if (!F)
+    F = dlsym(RTLD_NEXT, Name);
+  return reinterpret_cast<Fn>(F);
+}
+
+/// The condition functions have two versions in glibc; the default is the
+/// one programs link against (GLIBC_2.3.2 on x86-64).
+#if defined(__x86_64__)
+constexpr const char *CondVersion = "GLIBC_2.3.2";
+#else
+constexpr const char *CondVersion = nullptr;
+#endif
+
+/// Queued events beyond which a releasing thread drains the queue itself.
+constexpr std::size_t DrainBeyond = 1 << 16;
+
+constexpr SyncId ThreadEndTag = 0x8000000000000000ull;
+SyncId threadEndId(pthread_t T) { return ThreadEndTag ^ static_cast<SyncId>(T); }
+
+/// The runtime when this call, from Caller, is program synchronization that
+/// must be reported; null otherwise.
+ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
+  if (Busy)
+    return nullptr;
+  ValidatorRuntime *R = runtime();
+  if (!R || !R->UsedCuda.load(std::memory_order_relaxed))
+    return nullptr;
+  Busy = true;
+  bool Counts = countsAsProgramSync(classifyCaller(Caller), What);
+  Busy = false;
+  return Counts ? R : nullptr;
+}
+
+void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
+  Busy = true;
+  BlockEvent Event;
+  Event.What = What;
+  Event.Thread = T;
+  Event.Ptr = Sync;
+  R.Annotated.push(Event);
+  R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
+  Busy = false;
+}
+
+void released(ValidatorRuntime &R, const void *Sync) {
+  queue(R, BlockEvent::Kind::HostReleased, currentThread(), reinterpret_cast<SyncId>(Sync));
+}
+void acquired(ValidatorRuntime &R, const void *Sync) {
+  queue(R, BlockEvent::Kind::HostAcquired, currentThread(), reinterpret_cast<SyncId>(Sync));
+}
+/// After the real release: keeps a queue that CUDA calls do not drain bounded.
+void drainIfLong(ValidatorRuntime &R) {
+  if (R.Annotated.unapplied() < DrainBeyond)
+    return;
+  Busy = true;
+  drainQueuedEventsOutsideCuda(R);
+  Busy = false;
+}
+
+/// The tail of an acquiring interposer: reports the acquire when the real
+/// call succeeded (Rc 0). Returns Rc.
+int acquiredIfOk(int Rc, const void *Caller, SyncPrimitive What, const void *Sync) {
+  if (Rc == 0)
+    if (ValidatorRuntime *R = reporting(Caller, What))
+      acquired(*R, Sync);
+  return Rc;
+}
+
+/// A releasing interposer: the release is queued before the real call (the
+/// next owner's acquire must come after it in the queue), the queue kept
+/// short after it.
+template <typename Call> int releasedAround(const void *Caller, SyncPrimitive What,
+                                            const void *Sync, Call &&Real) {
+  ValidatorRuntime *R = reporting(Caller, What);
+  if (R)
+    released(*R, Sync);
+  int Rc = Real();
+  if (R)
+    drainIfLong(*R);
+  return Rc;
+}
+
+/// A wait that unlocks Mutex and relocks it before returning (condition
+/// variables, barriers on their own object).
+template <typename Call> int waitedOn(const void *Caller, SyncPrimitive What, const void *Sync,
+                                      Call &&Real) {
+  ValidatorRuntime *R = reporting(Caller, What);
+  if (R)
+    released(*R, Sync);
+  int Rc = Real();
+  if (R)
+    acquired(*R, Sync);
+  return Rc;
+}
+
+// --- thread start and end -------------------------------------------------------
+
+struct ThreadStart {
+  void *(*Routine)(void *);
+  void *Arg;
+};
+
+/// Lives in the started thread's TLS: its destructor runs when the thread
+/// ends (return or pthread_exit) and releases to the joiner.
+struct ThreadEnd {
+  bool Armed = false;
+  ~ThreadEnd() {
+    if (!Armed)
+      return;
+    if (ValidatorRuntime *R = runtime(); R && R->UsedCuda.load(std::memory_order_relaxed)) {
+      queue(*R, BlockEvent::Kind::HostReleased, currentThread(), threadEndId(pthread_self()));
+      queue(*R, BlockEvent::Kind::HostFinished, currentThread(), 0);
+    }
+  }
+};
+thread_local ThreadEnd EndOfThisThread;
+
+void *startThread(void *Raw) {
+  ThreadStart Start = *static_cast<ThreadStart *>(Raw);
+  if (ValidatorRuntime *R = runtime(); R && R->UsedCuda.load(std::memory_order_relaxed)) {
+    queue(*R, BlockEvent::Kind::HostAcquired, currentThread(), reinterpret_cast<SyncId>(Raw));
+    queue(*R, BlockEvent::Kind::SyncDestroyed, currentThread(), reinterpret_cast<SyncId>(Raw));
+  }
+  delete static_cast<ThreadStart *>(Raw);
+  EndOfThisThread.Armed = true;
+  return Start.Routine(Start.Arg);
+}
+
+} // namespace
+} // namespace rt
+} // namespace streamlife
+
+using namespace streamlife::rt;
+
+#define STREAMLIFE_INTERPOSE extern "C" __attribute__((visibility("default")))
+#define CALLER __builtin_return_address(0)
+
+// --- mutexes --------------------------------------------------------------------
+
+STREAMLIFE_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *M) {
+  static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_lock");
+  return acquiredIfOk(Real(M), CALLER, SyncPrimitive::Mutex, M);
+}
+
+STREAMLIFE_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *M) {
+  static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_trylock");
+  return acquiredIfOk(Real(M), CALLER, SyncPrimitive::Mutex, M);
+}
+
+STREAMLIFE_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *M, const struct timespec *At) {
+  static auto Real =
+      realFunction<int (*)(pthread_mutex_t *, const struct timespec *)>("pthread_mutex_timedlock");
+  return acquiredIfOk(Real(M, At), CALLER, SyncPrimitive::Mutex, M);
+}
+
+STREAMLIFE_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *M) {
+  static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_unlock");
+  return releasedAround(CALLER, SyncPrimitive::Mutex, M, [&] { return Real(M); });
+}
+
+STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
+  static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_destroy");
+  if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex))
+    queue(*R, BlockEvent::Kind::SyncDestroyed, currentThread(), reinterpret_cast<SyncId>(M));
+  return Real(M);
+}
+
+// --- reader-writer locks (readers are ordered with each other too: simpler, and
+// only ever an ordering too many) ---------------------------------------------------
+
+#define STREAMLIFE_RWLOCK_ACQUIRE(Name)                                                          \
+  STREAMLIFE_INTERPOSE int Name(pthread_rwlock_t *L) {                                           \
+    static auto Real = realFunction<int (*)(pthread_rwlock_t *)>(#Name);                         \
+    return acquiredIfOk(Real(L), CALLER, SyncPrimitive::Mutex, L);                               \
+  }
+STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_rdlock)
+STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_wrlock)
+STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_tryrdlock)
+STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_trywrlock)
+#undef STREAMLIFE_RWLOCK_ACQUIRE
+
+STREAMLIFE_INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *L) {
+  static auto Real = realFunction<int (*)(pthread_rwlock_t *)>("pthread_rwlock_unlock");
+  return releasedAround(CALLER, SyncPrimitive::Mutex, L, [&] { return Real(L); });
+}
+
+// --- condition variables: the wait unlocks and relocks the mutex ---------------------
+
+STREAMLIFE_INTERPOSE int pthread_cond_wait(pthread_cond_t *C, pthread_mutex_t *M) {
+  static auto Real =
+      realFunction<int (*)(pthread_cond_t *, pthread_mutex_t *)>("pthread_cond_wait", CondVersion);
+  return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M); });
+}
+
+STREAMLIFE_INTERPOSE int pthread_cond_timedwait(pthread_cond_t *C, pthread_mutex_t *M,
+                                                const struct timespec *At) {
+  static auto Real =
+      realFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *)>(
+          "pthread_cond_timedwait", CondVersion);
+  // Relocked also on a timeout.
+  return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, At); });
+}
+
+STREAMLIFE_INTERPOSE int pthread_cond_clockwait(pthread_cond_t *C, pthread_mutex_t *M,
+                                                clockid_t Clock, const struct timespec *At) {
+  static auto Real = realFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+                                          const struct timespec *)>("pthread_cond_clockwait");
+  return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, Clock, At); });
+}
+
+// --- semaphores (CPython's threading locks on Linux) ----------------------------------
+
+STREAMLIFE_INTERPOSE int sem_post(sem_t *S) {
+  static auto Real = realFunction<int (*)(sem_t *)>("sem_post");
+  return releasedAround(CALLER, SyncPrimitive::Semaphore, S, [&] { return Real(S); });
+}
+
+STREAMLIFE_INTERPOSE int sem_wait(sem_t *S) {
+  static auto Real = realFunction<int (*)(sem_t *)>("sem_wait");
+  return acquiredIfOk(Real(S), CALLER, SyncPrimitive::Semaphore, S);
+}
+
+STREAMLIFE_INTERPOSE int sem_trywait(sem_t *S) {
+  static auto Real = realFunction<int (*)(sem_t *)>("sem_trywait");
+  return acquiredIfOk(Real(S), CALLER, SyncPrimitive::Semaphore, S);
+}
+
+STREAMLIFE_INTERPOSE int sem_timedwait(sem_t *S, const struct timespec *At) {
+  static auto Real = realFunction<int (*)(sem_t *, const struct timespec *)>("sem_timedwait");
+  return acquiredIfOk(Real(S, At), CALLER, SyncPrimitive::Semaphore, S);
+}
+
+STREAMLIFE_INTERPOSE int sem_clockwait(sem_t *S, clockid_t Clock, const struct timespec *At) {
+  static auto Real =
+      realFunction<int (*)(sem_t *, clockid_t, const struct timespec *)>("sem_clockwait");
+  return acquiredIfOk(Real(S, Clock, At), CALLER, SyncPrimitive::Semaphore, S);
+}
+
+STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
+  static auto Real = realFunction<int (*)(sem_t *)>("sem_destroy");
+  if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Semaphore))
+    queue(*R, BlockEvent::Kind::SyncDestroyed, currentThread(), reinterpret_cast<SyncId>(S));
+  return Real(S);
+}
+
+// --- barriers ---------------------------------------------------------------------------
+
+STREAMLIFE_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *B) {
+  static auto Real = realFunction<int (*)(pthread_barrier_t *)>("pthread_barrier_wait");
+  return waitedOn(CALLER, SyncPrimitive::Mutex, B, [&] { return Real(B); });
+}
+
+// --- threads ------------------------------------------------------------------------------
+
+STREAMLIFE_INTERPOSE int pthread_create(pthread_t *Thread, const pthread_attr_t *Attr,
+                                        void *(*Routine)(void *), void *Arg) {
+  static auto Real =
+      realFunction<int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)>(
+          "pthread_create");
+  // Wrapped whether or not the process used CUDA yet: the thread may outlive
+  // that moment, and its end must still reach its joiner.
+  if (Busy || !runtime() || !countsAsProgramSync(classifyCaller(CALLER), SyncPrimitive::Thread))
+    return Real(Thread, Attr, Routine, Arg);
+  auto *Start = new ThreadStart{Routine, Arg};
+  if (ValidatorRuntime *R = runtime(); R->UsedCuda.load(std::memory_order_relaxed))
+    queue(*R, BlockEvent::Kind::HostReleased, currentThread(), reinterpret_cast<SyncId>(Start));
+  int Rc = Real(Thread, Attr, startThread, Start);
+  if (Rc != 0)
+    delete Start;
+  return Rc;
+}
+
+STREAMLIFE_INTERPOSE int pthread_join(pthread_t Thread, void **Result) {
+  static auto Real = realFunction<int (*)(pthread_t, void **)>("pthread_join");
+  int Rc = Real(Thread, Result);
+  if (Rc == 0)
+    if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Thread)) {
+      queue(*R, BlockEvent::Kind::HostAcquired, currentThread(), threadEndId(Thread));
+      queue(*R, BlockEvent::Kind::SyncDestroyed, currentThread(), threadEndId(Thread));
+    }
+  return Rc;
+}
