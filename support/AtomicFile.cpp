@@ -48,6 +48,23 @@ mode_t currentUmask() {
   return 022;
 }
 
+/// Why the existing regular file St at Path may not be rewritten by a
+/// rename over it, or "".
+std::string whyNotRewritable(const std::string &Path, const struct stat &St) {
+  if ((St.st_mode & 0222) == 0 || faccessat(AT_FDCWD, Path.c_str(), W_OK, AT_EACCESS) != 0)
+    return "is read-only (make it writable to let it be replaced)";
+  if (St.st_nlink > 1)
+    return "has " + std::to_string(St.st_nlink) +
+           " hard links, which a replacement would split (the other names would keep the old "
+           "contents)";
+  struct stat Folder;
+  if (St.st_uid != geteuid() && stat(directoryOf(Path).c_str(), &Folder) == 0 &&
+      (Folder.st_mode & S_ISVTX) && (Folder.st_mode & S_IWOTH))
+    return "belongs to another user (uid " + std::to_string(St.st_uid) +
+           ") in a shared folder; name a file of your own";
+  return {};
+}
+
 } // namespace
 
 std::string whyNotReplaceable(const std::string &Path) {
@@ -59,7 +76,7 @@ std::string whyNotReplaceable(const std::string &Path) {
   if (lstat(Path.c_str(), &St) != 0)
     return errno == ENOENT ? std::string() : errnoText(errno);
   if (S_ISREG(St.st_mode))
-    return {};
+    return whyNotRewritable(Path, St);
   if (S_ISLNK(St.st_mode))
     return "is a symbolic link; name the file itself";
   if (S_ISDIR(St.st_mode))
@@ -98,12 +115,22 @@ bool AtomicFile::open(const std::string &Path, std::string &Error) {
       Error = "cannot create a file in '" + Dir + "': " + errnoText(Err);
     return false;
   }
-  // mkstemp gives 0600; a report is an ordinary file: the replaced file's mode,
-  // or what creat(0666) would have given.
+  // mkstemp gives 0600 and our own ids; a report is an ordinary file: the
+  // replaced file's owner, group and mode, or what creat(0666) would have
+  // given. The owner goes first: chown clears set-id bits.
   struct stat Old;
-  mode_t Mode = lstat(Path.c_str(), &Old) == 0 && S_ISREG(Old.st_mode)
-                    ? (Old.st_mode & 07777)
-                    : (0666 & ~currentUmask());
+  bool Replacing = lstat(Path.c_str(), &Old) == 0 && S_ISREG(Old.st_mode);
+  if (Replacing && (Old.st_uid != geteuid() || Old.st_gid != getegid()) &&
+      fchown(NewFd, Old.st_uid, Old.st_gid) != 0) {
+    int Err = errno;
+    ::close(NewFd);
+    ::unlink(Buffer.c_str());
+    Error = "is owned by uid " + std::to_string(Old.st_uid) + " and gid " +
+            std::to_string(Old.st_gid) + ", which a replacement written by this user cannot keep (" +
+            errnoText(Err) + ")";
+    return false;
+  }
+  mode_t Mode = Replacing ? (Old.st_mode & 07777) : (0666 & ~currentUmask());
   (void)fchmod(NewFd, Mode);
   Target = Path;
   Temp = Buffer;

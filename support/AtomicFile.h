@@ -11,7 +11,13 @@
 //     unpredictable name, never follows a planted link), so the final rename()
 //     is atomic and stays on one file system;
 //   * the temporary gets the mode a plain creat() would have given (0666 less
-//     the umask), or the replaced file's mode;
+//     the umask), or the replaced file's mode, owner and group (a root CI
+//     job fixing a developer's checkout must not leave root's files); a file
+//     whose owner or group cannot be kept is refused, and so are a read-only
+//     file (the rename would need only a writable folder), a file with
+//     several hard links (the others would keep the old text), and another
+//     user's file in a sticky shared folder such as /tmp (the kernel's
+//     protected_regular rule);
 //   * nothing is renamed unless every byte was written and closed cleanly; the
 //     temporary is removed on failure and on destruction.
 // Plain POSIX, no LLVM: the preloaded runtime links it too.
@@ -26,8 +32,8 @@
 namespace streamlife {
 
 /// Why Path cannot be replaced ("is a symbolic link; give the file itself",
-/// ...), or an empty string when it is absent or a regular file. One lowercase
-/// phrase without the path.
+/// "is read-only", ...), or an empty string when it is absent or a regular
+/// file this process may rewrite. One lowercase phrase without the path.
 std::string whyNotReplaceable(const std::string &Path);
 
 class AtomicFile {

@@ -11,8 +11,18 @@
 // that process ended with _exit() or a wrapper shell's status hid it.
 //
 // Line format (tab-separated, one write(2) of < PIPE_BUF bytes, O_APPEND):
-//   pid <TAB> findings <TAB> rank <TAB> command <NL>
+//   pid <TAB> image <TAB> findings <TAB> rank <TAB> command <NL>
 // rank is "" when the process has none (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK).
+// image tells the program images of one pid apart: a process that exec()s
+// keeps its pid, and the new image's count must not replace what the old
+// one found (its findings were printed; the exit status must keep them).
+//
+// A nested `streamlife run` (a wrapper script that runs its own) must not
+// hide the inner findings from the outer launcher: STREAMLIFE_TALLY is a
+// ':'-separated list, the innermost launcher's file first, and a process
+// appends to each. The launcher's file has room reserved beforehand (a full
+// $TMPDIR must not drop --error-exitcode), and a process that still cannot
+// append says so.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_SUPPORT_PROCESSTALLY_H
@@ -27,6 +37,7 @@ constexpr const char *TallyEnvironmentVariable = "STREAMLIFE_TALLY";
 
 struct ProcessCount {
   int Pid = 0;
+  std::string Image;   ///< this program image's id (hex), new at each exec()
   unsigned long Findings = 0;
   std::string Rank;    ///< "" when none
   std::string Command; ///< the program's name (argv[0] without its folder)
@@ -35,10 +46,18 @@ struct ProcessCount {
 /// This process: pid, rank from the launcher's environment, command name.
 ProcessCount describeThisProcess(unsigned long Findings);
 
-/// Appends P to the tally named by $STREAMLIFE_TALLY, if any. Never creates
-/// the file and never follows a symlink; failures are ignored (the tally only
-/// refines the launcher's summary).
-void appendToTally(const ProcessCount &P);
+/// Appends P to each tally named by $STREAMLIFE_TALLY, if any. Never creates
+/// a file and never follows a symlink. False when a tally that is there could
+/// not be appended to (the launcher will not count these findings).
+bool appendToTally(const ProcessCount &P);
+
+/// Creates a private, unpredictable tally file in Dir with room reserved for
+/// the lines of a run; its path, or "" with a reason.
+std::string createTallyFile(const std::string &Dir, std::string &Error);
+
+/// The value of STREAMLIFE_TALLY for a launcher whose own tally is Path:
+/// Path first, then the tallies of launchers around this one (Inherited).
+std::string tallyList(const std::string &Path, const char *Inherited);
 
 /// For a warning every process of the tree would print alike (the validator
 /// cannot attach: another CUPTI client, a stub libcuda), so that a shell
@@ -47,7 +66,8 @@ void appendToTally(const ProcessCount &P);
 /// readTally skips), false for the rest; always true without a tally.
 bool claimWarning(const std::string &Text);
 
-/// The tally at Path: the last line of each pid, in order of first appearance.
+/// The tally at Path: the last line of each program image (pid and image), in
+/// order of first appearance.
 std::vector<ProcessCount> readTally(const std::string &Path);
 
 } // namespace streamlife

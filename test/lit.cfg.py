@@ -92,6 +92,13 @@ if shutil.which("dpkg-deb") and shutil.which("dpkg-shlibdeps") and shutil.which(
 # (scripts/test.sh installs it) and is reported unsupported elsewhere.
 if shutil.which("lintian"):
     config.available_features.add("lintian")
+# Symbolizers the runtime validator runs for file:line in reports.
+_llvm_symbolizer = shutil.which("llvm-symbolizer", path=llvm_bin) or shutil.which("llvm-symbolizer")
+if _llvm_symbolizer:
+    config.available_features.add("llvm-symbolizer")
+    config.substitutions.append(("%llvm_symbolizer", _llvm_symbolizer))
+if shutil.which("addr2line"):
+    config.available_features.add("addr2line")
 if shutil.which("groff"):
     config.available_features.add("groff")
 if shutil.which("zsh"):
@@ -120,6 +127,17 @@ if config.nvcc and os.path.exists(config.nvcc):
             config.available_features.add("nvcc-" + _release.group(1))
     except (OSError, subprocess.SubprocessError):
         pass
+# The validator interposes cuBLAS/cuBLASLt when their headers were there to
+# build against (runtime-validator/intercept/CMakeLists.txt).
+if os.path.exists(os.path.join(config.cuda_root, "include", "cublasLt.h")):
+    config.available_features.add("math-libraries")
+# A file system that fills up: a small tmpfs in a private mount namespace
+# (unshare -rm), where the kernel allows unprivileged user namespaces.
+try:
+    if subprocess.run(["unshare", "-rm", "true"], capture_output=True, timeout=30).returncode == 0:
+        config.available_features.add("mount-namespace")
+except (OSError, subprocess.SubprocessError):
+    pass
 
 
 def _has_cuda_gpu():
@@ -137,7 +155,7 @@ def _has_cuda_gpu():
 
 
 # The interpreters whose frame layout the runtime validator's frame walker
-# knows (runtime-validator/report/PythonFrameWalker.h): tests that demand the
+# knows (runtime-validator/callsites/PythonFrameWalker.h): tests that demand the
 # walker need one; elsewhere they are reported as unsupported.
 try:
     _py_version = subprocess.run(

@@ -16,8 +16,11 @@
 #   BUILD_DIR  default: build/ of this checkout
 #   ROW        row numbers or ranges (5 7-12); default: all
 # env:   KEEP=1 keeps the scratch folder; SCALE=0 skips rows 104-130.
-# Runs as root for rows 18-20 and 166 (they drop to `nobody` with setpriv);
-# as another user those rows say so and count as BAD.
+# Runs as root for rows 18-20, 166, 171-173, 177, 185 (they drop to
+# `nobody` with setpriv or give files to it); as another user those rows say
+# so and count as BAD. Section 3 (rows 171-196) is the second sweep's
+# defects (research/reliability-round2.md), against the fake-CUDA harness
+# the tests build ($BUILD/test/fakecuda).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$ROOT/build"
@@ -958,6 +961,213 @@ if selected 170; then begin 170 'overhead: 200 x /bin/true plain, with the libra
   want_rc 0; read -r plain pre run < "$OUTF"
   per=$(( (pre - plain) * 1000 / 200 )); (( per < 5000 )) || bad "preload costs $per us per process"
   end "${plain} / ${pre} / ${run} ms: the preload adds about ${per} us per process; the launcher $(( (run - plain) * 1000 / 200 )) us"; fi
+
+# --------------------------------------------------------------------------
+# 3. Round 2 (research/reliability-round2.md): the 22 defects of the second
+#    sweep, one row or more each, as they are after the fixes. The runtime
+#    rows play CUDA and PyTorch through the fake-CUDA harness of the tests
+#    ($BUILD/test/fakecuda). Rows 171-173, 177, 185 and 192 need root.
+# --------------------------------------------------------------------------
+FC="$BUILD/test/fakecuda"
+FAKE="env LD_LIBRARY_PATH=$FC STREAMLIFE_CUPTI_LIBRARY=$FC/libcupti.so"
+PROG="$FC/fake_cuda_program"
+# A torch-like tree around the stand-in libc10_cuda.so; --cxx false makes any
+# feed build fail, which names the cache key.
+TORCHRUN="$FAKE PLANTED_FEED_MARKER=$W/planted streamlife run --cxx false"
+TORCHPROG="$PROG torch-alloc $W/torch/lib/libc10_cuda.so"
+mkdir -p "$W/torch/lib" "$W/torch/include/c10/cuda"
+cp "$FC/libc10_cuda.so" "$W/torch/lib/" 2>/dev/null
+: > "$W/torch/include/c10/cuda/CUDACachingAllocator.h"
+feed_key() { # CACHE_DIR: the key, from a failed build's note
+  (cd "$W" && $TORCHRUN --cache-dir "$1" -- $TORCHPROG 2>&1) | sed -n 's/.*build-\([0-9a-f]*\)-.*/\1/p' | head -1
+}
+plant() { # CACHE_DIR KEY: the planted library as the cached feed
+  cp "$FC/libplantedfeed.so" "$1/libstreamlife_torch-$2.so"; chmod 600 "$1/libstreamlife_torch-$2.so"
+}
+ran_planted() { [[ -e "$W/planted" ]] && { rm -f "$W/planted"; return 0; }; return 1; }
+
+if selected 171; then begin 171 'S1: a feed planted in a cache folder others can write (0777), a symbolic link as the feed, a feed others can write'
+  k=$(feed_key "$W/c171"); plant "$W/c171" "$k"; rm -f "$W/planted"
+  t "$TORCHRUN --cache-dir c171 -- $TORCHPROG"; ran_planted || bad "control: a private feed did not load"
+  chmod 777 "$W/c171"
+  t "$TORCHRUN --cache-dir c171 -- $TORCHPROG"; err_has 'is writable by everyone (mode 0777)'
+  ran_planted && bad "the planted feed ran"
+  chmod 700 "$W/c171"; mv "$W/c171/libstreamlife_torch-$k.so" "$W/c171/real.so"
+  ln -s real.so "$W/c171/libstreamlife_torch-$k.so"
+  t "$TORCHRUN --cache-dir c171 -- $TORCHPROG"; err_has 'is a symbolic link'
+  ran_planted && bad "the linked feed ran"
+  rm "$W/c171/libstreamlife_torch-$k.so"; mv "$W/c171/real.so" "$W/c171/libstreamlife_torch-$k.so"
+  chmod 646 "$W/c171/libstreamlife_torch-$k.so"
+  t "$TORCHRUN --cache-dir c171 -- $TORCHPROG"; err_has 'is writable by everyone (mode 0646)'
+  ran_planted && bad "the open feed ran"
+  end "the private control loads; the rest are refused, with a note"; fi
+if selected 172; then begin 172 'S1: HOME unset: the fallback cache is created 0700; one made first by nobody, with a feed in it, is refused (root)'
+  mkdir -p "$W/t172"
+  t "env -u HOME -u XDG_CACHE_HOME -u XDG_RUNTIME_DIR TMPDIR=$W/t172 $TORCHRUN -- $TORCHPROG"
+  m=$(stat -c %a "$W/t172/streamlife-cache-$(id -u)" 2>/dev/null); [[ "$m" == 700 ]] || bad "fallback mode '$m'"
+  if [[ $(id -u) == 0 ]]; then
+    k=$(feed_key "$W/c172"); mkdir -p "$W/t172b/streamlife-cache-0"; plant "$W/t172b/streamlife-cache-0" "$k"
+    chown -R 65534:65534 "$W/t172b/streamlife-cache-0"
+    t "env -u HOME -u XDG_CACHE_HOME -u XDG_RUNTIME_DIR TMPDIR=$W/t172b $TORCHRUN -- $TORCHPROG"
+    err_has 'is owned by uid 65534, not by this user (uid 0)'; ran_planted && bad "the planted feed ran"
+  else bad "needs root to give the folder to nobody"; fi
+  end "fallback ${m}; a foreign one refused"; fi
+if selected 173; then begin 173 'S1: a cached feed of nobody (mode 600) in our folder; our feed in a folder of nobody (root)'
+  if [[ $(id -u) == 0 ]]; then
+    k=$(feed_key "$W/c173"); plant "$W/c173" "$k"; chown 65534:65534 "$W/c173/libstreamlife_torch-$k.so"
+    t "$TORCHRUN --cache-dir c173 -- $TORCHPROG"; err_has 'is owned by uid 65534'; ran_planted && bad "ran"
+    chown 0:0 "$W/c173/libstreamlife_torch-$k.so"; chown 65534:65534 "$W/c173"
+    t "$TORCHRUN --cache-dir c173 -- $TORCHPROG"; err_has 'is owned by uid 65534'; ran_planted && bad "ran"
+  else bad "needs root"; fi
+  end "refused"; fi
+if selected 174; then begin 174 'S1: the Python hook folder writable by everyone (an installation under $W)'
+  mkdir -p "$W/p174/bin" "$W/p174/lib" "$W/p174/share/streamlife/python"
+  ln -f "$BIN" "$W/p174/bin/streamlife" 2>/dev/null || cp "$BIN" "$W/p174/bin/streamlife"
+  ln -f "$BUILD/lib/libstreamlife_rt.so" "$W/p174/lib/" 2>/dev/null || cp "$BUILD/lib/libstreamlife_rt.so" "$W/p174/lib/"
+  cp "$ROOT/runtime-validator/python/sitecustomize.py" "$W/p174/share/streamlife/python/"
+  chmod 777 "$W/p174/share/streamlife/python"
+  t "env -u PYTHONPATH p174/bin/streamlife run -- python3 -c 'import os; print(os.environ.get(\"PYTHONPATH\", \"\"))'"
+  want_rc 0; err_has 'not loading the Python hook'; grep -q streamlife "$OUTF" && bad "the hook is on PYTHONPATH"
+  end "not loaded, said"; fi
+if selected 175; then begin 175 'D1: check -j 2 -o report.txt, one worker crashing (through LLVM'"'"'s handler)'
+  mkdir -p "$W/d175"; cp "$W/nlm.cu" "$W/d175/crash_me.cu"; cp "$W/nlm.cu" "$W/d175/fine.cu"; cp "$W/pipeline_common.cuh" "$W/d175/"
+  t "STREAMLIFE_TEST_CRASH_WORKER_ON=crash_me streamlife check -j 2 -o d175/report.txt d175/crash_me.cu d175/fine.cu -- $CUARGS"
+  want_rc 2; err_has 'the checker crashed on it'
+  grep -q 'warning:' "$W/d175/report.txt" 2>/dev/null || bad "the report is missing or empty"
+  end "the other file's finding is in the report"; fi
+if selected 176; then begin 176 'D2: --fix with the late wait inside #ifndef NO_SYNC'
+  cat > "$W/d176.cu" <<'CU'
+#include <cuda_runtime.h>
+__global__ void consume(const float *p);
+void f(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done) {
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(buf);
+  cudaEventRecord(done, compute);
+  cudaFreeAsync(buf, alloc);
+#ifndef NO_SYNC
+  cudaStreamWaitEvent(alloc, done, 0);
+#endif
+}
+CU
+  cp "$W/d176.cu" "$W/d176.orig"
+  t "streamlife check --fix d176.cu -- $CUARGS"; want_rc 1; err_has 'fixed 0 findings'
+  cmp -s "$W/d176.cu" "$W/d176.orig" || bad "the file changed"
+  end "reported, left unfixed"; fi
+if selected 177; then begin 177 'D3: --fix as root on a file of nobody, mode 600'
+  if [[ $(id -u) == 0 ]]; then
+    cp "$ROOT/test/cli/Inputs/fixits/pipeline.cu" "$W/d177.cu"; chown 65534:65534 "$W/d177.cu"; chmod 600 "$W/d177.cu"
+    t "streamlife check --fix d177.cu -- $CUARGS"; want_rc 1; err_has 'fixed 2 findings'
+    o=$(stat -c '%u:%g %a' "$W/d177.cu"); [[ "$o" == "65534:65534 600" ]] || bad "now $o"
+  else bad "needs root"; fi
+  end "owner, group and mode kept"; fi
+if selected 178; then begin 178 'D4: --fix on a 0444 file'
+  cp "$ROOT/test/cli/Inputs/fixits/pipeline.cu" "$W/d178.cu"; cp "$W/d178.cu" "$W/d178.orig"; chmod 444 "$W/d178.cu"
+  t "streamlife check --fix d178.cu -- $CUARGS"; want_rc 2; err_has 'is read-only'
+  cmp -s "$W/d178.cu" "$W/d178.orig" || bad "rewritten"
+  end "refused, unchanged"; fi
+if selected 179; then begin 179 'D5: --fix on a file with a second hard link'
+  cp "$ROOT/test/cli/Inputs/fixits/pipeline.cu" "$W/d179.cu"; ln -f "$W/d179.cu" "$W/d179-twin.cu"
+  t "streamlife check --fix d179.cu -- $CUARGS"; want_rc 2; err_has 'hard links'
+  cmp -s "$W/d179.cu" "$W/d179-twin.cu" || bad "the link was split"
+  end "refused, still one file"; fi
+if selected 180; then begin 180 'M2: run --error-exitcode 9 --report: a finding, then exec() of a clean CUDA program'
+  t "$FAKE streamlife run --error-exitcode 9 --report r180.json -- $PROG exec-after-finding"; want_rc 9
+  f=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["findings"])' "$W/r180.json" 2>/dev/null)
+  [[ "$f" == 1 ]] || bad "report findings '$f'"
+  end "exit 9, report 1 finding in 2 images"; fi
+if selected 181; then begin 181 'M1: TMPDIR missing / a file, under --error-exitcode 9 (the program _exit(5)s after a finding)'
+  t "$FAKE TMPDIR=$W/nowhere streamlife run --error-exitcode 9 -- $PROG unsafe-free-exit5"; want_rc 9; err_has 'using /tmp'
+  t "$FAKE TMPDIR=$W/nlm.cu streamlife run --error-exitcode 9 -- $PROG unsafe-free-exit5"; want_rc 9; err_has 'using /tmp'
+  end "a warning, and still 9"; fi
+if selected 182; then begin 182 'M1: TMPDIR full from the start / filling up during the run (64 KB tmpfs, unshare -rm)'
+  if unshare -rm true 2>/dev/null; then
+    mkdir -p "$W/full"
+    t "unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs $W/full && dd if=/dev/zero of=$W/full/fill bs=4k 2>/dev/null; $FAKE TMPDIR=$W/full streamlife run --error-exitcode 9 -- $PROG unsafe-free-exit5'"
+    want_rc 9; err_has 'No space left on device; using /tmp'
+    t "unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs $W/full && $FAKE TMPDIR=$W/full streamlife run --error-exitcode 9 -- sh -c \"dd if=/dev/zero of=$W/full/fill bs=4k 2>/dev/null; $PROG unsafe-free-exit5\"'"
+    want_rc 9
+  else bad "no user namespaces here"; fi
+  end "9 both times (the tally's room is reserved)"; fi
+if selected 183; then begin 183 "M3: run --error-exitcode 9 --report r.json -- sh -c 'streamlife run -- prog; exit 0'"
+  t "$FAKE streamlife run --error-exitcode 9 --report r183.json -- sh -c 'streamlife run -- $PROG unsafe-free; exit 0'"
+  want_rc 9; err_lacks 'no process of the command used CUDA'
+  end "the outer launcher sees the inner finding"; fi
+if selected 184; then begin 184 'M5: PYTHONPATH with the hook twice (a link, another copy) before the user'"'"'s sitecustomize'
+  mkdir -p "$W/h184/a" "$W/h184/b" "$W/h184/user"
+  cp "$ROOT/runtime-validator/python/sitecustomize.py" "$W/h184/a/"; cp "$W/h184/a/sitecustomize.py" "$W/h184/b/"
+  ln -sfn a "$W/h184/link"; echo 'print("user sitecustomize ran")' > "$W/h184/user/sitecustomize.py"
+  t "PYTHONPATH=h184/a:h184/link:h184/b:h184/user python3 -c 'print(1)'"; want_rc 0
+  out_has 'user sitecustomize ran'; err_lacks 'RecursionError'
+  end "no recursion; the user's hook runs once"; fi
+if selected 185; then begin 185 'M7: check DIR with an unreadable subdirectory, as nobody'
+  mkdir -p "$W/m185/ok" "$W/m185/secret"; cp "$ROOT/test/cli/Inputs/python/clean.py" "$W/m185/ok/"
+  cp "$ROOT/test/cli/Inputs/python/bug.py" "$W/m185/secret/"; chmod 755 "$W/m185" "$W/m185/ok"; chmod 644 "$W/m185/ok/clean.py"; chmod 000 "$W/m185/secret"
+  if [[ $(id -u) == 0 ]]; then
+    t "$AS_NOBODY streamlife check m185"; want_rc 2; one_error_line; err_has 'secret: cannot read directory: Permission denied'
+  else bad "needs root to switch to nobody"; fi
+  end; fi
+if selected 186; then begin 186 'R5: check DIR with links to .. and ../.. and . inside it'
+  mkdir -p "$W/r186/pkg/deeper"; cp "$ROOT/test/cli/Inputs/python/bug.py" "$W/r186/pkg/deeper/"
+  ln -sfn .. "$W/r186/pkg/deeper/up"; ln -sfn ../.. "$W/r186/pkg/deeper/upup"; ln -sfn . "$W/r186/pkg/self"
+  tm "streamlife check r186"; want_rc 1; warnings 1
+  end "one finding"; fi
+if selected 187; then begin 187 'R3/R4: check DIR holding a FIFO and a link to /dev/zero named *.py'
+  mkdir -p "$W/r187"; cp "$ROOT/test/cli/Inputs/python/bug.py" "$W/r187/"; mkfifo "$W/r187/fifo.py"; ln -sfn /dev/zero "$W/r187/zero.py"
+  tm "timeout 60 streamlife check r187"; want_rc 1; warnings 1
+  end "both skipped"; fi
+if selected 188; then begin 188 'R4: check zero.py (a link to /dev/zero, named), under ulimit -v 4 GB'
+  ln -sfn /dev/zero "$W/zero.py"
+  tm "ulimit -v 4000000; streamlife check zero.py"; want_rc 2; one_error_line; err_has 'is a device, not a regular file'
+  end; fi
+if selected 189; then begin 189 'R6: --baseline /dev/zero / a FIFO, under ulimit -v 4 GB'
+  mkfifo "$W/b189.sarif" 2>/dev/null
+  tm "ulimit -v 4000000; streamlife check --baseline /dev/zero nlm.cu -- $CUARGS"; want_rc 2; one_error_line
+  t "timeout 60 streamlife check --baseline b189.sarif nlm.cu -- $CUARGS"; want_rc 2; one_error_line; err_has 'is a FIFO'
+  end; fi
+if selected 190; then begin 190 'R1: --suppressions /dev/zero; STREAMLIFE_OPTIONS=suppressions=/dev/zero in the program itself'
+  t 'streamlife run --suppressions /dev/zero -- true'; want_rc 2; one_error_line
+  t "ulimit -v 4000000; $FAKE STREAMLIFE_OPTIONS=suppressions=/dev/zero LD_PRELOAD=$BUILD/lib/libstreamlife_rt.so $PROG unsafe-free"
+  want_rc 0; out_has 'ran'; err_has 'is a device, not a regular file'
+  end "the launcher refuses it; the program runs to its end"; fi
+if selected 191; then begin 191 'M4: --suppressions adir'
+  t 'streamlife run --suppressions adir -- true'; want_rc 2; one_error_line; err_has 'is a directory'
+  end; fi
+if selected 192; then begin 192 'C2: a 100,000-level --baseline and compile_commands.json'
+  python3 -c "print('[' * 100000 + ']' * 100000)" > "$W/deep.json"; mkdir -p "$W/db192"; cp "$W/deep.json" "$W/db192/compile_commands.json"
+  tm "streamlife check --baseline deep.json nlm.cu -- $CUARGS"; want_rc 2; one_error_line; err_has 'nested more than 512 levels deep'
+  tm 'streamlife check -p db192'; want_rc 2; one_error_line; err_has 'nested more than 512 levels deep'
+  tm "python3 -c 'import json; json.load(open(\"deep.json\"))'"
+  end "refused before parsing; python3's json.load for scale"; fi
+if selected 193; then begin 193 'C1: 30,000 nested brackets in a .py; a 3,000-term chain (checked)'
+  python3 -c "print('x = ' + '(' * 30000 + '1' + ')' * 30000)" > "$W/c193.py"
+  python3 -c "print('x = 1' + ' + 1' * 3000)" > "$W/c193b.py"
+  tm 'streamlife check c193.py'; want_rc 2; err_has 'nested more than 4000 levels deep'
+  tm 'streamlife check c193b.py'; want_rc 0
+  tm "python3 -c 'compile(open(\"c193b.py\").read(), \"c\", \"exec\")'"
+  end "one line; CPython's compile of the chain for scale"; fi
+if selected 194; then begin 194 'R2: .py of 1 MB invalid UTF-8 / 400 KB of "1a 1a" / "0x 0x" / "a ? a ?" / 1 MB valid (the stdlib'"'"'s largest files)'
+  python3 -c "import random,sys; r=random.Random(7); sys.stdout.buffer.write(bytes(r.randrange(128,256) for _ in range(1<<20)))" > "$W/r194a.py"
+  for pat in '1a ' '0x ' 'a ? '; do python3 -c "import sys; sys.stdout.write(sys.argv[1] * (400000 // len(sys.argv[1])))" "$pat" > "$W/r194-${#pat}-$(echo "$pat" | tr -dc 'a-z0-9').py"; done
+  for f in r194a.py r194-3-1a.py r194-3-0x.py r194-4-a.py; do
+    tm "timeout 120 streamlife check $f"; want_rc 2; err_has 'not valid Python'; NOTES[-1]="$f ${NOTES[-1]}"
+  done
+  big=$(python3 -c 'import os,sysconfig; d=sysconfig.get_paths()["stdlib"]; fs=[os.path.join(r,f) for r,_,n in os.walk(d) if "site-packages" not in r for f in n if f.endswith(".py")]; print(" ".join(sorted(fs, key=os.path.getsize)[-8:]))')
+  cat $big > "$W/r194v.py"
+  tm "timeout 300 streamlife check r194v.py"; [[ "$RC" == 0 || "$RC" == 1 || "$RC" == 2 ]] || bad "exit $RC"
+  NOTES[-1]="valid $(($(wc -c < "$W/r194v.py") / 1024)) KB ${NOTES[-1]}"
+  tm "python3 -c 'import ast; ast.parse(open(\"r194v.py\", \"rb\").read())'"; NOTES[-1]="ast.parse ${NOTES[-1]}"
+  end "bounded; the valid file against CPython's ast.parse"; fi
+if selected 195; then begin 195 'M6: check -o r.txt FIFO with SIGINT ignored, then SIGINT mid-run'
+  mkdir -p "$W/m195"; mkfifo "$W/m195/input.cpp"
+  t "bash $ROOT/test/cli/Inputs/interrupt-while-ignored.sh $BIN $W/m195"; want_rc 0; out_has 'exit 0'
+  [[ -f "$W/m195/report.txt" ]] || bad "the report is gone"
+  end "the run ends normally, report written"; fi
+if selected 196; then begin 196 'K1: a feed whose attach fails without a reason'
+  k=$(feed_key "$W/c196"); plant "$W/c196" "$k"
+  t "$TORCHRUN --cache-dir c196 -- $TORCHPROG"; err_has "attach failed with code -1 and gave no reason"; err_lacks 'not validated: ;'
+  rm -f "$W/planted"
+  end "the code is named"; fi
 
 echo
 echo "Totals: OK $OK_ROWS, BAD $BAD_ROWS${BAD_LIST[*]:+ (rows ${BAD_LIST[*]})}"

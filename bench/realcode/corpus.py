@@ -52,6 +52,9 @@ CXX_LIFETIME_API = {
     "sync": re.compile(r"\bcudaStreamSynchronize\b|\bcudaDeviceSynchronize\b|\bsynchronize\s*\(\s*\)"),
 }
 CXX_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx")
+# Mutants are written beside their originals in the scratch tree (recall.py);
+# one left by an interrupted run is never chosen as a corpus file.
+MUTANT_PREFIX = "_streamlife_mutant_"
 
 
 class CorpusError(Exception):
@@ -67,6 +70,7 @@ class CppConfig:
     generate: list = field(default_factory=list)
     needs: list = field(default_factory=list)
     remove: list = field(default_factory=list)
+    suffixes: list = field(default_factory=lambda: list(CXX_SUFFIXES))
 
 
 @dataclass
@@ -105,7 +109,8 @@ def load_manifest(path=DEFAULT_MANIFEST):
                                 exclude=c.get("exclude", []),
                                 max_files=c.get("max_files", defaults.get("cpp_max_files", 12)),
                                 generate=c.get("generate", []), needs=c.get("needs", []),
-                                remove=c.get("remove", []))
+                                remove=c.get("remove", []),
+                                suffixes=c.get("suffixes", list(CXX_SUFFIXES)))
             repos.append(Repo(name=entry["name"], commit=entry["commit"], kind=entry["kind"],
                               python_roots=entry.get("python", []),
                               python_exclude=entry.get("python_exclude", []) + defaults.get("python_exclude", []),
@@ -150,6 +155,9 @@ def extract(gitdir, repo, scratch, log=sys.stderr):
     if os.path.exists(stamp):
         return dest
     print(f"realcode: extracting {repo.name}@{repo.commit[:12]}", file=log, flush=True)
+    # Into a folder of this process, renamed into place when complete: runs
+    # sharing a scratch folder never see (or delete) a half-extracted tree.
+    final, dest = dest, f"{dest}.part{os.getpid()}"
     if os.path.exists(dest):
         subprocess.run(["rm", "-rf", dest], check=True)
     os.makedirs(dest)
@@ -191,9 +199,13 @@ def extract(gitdir, repo, scratch, log=sys.stderr):
             f.write(data)
     if cat.wait() != 0:
         raise CorpusError(f"{repo.name}: git cat-file failed while extracting {repo.commit}")
+    try:
+        os.rename(dest, final)
+    except OSError:  # another run finished first: use its tree
+        subprocess.run(["rm", "-rf", dest], check=True)
     with open(stamp, "w") as f:
         f.write(f"{len(blobs) - missing} files, {missing} absent from the snapshot\n")
-    return dest
+    return final
 
 
 @dataclass
@@ -229,7 +241,7 @@ def _walk(src, roots, suffixes, exclude):
         for dirpath, dirnames, names in os.walk(base):
             dirnames.sort()
             for n in sorted(names):
-                if not n.endswith(suffixes):
+                if not n.endswith(suffixes) or n.startswith(MUTANT_PREFIX):
                     continue
                 path = os.path.join(dirpath, n)
                 rel = os.path.relpath(path, src)
@@ -271,7 +283,7 @@ def select_cpp(checkout, max_files=None):
     if not cpp:
         return []
     ranked = []
-    for rel in _walk(checkout.src, cpp.roots, CXX_SUFFIXES, cpp.exclude):
+    for rel in _walk(checkout.src, cpp.roots, tuple(cpp.suffixes), cpp.exclude):
         kinds = cxx_score(_read(os.path.join(checkout.src, rel)))
         if kinds:
             ranked.append((-len(kinds), rel, kinds))
@@ -288,10 +300,15 @@ def unpack_torch_headers(scratch, tarball):
     if not os.path.exists(stamp):
         if not os.path.isfile(tarball):
             raise CorpusError(f"PyTorch headers tarball not found: {tarball} (--torch-headers)")
-        subprocess.run(["rm", "-rf", dest], check=True)
-        os.makedirs(dest)
-        subprocess.run(["tar", "-xJf", tarball, "-C", dest], check=True)
-        open(stamp, "w").close()
+        part = f"{dest}.part{os.getpid()}"
+        subprocess.run(["rm", "-rf", part], check=True)
+        os.makedirs(part)
+        subprocess.run(["tar", "-xJf", tarball, "-C", part], check=True)
+        open(os.path.join(part, ".unpacked"), "w").close()
+        try:
+            os.rename(part, dest)
+        except OSError:
+            subprocess.run(["rm", "-rf", part], check=True)
     return dest
 
 
@@ -324,7 +341,7 @@ __host__ static inline float min(float a, float b) { return b < a ? b : a; }
 
 class FlagContext:
     """Expands the manifest's placeholders in a repository's C++ flags:
-    {src} its tree, {repo:owner/name} another repository's tree (a
+    {src} its tree, {dir} the checked file's folder, {cu} (a prefix) for .cu files only, {repo:owner/name} another repository's tree (a
     dependency, such as RMM's headers for cuDF), {torch} the PyTorch include
     flags, {cuda} the toolkit, {python_include} Python.h's folder, {gen} the
     folder of headers generated for this repository (as its CMake would)."""
@@ -371,6 +388,10 @@ class FlagContext:
                 return gen
             if key == "python_include":
                 return sysconfig.get_paths()["include"]
+            if key == "dir":
+                return "{dir}"   # the file's own folder, expanded per file (file_flags)
+            if key == "cu":
+                return "{cu}"    # a flag for .cu files only (file_flags)
             if key.startswith("repo:"):
                 return self.trees[key[5:]]
             raise CorpusError(f"{repo.name}: unknown placeholder {{{key}}} in the manifest")
@@ -387,6 +408,21 @@ class FlagContext:
             else:
                 out.append(self.expand_one(f, repo, src, gen))
         return out, gen
+
+
+def file_flags(flags, path):
+    """A repository's flags for one file: {dir} is the file's folder; a flag
+    prefixed with {cu} is given to .cu files only (what a build passes to nvcc
+    and not to the host compiler, such as torch's -D__CUDA_NO_HALF_OPERATORS__)."""
+    d = os.path.dirname(path)
+    out = []
+    for f in flags:
+        if f.startswith("{cu}"):
+            if not path.endswith(".cu"):
+                continue
+            f = f[len("{cu}"):]
+        out.append(f.replace("{dir}", d))
+    return out
 
 
 def cuda_mode_flags(path, cuda, gen):

@@ -144,6 +144,7 @@ def _first_error(stderr):
 def run_cpp_file(src, rel, flags, gen, tools, parse_only=False):
     path = os.path.join(src, rel)
     mode = corpus.cuda_mode_flags(rel, tools.cuda, gen)
+    flags = corpus.file_flags(flags, path)
     out = {"path": rel}
     syntax = measure.run([tools.clangxx, "-fsyntax-only"] + mode + flags + [path], timeout=tools.timeout,
                          cwd=src)

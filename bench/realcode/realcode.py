@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -107,6 +108,8 @@ def list_corpus(chosen, all_repos, root, o):
 
 def run(chosen, all_repos, root, o):
     started = time.time()
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_started = usage.ru_utime + usage.ru_stime
     tools = precision.find_tools(o.build_dir, o.clangxx, o.cuda_path, o.timeout)
     entries = triage.load(o.triage)
     cos, trees = prepare(chosen, all_repos, root, o)
@@ -168,7 +171,7 @@ def run(chosen, all_repos, root, o):
         e = entries.get(f["fingerprint"])
         f["verdict"] = e.verdict if e else None
         f["triage_reason"] = e.reason if e else None
-    covered = {r["repo"] for r in py_results + cpp_results}
+    covered = {(r["repo"], r["lang"]) for r in py_results + cpp_results}
     cmp = triage.compare(all_findings, entries, covered)
 
     recall = None
@@ -177,10 +180,15 @@ def run(chosen, all_repos, root, o):
         recall = recall_mod.run(ready, o, tools, flagctx)
 
     elapsed = time.time() - started
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_started
+    load = os.getloadavg()[0]
     tot = report.totals(py_results, cpp_results, triage_of)
-    md = [f"# streamlife on real code ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-          f"{elapsed / 60:.1f} min, -j {o.jobs})", "",
-          f"streamlife: {tools.streamlife} ({git_describe()})", ""]
+    md = [f"# streamlife on real code ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})", "",
+          f"streamlife: {tools.streamlife} ({git_describe()})", "",
+          f"Run: {elapsed / 60:.1f} min wall with -j {o.jobs} (load average {load:.1f} at the end); "
+          f"CPU of every command run: {cpu / 60:.1f} min, {cpu / 60 / max(o.jobs, 1):.1f} min on {o.jobs} "
+          f"dedicated cores", ""]
     md += report.totals_lines(tot) + [""]
     if skipped:
         md += ["Skipped: " + "; ".join(f"{s['repo']} ({s['why']})" for s in skipped), ""]
@@ -190,7 +198,7 @@ def run(chosen, all_repos, root, o):
     md += report.recall_lines(recall)
     out = o.out or os.path.join(o.scratch, "report")
     os.makedirs(out, exist_ok=True)
-    doc = {"elapsed_s": elapsed, "jobs": o.jobs, "streamlife": git_describe(), "totals": tot, "skipped": skipped,
+    doc = {"elapsed_s": elapsed, "cpu_s": cpu, "load_average": load, "jobs": o.jobs, "streamlife": git_describe(), "totals": tot, "skipped": skipped,
            "python": py_results, "cpp": cpp_results, "recall": recall,
            "untriaged": [triage.template_lines([f])[0] for f in cmp["untriaged"]],
            "gone": [vars(v) for v in cmp["gone"]]}

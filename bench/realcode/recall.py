@@ -15,7 +15,7 @@ import measure
 import mutate_python
 import precision
 
-MUTANT_PREFIX = "_streamlife_mutant_"
+MUTANT_PREFIX = corpus.MUTANT_PREFIX
 SAMPLES_PER_OPERATOR = 4
 BATCH = 150
 
@@ -81,7 +81,7 @@ def judge_python(checkout, mutants, tools):
     files = []
     for i, m in enumerate(mutants):
         d, b = os.path.split(m.path)
-        rel = os.path.join(d, f"{MUTANT_PREFIX}{i}_{b}")
+        rel = os.path.join(d, f"{MUTANT_PREFIX}{os.getpid()}_{i}_{b}")
         with open(os.path.join(src, rel), "w", encoding="utf-8") as f:
             f.write("\n".join(m.lines))
         files.append(rel)

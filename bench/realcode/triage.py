@@ -16,6 +16,7 @@ and reason one line. Lines starting with # are comments.
 """
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 
 VERDICTS = ("true", "advice", "false")
@@ -79,18 +80,28 @@ def load(path):
 
 
 def where(f):
-    return f"{f['repo']} {f['path']}:{f['line']} {f['check']}"
+    path = f["path"] or f"(no location, {f['lang']})"
+    return f"{f['repo']} {path}:{f['line']} {f['check'].replace('streamlife-', '')}"
+
+
+def scope(v):
+    """(repository, language) of a triage entry, from its `where`."""
+    repo, rest = (v.where.split(" ", 1) + [""])[:2]
+    path = rest.rsplit(":", 1)[0]
+    m = re.match(r"\(no location, (\w+)\)", path)
+    if m:
+        return repo, m.group(1)
+    return repo, "python" if path.endswith(".py") else "cpp"
 
 
 def compare(findings, entries, covered_repos):
     """Which findings are triaged (with their verdicts), which are new, and
-    which triaged findings of the repositories measured in this run are gone
-    (only repositories that were measured: a skipped one proves nothing)."""
+    which triaged findings of the (repository, language) pairs measured in
+    this run are gone (a pair not measured proves nothing)."""
     current = {f["fingerprint"]: f for f in findings}
     triaged = [(f, entries[f["fingerprint"]]) for f in findings if f["fingerprint"] in entries]
     untriaged = [f for f in findings if f["fingerprint"] not in entries]
-    gone = [v for fp, v in entries.items()
-            if fp not in current and v.where.split(" ", 1)[0] in covered_repos]
+    gone = [v for fp, v in entries.items() if fp not in current and scope(v) in covered_repos]
     counts = {v: sum(1 for _, e in triaged if e.verdict == v) for v in VERDICTS}
     return {"counts": counts, "triaged": triaged, "untriaged": untriaged, "gone": gone}
 

@@ -76,6 +76,8 @@ def command(workload, mode, options):
         cmd = [options.streamlife, "run"] + options.streamlife_args + ["--"] + cmd
     elif mode == "streamlife-nostack":  # the cost of stack capture, for comparison
         cmd = [options.streamlife, "run", "--stack-depth", "0"] + options.streamlife_args + ["--"] + cmd
+    elif mode == "streamlife-selfprofile":  # where the validator's own time goes, per callback and phase
+        cmd = [options.streamlife, "run", "--self-profile"] + options.streamlife_args + ["--"] + cmd
     elif mode == "streamlife-pyprofile":  # Python call sites from the profile function, not the frame walker
         cmd = [options.streamlife, "run", "--python-frame-walker=0"] + options.streamlife_args + ["--"] + cmd
     elif mode == "cs":
@@ -173,6 +175,7 @@ def main():
             parser.error(f"unknown workload '{name}' (known: {', '.join(WORKLOADS)})")
     os.makedirs(options.log_dir, exist_ok=True)
     problems = 0
+    profiles = []
     print("| workload | allocator | mode | ms/step | x plain | findings | result | observed |")
     print("|---|---|---|---|---|---|---|---|")
     modes = options.modes.split(",")
@@ -213,6 +216,16 @@ def main():
                             problems += 1
                 print(f"| {workload} | {alloc} | {mode} | {shown} | {ratio} | {found} | {result} | "
                       f"{rs[-1]['observed']} |", flush=True)
+            for mode in modes:
+                if mode == "streamlife-selfprofile":
+                    profiles.append((workload, alloc, runs[mode][-1]["log"]))
+    # The self-profile tables (each rank's, for distributed runs) after the main table.
+    for workload, alloc, log in profiles:
+        print(f"\nself-profile of {workload} ({alloc}), from {log}:")
+        with open(log) as f:
+            for line in f:
+                if line.startswith("streamlife: self-profile:"):
+                    print("  " + line.rstrip())
     return 1 if problems else 0
 
 

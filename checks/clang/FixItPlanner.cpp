@@ -604,6 +604,17 @@ private:
     auto location = [&](unsigned Offset) {
       return SM.getComposedLoc(Moved.File, Offset);
     };
+    // A preprocessor line in between (`#ifdef SYNC` around the wait, `#endif`
+    // of a block around the release): the moved text would change which
+    // builds release the buffer, and the other builds were never analysed.
+    for (unsigned Line = lineStart(Moved.Begin); Line < TargetEnd;) {
+      if (Text.substr(Line).ltrim(" \t").starts_with("#"))
+        return std::nullopt;
+      size_t Eol = Text.find('\n', Line);
+      if (Eol == StringRef::npos)
+        break;
+      Line = Eol + 1;
+    }
 
     FixItPlan Plan;
     Plan.After = location(Target.Begin);

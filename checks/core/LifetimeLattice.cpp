@@ -136,7 +136,7 @@ bool WorkFacts::sameOrdering(const WorkFacts &A, const WorkFacts &B) {
   if (A.OrderedByLegacyStream != B.OrderedByLegacyStream ||
       A.FromEarlierIteration != B.FromEarlierIteration ||
       A.OrderedStreams.size() != B.OrderedStreams.size() ||
-      A.CoveringEvents != B.CoveringEvents)
+      A.CoveringEvents != B.CoveringEvents || A.AfterEntry != B.AfterEntry)
     return false;
   return std::equal(A.OrderedStreams.begin(), A.OrderedStreams.end(),
                     B.OrderedStreams.begin(),
@@ -152,6 +152,8 @@ bool WorkFacts::orderingLess(const WorkFacts &A, const WorkFacts &B) {
     return A.FromEarlierIteration < B.FromEarlierIteration;
   if (A.CoveringEvents != B.CoveringEvents)
     return A.CoveringEvents < B.CoveringEvents;
+  if (A.AfterEntry != B.AfterEntry)
+    return A.AfterEntry < B.AfterEntry;
   return std::lexicographical_compare(
       A.OrderedStreams.begin(), A.OrderedStreams.end(),
       B.OrderedStreams.begin(), B.OrderedStreams.end(),
@@ -180,7 +182,9 @@ bool WorkFacts::weakerOrEqual(const WorkFacts &A, const WorkFacts &B) {
       A.OrderedStreams.size() > B.OrderedStreams.size())
     return false;
   if (!std::includes(B.CoveringEvents.begin(), B.CoveringEvents.end(),
-                     A.CoveringEvents.begin(), A.CoveringEvents.end()))
+                     A.CoveringEvents.begin(), A.CoveringEvents.end()) ||
+      !std::includes(B.AfterEntry.begin(), B.AfterEntry.end(),
+                     A.AfterEntry.begin(), A.AfterEntry.end()))
     return false;
   for (const auto &[Stream, Site] : A.OrderedStreams)
     if (!B.OrderedStreams.count(Stream))
@@ -283,6 +287,8 @@ void WorkFacts::meet(const WorkFacts &Other) {
                                                : OrderedStreams.erase(It);
   OrderedByLegacyStream &= Other.OrderedByLegacyStream;
   FromEarlierIteration &= Other.FromEarlierIteration;
+  for (auto It = AfterEntry.begin(); It != AfterEntry.end();)
+    It = Other.AfterEntry.count(*It) ? std::next(It) : AfterEntry.erase(It);
 }
 
 bool ObjectState::join(const ObjectState &Other) {

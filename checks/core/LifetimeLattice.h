@@ -82,6 +82,13 @@ struct WorkFacts {
   bool OrderedByLegacyStream = false;
   /// The work reaches this point only through a loop back edge.
   bool FromEarlierIteration = false;
+  /// Summaries only, for uses of a caller's object: the caller's streams
+  /// (entry-work keys) whose work before the call was ordered before this
+  /// use when it was enqueued. An ordering of the path the use is on: the
+  /// entry work's own facts are met over every path to the exit, so a
+  /// callee that waits only on the path where it uses the buffer (an early
+  /// return, a loop that may not run) would otherwise lose that wait.
+  std::set<StreamKey> AfterEntry;
 
   /// Must-join: keep what holds on both paths.
   void meet(const WorkFacts &Other);
@@ -104,13 +111,16 @@ struct WorkFacts {
     return A.CoveringEvents == B.CoveringEvents &&
            A.OrderedStreams == B.OrderedStreams &&
            A.OrderedByLegacyStream == B.OrderedByLegacyStream &&
-           A.FromEarlierIteration == B.FromEarlierIteration;
+           A.FromEarlierIteration == B.FromEarlierIteration &&
+           A.AfterEntry == B.AfterEntry;
   }
   friend bool operator<(const WorkFacts &A, const WorkFacts &B) {
     return std::tie(A.CoveringEvents, A.OrderedStreams,
-                    A.OrderedByLegacyStream, A.FromEarlierIteration) <
+                    A.OrderedByLegacyStream, A.FromEarlierIteration,
+                    A.AfterEntry) <
            std::tie(B.CoveringEvents, B.OrderedStreams,
-                    B.OrderedByLegacyStream, B.FromEarlierIteration);
+                    B.OrderedByLegacyStream, B.FromEarlierIteration,
+                    B.AfterEntry);
   }
 };
 

@@ -73,6 +73,8 @@ std::string describe(const Module &M, const Inst &I) {
     OS << " event " << nameText(M, I.Event);
   if (I.Kind == OpKind::Allocate && I.Own == Ownership::Owned)
     OS << " owned";
+  if (I.Kind == OpKind::Allocate && !I.Fresh)
+    OS << " unknown-origin";
   if (I.Kind == OpKind::TakeEntry)
     OS << (I.Oldest ? " oldest" : " newest");
   if (I.Kind == OpKind::Call) {

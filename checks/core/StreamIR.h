@@ -240,6 +240,12 @@ struct Inst {
   NameId Event = NoId;         ///< RecordEvent, WaitEvent, SyncEvent.
   std::optional<bool> NonBlocking; ///< CreateStream.
   Ownership Own = Ownership::Raw;  ///< Allocate.
+  /// Allocate: false for the value of a call the front end cannot see. It
+  /// may be a new block or one that exists elsewhere, so it is owned and
+  /// released on Stream like an allocation (the stream it was most likely
+  /// made on), but it is not known work on Stream: no use-before-alloc, and
+  /// no "allocated here" note.
+  bool Fresh = true;
   ValueKind Value = ValueKind::Buffer; ///< Bind, Move, Kill.
   bool Oldest = true;              ///< TakeEntry: FIFO (else LIFO) end.
   FunctionId Callee = NoId;        ///< Call.

@@ -284,8 +284,15 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
       std::optional<StreamKey> S = Map.stream(G.Stream);
       if (!S)
         continue; // on a stream of the callee's own
+      // The caller's streams the callee had ordered before this use, on
+      // the path the use is on.
+      std::set<StreamKey> After;
+      for (const StreamKey &K : G.Facts.AfterEntry)
+        if (std::optional<StreamKey> Mapped = Map.stream(K))
+          After.insert(*Mapped);
       for (ObjectId Id : Held)
-        useObject(Id, CallerName, *S, I.Site, Map.facts(G.Facts), State);
+        useObject(Id, CallerName, *S, I.Site, Map.facts(G.Facts), State,
+                  After);
     }
     if (Inner.Escaped)
       for (ObjectId Id : Held)

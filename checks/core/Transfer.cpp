@@ -215,10 +215,10 @@ void Transfer::allocate(const Inst &I, const StreamKey &S,
                         LifetimeState &State) const {
   for (NameId Name : I.Names) {
     ObjectState Fresh;
-    Fresh.AllocSite = I.Site;
+    Fresh.AllocSite = I.Fresh ? I.Site : NoId;
     Fresh.AllocName = Name;
     Fresh.AllocStream = S;
-    Fresh.AllocPending = true;
+    Fresh.AllocPending = I.Fresh;
     Fresh.Own = I.Own;
     Fresh.ReleaseStream = S;
     bindObject(Name, objects::make(objects::RecentAlloc, I.Site),
@@ -231,13 +231,32 @@ void Transfer::allocate(const Inst &I, const StreamKey &S,
 //===----------------------------------------------------------------------===//
 
 void Transfer::useObject(ObjectId Id, NameId Name, const StreamKey &S,
-                         SiteId Site, const WorkFacts &Facts,
-                         LifetimeState &State) const {
+                         SiteId Site, WorkFacts Facts, LifetimeState &State,
+                         const std::set<StreamKey> &AfterStreams) const {
   ObjectState &Object = State.Objects[Id];
   if (Object.Escaped)
     return;
+  auto BeforeUse = [&](const StreamKey &WorkStream, const WorkFacts &Work) {
+    if (orderedBefore(WorkStream, Work, S, State))
+      return true;
+    // Through a caller stream whose earlier work the use is after: only
+    // work on that stream, or work it explicitly waited for, is part of
+    // that earlier work (the legacy stream's implicit ordering holds for
+    // its later work only, and there may be none before the call).
+    for (const StreamKey &After : AfterStreams)
+      if (WorkStream == After || Work.OrderedStreams.count(After))
+        return true;
+    return false;
+  };
+  // A use of the caller's object: which of the caller's streams were
+  // ordered before it on this path (see WorkFacts::AfterEntry).
+  Facts.AfterEntry.clear();
+  if (objects::tag(Id) == objects::Initial)
+    for (const auto &[Key, Work] : State.Entry)
+      if (!Work.Pending || BeforeUse(Key, Work.Facts))
+        Facts.AfterEntry.insert(Key);
   if (Object.AllocSite != NoId && Object.AllocPending && Object.AllocStream &&
-      !orderedBefore(*Object.AllocStream, Object.AllocFacts, S, State)) {
+      !BeforeUse(*Object.AllocStream, Object.AllocFacts)) {
     if (Watcher)
       Watcher->useBeforeAlloc(Site, Name, S, Object);
     // Warn at the first unordered use only.

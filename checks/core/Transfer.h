@@ -116,8 +116,12 @@ private:
   void bindObject(NameId Name, ObjectId Id, ObjectState Fresh, SiteId Site,
                   LifetimeState &State) const;
   void use(const ir::Inst &I, const StreamKey &S, LifetimeState &State) const;
+  /// A use of object \p Id on \p S. \p AfterStreams: streams whose work
+  /// enqueued so far is ordered before the use although \p S is not known
+  /// to be (a callee's use, after waits on the path it took).
   void useObject(ObjectId Id, NameId Name, const StreamKey &S, SiteId Site,
-                 const WorkFacts &Facts, LifetimeState &State) const;
+                 WorkFacts Facts, LifetimeState &State,
+                 const std::set<StreamKey> &AfterStreams = {}) const;
   void releaseObject(ObjectId Id, NameId Name,
                      const std::optional<StreamKey> &R, SiteId Site,
                      bool ByLastOwner, LifetimeState &State) const;

@@ -31,6 +31,10 @@ const PyApiRow FunctionRows[] = {
     {"torch.cuda.Event", VK::Unknown, PyOp::CreateEvent},
     {"torch.cuda.streams.Event", VK::Unknown, PyOp::CreateEvent},
     {"torch.Event", VK::Unknown, PyOp::CreateEvent},
+    // CUDA graph capture: the context synchronizes the device on entry and
+    // captures its body into the graph instead of running it.
+    {"torch.cuda.graph", VK::Unknown, PyOp::GraphCapture},
+    {"torch.cuda.graphs.graph", VK::Unknown, PyOp::GraphCapture},
     {"torch.cuda.synchronize", VK::Unknown, PyOp::SyncDevice},
     {"torch.accelerator.synchronize", VK::Unknown, PyOp::SyncDevice},
     // Tensor factories: CUDA tensors when a device is given that is not
@@ -47,6 +51,11 @@ const PyApiRow FunctionRows[] = {
     {"torch.eye", VK::Unknown, PyOp::Factory},
     {"torch.tensor", VK::Unknown, PyOp::Factory},
     {"torch.empty_strided", VK::Unknown, PyOp::Factory},
+    {"torch.as_tensor", VK::Unknown, PyOp::Factory},
+    // The device module's pin_memory(t) (DeepSpeed's accelerator): a
+    // page-locked copy of a host tensor.
+    {"torch.cuda.pin_memory", VK::Unknown, PyOp::PinMemory},
+    {"torch.from_numpy", VK::Unknown, PyOp::Factory},
     {"torch.empty_like", VK::Unknown, PyOp::FactoryLike},
     {"torch.zeros_like", VK::Unknown, PyOp::FactoryLike},
     {"torch.ones_like", VK::Unknown, PyOp::FactoryLike},
@@ -66,6 +75,10 @@ const PyApiRow FunctionRows[] = {
     {"torch.distributed.reduce", VK::Unknown, PyOp::Collective, {}, {}, kw("async_op")},
     {"torch.distributed.isend", VK::Unknown, PyOp::Collective, {}, {}, arg(0)},
     {"torch.distributed.irecv", VK::Unknown, PyOp::Collective, {}, {}, arg(0)},
+    // Comparisons that return a Python bool: the host waits for them.
+    {"torch.equal", VK::Unknown, PyOp::HostRead},
+    {"torch.allclose", VK::Unknown, PyOp::HostRead},
+    {"torch.is_nonzero", VK::Unknown, PyOp::HostRead},
     {"torch.cuda.is_available", VK::Unknown, PyOp::NoOp},
     {"torch.cuda.device_count", VK::Unknown, PyOp::NoOp},
     {"torch.device", VK::Unknown, PyOp::NoOp},
@@ -121,6 +134,8 @@ const PyApiRow MethodRows[] = {
     {".tolist", VK::Tensor, PyOp::HostRead},
     {".cpu", VK::Tensor, PyOp::HostRead},
     {".numpy", VK::Tensor, PyOp::HostRead},
+    // Page-locked copies of host tensors: host memory, not device blocks.
+    {".pin_memory", VK::Unknown, PyOp::PinMemory},
     // Metadata: no work, not a tensor.
     {".size", VK::Tensor, PyOp::Metadata},
     {".dim", VK::Tensor, PyOp::Metadata},
@@ -153,7 +168,7 @@ const PyApiRow *classifyMethod(llvm::StringRef Method, ValueKind Receiver) {
   for (const PyApiRow &Row : MethodRows) {
     if (Row.Pattern.drop_front() != Method)
       continue;
-    if (Row.Receiver == Receiver)
+    if (Row.Receiver == Receiver || Row.Receiver == ValueKind::Unknown)
       return &Row;
     OnlyCandidate = &Row;
     ++Candidates;

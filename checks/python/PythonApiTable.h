@@ -27,9 +27,19 @@ namespace streamlife::python {
 enum class ValueKind : uint8_t {
   Unknown, ///< Could be a tensor: uses of it are uses.
   Tensor,
+  /// A tensor in host memory (a CPU tensor, pinned or not): not a block of
+  /// the device's caching allocator, so neither its uses nor its release
+  /// are stream-ordered lifetimes.
+  HostTensor,
   Stream,
   Event,
   Work,  ///< The handle of an async collective (`async_op=True`).
+  /// The device module (torch.cuda, `get_accelerator()`): its stream and
+  /// event calls are torch.cuda's.
+  DeviceModule,
+  /// A callable that makes a stream context (`torch.cuda.stream` kept in
+  /// an attribute: `with self._stream_context(s):`).
+  StreamContextFn,
   Other, ///< Known not to be any of the above (ints, strings, None, ...).
 };
 
@@ -54,6 +64,8 @@ enum class PyOp : uint8_t {
   View,          ///< t.view(...): the result shares t's block, no work.
   ToDevice,      ///< t.to(dev) / t.cuda(): reads t, a new CUDA tensor.
   HostRead,      ///< t.item() / t.cpu(): reads t, the host waits.
+  PinMemory,     ///< t.pin_memory(): a host tensor from a host tensor.
+  GraphCapture,  ///< torch.cuda.graph(g): a `with` body captured, not run.
   Metadata,      ///< t.size(), t.data_ptr(): no work, not a tensor.
   Collective,    ///< dist.all_reduce(t, async_op=...).
   NoOp,          ///< Known and irrelevant (torch.cuda.is_available()).

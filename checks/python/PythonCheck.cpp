@@ -5,6 +5,7 @@
 #include "Analysis.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace streamlife::python {
 namespace {
@@ -17,8 +18,18 @@ void analyze(PyCheckResult &Result) {
   Result.Lowered = lowerPython(*Result.Files);
   const ir::Module &M = Result.Lowered.Module;
   core::Analyzer Analyzer(M);
-  for (ir::FunctionId F : Result.Lowered.Checked)
+  for (ir::FunctionId F : Result.Lowered.Checked) {
+    size_t First = Result.Diagnostics.size();
     reportFindings(M, Analyzer.findings(F), Result.Diagnostics);
+    // Every operation the lowering emits has a site, so every finding has
+    // one; should one ever lack it, it is reported at its function rather
+    // than dropped or left without a place.
+    for (size_t I = First; I < Result.Diagnostics.size(); ++I) {
+      assert(Result.Diagnostics[I].Site != ir::NoId && "a finding without a site");
+      if (Result.Diagnostics[I].Site == ir::NoId)
+        Result.Diagnostics[I].Site = M.Functions[F].Site;
+    }
+  }
   for (const RecordStreamInLoop &Finding : Result.Lowered.RecordStreamInLoops)
     reportRecordStreamInLoop(Finding, Result.Diagnostics);
   std::stable_sort(Result.Diagnostics.begin(), Result.Diagnostics.end(),
@@ -39,17 +50,21 @@ llvm::StringRef PyCheckResult::lineText(llvm::StringRef Path,
   return {};
 }
 
-PyCheckResult checkPythonFile(const std::string &Path) {
+PyCheckResult checkPythonFile(const std::string &Path,
+                              const PyCheckOptions &Options) {
   PyCheckResult Result;
-  Result.Files = PyModuleSet::load(Path, Result.ReadError);
+  Result.Files =
+      PyModuleSet::load(Path, Result.ReadError, Options.DeviceModules);
   if (Result.Files)
     analyze(Result);
   return Result;
 }
 
-PyCheckResult checkPythonText(std::string Path, std::string Text) {
+PyCheckResult checkPythonText(std::string Path, std::string Text,
+                              const PyCheckOptions &Options) {
   PyCheckResult Result;
-  Result.Files = PyModuleSet::fromText(std::move(Path), std::move(Text));
+  Result.Files = PyModuleSet::fromText(std::move(Path), std::move(Text),
+                                       Options.DeviceModules);
   analyze(Result);
   return Result;
 }

@@ -34,9 +34,16 @@ struct PyCheckResult {
   llvm::StringRef lineText(llvm::StringRef Path, unsigned Line) const;
 };
 
-PyCheckResult checkPythonFile(const std::string &Path);
+/// What a project configures for the Python front end.
+struct PyCheckOptions {
+  PyDeviceModules DeviceModules = PyDeviceModules::defaults();
+};
+
+PyCheckResult checkPythonFile(const std::string &Path,
+                              const PyCheckOptions &Options = {});
 /// The same for text in memory (the bench).
-PyCheckResult checkPythonText(std::string Path, std::string Text);
+PyCheckResult checkPythonText(std::string Path, std::string Text,
+                              const PyCheckOptions &Options = {});
 
 } // namespace streamlife::python
 

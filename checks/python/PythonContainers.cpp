@@ -26,7 +26,7 @@ namespace streamlife::python::lowering {
 namespace {
 
 bool isContainerFactory(const PyFile &File, PyNode Value) {
-  if (Value.is("list"))
+  if (Value.is("list") || Value.is("list_comprehension"))
     return true;
   if (!Value.is("call"))
     return false;
@@ -65,8 +65,37 @@ std::vector<PyNode> packedElements(PyNode Value) {
 } // namespace
 
 void FunctionLowering::noteContainer(PyNode Target, PyNode Value) {
-  if (Target.is("identifier") && isContainerFactory(File, Value))
-    Containers.try_emplace(Target.text().str());
+  if (!Target.is("identifier") || !isContainerFactory(File, Value))
+    return;
+  ContainerInfo &C = Containers[Target.text().str()];
+  if (Value.is("list"))
+    for (PyNode Element : Value.namedChildren())
+      noteContainerElement(C, Element);
+  else if (Value.is("list_comprehension"))
+    noteContainerElement(C, Value.field("body"));
+}
+
+void FunctionLowering::noteContainerElement(ContainerInfo &C, PyNode Element) {
+  std::vector<PyNode> Elements = packedElements(Element);
+  for (size_t I = 0; I < Elements.size(); ++I) {
+    ValueKind K = staticKind(Elements[I]);
+    if (K == ValueKind::Event || K == ValueKind::Work) {
+      C.EventSlots.insert(I);
+      C.EventKind = K;
+    }
+  }
+  C.Arity = std::max(C.Arity, Elements.size());
+}
+
+void FunctionLowering::noteContainerLoop(PyNode Target, PyNode Iterable) {
+  if (!Target.is("identifier") || !Iterable.is("identifier"))
+    return;
+  auto Found = Containers.find(Iterable.text().str());
+  if (Found == Containers.end())
+    return;
+  const ContainerInfo &C = Found->second;
+  if (C.Arity == 1 && C.EventSlots.count(0))
+    LocalKinds[Target.text().str()] = C.EventKind;
 }
 
 void FunctionLowering::noteContainerAppend(PyNode Call) {
@@ -80,11 +109,7 @@ void FunctionLowering::noteContainerAppend(PyNode Call) {
   auto Found = Containers.find(Receiver.text().str());
   if (Found == Containers.end())
     return;
-  std::vector<PyNode> Elements = packedElements(Args.front());
-  for (size_t I = 0; I < Elements.size(); ++I)
-    if (staticKind(Elements[I]) == ValueKind::Event)
-      Found->second.EventSlots.insert(I);
-  Found->second.Arity = std::max(Found->second.Arity, Elements.size());
+  noteContainerElement(Found->second, Args.front());
 }
 
 FunctionLowering::ContainerInfo *FunctionLowering::containerOf(PyNode Receiver) {
@@ -115,27 +140,12 @@ std::optional<Value> FunctionLowering::lowerContainerCall(PyNode Call,
     return std::nullopt;
   SiteId At = site(Call);
   switch (Op) {
-  case ContainerOp::Append: {
-    PyNode Arg = Call.field("arguments").namedChildren().front();
-    for (PyNode E : packedElements(Arg)) {
-      Value V = lowerExpr(E);
-      if (V.Name == NoId)
-        continue;
-      if (V.Kind == ValueKind::Event || V.Kind == ValueKind::Work) {
-        ir::Inst &B = emit(OpKind::Bind, At);
-        B.Names = {C->Event, V.Name};
-        B.Value = ir::ValueKind::Event;
-      } else if (mayHoldBuffer(V.Kind)) {
-        ir::Inst &S = emit(OpKind::Store, At);
-        S.Names = {C->Entries, V.Name};
-      }
-    }
+  case ContainerOp::Append:
+    storeElement(*C, Call.field("arguments").namedChildren().front(), At);
     return other();
-  }
   case ContainerOp::TakeOldest:
   case ContainerOp::TakeNewest: {
-    NameId Taken = temp(Receiver.text().str() + "." + Method.str() + "()");
-    TempSites[Taken] = At;
+    NameId Taken = temp(Receiver.text().str() + "." + Method.str() + "()", At);
     ir::Inst &T = emit(OpKind::TakeEntry, At);
     T.Names = {Taken, C->Entries};
     T.Oldest = Op == ContainerOp::TakeOldest;
@@ -150,6 +160,68 @@ std::optional<Value> FunctionLowering::lowerContainerCall(PyNode Call,
     break;
   }
   return std::nullopt;
+}
+
+void FunctionLowering::storeElement(ContainerInfo &C, PyNode Element,
+                                    SiteId At) {
+  auto store = [&](const Value &V) {
+    if (V.Name == NoId)
+      return;
+    if (V.Kind == ValueKind::Event || V.Kind == ValueKind::Work) {
+      ir::Inst &B = emit(OpKind::Bind, At);
+      B.Names = {C.Event, V.Name};
+      B.Value = ir::ValueKind::Event;
+    } else if (mayHoldBuffer(V.Kind)) {
+      ir::Inst &S = emit(OpKind::Store, At);
+      S.Names = {C.Entries, V.Name};
+    }
+  };
+  Element = withoutParentheses(Element);
+  if (Element.is("list_comprehension")) {
+    store(lowerComprehension(Element));
+    return;
+  }
+  for (PyNode E : packedElements(Element))
+    store(lowerExpr(E));
+}
+
+bool FunctionLowering::lowerContainerDisplay(PyNode Left, PyNode Right,
+                                             PyNode Stmt) {
+  if (!Left.is("identifier") ||
+      !(Right.is("list") || Right.is("list_comprehension")))
+    return false;
+  ContainerInfo *C = containerOf(Left);
+  if (!C)
+    return false;
+  // `reqs = [dist.all_to_all_single(..., async_op=True)]`,
+  // `works = [dist.all_reduce(x, async_op=True) for x in xs]`: the elements
+  // are the container's first entries.
+  SiteId At = site(Stmt);
+  if (Right.is("list_comprehension"))
+    storeElement(*C, Right, At);
+  else
+    for (PyNode Element : Right.namedChildren())
+      storeElement(*C, Element, At);
+  assign(Left, other(), Stmt);
+  return true;
+}
+
+bool FunctionLowering::assignFromContainer(PyNode Target, PyNode Iterable,
+                                           PyNode At) {
+  if (!Target.is("identifier"))
+    return false;
+  ContainerInfo *C = containerOf(Iterable);
+  if (!C)
+    return false;
+  // Each iteration's variable is one of the entries: an event (work handle)
+  // stands for the entries' latest one, a tensor for all of them.
+  if (C->Arity == 1 && C->EventSlots.count(0))
+    assign(Target, Value{C->EventKind, C->Event, false, {}}, At);
+  else if (C->EventSlots.empty())
+    assign(Target, Value{ValueKind::Unknown, C->Entries, false, {}}, At);
+  else
+    assign(Target, Value(), At);
+  return true;
 }
 
 bool FunctionLowering::lowerPopUnpacking(PyNode Left, PyNode Right,

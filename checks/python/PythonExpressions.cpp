@@ -10,6 +10,9 @@
 
 #include "PythonFunctionLowering.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
 namespace streamlife::python::lowering {
 
 //===----------------------------------------------------------------------===//
@@ -44,7 +47,7 @@ StreamRef FunctionLowering::resolveStream(PyNode Expr) {
       }
     }
     // `torch.cuda.current_stream` used as a value is not a stream.
-    if (!qualifiedCallee(File, Expr).empty())
+    if (!qualified(Expr).empty())
       return StreamRef::unknown();
   }
   if (std::optional<NameId> N = nameOf(Expr))
@@ -81,8 +84,9 @@ void FunctionLowering::use(const std::vector<Value> &Operands, StreamRef Stream,
 }
 
 Value FunctionLowering::allocate(PyNode At, NameId Hint) {
-  NameId Result = temp(Hint != NoId ? M.name(Hint).Spelling : At.text());
-  ir::Inst &I = emit(OpKind::Allocate, site(At));
+  SiteId Site = site(At);
+  NameId Result = temp(Hint != NoId ? M.name(Hint).Spelling : At.text(), Site);
+  ir::Inst &I = emit(OpKind::Allocate, Site);
   I.Names.push_back(Result);
   I.Stream = current();
   I.Own = ir::Ownership::Owned;
@@ -134,23 +138,96 @@ void FunctionLowering::collectContained(PyNode Expr,
         Names.push_back(*N);
 }
 
+/// Calls that keep their arguments: a container's or a registry's mutators,
+/// autograd's saved tensors, constructors of classes we cannot see (the
+/// object may hold the tensor). What is stored there lives on untracked.
+static bool keepsArguments(PyNode Call) {
+  PyNode Callee = Call.field("function");
+  llvm::StringRef Name = Callee.is("attribute")
+                             ? Callee.field("attribute").text()
+                             : Callee.text();
+  static const llvm::StringSet<> Keeping = {
+      "append", "appendleft", "extend", "insert", "add", "put", "put_nowait",
+      "setdefault", "update", "push", "register_buffer", "register_parameter",
+      "save_for_backward", "mark_dirty", "__setitem__", "setattr", "partial",
+      "Thread", "submit", "apply_async", "record", "cache", "store", "stash"};
+  if (Keeping.count(Name))
+    return true;
+  // `Bucket(params, grad)`: a class (PEP 8 names), made with what it keeps.
+  return !Name.empty() && llvm::isUpper(Name.front()) &&
+         llvm::any_of(Name, [](char C) { return llvm::isLower(C); });
+}
+
 Value FunctionLowering::lowerUnknownCall(PyNode Call,
                                          const std::vector<Value> &Operands) {
-  // Neither a use nor an ordering; a tensor handed to code we cannot see
-  // (or stored into a container) may be kept by it, so no finding about its
-  // release after this.
-  ir::Inst I;
-  I.Kind = OpKind::Escape;
+  // A function we cannot see: a kernel launcher, a layer, a wrapper. Inside
+  // a stream context its tensor arguments are used on that stream (what
+  // such a function does with a tensor, it does on the current stream).
+  // Outside, it is neither a use nor an ordering. Either way the tensors
+  // stay tracked, unless the call keeps them (keepsArguments) or they are a
+  // container's entries, which the callee may pop and drop.
+  SiteId Site = Call ? site(Call) : NoId;
+  llvm::SmallVector<NameId, 4> Passed;
   for (const Value &V : Operands)
     if (V.Name != NoId && mayHoldBuffer(V.Kind))
-      I.Names.push_back(V.Name);
+      Passed.push_back(V.Name);
+  llvm::SmallVector<NameId, 4> Contained;
   if (Call)
     for (PyNode Arg : Call.field("arguments").namedChildren())
       collectContained(Arg.is("keyword_argument") ? Arg.field("value") : Arg,
-                       I.Names);
-  if (!I.Names.empty())
-    F.Blocks[Cur].Insts.push_back(std::move(I));
-  return {};
+                       Contained);
+  ir::Inst Gone;
+  Gone.Kind = OpKind::Escape;
+  Gone.Site = Site;
+  bool Keeps = Call && keepsArguments(Call);
+  for (NameId N : Contained)
+    if (Keeps || llvm::none_of(Containers, [&](const auto &Entry) {
+          return Entry.second.Entries == N;
+        }))
+      Passed.push_back(N); // a display's elements: passed along
+    else
+      Gone.Names.push_back(N); // a container's entries
+  if (Keeps) {
+    Gone.Names.append(Passed.begin(), Passed.end());
+    Passed.clear();
+  }
+  if (!Gone.Names.empty())
+    F.Blocks[Cur].Insts.push_back(std::move(Gone));
+  if (!Passed.empty() && Site != NoId && insideStreamContext()) {
+    ir::Inst Use;
+    Use.Kind = OpKind::Use;
+    Use.Site = Site;
+    Use.Stream = current();
+    for (NameId N : Passed)
+      if (!llvm::is_contained(Use.Names, N))
+        Use.Names.push_back(N);
+    F.Blocks[Cur].Insts.push_back(std::move(Use));
+  }
+  Value Result;
+  Result.UnknownCall = Site;
+  return Result;
+}
+
+Value FunctionLowering::lowerComprehension(PyNode Expr) {
+  for (PyNode Clause : Expr.namedChildren()) {
+    if (Clause.is("for_in_clause")) {
+      std::vector<PyNode> Iterables = Clause.fields("right");
+      for (PyNode Iterable : Iterables)
+        lowerExpr(Iterable);
+      PyNode Target = Clause.field("left");
+      if (Iterables.size() != 1 ||
+          !assignFromContainer(Target, Iterables.front(), Target))
+        assign(Target, Value(), Target);
+    } else if (Clause.is("if_clause") && !Clause.namedChildren().empty()) {
+      lowerExpr(Clause.namedChildren().front());
+    }
+  }
+  PyNode Body = Expr.field("body");
+  if (Body.is("pair")) { // {k: v for ...}
+    lowerExpr(Body.field("key"));
+    return lowerExpr(Body.field("value"));
+  }
+  return lowerExpr(Body);
 }
 
 Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
@@ -200,9 +277,10 @@ Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
         bind(I, V);
   }
   Args[NumParams].Stream = current();
+  SiteId Site = site(Call);
   NameId Result =
-      temp(Hint != NoId ? M.name(Hint).Spelling : Call.text());
-  ir::Inst &I = emit(OpKind::Call, site(Call));
+      temp(Hint != NoId ? M.name(Hint).Spelling : Call.text(), Site);
+  ir::Inst &I = emit(OpKind::Call, Site);
   I.Callee = Found->second;
   I.Names.push_back(Result);
   I.Args.assign(Args.begin(), Args.end());
@@ -225,7 +303,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
   };
   switch (Row.Op) {
   case PyOp::CreateStream: {
-    NameId Target = Hint != NoId ? Hint : temp("stream");
+    NameId Target = Hint != NoId ? Hint : temp("stream", site(Call));
     ir::Inst &I = emit(OpKind::CreateStream, site(Call));
     I.Stream = StreamRef::named(Target);
     I.NonBlocking = true; // the stream pool's streams are non-blocking
@@ -242,7 +320,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     return other();
   }
   case PyOp::CreateEvent: {
-    NameId Target = Hint != NoId ? Hint : temp("event");
+    NameId Target = Hint != NoId ? Hint : temp("event", site(Call));
     ir::Inst &I = emit(OpKind::Bind, site(Call));
     I.Names = {Target, NoId};
     I.Value = ir::ValueKind::Event;
@@ -256,7 +334,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     if (OnStream) {
       PyNode E = Args.find(Row.Event);
       Event = E && !isNoneLiteral(E) ? eventOperand(E)
-                                     : (Hint != NoId ? Hint : temp("event"));
+                                     : (Hint != NoId ? Hint : temp("event", site(Call)));
     } else {
       Event = receiverName();
     }
@@ -310,20 +388,20 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     }
     return other();
   }
-  case PyOp::Factory: {
-    std::vector<Value> Operands = lowerArguments(Call);
-    PyNode Device = Args.keyword("device");
-    if (!Device || isHostDevice(Device))
-      return {ValueKind::Tensor, NoId, false, {}};
+  case PyOp::Factory:
+    lowerArguments(Call);
+    if (makesHostTensor(Call, /*DefaultsToHost=*/true))
+      return hostTensor();
     return allocate(Call, Hint);
-  }
   case PyOp::FactoryLike: {
     std::vector<Value> Operands = lowerArguments(Call);
-    PyNode Device = Args.keyword("device");
-    bool OnGpu = Device ? !isHostDevice(Device)
-                        : !Operands.empty() && Operands.front().Name != NoId;
-    if (!OnGpu)
-      return {ValueKind::Tensor, NoId, false, {}};
+    // On the device of its operand unless told otherwise.
+    bool OnHost = Args.keyword("device") || Args.keyword("pin_memory")
+                      ? makesHostTensor(Call, false)
+                      : Operands.empty() || Operands.front().Name == NoId ||
+                            Operands.front().Kind == ValueKind::HostTensor;
+    if (OnHost)
+      return hostTensor();
     return allocate(Call, Hint);
   }
   case PyOp::TensorOp: {
@@ -347,21 +425,39 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     std::vector<Value> Operands = lowerArguments(Call);
     if (Device && isHostDevice(Device)) {
       use({Recv}, current(), site(Call));
-      ir::Inst &I = emit(OpKind::SyncStream, site(Call));
-      I.Stream = current();
-      return {ValueKind::Tensor, NoId, false, {}};
+      // A blocking copy to the host waits for the current stream; a
+      // non-blocking one (into pinned memory) does not.
+      PyNode NonBlocking = Args.keyword("non_blocking");
+      if (!NonBlocking || !NonBlocking.is("true")) {
+        ir::Inst &I = emit(OpKind::SyncStream, site(Call));
+        I.Stream = current();
+      }
+      return hostTensor();
     }
     Operands.insert(Operands.begin(), Recv);
     use(Operands, current(), site(Call));
     return allocate(Call, Hint);
   }
   case PyOp::HostRead: {
-    lowerArguments(Call);
-    use({Recv}, current(), site(Call));
+    // `t.item()`, or `torch.equal(a, b)`: the operands are read on the
+    // current stream and the host waits for the answer.
+    std::vector<Value> Operands = lowerArguments(Call);
+    if (Receiver)
+      Operands = {Recv};
+    use(Operands, current(), site(Call));
     ir::Inst &I = emit(OpKind::SyncStream, site(Call));
     I.Stream = current();
-    return other();
+    // `t.cpu()` and `t.numpy()` give host memory, `item()`/`tolist()`
+    // Python values: neither is a device block.
+    return hostTensor();
   }
+  case PyOp::PinMemory:
+    lowerArguments(Call);
+    return hostTensor();
+  case PyOp::GraphCapture:
+    // Only meaningful as a `with` item, which lowerWith handles.
+    lowerArguments(Call);
+    return other();
   case PyOp::Metadata:
     lowerArguments(Call);
     return other();
@@ -374,25 +470,37 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
       Async = A.is("true");
     // (qualifiedCallee returns a temporary: keep it alive while Short
     // points into it.)
-    std::string Qualified = qualifiedCallee(File, Call.field("function"));
+    std::string Qualified = qualified(Call.field("function"));
     llvm::StringRef Short = llvm::StringRef(Qualified).rsplit('.').second;
-    // The process group's stream: it waits for the caller's current stream
-    // before the collective; an async collective is ordered back through
-    // its work handle, a synchronous one before returning.
+    SiteId Site = site(Call);
+    // ProcessGroupNCCL runs a synchronous collective on the caller's
+    // current stream: an ordinary use there.
+    if (!Async) {
+      use(Operands, current(), Site);
+      return other();
+    }
+    // An asynchronous one runs on the process group's own stream, which
+    // first waits for the current stream. The work handle stashes the
+    // inputs and outputs until the collective completes (wait() or the
+    // watchdog), so dropping the last Python reference before the wait
+    // releases nothing early: for the allocator the tensors are used on
+    // that stream and kept past its work, as record_stream keeps them.
     StreamRef Comm =
         StreamRef::named(Ctx.shared("pg:" + Short.str(), Short));
-    SiteId Site = site(Call);
     ir::Inst &Before = emit(OpKind::WaitStream, Site);
     Before.Stream = Comm;
     Before.Stream2 = current();
     use(Operands, Comm, Site);
-    if (!Async) {
-      ir::Inst &After = emit(OpKind::WaitStream, Site);
-      After.Stream = current();
-      After.Stream2 = Comm;
-      return other();
-    }
-    NameId Work = Hint != NoId ? Hint : temp("work");
+    ir::Inst Keep;
+    Keep.Kind = OpKind::RecordStream;
+    Keep.Site = Site;
+    Keep.Stream = Comm;
+    for (const Value &V : Operands)
+      if (V.Name != NoId && mayHoldBuffer(V.Kind))
+        Keep.Names.push_back(V.Name);
+    if (!Keep.Names.empty())
+      F.Blocks[Cur].Insts.push_back(std::move(Keep));
+    NameId Work = Hint != NoId ? Hint : temp("work", Site);
     ir::Inst &Record = emit(OpKind::RecordEvent, Site);
     Record.Stream = Comm;
     Record.Event = Work;
@@ -414,8 +522,25 @@ Value FunctionLowering::lowerMethodCall(PyNode Call, PyNode Receiver,
   PyClassDef *Owner = classOf(Receiver);
   bool ReceiverIsModule =
       Receiver.is("identifier") && File.Imports.count(Receiver.text());
-  if (!Owner && !ReceiverIsModule && !classifyMethod(Method, ValueKind::Unknown))
-    Owner = Ctx.Set.uniqueClassWithMethod(Method);
+  if (!Owner && !ReceiverIsModule) {
+    // A receiver of unknown kind whose method only the API table's name
+    // says is a tensor's or a stream's (`batch.record_stream(s)`) is more
+    // likely an object of the class here that defines that method.
+    const PyApiRow *ByName = classifyMethod(Method, ValueKind::Unknown);
+    bool NameOnly = ByName && kindOfName(Receiver) == ValueKind::Unknown &&
+                    (ByName->Op == PyOp::RecordStream ||
+                     ByName->Op == PyOp::RecordEvent ||
+                     ByName->Op == PyOp::WaitEvent ||
+                     ByName->Op == PyOp::WaitStream);
+    if (!ByName || NameOnly)
+      Owner = Ctx.Set.uniqueClassWithMethod(Method);
+    // Several classes here define it: one of theirs, we cannot tell which.
+    if (!Owner && NameOnly && Ctx.Set.anyClassWithMethod(Method)) {
+      std::vector<Value> Operands = lowerArguments(Call);
+      lowerExpr(Receiver);
+      return lowerUnknownCall(Call, Operands);
+    }
+  }
   if (Owner)
     if (PyFunctionDef *Callee = Ctx.Set.findMethod(*Owner, Method)) {
       Value Self = lowerExpr(Receiver);
@@ -425,8 +550,17 @@ Value FunctionLowering::lowerMethodCall(PyNode Call, PyNode Receiver,
   ValueKind RecvKind = Recv.Kind;
   if (RecvKind == ValueKind::Unknown)
     RecvKind = kindOfName(Receiver);
+  if (RecvKind == ValueKind::HostTensor)
+    return lowerHostTensorMethod(Call, Receiver, Method, Recv, Hint);
   if (const PyApiRow *Row = classifyMethod(Method, RecvKind))
     return lowerApi(*Row, Call, Receiver, Recv, Hint);
+  // `h.wait()` on a handle of unknown kind: an event's wait() and a work
+  // handle's wait() both make the current stream wait for it (a handle
+  // recorded where we cannot see orders everything before it, in doubt).
+  if (RecvKind == ValueKind::Unknown && Method == "wait" &&
+      Call.field("arguments").namedChildren().empty())
+    if (const PyApiRow *Row = classifyMethod(Method, ValueKind::Work))
+      return lowerApi(*Row, Call, Receiver, Recv, Hint);
   if (RecvKind == ValueKind::Tensor) {
     // Any other tensor method: in-place when it ends in '_', else an op
     // returning a new tensor.
@@ -441,18 +575,55 @@ Value FunctionLowering::lowerMethodCall(PyNode Call, PyNode Receiver,
   return lowerUnknownCall(Call, Operands);
 }
 
+/// True for `t.to(torch.float16)` / `t.to(dtype=...)`: a conversion that
+/// keeps the tensor on its device (`t.to("cuda")`, `t.to(dev)` move it).
+static bool keepsDevice(PyNode Call, const CallArguments &Args) {
+  if (Call.field("function").field("attribute").text() != "to")
+    return false;
+  PyNode Target = Args.find(PyOperand{0, "device"});
+  if (!Target)
+    return true; // only keyword arguments other than device (dtype=...)
+  llvm::StringRef T = Target.text();
+  return T.starts_with("torch.") && !T.starts_with("torch.device");
+}
+
+Value FunctionLowering::lowerHostTensorMethod(PyNode Call, PyNode Receiver,
+                                              llvm::StringRef Method,
+                                              const Value &Recv, NameId Hint) {
+  // A host tensor's methods make host tensors, except the copies to a
+  // device (`.cuda()`, `.to("cuda", non_blocking=True)`), which allocate
+  // on the current stream.
+  CallArguments Args(Call);
+  const PyApiRow *Row = classifyMethod(Method, ValueKind::Tensor);
+  if (Row && Row->Op == PyOp::ToDevice && !keepsDevice(Call, Args))
+    return lowerApi(*Row, Call, Receiver, Recv, Hint);
+  // Device tensors among the arguments are read on the current stream:
+  // `host.copy_(activation, non_blocking=True)` is a device-to-host copy.
+  use(lowerArguments(Call), current(), site(Call));
+  if (Row && (Row->Op == PyOp::Metadata ||
+              (Row->Op == PyOp::HostRead && Method != "cpu" && Method != "numpy")))
+    return other();
+  return hostTensor();
+}
+
 Value FunctionLowering::lowerCall(PyNode Call, NameId Hint) {
   PyNode Callee = Call.field("function");
   // Library functions first: `torch.cuda.synchronize()`, `dist.all_reduce`.
-  std::string Qualified = qualifiedCallee(File, Callee);
+  std::string Qualified = qualified(Callee);
   if (!Qualified.empty()) {
     if (const PyApiRow *Row = classifyFunction(Qualified))
       return lowerApi(*Row, Call, PyNode(), Value(), Hint);
     if (isTensorLibraryFunction(Qualified))
       return lowerTensorOp(Call, lowerArguments(Call), /*Allocates=*/true,
                            Hint);
+    // Another library's function (a Triton launcher, an extension's op):
+    // a function we cannot see. torch's own unlisted functions
+    // (torch.cuda.memory_allocated, torch.utils...) are neither uses nor
+    // orderings.
+    if (!llvm::StringRef(Qualified).starts_with("torch.") && Qualified != "torch")
+      return lowerUnknownCall(Call, lowerArguments(Call));
     lowerArguments(Call);
-    return {}; // another library function: neither use nor ordering
+    return {};
   }
   if (Callee.is("identifier")) {
     llvm::StringRef Name = Callee.text();
@@ -580,8 +751,12 @@ Value FunctionLowering::lowerExpr(PyNode Expr, NameId Hint) {
     assign(Expr.field("name"), V, Expr);
     return V;
   }
-  if (K == "lambda" || K == "list_comprehension" || K == "set_comprehension" ||
-      K == "dictionary_comprehension" || K == "generator_expression")
+  if (K == "list_comprehension" || K == "set_comprehension" ||
+      K == "dictionary_comprehension") {
+    lowerComprehension(Expr);
+    return other();
+  }
+  if (K == "lambda" || K == "generator_expression")
     return other(); // not analysed (their bodies run elsewhere or later)
   // Containers, conditionals, comparisons, boolean operators: lower what is
   // inside for its operations; the result is not a tracked tensor.

@@ -65,9 +65,13 @@ struct Value {
   NameId Name = NoId;
   bool IsTemp = false;
   StreamRef Stream; ///< Kind == Stream
+  /// The value of a call we cannot see, made at this site: bound to a name
+  /// known to hold a tensor, it is a tensor of unknown origin.
+  SiteId UnknownCall = NoId;
 };
 
 inline Value other() { return {ValueKind::Other, NoId, false, {}}; }
+inline Value hostTensor() { return {ValueKind::HostTensor, NoId, false, {}}; }
 
 inline bool isNoneLiteral(PyNode N) { return N.is("none"); }
 
@@ -76,15 +80,6 @@ inline PyNode withoutParentheses(PyNode N) {
   while (N.is("parenthesized_expression") && !N.namedChildren().empty())
     N = N.namedChildren().front();
   return N;
-}
-
-/// `"cpu"`, `"meta"` or `torch.device("cpu")`: a device that is not a GPU.
-inline bool isHostDevice(PyNode N) {
-  llvm::StringRef T = N.text();
-  if (N.is("call") && !N.field("arguments").namedChildren().empty())
-    T = N.field("arguments").namedChildren().front().text();
-  T = T.trim("'\"");
-  return T.starts_with("cpu") || T == "meta";
 }
 
 /// The `name=value` keyword arguments and positional arguments of a call.
@@ -145,14 +140,36 @@ private:
   void noteAssignment(PyNode Target, PyNode Value);
   void noteTarget(PyNode Target);
   ValueKind staticKind(PyNode Expr);
+  /// Locals and parameters used the way only tensors are (`x.view(...)`,
+  /// `x.copy_(y)`, `torch.cat([x, y])`): tensors, unless something says
+  /// otherwise.
+  void noteTensorEvidence(PyNode Call);
+  llvm::StringSet<> TensorEvidence;
+
+  /// qualifiedCallee, with the locals and attributes known to hold the
+  /// device module read as torch.cuda.
+  std::string qualified(PyNode Callee) {
+    return qualifiedCallee(File, Callee, [this](PyNode N) {
+      return (N.is("identifier") || N.is("attribute")) &&
+             kindOfName(N) == ValueKind::DeviceModule;
+    });
+  }
 
   // --- Names.
   NameId local(const std::string &Spelling);
-  NameId temp(llvm::StringRef Spelling);
+  /// A temporary made by the operation at \p MadeAt (a call's value before
+  /// it is bound): it dies at the end of the statement, and a release its
+  /// death causes is reported at \p MadeAt, never at no site.
+  NameId temp(llvm::StringRef Spelling, SiteId MadeAt);
   std::optional<NameId> nameOf(PyNode Expr);
   ValueKind kindOfName(PyNode Expr);
   PyClassDef *classOf(PyNode Receiver);
   std::string attributeKey(PyNode Attribute, PyClassDef *&Owner);
+  /// Inside a `with torch.cuda.stream(s)` (or after set_stream): the
+  /// current stream is not the caller's.
+  bool insideStreamContext() const {
+    return !(current() == StreamRef::named(EntryCurrent));
+  }
   bool isSelf(PyNode N) const {
     return Class && N.is("identifier") && Def && !Def->Params.empty() &&
            N.text() == Def->Params.front();
@@ -191,6 +208,8 @@ private:
   void lowerLoopRest(PyNode Stmt, unsigned Header, unsigned Test, unsigned After);
   void lowerTry(PyNode Stmt);
   void lowerWith(PyNode Stmt);
+  /// The stream a `with` item makes current, if it is a stream context.
+  std::optional<StreamRef> streamContextOf(PyNode Item);
   void lowerMatch(PyNode Stmt);
   void lowerReturn(PyNode Stmt);
   PyNode packedReturn(PyNode Expr);
@@ -212,10 +231,20 @@ private:
     NameId Entries = NoId;        ///< `q[*]`: what the entries hold
     NameId Event = NoId;          ///< `q[*].event`: the latest entry event
     std::set<size_t> EventSlots;  ///< tuple positions appended as events
+    /// What those events are: events, or work handles (`[dist.isend(...)]`).
+    ValueKind EventKind = ValueKind::Event;
     size_t Arity = 1;             ///< elements per appended tuple
   };
   void noteContainer(PyNode Target, PyNode Value);
   void noteContainerAppend(PyNode Call);
+  void noteContainerElement(ContainerInfo &C, PyNode Element);
+  /// `for r in reqs` over a container: the loop variable's kind.
+  void noteContainerLoop(PyNode Target, PyNode Iterable);
+  /// Stores what \p Element holds into \p C (an append, a list display).
+  void storeElement(ContainerInfo &C, PyNode Element, SiteId At);
+  bool lowerContainerDisplay(PyNode Left, PyNode Right, PyNode Stmt);
+  /// Binds the variable of `for x in q` (q a container) to q's entries.
+  bool assignFromContainer(PyNode Target, PyNode Iterable, PyNode At);
   ContainerInfo *containerOf(PyNode Receiver);
   std::optional<Value> lowerContainerCall(PyNode Call, PyNode Receiver,
                                           llvm::StringRef Method);
@@ -226,6 +255,9 @@ private:
   Value lowerCall(PyNode Call, NameId Hint);
   Value lowerMethodCall(PyNode Call, PyNode Receiver, llvm::StringRef Method,
                         NameId Hint);
+  Value lowerHostTensorMethod(PyNode Call, PyNode Receiver,
+                              llvm::StringRef Method, const Value &Recv,
+                              NameId Hint);
   Value lowerApi(const PyApiRow &Row, PyNode Call, PyNode Receiver,
                  const Value &Recv, NameId Hint);
   Value lowerLocalCall(const PyFunctionDef &Callee, PyNode Call,
@@ -233,6 +265,9 @@ private:
   Value lowerTensorOp(PyNode Call, const std::vector<Value> &Operands,
                       bool Allocates, NameId Hint = NoId);
   Value lowerUnknownCall(PyNode Call, const std::vector<Value> &Operands);
+  /// `[f(x) for x in xs if c]`: the clauses, then the element once (the
+  /// element of one iteration stands for all of them).
+  Value lowerComprehension(PyNode Expr);
   void collectContained(PyNode Expr, llvm::SmallVectorImpl<NameId> &Names);
   std::vector<Value> lowerArguments(PyNode Call);
   Value allocate(PyNode At, NameId Hint);
@@ -258,6 +293,9 @@ private:
   std::map<std::string, ValueKind> LocalKinds;
   std::map<std::string, PyClassDef *> LocalClasses;
   std::map<std::string, StreamRef> StreamAliases;
+  /// Locals assigned a stream context (`ctx = torch.cuda.stream(s)`, on some
+  /// path at least): the call that made it, for `with ctx:`.
+  std::map<std::string, PyNode> StreamContexts;
   /// Locals assigned exactly once, from a view of a parameter
   /// (`weight = params.view(...)`): name -> the parameter.
   std::map<std::string, std::string> ParamViews;
@@ -271,9 +309,9 @@ private:
   NameId EntryCurrent = NoId;
   std::vector<StreamRef> CurrentStack;
   std::vector<LoopTargets> Loops;
-  std::vector<NameId> StatementTemps;
-  /// Where a temporary that can own a buffer was made (its kill's site).
-  std::map<NameId, SiteId> TempSites;
+  /// The temporaries of the statement being lowered, with where each was
+  /// made (the site of its kill at the end of the statement).
+  std::vector<std::pair<NameId, SiteId>> StatementTemps;
   unsigned TempCount = 0;
   bool IsModuleBody = false;
 };

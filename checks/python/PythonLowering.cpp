@@ -11,6 +11,7 @@
 
 #include "PythonFunctionLowering.h"
 
+#include <cassert>
 #include <functional>
 
 namespace streamlife::python {
@@ -30,9 +31,10 @@ NameId FunctionLowering::local(const std::string &Spelling) {
   return Slot;
 }
 
-NameId FunctionLowering::temp(llvm::StringRef Spelling) {
+NameId FunctionLowering::temp(llvm::StringRef Spelling, SiteId MadeAt) {
+  assert(MadeAt != NoId && "a temporary without the site that made it");
   NameId N = M.addName({Spelling.take_front(60).str(), Id, NoId});
-  StatementTemps.push_back(N);
+  StatementTemps.push_back({N, MadeAt});
   ++TempCount;
   return N;
 }
@@ -131,7 +133,13 @@ ValueKind FunctionLowering::kindOfName(PyNode Expr) {
       }
     }
     auto Found = LocalKinds.find(Expr.text().str());
-    return Found == LocalKinds.end() ? ValueKind::Unknown : Found->second;
+    if (Found != LocalKinds.end())
+      return Found->second;
+    // `p.grad`, `param.main_grad` (Megatron's): a parameter's gradient.
+    llvm::StringRef Attr = Expr.field("attribute").text();
+    if (Attr == "grad" || Attr == "main_grad")
+      return ValueKind::Tensor;
+    return ValueKind::Unknown;
   }
   return ValueKind::Unknown;
 }
@@ -143,6 +151,8 @@ ValueKind FunctionLowering::kindOfName(PyNode Expr) {
 ValueKind FunctionLowering::staticKind(PyNode Expr) {
   if (isNoneLiteral(Expr))
     return ValueKind::Unknown;
+  if ((Expr.is("call") || Expr.is("attribute")) && isDeviceModule(File, Expr))
+    return ValueKind::DeviceModule;
   if (Expr.is("integer") || Expr.is("float") || Expr.is("string") ||
       Expr.is("true") || Expr.is("false") || Expr.is("comparison_operator") ||
       Expr.is("dictionary") || Expr.is("list") || Expr.is("set") ||
@@ -172,7 +182,7 @@ ValueKind FunctionLowering::staticKind(PyNode Expr) {
   AttributeFact Fact = classifyCreation(File, Expr);
   if (Fact.Kind != ValueKind::Unknown)
     return Fact.Kind;
-  std::string Qualified = qualifiedCallee(File, Callee);
+  std::string Qualified = qualified(Callee);
   if (const PyApiRow *Row = classifyFunction(Qualified)) {
     if (Row->Op == PyOp::Collective)
       return ValueKind::Work;
@@ -188,24 +198,58 @@ ValueKind FunctionLowering::staticKind(PyNode Expr) {
     return ValueKind::Other;
   if (Callee.is("attribute")) {
     llvm::StringRef Method = Callee.field("attribute").text();
-    if (const PyApiRow *Row =
-            classifyMethod(Method, staticKind(Callee.field("object")))) {
-      switch (Row->Op) {
-      case PyOp::RecordEvent:
-        return ValueKind::Event;
-      case PyOp::Metadata:
-      case PyOp::HostRead:
-        return ValueKind::Other;
-      case PyOp::View:
-      case PyOp::ToDevice:
-      case PyOp::TensorOp:
-        return ValueKind::Tensor;
-      default:
-        break;
-      }
+    ValueKind Receiver = staticKind(Callee.field("object"));
+    const PyApiRow *Row = classifyMethod(
+        Method, Receiver == ValueKind::HostTensor ? ValueKind::Tensor : Receiver);
+    if (!Row)
+      return Receiver == ValueKind::HostTensor ? ValueKind::HostTensor
+                                               : ValueKind::Unknown;
+    switch (Row->Op) {
+    case PyOp::RecordEvent:
+      return ValueKind::Event;
+    case PyOp::Metadata:
+      return ValueKind::Other;
+    case PyOp::HostRead:
+      return Method == "cpu" || Method == "numpy" ? ValueKind::HostTensor
+                                                  : ValueKind::Other;
+    case PyOp::PinMemory:
+      return ValueKind::HostTensor;
+    case PyOp::ToDevice: {
+      PyNode Device = CallArguments(Expr).find(Row->Stream);
+      if (Device && isHostDevice(Device))
+        return ValueKind::HostTensor;
+      return ValueKind::Tensor;
+    }
+    case PyOp::View:
+    case PyOp::TensorOp:
+      return Receiver == ValueKind::HostTensor ? ValueKind::HostTensor
+                                               : ValueKind::Tensor;
+    default:
+      break;
     }
   }
   return ValueKind::Unknown;
+}
+
+/// `w.view(-1, 4).index_select(0, i).pin_memory()`: the name at the base of
+/// a chain of tensor methods and subscripts (`w`), which lives where the
+/// result does, as long as no method in the chain moves it to another device.
+static PyNode chainBase(PyNode Expr) {
+  for (;;) {
+    Expr = withoutParentheses(Expr);
+    if (Expr.is("subscript")) {
+      Expr = Expr.field("value");
+      continue;
+    }
+    if (Expr.is("call") && Expr.field("function").is("attribute")) {
+      llvm::StringRef Method = Expr.field("function").field("attribute").text();
+      if (Method == "to" || Method == "cuda" || Method == "cpu")
+        return {};
+      Expr = Expr.field("function").field("object");
+      continue;
+    }
+    return Expr.is("identifier") || Expr.is("attribute") ? Expr : PyNode();
+  }
 }
 
 void FunctionLowering::noteTarget(PyNode Target) {
@@ -263,6 +307,9 @@ void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
     if (Callee.is("identifier"))
       if (PyClassDef *C = Ctx.Set.findClass(File, Callee.text()))
         LocalClasses[Name] = C;
+    if (const PyApiRow *Row = classifyFunction(qualified(Callee)))
+      if (Row->Op == PyOp::StreamContext)
+        StreamContexts[Name] = Value;
   }
   if (isNoneLiteral(Value))
     return;
@@ -270,6 +317,46 @@ void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
   auto [It, Inserted] = LocalKinds.try_emplace(Name, K);
   if (!Inserted && It->second != K)
     It->second = ValueKind::Unknown;
+}
+
+void FunctionLowering::noteTensorEvidence(PyNode Call) {
+  // Methods no other common receiver has (numpy arrays, modules and lists
+  // share `reshape`, `cuda`, `to`, `sum`, `split`: those are no evidence).
+  static const llvm::StringSet<> TensorOnly = {
+      "view", "view_as", "contiguous", "copy_", "zero_", "fill_", "add_",
+      "mul_", "div_", "sub_", "clamp_", "record_stream", "data_ptr",
+      "untyped_storage", "numel", "narrow", "index_select", "index_add_",
+      "index_copy_", "masked_fill", "masked_fill_", "scatter_", "scatter_add_",
+      "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor",
+      "element_size", "storage_offset", "is_contiguous", "unsqueeze",
+      "squeeze", "permute", "transpose", "flatten", "unflatten", "detach",
+      "detach_", "requires_grad_", "bmm", "mm", "matmul", "nelement", "unbind",
+      "resize_", "as_strided", "expand", "expand_as", "type_as", "addmm",
+      "is_pinned", "softmax", "log_softmax"};
+  auto note = [&](PyNode N) {
+    N = withoutParentheses(N);
+    if (N.is("identifier") && !File.Imports.count(N.text()) &&
+        !File.TopLevelFunctions.count(N.text()) && !File.Classes.count(N.text()))
+      TensorEvidence.insert(N.text());
+  };
+  PyNode Callee = Call.field("function");
+  if (Callee.is("attribute") &&
+      TensorOnly.count(Callee.field("attribute").text()) &&
+      !Ctx.Set.anyClassWithMethod(Callee.field("attribute").text()))
+    note(Callee.field("object"));
+  // The tensor operands of torch's own ops: `torch.cat([a, b])`,
+  // `torch.mul(q, 2, out=mid)`, `F.linear(x, w)`.
+  std::string Qualified = qualified(Callee);
+  if (Qualified.empty() || !isTensorLibraryFunction(Qualified))
+    return;
+  for (PyNode Arg : Call.field("arguments").namedChildren()) {
+    PyNode E = Arg.is("keyword_argument") ? Arg.field("value") : Arg;
+    if (E.is("list") || E.is("tuple"))
+      for (PyNode Element : E.namedChildren())
+        note(Element);
+    else
+      note(E);
+  }
 }
 
 void FunctionLowering::scanLocals(PyNode Body) {
@@ -294,8 +381,17 @@ void FunctionLowering::scanLocals(PyNode Body) {
         noteAssignment(Left, Right);
         noteContainer(Left, Right);
       }
+      // `t: torch.Tensor`, `b: Batch = ...`: the annotation says what the
+      // local holds, whatever the value looks like.
+      if (PyNode Type = N.field("type"); Type && Left.is("identifier"))
+        if (ValueKind K = annotationKind(Type.text()); K != ValueKind::Unknown)
+          LocalKinds[Left.text().str()] = K;
+    } else if (N.is("for_in_clause")) {
+      noteTarget(N.field("left"));
+      noteContainerLoop(N.field("left"), N.field("right"));
     } else if (N.is("for_statement")) {
       noteTarget(N.field("left"));
+      noteContainerLoop(N.field("left"), N.field("right"));
       // `for i in range(n)`: i is a number.
       PyNode Iterable = N.field("right");
       PyNode Left = N.field("left");
@@ -313,22 +409,29 @@ void FunctionLowering::scanLocals(PyNode Body) {
       noteAssignment(N.field("name"), N.field("value"));
     } else if (N.is("call")) {
       noteContainerAppend(N);
+      noteTensorEvidence(N);
       // Receivers of stream-only methods are streams, of tensor-only
       // methods tensors; `with torch.cuda.stream(x)` makes x a stream.
       PyNode Callee = N.field("function");
       if (Callee.is("attribute")) {
         PyNode Object = Callee.field("object");
         llvm::StringRef Method = Callee.field("attribute").text();
+        // Only host tensors can be pinned or viewed as numpy arrays.
+        if (Method == "pin_memory" || Method == "numpy")
+          if (PyNode Base = chainBase(Object))
+            LocalKinds.try_emplace(Base.text().str(), ValueKind::HostTensor);
         if (Object.is("identifier")) {
           // Only names no other kind of object has: `x.size()` could be
           // anybody's (a process group's), `x.wait_event(e)` is a stream's.
+          // A class here with a method of that name makes it no evidence.
           const PyApiRow *Row = classifyMethod(Method, ValueKind::Unknown);
-          if (Row && (Row->Op == PyOp::RecordEvent || Row->Op == PyOp::WaitEvent ||
-                      Row->Op == PyOp::WaitStream || Row->Op == PyOp::RecordStream))
+          if (Row && !Ctx.Set.anyClassWithMethod(Method) &&
+              (Row->Op == PyOp::RecordEvent || Row->Op == PyOp::WaitEvent ||
+               Row->Op == PyOp::WaitStream || Row->Op == PyOp::RecordStream))
             LocalKinds.try_emplace(Object.text().str(), Row->Receiver);
         }
       }
-      std::string Qualified = qualifiedCallee(File, Callee);
+      std::string Qualified = qualified(Callee);
       if (const PyApiRow *Row = classifyFunction(Qualified))
         if (Row->Op == PyOp::StreamContext || Row->Op == PyOp::SetStream) {
           PyNode S = CallArguments(N).find(Row->Stream);
@@ -340,6 +443,14 @@ void FunctionLowering::scanLocals(PyNode Body) {
       Scan(Child);
   };
   Scan(Body);
+  // Evidence makes a tensor of a name nothing else typed (a parameter, the
+  // value of a call we cannot see); a kind already known stays.
+  for (const auto &Entry : TensorEvidence) {
+    auto [It, Inserted] =
+        LocalKinds.try_emplace(Entry.first().str(), ValueKind::Tensor);
+    if (!Inserted && It->second == ValueKind::Unknown)
+      It->second = ValueKind::Tensor;
+  }
 }
 
 
@@ -360,17 +471,9 @@ void FunctionLowering::lowerFunction() {
     PyNode Name = Param.is("typed_parameter") ? Param.namedChildren().front()
                                               : Param.field("name");
     llvm::StringRef Type = Param.field("type").text();
-    ValueKind K = ValueKind::Unknown;
-    if (Type == "int" || Type == "float" || Type == "str" || Type == "bool")
-      K = ValueKind::Other;
-    else if (Type.ends_with("Tensor"))
-      K = ValueKind::Tensor;
-    else if (Type.ends_with("Stream"))
-      K = ValueKind::Stream;
-    else if (Type.ends_with("Event"))
-      K = ValueKind::Event;
-    else if (PyClassDef *C = Ctx.Set.findClass(File, Type))
+    if (PyClassDef *C = Ctx.Set.findClass(File, Type))
       LocalClasses[Name.text().str()] = C;
+    ValueKind K = annotationKind(Type);
     if (K != ValueKind::Unknown)
       LocalKinds[Name.text().str()] = K;
   }
@@ -449,24 +552,48 @@ LoweredPython lowerPython(PyModuleSet &Set) {
   LoweredPython Out;
   LoweringContext Ctx{Set, Out, {}, {}, {}};
   // Ids first, so that calls can name functions not lowered yet.
-  std::vector<std::pair<const PyFunctionDef *, const PyFile *>> Order;
+  std::vector<std::pair<const PyFunctionDef *, const PyFile *>> ById;
   for (const auto &File : Set.files()) {
     for (const auto &Function : File->Functions) {
       Ctx.Ids[Function.get()] = Out.Module.Functions.size();
       Out.Module.Functions.emplace_back();
-      Order.push_back({Function.get(), File.get()});
+      ById.push_back({Function.get(), File.get()});
     }
   }
   ir::FunctionId Body = Out.Module.Functions.size();
   Out.Module.Functions.emplace_back();
-  for (auto [Function, File] : Order) {
-    ir::FunctionId Id = Ctx.Ids[Function];
-    FunctionLowering(Ctx, *File, Function, Id).lowerFunction();
-    if (File->Index == 0)
+  // The checked file's functions, then only what they call, transitively:
+  // the imported modules' other functions are never analysed, and lowering
+  // them all was a third of the time of a check. A function not lowered
+  // has no blocks, which the core reads as a call that does nothing; none
+  // is ever called.
+  std::vector<char> Done(ById.size(), 0);
+  std::vector<ir::FunctionId> Work;
+  for (ir::FunctionId Id = 0; Id < ById.size(); ++Id)
+    if (ById[Id].second->Index == 0) {
       Out.Checked.push_back(Id);
-  }
+      Work.push_back(Id);
+      Done[Id] = 1;
+    }
+  auto callees = [&](ir::FunctionId Id) {
+    for (const ir::Block &B : Out.Module.Functions[Id].Blocks)
+      for (const ir::Inst &I : B.Insts)
+        if (I.Kind == ir::OpKind::Call && I.Callee < ById.size() &&
+            !Done[I.Callee]) {
+          Done[I.Callee] = 1;
+          Work.push_back(I.Callee);
+        }
+  };
   FunctionLowering(Ctx, Set.main(), nullptr, Body).lowerModuleBody();
   Out.Checked.push_back(Body);
+  callees(Body);
+  while (!Work.empty()) {
+    ir::FunctionId Id = Work.back();
+    Work.pop_back();
+    auto [Function, File] = ById[Id];
+    FunctionLowering(Ctx, *File, Function, Id).lowerFunction();
+    callees(Id);
+  }
   return Out;
 }
 

@@ -26,8 +26,13 @@
 //   (`Pipeline.ag`); `p.ag` denotes the same name when `p` is known to be a
 //   `Pipeline` (constructed from it, annotated with it, or the only class of
 //   the module set with such a method or attribute). Attributes outlive the
-//   function; storing into a container or passing to an unknown function
-//   makes a tensor escape (no finding on it afterwards).
+//   function; storing into a container we do not track, or passing to a
+//   function that keeps it, makes a tensor escape (no finding on it
+//   afterwards). Other functions we cannot see use their tensor arguments
+//   on the current stream inside a stream context, and their value, bound
+//   to a name used as a tensor, is a tensor of unknown origin.
+// - Host tensors (CPU, pinned) are not device blocks; a CUDA graph capture
+//   body runs nothing; the device module however reached is torch.cuda.
 //
 //===----------------------------------------------------------------------===//
 

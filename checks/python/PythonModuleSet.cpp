@@ -2,14 +2,16 @@
 
 #include "PythonModuleSet.h"
 
+#include "support/InputFile.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
 
 namespace streamlife::python {
 namespace {
@@ -62,28 +64,177 @@ PyNode definitionOf(PyNode Stmt) {
 
 } // namespace
 
-std::string qualifiedCallee(const PyFile &File, PyNode Callee) {
-  llvm::SmallVector<llvm::StringRef, 4> Parts;
+namespace {
+
+/// The files parsed in this process, by path: `streamlife check DIR` checks
+/// every file of a package, and each one imports the same local modules,
+/// which were parsed again for every file that imports them. A file whose
+/// size or modification time changed is parsed again.
+struct ParseCache {
+  struct Entry {
+    llvm::sys::TimePoint<> Modified;
+    uint64_t Size = 0;
+    std::shared_ptr<const PySourceFile> File;
+  };
+  std::mutex Lock;
+  std::map<std::string, Entry> Files;
+};
+
+ParseCache &parseCache() {
+  static ParseCache Cache;
+  return Cache;
+}
+
+} // namespace
+
+std::shared_ptr<const PySourceFile> parsedFile(const std::string &Path,
+                                               std::string &Error) {
+  llvm::sys::fs::file_status Status;
+  if (std::error_code EC = llvm::sys::fs::status(Path, Status)) {
+    Error = EC.message();
+    return nullptr;
+  }
+  ParseCache &Cache = parseCache();
+  {
+    std::lock_guard<std::mutex> Guard(Cache.Lock);
+    auto Found = Cache.Files.find(Path);
+    if (Found != Cache.Files.end() &&
+        Found->second.Modified == Status.getLastModificationTime() &&
+        Found->second.Size == Status.getSize())
+      return Found->second.File;
+  }
+  // A regular file of bounded size: a FIFO or a link to /dev/zero named
+  // *.py would block or be read until memory runs out.
+  std::string Text;
+  if (!readInputFile(Path, SourceFileLimit, Text, Error))
+    return nullptr;
+  std::shared_ptr<const PySourceFile> File = PySourceFile::parse(Path, std::move(Text));
+  std::lock_guard<std::mutex> Guard(Cache.Lock);
+  Cache.Files[Path] = {Status.getLastModificationTime(), Status.getSize(), File};
+  return File;
+}
+
+PyDeviceModules PyDeviceModules::defaults() {
+  PyDeviceModules D;
+  D.Functions = {"torch.get_device_module", "torch._utils._get_device_module",
+                 // DeepSpeed (deepspeed.accelerator) and ColossalAI
+                 // (colossalai.accelerator): the accelerator object mirrors
+                 // torch.cuda's stream, event and synchronize calls.
+                 "get_accelerator"};
+  // FSDP's `_device_handle` (torch.distributed.fsdp), torchrec's and
+  // others' `device_module`.
+  D.Names = {"device_handle", "_device_handle", "device_module",
+             "_device_module"};
+  return D;
+}
+
+std::optional<std::string> PyDeviceModules::parse(llvm::StringRef List,
+                                                  PyDeviceModules &Into) {
+  llvm::SmallVector<llvm::StringRef, 8> Entries;
+  List.split(Entries, ';', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef Entry : Entries) {
+    Entry = Entry.trim();
+    bool Function = Entry.consume_back("()");
+    bool Valid = !Entry.empty() && !Entry.starts_with(".") &&
+                 !Entry.ends_with(".") && !Entry.contains("..") &&
+                 llvm::all_of(Entry, [](char C) {
+                   return llvm::isAlnum(C) || C == '_' || C == '.';
+                 });
+    if (!Valid)
+      return "'" + Entry.str() +
+             "' is not a dotted Python name (a function ends in '()')";
+    (Function ? Into.Functions : Into.Names).push_back(Entry.str());
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// The dotted text of \p N (`a.b.c`) if it is an identifier or an
+/// attribute chain, else empty.
+std::string dottedText(PyNode N) {
+  if (N.is("identifier") || N.is("attribute"))
+    return N.text().str();
+  return "";
+}
+
+bool listed(const std::vector<std::string> &List, llvm::StringRef Dotted) {
+  llvm::StringRef Last = Dotted.rsplit('.').second;
+  if (Last.empty())
+    Last = Dotted;
+  for (const std::string &Entry : List)
+    if (Entry == Dotted || (!llvm::StringRef(Entry).contains('.') && Entry == Last))
+      return true;
+  return false;
+}
+
+/// The dotted name of an identifier or attribute chain with its head
+/// resolved through the imports (`torch.get_device_module`), or "".
+std::string resolvedDotted(const PyFile &File, PyNode N) {
+  std::string Text = dottedText(N);
+  if (Text.empty())
+    return "";
+  llvm::StringRef Head = llvm::StringRef(Text).split('.').first;
+  auto Import = File.Imports.find(Head);
+  if (Import == File.Imports.end() || Import->second.Module)
+    return Text;
+  return Import->second.Qualified + Text.substr(Head.size());
+}
+
+} // namespace
+
+bool isDeviceModule(const PyFile &File, PyNode Expr) {
+  Expr = Expr.is("parenthesized_expression") && !Expr.namedChildren().empty()
+             ? Expr.namedChildren().front()
+             : Expr;
+  const PyDeviceModules *D = File.DeviceModules;
+  if (Expr.is("call")) {
+    PyNode Callee = Expr.field("function");
+    std::string Name = resolvedDotted(File, Callee);
+    if (Name.empty())
+      return false;
+    // getattr(torch, device_type): the module named by the device type.
+    if (Name == "getattr") {
+      auto Args = Expr.field("arguments").namedChildren();
+      return !Args.empty() && resolvedDotted(File, Args.front()) == "torch";
+    }
+    return D && listed(D->Functions, Name);
+  }
+  std::string Name = resolvedDotted(File, Expr);
+  if (Name == "torch.cuda")
+    return true;
+  return !Name.empty() && D && listed(D->Names, Name);
+}
+
+std::string qualifiedCallee(const PyFile &File, PyNode Callee,
+                            llvm::function_ref<bool(PyNode)> IsDeviceModule) {
+  // The chain from the callee down to its base, innermost last.
+  llvm::SmallVector<PyNode, 4> Chain;
   PyNode N = Callee;
   while (N.is("attribute")) {
-    Parts.push_back(N.field("attribute").text());
+    Chain.push_back(N);
     N = N.field("object");
+  }
+  // The longest prefix that denotes the device module (never the callee
+  // itself: `get_accelerator` called is not a stream call).
+  auto deviceModule = [&](PyNode Prefix) {
+    return isDeviceModule(File, Prefix) ||
+           (IsDeviceModule && IsDeviceModule(Prefix));
+  };
+  for (size_t I = 0; I < Chain.size(); ++I) {
+    if (!deviceModule(Chain[I].field("object")))
+      continue;
+    std::string Result = "torch.cuda";
+    for (size_t J = I + 1; J-- > 0;)
+      Result += "." + Chain[J].field("attribute").text().str();
+    return Result;
   }
   if (!N.is("identifier"))
     return "";
-  Parts.push_back(N.text());
-  std::reverse(Parts.begin(), Parts.end());
-  // `device_handle = _get_device_handle(device.type)` (FSDP and others):
-  // the device module, torch.cuda on CUDA; `self.device_handle.Stream()` is
-  // torch.cuda.Stream().
-  for (size_t I = 0; I + 1 < Parts.size(); ++I)
-    if (Parts[I] == "device_handle" || Parts[I] == "_device_handle") {
-      std::string Result = "torch.cuda";
-      for (llvm::StringRef Part : llvm::ArrayRef(Parts).drop_front(I + 1))
-        Result += "." + Part.str();
-      return Result;
-    }
-  std::string Head = Parts.front().str();
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  for (auto It = Chain.rbegin(); It != Chain.rend(); ++It)
+    Parts.push_back(It->field("attribute").text());
+  std::string Head = N.text().str();
   auto Import = File.Imports.find(Head);
   if (Import != File.Imports.end()) {
     if (Import->second.Module)
@@ -94,12 +245,95 @@ std::string qualifiedCallee(const PyFile &File, PyNode Callee) {
     return "";
   }
   std::string Result = Head;
-  for (llvm::StringRef Part : llvm::ArrayRef(Parts).drop_front())
+  for (llvm::StringRef Part : Parts)
     Result += "." + Part.str();
   return Result;
 }
 
+ValueKind annotationKind(llvm::StringRef Type) {
+  Type = Type.trim().trim("'\"").trim();
+  for (llvm::StringRef Optional : {"typing.Optional[", "Optional["})
+    if (Type.starts_with(Optional) && Type.ends_with("]"))
+      Type = Type.drop_front(Optional.size()).drop_back().trim();
+  if (Type.ends_with("| None"))
+    Type = Type.drop_back(6).trim();
+  if (Type.starts_with("None |"))
+    Type = Type.drop_front(6).trim();
+  if (Type.empty() || Type.contains('[') || Type.contains('|') ||
+      Type.contains(','))
+    return ValueKind::Unknown; // containers, unions, generics
+  llvm::StringRef Last = Type.rsplit('.').second;
+  if (Last.empty())
+    Last = Type;
+  if (Last == "int" || Last == "float" || Last == "str" || Last == "bool" ||
+      Last == "bytes" || Last == "complex" || Last == "dict" ||
+      Last == "list" || Last == "tuple" || Last == "set" || Last == "device" ||
+      Last == "dtype" || Last == "Size")
+    return ValueKind::Other;
+  if (Last == "Tensor" || Last == "Parameter" || Last == "DTensor")
+    return ValueKind::Tensor;
+  // The legacy typed tensors: torch.cuda.FloatTensor, LongTensor, ...
+  for (llvm::StringRef Typed : {"Float", "Double", "Half", "BFloat16", "Byte",
+                                "Char", "Short", "Int", "Long", "Bool"})
+    if (Last == (Typed + "Tensor").str())
+      return ValueKind::Tensor;
+  if (Last == "Stream" || Last == "ExternalStream")
+    return ValueKind::Stream;
+  if (Last == "Event")
+    return ValueKind::Event;
+  if (Last == "Work")
+    return ValueKind::Work;
+  // Any other class (a batch type, `KeyedJaggedTensor`, a module, a type
+  // variable bound to such a class) is not a tensor; `Any` and
+  // lower-case names (aliases we cannot see through) are unknown.
+  if (Last == "Any" || Last == "object" || !llvm::isUpper(Last.front()))
+    return ValueKind::Unknown;
+  return ValueKind::Other;
+}
+
+bool isHostDevice(PyNode N) {
+  llvm::StringRef T = N.text();
+  if (N.is("call") && !N.field("arguments").namedChildren().empty())
+    T = N.field("arguments").namedChildren().front().text();
+  T = T.trim("'\"");
+  return T.starts_with("cpu") || T == "meta";
+}
+
+bool makesHostTensor(PyNode Call, bool DefaultsToHost) {
+  PyNode Device;
+  for (PyNode Arg : Call.field("arguments").namedChildren()) {
+    if (!Arg.is("keyword_argument"))
+      continue;
+    llvm::StringRef Name = Arg.field("name").text();
+    if (Name == "pin_memory" && Arg.field("value").is("true"))
+      return true;
+    if (Name == "device")
+      Device = Arg.field("value");
+  }
+  return Device ? isHostDevice(Device) : DefaultsToHost;
+}
+
 AttributeFact classifyCreation(const PyFile &File, PyNode Expr) {
+  while (Expr.is("parenthesized_expression") && !Expr.namedChildren().empty())
+    Expr = Expr.namedChildren().front();
+  if (Expr.is("conditional_expression")) {
+    // `get_device_module(d).stream if cuda else torch.cuda.stream`: what
+    // either branch makes (the other is usually a no-op stand-in).
+    for (PyNode Branch : Expr.namedChildren())
+      if (AttributeFact Fact = classifyCreation(File, Branch);
+          Fact.Kind == ValueKind::StreamContextFn ||
+          Fact.Kind == ValueKind::DeviceModule)
+        return Fact;
+    return {};
+  }
+  if (isDeviceModule(File, Expr))
+    return {ValueKind::DeviceModule, false};
+  if (Expr.is("identifier") || Expr.is("attribute")) {
+    if (const PyApiRow *Row = classifyFunction(qualifiedCallee(File, Expr)))
+      if (Row->Op == PyOp::StreamContext)
+        return {ValueKind::StreamContextFn, false};
+    return {};
+  }
   if (!Expr.is("call"))
     return {};
   PyNode Callee = Expr.field("function");
@@ -113,8 +347,13 @@ AttributeFact classifyCreation(const PyFile &File, PyNode Expr) {
     case PyOp::CreateEvent:
       return {ValueKind::Event, false};
     case PyOp::Factory:
+      return {makesHostTensor(Expr, true) ? ValueKind::HostTensor
+                                          : ValueKind::Tensor,
+              false};
     case PyOp::FactoryLike:
-      return {ValueKind::Tensor, false};
+      return {makesHostTensor(Expr, false) ? ValueKind::HostTensor
+                                           : ValueKind::Tensor,
+              false};
     default:
       return {};
     }
@@ -125,9 +364,10 @@ AttributeFact classifyCreation(const PyFile &File, PyNode Expr) {
   return {};
 }
 
-PyFile *PyModuleSet::add(std::unique_ptr<PySourceFile> Source) {
+PyFile *PyModuleSet::add(std::shared_ptr<const PySourceFile> Source) {
   auto File = std::make_unique<PyFile>();
   File->Index = Files.size();
+  File->DeviceModules = &DeviceModules;
   File->Source = std::move(Source);
   ByPath[File->Source->path()] = File.get();
   Files.push_back(std::move(File));
@@ -167,6 +407,16 @@ void PyModuleSet::index(PyFile &File) {
       PyNode MemberDef = definitionOf(Member);
       if (MemberDef.is("function_definition"))
         addFunction(MemberDef, Class.get());
+      // `labels: torch.Tensor`, `features: KeyedJaggedTensor` (dataclass
+      // fields, annotated attributes): what the attribute holds.
+      if (Member.is("expression_statement") && !Member.namedChildren().empty()) {
+        PyNode Field = Member.namedChildren().front();
+        if (Field.is("assignment") && Field.field("left").is("identifier") &&
+            Field.field("type"))
+          if (ValueKind K = annotationKind(Field.field("type").text());
+              K != ValueKind::Unknown)
+            Class->Attributes[Field.field("left").text()] = {K, false};
+      }
     }
     File.Classes[Class->Name] = std::move(Class);
   });
@@ -178,14 +428,28 @@ void PyModuleSet::index(PyFile &File) {
       if (Method.Params.empty())
         continue;
       const std::string &Self = Method.Params.front();
+      // Statements only: an assignment to `self.x` is a statement (or the
+      // value of one, `self.a = self.b = ...`), so the walk never descends
+      // into expressions, which are most of a method's nodes.
       std::function<void(PyNode)> Scan = [&](PyNode N) {
         if (N.is("function_definition") && !(N == Method.Node))
           return;
+        if (N.is("expression_statement")) {
+          for (PyNode E : N.namedChildren())
+            for (PyNode A = E; A.is("assignment"); A = A.field("right"))
+              Scan(A);
+          return;
+        }
         if (N.is("assignment")) {
           PyNode Left = N.field("left"), Right = N.field("right");
           if (Left.is("attribute") && Left.field("object").text() == Self) {
             llvm::StringRef Attr = Left.field("attribute").text();
             AttributeFact Fact = classifyCreation(File, Right);
+            // `self.x: KeyedJaggedTensor = ...`: the annotation says more
+            // than the value.
+            if (PyNode Type = N.field("type"))
+              if (ValueKind K = annotationKind(Type.text()); K != ValueKind::Unknown)
+                Fact = {K, false};
             auto [It, Inserted] = Class.Attributes.try_emplace(Attr, Fact);
             if (!Inserted && !Right.is("none") &&
                 (It->second.Kind != Fact.Kind ||
@@ -198,11 +462,14 @@ void PyModuleSet::index(PyFile &File) {
                 It->second = {ValueKind::Unknown, false};
             }
           }
+          return;
         }
         for (PyNode Child : N.namedChildren())
-          Scan(Child);
+          if (Child.is("block") || Child.kind().ends_with("statement") ||
+              Child.kind().ends_with("clause"))
+            Scan(Child);
       };
-      Scan(Method.Node);
+      Scan(Method.Node.field("body"));
     }
   }
 }
@@ -230,11 +497,9 @@ PyFile *PyModuleSet::loadModule(const PyFile &From, llvm::StringRef Dotted,
       return Known->second;
     if (!llvm::sys::fs::is_regular_file(Path))
       continue;
-    auto Buffer = llvm::MemoryBuffer::getFile(Path);
-    if (!Buffer)
-      return nullptr;
-    auto Source = PySourceFile::parse(Path, (*Buffer)->getBuffer().str());
-    if (Source->syntaxError())
+    std::string Error;
+    std::shared_ptr<const PySourceFile> Source = parsedFile(Path, Error);
+    if (!Source || Source->syntaxError())
       return nullptr;
     PyFile *Loaded = add(std::move(Source));
     resolveImports(*Loaded, Depth);
@@ -285,6 +550,29 @@ void PyModuleSet::resolveImports(PyFile &File, unsigned Depth) {
       Dotted = Module.text().str();
     }
     PyFile *Local = loadModule(File, Dotted, std::max(1u, Level), Depth + 1);
+    // `from pipeline import *`: every public function and class of a local
+    // module (the names its `__all__` would list, as far as we can tell
+    // without running it: those not starting with '_').
+    if (Local && llvm::any_of(Stmt.namedChildren(), [](PyNode Child) {
+          return Child.is("wildcard_import");
+        })) {
+      auto bindAll = [&](llvm::StringRef Symbol) {
+        if (Symbol.starts_with("_") || File.Imports.count(Symbol))
+          return;
+        ImportBinding Binding;
+        Binding.Module = Local;
+        Binding.Symbol = Symbol.str();
+        File.Imports[Symbol] = Binding;
+      };
+      for (const auto &Function : Local->TopLevelFunctions)
+        bindAll(Function.first());
+      for (const auto &Class : Local->Classes)
+        bindAll(Class.first());
+      // The module's own imports come along too (`import torch` in it).
+      for (const auto &Import : Local->Imports)
+        if (!Import.first().starts_with("_") && !File.Imports.count(Import.first()))
+          File.Imports[Import.first()] = Import.second;
+    }
     for (PyNode Name : Stmt.fields("name")) {
       PyNode Symbol = Name.is("aliased_import") ? Name.field("name") : Name;
       PyNode Alias = Name.is("aliased_import") ? Name.field("alias") : Symbol;
@@ -310,26 +598,28 @@ void PyModuleSet::resolveImports(PyFile &File, unsigned Depth) {
 }
 
 std::unique_ptr<PyModuleSet> PyModuleSet::load(const std::string &Path,
-                                               std::string &Error) {
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  if (!Buffer) {
-    Error = Buffer.getError().message();
-    return nullptr;
-  }
+                                               std::string &Error,
+                                               PyDeviceModules DeviceModules) {
   llvm::SmallString<256> Absolute(Path);
   llvm::sys::fs::make_absolute(Absolute);
   llvm::sys::path::remove_dots(Absolute, true);
+  std::shared_ptr<const PySourceFile> Source =
+      parsedFile(std::string(Absolute), Error);
+  if (!Source)
+    return nullptr;
   auto Set = std::make_unique<PyModuleSet>();
-  Set->add(PySourceFile::parse(std::string(Absolute),
-                               (*Buffer)->getBuffer().str()));
+  Set->DeviceModules = std::move(DeviceModules);
+  Set->add(std::move(Source));
   if (!Set->main().Source->syntaxError())
     Set->resolveImports(Set->main(), 0);
   return Set;
 }
 
 std::unique_ptr<PyModuleSet> PyModuleSet::fromText(std::string Path,
-                                                   std::string Text) {
+                                                   std::string Text,
+                                                   PyDeviceModules DeviceModules) {
   auto Set = std::make_unique<PyModuleSet>();
+  Set->DeviceModules = std::move(DeviceModules);
   Set->add(PySourceFile::parse(std::move(Path), std::move(Text)));
   if (!Set->main().Source->syntaxError())
     Set->resolveImports(Set->main(), 0);
@@ -377,6 +667,14 @@ PyClassDef *PyModuleSet::uniqueClassWithMethod(llvm::StringRef Name) const {
         Found = Entry.second.get();
       }
   return Found;
+}
+
+bool PyModuleSet::anyClassWithMethod(llvm::StringRef Name) const {
+  for (const auto &File : Files)
+    for (const auto &Entry : File->Classes)
+      if (Entry.second->Methods.count(Name))
+        return true;
+  return false;
 }
 
 PyClassDef *PyModuleSet::uniqueClassWithAttribute(llvm::StringRef Name) const {

@@ -17,9 +17,11 @@
 #include "PythonApiTable.h"
 #include "PythonSyntax.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,8 +62,35 @@ struct ImportBinding {
   std::string Symbol;
 };
 
+/// What denotes the device module (torch.cuda on a CUDA machine) besides
+/// `torch.cuda` itself: device-generic code reaches the stream API through
+/// `torch.get_device_module(d)`, `getattr(torch, d)`, or a framework's
+/// wrapper (DeepSpeed's and ColossalAI's `get_accelerator()`), and keeps the
+/// module in a variable or attribute (FSDP's `device_handle`). Their stream
+/// and event calls are then read as torch.cuda's. Configurable: the
+/// `DeviceModules` option of `streamlife check` (README, "Python").
+struct PyDeviceModules {
+  /// Functions whose call returns the device module, by name or by dotted
+  /// name after import resolution (`get_accelerator`,
+  /// `torch.get_device_module`).
+  std::vector<std::string> Functions;
+  /// Variables and attributes that hold it (`device_handle`).
+  std::vector<std::string> Names;
+
+  /// The built-in list: PyTorch's own spellings and the well-known
+  /// frameworks' wrappers.
+  static PyDeviceModules defaults();
+  /// Parses `name();other;attr` (a `()` suffix marks a function), adding to
+  /// the defaults. Returns an error message for a malformed entry.
+  static std::optional<std::string> parse(llvm::StringRef List,
+                                          PyDeviceModules &Into);
+};
+
 struct PyFile {
-  std::unique_ptr<PySourceFile> Source;
+  /// Parsed once per process and shared (see parsedFile).
+  std::shared_ptr<const PySourceFile> Source;
+  /// The device-module spellings of the check (owned by the module set).
+  const PyDeviceModules *DeviceModules = nullptr;
   unsigned Index = 0; ///< Load order; 0 is the checked file.
   std::vector<std::unique_ptr<PyFunctionDef>> Functions;
   llvm::StringMap<PyFunctionDef *> TopLevelFunctions;
@@ -75,11 +104,13 @@ public:
   /// Loads \p Path and its local imports. Returns null and sets \p Error
   /// when \p Path itself cannot be read; unreadable or unparsable imported
   /// modules are skipped (their calls are unknown calls).
-  static std::unique_ptr<PyModuleSet> load(const std::string &Path,
-                                           std::string &Error);
+  static std::unique_ptr<PyModuleSet>
+  load(const std::string &Path, std::string &Error,
+       PyDeviceModules DeviceModules = PyDeviceModules::defaults());
   /// Builds a set from text already in memory (tests, benches).
-  static std::unique_ptr<PyModuleSet> fromText(std::string Path,
-                                               std::string Text);
+  static std::unique_ptr<PyModuleSet>
+  fromText(std::string Path, std::string Text,
+           PyDeviceModules DeviceModules = PyDeviceModules::defaults());
 
   PyFile &main() { return *Files.front(); }
   const std::vector<std::unique_ptr<PyFile>> &files() const { return Files; }
@@ -90,11 +121,13 @@ public:
   PyFunctionDef *findMethod(const PyClassDef &Class, llvm::StringRef Name) const;
   /// The one class of the set with a method \p Name, if exactly one has it.
   PyClassDef *uniqueClassWithMethod(llvm::StringRef Name) const;
+  /// Whether some class of the set has a method \p Name.
+  bool anyClassWithMethod(llvm::StringRef Name) const;
   /// The one class of the set that assigns attribute \p Name, if exactly one.
   PyClassDef *uniqueClassWithAttribute(llvm::StringRef Name) const;
 
 private:
-  PyFile *add(std::unique_ptr<PySourceFile> Source);
+  PyFile *add(std::shared_ptr<const PySourceFile> Source);
   void index(PyFile &File);
   void resolveImports(PyFile &File, unsigned Depth);
   PyFile *loadModule(const PyFile &From, llvm::StringRef Dotted,
@@ -102,18 +135,47 @@ private:
 
   std::vector<std::unique_ptr<PyFile>> Files;
   std::map<std::string, PyFile *> ByPath;
+  PyDeviceModules DeviceModules;
 };
+
+/// \p Path parsed, once per process while the file is unchanged; null with
+/// \p Error set when it cannot be read.
+std::shared_ptr<const PySourceFile> parsedFile(const std::string &Path,
+                                               std::string &Error);
 
 /// What an expression creates, judged from its text alone (no scopes): the
 /// stream/event/tensor constructors of the API table, resolved through the
 /// imports of \p File. Used for class attribute facts and by the lowering.
 AttributeFact classifyCreation(const PyFile &File, PyNode Expr);
 
+/// `"cpu"`, `"meta"` or `torch.device("cpu")`: a device that is not a GPU.
+bool isHostDevice(PyNode Device);
+
+/// A tensor factory call (`torch.empty(...)`, `torch.empty_like(...)`) that
+/// makes a host tensor: `pin_memory=True`, a host `device=`, or no device at
+/// all for the factories that default to the CPU (\p DefaultsToHost).
+bool makesHostTensor(PyNode Call, bool DefaultsToHost);
+
+/// What a type annotation says a value is (`torch.Tensor`,
+/// `Optional[Tensor]`, `nn.Parameter`: a tensor; `int`, a class that is not a
+/// tensor such as `KeyedJaggedTensor`: not a buffer; generics and `Any`:
+/// unknown).
+ValueKind annotationKind(llvm::StringRef Type);
+
+/// Whether \p Expr denotes the device module by its spelling alone (a call
+/// of a device-module function, `getattr(torch, d)`, `torch.cuda`, a name
+/// of PyDeviceModules::Names).
+bool isDeviceModule(const PyFile &File, PyNode Expr);
+
 /// The dotted name of a callee (`torch.cuda.Stream`, `dist.all_reduce`)
-/// with its first component resolved through \p File's imports, and a
-/// `device_handle` (the device module, as FSDP names it) read as torch.cuda;
-/// empty when the callee is not a plain dotted name.
-std::string qualifiedCallee(const PyFile &File, PyNode Callee);
+/// with its first component resolved through \p File's imports, and the
+/// device module however it is reached read as torch.cuda
+/// (`get_accelerator().Stream` is torch.cuda.Stream); empty when the callee
+/// is not a dotted name. \p IsDeviceModule tells of names that hold the
+/// device module by the lowering's knowledge (a local assigned one).
+std::string
+qualifiedCallee(const PyFile &File, PyNode Callee,
+                llvm::function_ref<bool(PyNode)> IsDeviceModule = nullptr);
 
 } // namespace streamlife::python
 

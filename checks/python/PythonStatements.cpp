@@ -17,15 +17,13 @@ namespace streamlife::python::lowering {
 
 void FunctionLowering::endStatement() {
   // Temporaries die at the end of the statement that made them.
-  for (NameId T : StatementTemps) {
-    // A temporary that may be the last owner (a popped entry) is released
-    // where it was made: the diagnostics need a site.
-    auto Made = TempSites.find(T);
-    ir::Inst &I = emit(OpKind::Kill, Made == TempSites.end() ? NoId : Made->second);
+  for (const auto &[T, MadeAt] : StatementTemps) {
+    // A temporary that is the last owner (a popped entry, a tensor made and
+    // dropped in one statement) is released where it was made.
+    ir::Inst &I = emit(OpKind::Kill, MadeAt);
     I.Names.push_back(T);
   }
   StatementTemps.clear();
-  TempSites.clear();
 }
 
 void FunctionLowering::killName(NameId Name, ValueKind Kind, SiteId Site) {
@@ -53,6 +51,20 @@ void FunctionLowering::assign(PyNode Target, const Value &V, PyNode At) {
     return;
   }
   std::optional<NameId> Name = nameOf(Target);
+  // `out = self.layer(x)`, `y = launcher(q=q)` with out, y used as tensors:
+  // a tensor of unknown origin, released on the current stream like the
+  // tensors the callee most likely made there.
+  if (Name && V.Name == NoId && V.UnknownCall != NoId &&
+      (Target.is("identifier") || Target.is("attribute")) &&
+      kindOfName(Target) == ValueKind::Tensor) {
+    NameId Made = temp(M.name(*Name).Spelling, V.UnknownCall);
+    ir::Inst &I = emit(OpKind::Allocate, V.UnknownCall);
+    I.Names.push_back(Made);
+    I.Stream = current();
+    I.Own = ir::Ownership::Owned;
+    I.Fresh = false;
+    return assign(Target, Value{ValueKind::Tensor, Made, true, {}}, At);
+  }
   if (!Name) {
     // `d[k] = t`, `obj.x[i] = t`: stored where we do not track it.
     if (V.Name != NoId && mayHoldBuffer(V.Kind)) {
@@ -168,7 +180,8 @@ void FunctionLowering::lowerAssignment(PyNode Stmt) {
   if (!Right)
     return; // an annotation without a value
   if (lowerPacking(Left, Right, Stmt) || lowerUnpacking(Left, Right, Stmt) ||
-      lowerPopUnpacking(Left, Right, Stmt))
+      lowerPopUnpacking(Left, Right, Stmt) ||
+      lowerContainerDisplay(Left, Right, Stmt))
     return;
   if (Right.is("assignment")) { // a = b = expr
     lowerAssignment(Right);
@@ -304,7 +317,7 @@ bool FunctionLowering::isHostSync(PyNode Stmt) {
   if (!Call.is("call"))
     return false;
   PyNode Callee = Call.field("function");
-  if (const PyApiRow *Row = classifyFunction(qualifiedCallee(File, Callee)))
+  if (const PyApiRow *Row = classifyFunction(qualified(Callee)))
     return Row->Op == PyOp::SyncDevice;
   return false;
 }
@@ -439,8 +452,11 @@ void FunctionLowering::lowerFor(PyNode Stmt) {
   unsigned Body = newBlock();
   edge(Header, Body);
   Cur = Body;
-  // Each iteration binds the loop variables to an element we do not track.
-  assign(Stmt.field("left"), Value(), Stmt.field("left"));
+  // Each iteration binds the loop variables to an element: one of a
+  // container's entries, or one we do not track.
+  PyNode Target = Stmt.field("left");
+  if (!assignFromContainer(Target, Stmt.field("right"), Target))
+    assign(Target, Value(), Target);
   lowerLoopRest(Stmt, Header, Header, After);
 }
 
@@ -520,6 +536,39 @@ void FunctionLowering::lowerTry(PyNode Stmt) {
         lowerBlock(Part);
 }
 
+std::optional<StreamRef> FunctionLowering::streamContextOf(PyNode V) {
+  V = withoutParentheses(V);
+  if (V.is("call")) {
+    PyNode Callee = V.field("function");
+    PyNode S;
+    if (const PyApiRow *Row = classifyFunction(qualified(Callee));
+        Row && Row->Op == PyOp::StreamContext)
+      S = CallArguments(V).find(Row->Stream);
+    else if ((Callee.is("identifier") || Callee.is("attribute")) &&
+             kindOfName(Callee) == ValueKind::StreamContextFn)
+      S = CallArguments(V).find(PyOperand{0, "stream"}); // self._stream_context(s)
+    else
+      return std::nullopt;
+    return S && !isNoneLiteral(S) ? resolveStream(S) : current();
+  }
+  // `with s:` (torch.Stream is a context manager too).
+  if ((V.is("identifier") || V.is("attribute")) &&
+      kindOfName(V) == ValueKind::Stream)
+    return resolveStream(V);
+  // `ctx = torch.cuda.stream(s)` (on some path; `nullcontext()` on the
+  // other) then `with ctx:`.
+  if (V.is("identifier"))
+    if (auto Made = StreamContexts.find(V.text().str());
+        Made != StreamContexts.end())
+      return streamContextOf(Made->second);
+  // `with torch.cuda.stream(s) if s is not None else nullcontext():`.
+  if (V.is("conditional_expression"))
+    for (PyNode Branch : V.namedChildren())
+      if (std::optional<StreamRef> S = streamContextOf(Branch))
+        return S;
+  return std::nullopt;
+}
+
 void FunctionLowering::lowerWith(PyNode Stmt) {
   size_t Depth = CurrentStack.size();
   for (PyNode Clause : Stmt.namedChildren()) {
@@ -539,17 +588,20 @@ void FunctionLowering::lowerWith(PyNode Stmt) {
       // manager too): s is the current stream inside.
       const PyApiRow *Row =
           V.is("call")
-              ? classifyFunction(qualifiedCallee(File, V.field("function")))
+              ? classifyFunction(qualified(V.field("function")))
               : nullptr;
-      if (Row && Row->Op == PyOp::StreamContext) {
-        PyNode S = CallArguments(V).find(Row->Stream);
-        CurrentStack.push_back(S && !isNoneLiteral(S) ? resolveStream(S)
-                                                     : current());
+      if (Row && Row->Op == PyOp::GraphCapture) {
+        // `torch.cuda.graph` synchronizes the device on entry, then
+        // captures its body into the graph: nothing in it runs now, on any
+        // stream (what it allocates comes from the graph's private pool).
+        // The body's stream work is left out: an unknown current stream.
+        lowerArguments(V);
+        emit(OpKind::SyncDevice, site(V));
+        CurrentStack.push_back(StreamRef::unknown());
         continue;
       }
-      if ((V.is("identifier") || V.is("attribute")) &&
-          kindOfName(V) == ValueKind::Stream) {
-        CurrentStack.push_back(resolveStream(V));
+      if (std::optional<StreamRef> S = streamContextOf(V)) {
+        CurrentStack.push_back(*S);
         continue;
       }
       Value Entered = lowerExpr(V);

@@ -57,6 +57,12 @@ private:
   llvm::StringRef Source;
 };
 
+/// The deepest syntax tree the lowering accepts. The lowering recurses over
+/// the tree (on the checker's 64 MB thread); CPython itself refuses code
+/// long before this (200 nested brackets; its compiler's recursion limit
+/// stops a chain of about 3,000 operators).
+constexpr unsigned MaxSyntaxDepth = 4000;
+
 /// Where a file first fails to parse.
 struct SyntaxError {
   unsigned Line = 0;
@@ -85,6 +91,8 @@ private:
   std::string Text;
   TSTree *Tree = nullptr;
   std::vector<unsigned> LineStarts;
+  /// Bytes that are not UTF-8 in a file that declares no other encoding.
+  std::optional<SyntaxError> EncodingError;
 };
 
 } // namespace streamlife::python

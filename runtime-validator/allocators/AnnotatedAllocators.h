@@ -84,7 +84,7 @@ class AnnotatedAllocators {
 public:
   /// Maps the program's stream handle (as used by thread T) to an engine stream.
   using ResolveStreamFn = std::function<StreamId(ThreadId, Handle)>;
-  /// Groups ops into allocation sites (report/: the innermost user frame).
+  /// Groups ops into allocation sites (report/CallSiteNames.h: the innermost user frame).
   using SiteKeyFn = std::function<std::uint64_t(OpId)>;
 
   AnnotatedAllocators(Engine &E, SiteKeyFn SiteKey);

@@ -89,7 +89,7 @@ using StreamId = std::uint32_t;
 /// Dense host-thread index, assigned by the caller (intercept/) per OS thread.
 using ThreadId = std::uint32_t;
 /// Opaque id of "what did this": a kernel/copy name plus a call site, interned
-/// by the caller (report/). The engine only stores and hands it back.
+/// by the caller (callsites/). The engine only stores and hands it back.
 using OpId = std::uint32_t;
 /// Opaque handle of a CUDA stream or event, as the program sees it.
 using Handle = std::uint64_t;

@@ -2,6 +2,8 @@
 
 #include "engine/Shadow.h"
 
+#include "engine/Check.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -28,6 +30,7 @@ void Shadow::splitAt(Addr A) {
   Segment Upper = Containing->second; // same owner and records: both halves saw them
   Containing->second.End = A;
   Segments.emplace_hint(It, A, std::move(Upper));
+  STREAMLIFE_DCHECK(wellFormed());
 }
 
 void Shadow::fillGaps(Range R, const std::shared_ptr<Allocation> &Owner) {
@@ -57,6 +60,7 @@ void Shadow::fillGaps(Range R, const std::shared_ptr<Allocation> &Owner) {
     Lowest.store(R.Begin, std::memory_order_relaxed);
   if (R.end() > Highest.load(std::memory_order_relaxed))
     Highest.store(R.end(), std::memory_order_relaxed);
+  STREAMLIFE_DCHECK(wellFormed());
 }
 
 Segment *Shadow::find(Addr A, Addr *Begin) {
@@ -89,6 +93,24 @@ void Shadow::mergeEqualNeighbours() {
     It = Next;
     ++Next;
   }
+  STREAMLIFE_DCHECK(wellFormed());
+}
+
+bool Shadow::wellFormed() const {
+  Addr PreviousEnd = 0;
+  for (const auto &[Begin, Seg] : Segments) {
+    if (Begin >= Seg.End || Begin < PreviousEnd || !Seg.Owner)
+      return false;
+    if (Begin < Lowest.load(std::memory_order_relaxed) ||
+        Seg.End > Highest.load(std::memory_order_relaxed))
+      return false;
+    for (std::size_t I = 0; I < Seg.Current.size(); ++I)
+      for (std::size_t J = I + 1; J < Seg.Current.size(); ++J)
+        if (Seg.Current[I].Stream == Seg.Current[J].Stream)
+          return false;
+    PreviousEnd = Seg.End;
+  }
+  return true;
 }
 
 } // namespace rt

@@ -111,6 +111,13 @@ public:
   template <typename Fn> void forEachIn(Range R, Fn &&F) {
     if (R.Size == 0)
       return;
+    // The common case, a launch touching a whole allocation of one segment:
+    // one lookup instead of a split at each end and a search.
+    auto Exact = Segments.find(R.Begin);
+    if (Exact != Segments.end() && Exact->second.End == R.end()) {
+      F(Exact->first, Exact->second);
+      return;
+    }
     splitAt(R.Begin);
     splitAt(R.end());
     auto It = Segments.upper_bound(R.Begin);
@@ -146,6 +153,10 @@ public:
   }
 
   std::size_t segments() const { return Segments.size(); }
+  /// The map's invariants: segments non-empty, in order and disjoint, each
+  /// owned, at most one current access per stream, and all inside the
+  /// bounds mayContain() reads. Checked by STREAMLIFE_DCHECK (Check.h).
+  bool wellFormed() const;
   const SegmentMap &map() const { return Segments; }
 
 private:

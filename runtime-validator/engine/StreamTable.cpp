@@ -2,6 +2,8 @@
 
 #include "engine/StreamTable.h"
 
+#include "engine/Check.h"
+
 #include <algorithm>
 
 namespace streamlife {
@@ -72,8 +74,13 @@ void StreamTable::destroy(StreamId Id) {
 }
 
 Epoch StreamTable::enqueue(StreamState &S, const HostClock &H, const VectorClock *Waited) {
+  const ClockTime Before = S.Clock.get(S.Slot);
+  // The joins below are skipped when the stream already knows the other
+  // owner's latest tick; that is sound only because every change of a clock
+  // ticks its owner's own component (VectorClock.h).
   if (S.Clock.get(H.Slot) < H.Clock.get(H.Slot))
     S.Clock.join(H.Clock);
+  STREAMLIFE_DCHECK(S.Clock.dominates(H.Clock));
 
   if (S.Desc.Flavor == StreamFlavor::LegacyDefault) {
     for (StreamId B : device(S.Desc.Device).Blocking) {
@@ -93,6 +100,7 @@ Epoch StreamTable::enqueue(StreamState &S, const HostClock &H, const VectorClock
   if (Waited)
     S.Clock.join(*Waited);
   S.Clock.tick(S.Slot);
+  STREAMLIFE_DCHECK(S.Clock.get(S.Slot) == Before + 1);
   return S.now();
 }
 
@@ -122,6 +130,7 @@ void StreamTable::syncDevice(HostClock &H, int Device) const {
     const StreamState &S = *Streams[Id];
     if (H.Clock.get(S.Slot) < S.Clock.get(S.Slot))
       H.Clock.join(S.Clock);
+    STREAMLIFE_DCHECK(H.Clock.dominates(S.Clock));
   }
   H.Clock.join(D->Retired);
 }

@@ -13,6 +13,7 @@ void VectorClock::join(const VectorClock &Other) {
   const std::size_t N = Other.Times.size();
   for (std::size_t I = 0; I < N; ++I)
     Times[I] = std::max(Times[I], Other.Times[I]);
+  STREAMLIFE_DCHECK(dominates(Other));
 }
 
 bool VectorClock::absorb(const VectorClock &Other) {
@@ -34,6 +35,14 @@ void VectorClock::meet(const VectorClock &Other) {
     Times.resize(Other.Times.size());
   for (std::size_t I = 0; I < Times.size(); ++I)
     Times[I] = std::min(Times[I], Other.Times[I]);
+  STREAMLIFE_DCHECK(Other.dominates(*this));
+}
+
+bool VectorClock::dominates(const VectorClock &Other) const {
+  for (std::size_t I = 0; I < Other.Times.size(); ++I)
+    if (get(static_cast<ClockSlot>(I)) < Other.Times[I])
+      return false;
+  return true;
 }
 
 void VectorClock::assign(const VectorClock &Other) {

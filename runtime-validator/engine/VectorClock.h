@@ -16,6 +16,8 @@
 #ifndef STREAMLIFE_RT_ENGINE_VECTORCLOCK_H
 #define STREAMLIFE_RT_ENGINE_VECTORCLOCK_H
 
+#include "engine/Check.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -49,6 +51,7 @@ public:
 
   /// Advances the owner's own component; returns the new time.
   ClockTime tick(ClockSlot Own) {
+    STREAMLIFE_DCHECK(Own != NoSlot);
     grow(Own);
     return ++Times[Own];
   }
@@ -57,6 +60,7 @@ public:
   void raise(ClockSlot S, ClockTime T) {
     if (T == 0)
       return;
+    STREAMLIFE_DCHECK(S != NoSlot);
     grow(S);
     if (Times[S] < T)
       Times[S] = T;
@@ -64,6 +68,9 @@ public:
 
   /// True when E is ordered before (or is) the point this clock describes.
   bool covers(const Epoch &E) const { return get(E.Slot) >= E.Time; }
+  /// True when every component is at least Other's: this clock is ordered
+  /// after everything Other describes.
+  bool dominates(const VectorClock &Other) const;
 
   /// Element-wise maximum: this owner now waits for everything Other knew.
   void join(const VectorClock &Other);

@@ -1,20 +1,20 @@
 //===- CuptiSubscription.cpp - the CUPTI callback and its dispatch table ---===//
 //
-// One CUPTI subscriber; the driver-API cbids each interceptor family owns are
-// enabled one by one, and a table sends each cbid to its family. The resource
-// domain gives the teardown path (context destruction). With api_stats=1 the
-// runtime domain is enabled as well, only to count calls (diagnostics).
+// One CUPTI subscriber; the driver-API cbids of the call table (CuptiCalls.inc)
+// are enabled one by one, and each goes to its family with an
+// InterceptContext for the call. The resource domain gives the teardown path
+// (context destruction). With api_stats=1 the runtime domain is enabled as
+// well, only to count calls (diagnostics).
 //
 //===----------------------------------------------------------------------===//
+#include "intercept/CuptiCallContext.h"
+#include "intercept/CuptiCalls.h"
 #include "intercept/Runtime.h"
 
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cstring>
-#include <vector>
 
 namespace streamlife {
 namespace rt {
@@ -28,6 +28,8 @@ using Family = void (*)(const CallContext &);
 constexpr unsigned MaxCbid = CUPTI_DRIVER_TRACE_CBID_SIZE;
 Family Dispatch[MaxCbid] = {};
 bool PerThreadCbid[MaxCbid] = {};
+unsigned CbidSites[MaxCbid] = {};
+ProfileSlot CbidSlot[MaxCbid];
 std::atomic<NameId> ApiNames[MaxCbid];
 CuptiApi Cupti;
 
@@ -37,117 +39,22 @@ std::atomic<std::uint64_t> RuntimeCalls[MaxRuntimeCbid];
 
 thread_local bool InsideCallback = false;
 
-struct Owned {
-  Family Handler;
-  std::vector<CUpti_CallbackId> Cbids;
-};
-
-std::vector<Owned> ownership() {
-  return {
-      {interceptLaunches,
-       {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz}},
-      {interceptStreams,
-       {CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy, CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz}},
-      {interceptEventsAndSync,
-       {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags,
-        CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, CUPTI_DRIVER_TRACE_CBID_cuEventQuery,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
-        CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, CUPTI_DRIVER_TRACE_CBID_cuEventDestroy,
-        CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2}},
-      {interceptMemory,
-       {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemMap, CUPTI_DRIVER_TRACE_CBID_cuMemAddressReserve,
-        CUPTI_DRIVER_TRACE_CBID_cuMemCreate}},
-      {interceptCopiesAndSets,
-       {CUPTI_DRIVER_TRACE_CBID_cuMemcpy, CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer, CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync, CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoA_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoA_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoD_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoD_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2, CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeer, CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeer_ptds,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeerAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeerAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32_v2_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8Async,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8Async_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16Async,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16Async_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async,
-        CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async_ptsz}},
-      {notAnalysedStreamMemOps,
-       {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue32, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue32_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue32,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue32_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamBatchMemOp,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBatchMemOp_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue64,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue64_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue64,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue64_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue32_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue32_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue64_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue64_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue32_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue32_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue64_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue64_v2_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBatchMemOp_v2,
-        CUPTI_DRIVER_TRACE_CBID_cuStreamBatchMemOp_v2_ptsz}},
-  };
-}
-
-bool endsWith(const char *S, const char *Suffix) {
-  std::size_t N = std::strlen(S), M = std::strlen(Suffix);
-  return N >= M && !std::strcmp(S + N - M, Suffix);
+Family familyFunction(CuptiFamily F) {
+  switch (F) {
+  case CuptiFamily::Launches:
+    return interceptLaunches;
+  case CuptiFamily::Streams:
+    return interceptStreams;
+  case CuptiFamily::EventsAndSync:
+    return interceptEventsAndSync;
+  case CuptiFamily::Memory:
+    return interceptMemory;
+  case CuptiFamily::CopiesAndSets:
+    return interceptCopiesAndSets;
+  case CuptiFamily::StreamMemOps:
+    return interceptStreamMemOps;
+  }
+  return nullptr;
 }
 
 void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Cbid,
@@ -166,14 +73,11 @@ void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId C
     // domain only reaches us with api_stats.
     if ((F || R->Opts.api_stats) && Data.callbackSite == CUPTI_API_ENTER)
       DriverCalls[Cbid].fetch_add(1, std::memory_order_relaxed);
-    if (F) {
-      R->UsedCuda.store(true, std::memory_order_relaxed);
-      CallContext C{*R, currentThread(), Cbid, Data, PerThreadCbid[Cbid]};
-      // Block events that annotated allocators queued before this call
-      // (PyTorch's ALLOC before the launch that fills the block) come first.
-      drainAnnotations(*R, C.T, Data.context);
-      F(C);
-      R->Report.drain(*R);
+    unsigned Site = Data.callbackSite == CUPTI_API_ENTER ? CuptiCall::AtEnter : CuptiCall::AtExit;
+    // CUPTI calls back at both sites; the family's row says which it uses.
+    if (F && (CbidSites[Cbid] & Site)) {
+      InterceptScope Scope(*R, CbidSlot[Cbid], Data.context, PerThreadCbid[Cbid]);
+      F(CallContext{Scope.context(), Cbid, Data});
     }
   } else if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && Cbid < MaxRuntimeCbid) {
     if (static_cast<const CUpti_CallbackData *>(RawData)->callbackSite == CUPTI_API_ENTER)
@@ -198,7 +102,7 @@ void drainQueuedEventsOutsideCuda(ValidatorRuntime &R) {
   if (InsideCallback)
     return;
   InsideCallback = true; // stream resolution may call the driver
-  drainAnnotations(R, currentThread(), nullptr);
+  InterceptContext(R).replayBlockEvents();
   R.Report.drain(R);
   InsideCallback = false;
 }
@@ -206,11 +110,11 @@ void drainQueuedEventsOutsideCuda(ValidatorRuntime &R) {
 OpId CallContext::apiOp() const {
   NameId Name = Cbid < MaxCbid ? ApiNames[Cbid].load(std::memory_order_relaxed) : 0;
   if (Name == 0) {
-    Name = R.Ops.internName(Data.functionName ? Data.functionName : "CUDA call");
+    Name = Intercept.name(Data.functionName ? Data.functionName : "CUDA call");
     if (Cbid < MaxCbid)
       ApiNames[Cbid].store(Name, std::memory_order_relaxed);
   }
-  return op(Name);
+  return Intercept.op(Name);
 }
 
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why) {
@@ -224,21 +128,18 @@ bool subscribeCupti(ValidatorRuntime &R, std::string &Why) {
               : "cuptiSubscribe failed: " + cuptiError(Rc);
     return false;
   }
-  for (const Owned &O : ownership()) {
-    for (CUpti_CallbackId Cbid : O.Cbids) {
-      if (Cbid >= MaxCbid)
-        continue;
-      Dispatch[Cbid] = O.Handler;
-      const char *Name = nullptr;
-      if (Cupti.GetCallbackName &&
-          Cupti.GetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, Cbid, &Name) == CUPTI_SUCCESS && Name)
-        PerThreadCbid[Cbid] = endsWith(Name, "_ptsz") || endsWith(Name, "_ptds");
-      Rc = Cupti.EnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Cbid);
-      if (Rc != CUPTI_SUCCESS) {
-        Why = "cuptiEnableCallback failed: " + cuptiError(Rc);
-        Cupti.Unsubscribe(Subscriber);
-        return false;
-      }
+  for (const CuptiCall &Call : cuptiCalls()) {
+    if (Call.Cbid >= MaxCbid)
+      continue;
+    Dispatch[Call.Cbid] = familyFunction(Call.Family);
+    PerThreadCbid[Call.Cbid] = Call.PerThread;
+    CbidSites[Call.Cbid] = Call.Sites;
+    CbidSlot[Call.Cbid] = R.Profile.enabled() ? R.Profile.slot(Call.Name) : NoProfileSlot;
+    Rc = Cupti.EnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Call.Cbid);
+    if (Rc != CUPTI_SUCCESS) {
+      Why = "cuptiEnableCallback failed: " + cuptiError(Rc);
+      Cupti.Unsubscribe(Subscriber);
+      return false;
     }
   }
   Cupti.EnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_RESOURCE,

@@ -6,7 +6,7 @@
 // learns that a block is free).
 //
 //===----------------------------------------------------------------------===//
-#include "intercept/Runtime.h"
+#include "intercept/CuptiCallContext.h"
 
 #include <cupti_driver_cbid.h>
 
@@ -18,7 +18,7 @@ Handle eventHandle(CUevent E) { return reinterpret_cast<Handle>(E); }
 } // namespace
 
 void interceptEventsAndSync(const CallContext &C) {
-  ValidatorRuntime &R = C.R;
+  const InterceptContext &I = C.Intercept;
   switch (C.Cbid) {
   case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
   case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz:
@@ -26,39 +26,39 @@ void interceptEventsAndSync(const CallContext &C) {
   case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
     if (C.exitedOk()) {
       const auto &P = C.params<cuEventRecord_params>(); // WithFlags starts alike
-      if (!C.capturing(P.hStream))
-        R.Eng.eventRecorded(C.T, eventHandle(P.hEvent), C.stream(P.hStream));
+      if (!I.capturing(P.hStream))
+        I.eventRecorded(eventHandle(P.hEvent), I.stream(P.hStream));
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz:
     if (C.exitedOk()) {
       const auto &P = C.params<cuStreamWaitEvent_params>();
-      if (!C.capturing(P.hStream))
-        R.Eng.streamWaitsEvent(C.T, C.stream(P.hStream), eventHandle(P.hEvent));
+      if (!I.capturing(P.hStream))
+        I.streamWaitsEvent(I.stream(P.hStream), eventHandle(P.hEvent));
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
   case CUPTI_DRIVER_TRACE_CBID_cuEventQuery:
     if (C.exitedOk()) // both take just the event
-      R.Eng.hostSyncsEvent(C.T, eventHandle(C.params<cuEventQuery_params>().hEvent));
+      I.hostSyncsEvent(eventHandle(C.params<cuEventQuery_params>().hEvent));
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz:
     if (C.exitedOk()) // all four take just the stream
-      R.Eng.hostSyncsStream(C.T, C.stream(C.params<cuStreamQuery_params>().hStream));
+      I.hostSyncsStream(I.stream(C.params<cuStreamQuery_params>().hStream));
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
   case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2:
     if (C.exitedOk())
-      R.Eng.hostSyncsDevice(C.T, C.device());
+      I.hostSyncsDevice();
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy:
   case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2:
     if (C.entering())
-      R.Eng.eventDestroyed(C.T, eventHandle(C.params<cuEventDestroy_v2_params>().hEvent));
+      I.eventDestroyed(eventHandle(C.params<cuEventDestroy_v2_params>().hEvent));
     return;
   default:
     return;

@@ -5,11 +5,16 @@
 // point into, as the kernel's plan decodes them (kernels/KernelPlans.h). The runtime's cudaLaunchKernel* reaches us here,
 // through the driver call it makes, so each launch is counted once.
 //
+// Kernels launched inside an interposed math-library call are the library's:
+// their launches order their stream, their parameters are not read.
+//
 // Graph launches and host functions are enqueues whose contents we cannot see:
 // they are noted as "not analysed" once, never passed silently.
 //
 //===----------------------------------------------------------------------===//
-#include "intercept/Runtime.h"
+#include "intercept/CuptiCallContext.h"
+#include "intercept/Interposition.h"
+#include "intercept/KernelArguments.h"
 
 #include <cupti_driver_cbid.h>
 
@@ -20,54 +25,70 @@ namespace {
 
 /// Candidate pointers of one launch: the kernel's plan where the bytes fit it,
 /// else the generic rule (KernelPlans.h).
-void candidates(ValidatorRuntime &R, const KernelInfo &Info, const LaunchParams &P, LaunchGrid Grid,
-                std::vector<CandidatePointer> &Out) {
+void candidates(const InterceptContext &I, const KernelInfo &Info, const LaunchParams &P,
+                LaunchGrid Grid, std::vector<CandidatePointer> &Out) {
   if (Info.Plan && Info.Plan->decode(P, Grid, Out)) {
-    R.Launches.decoded(Info.Plan->family());
+    I.countDecoded(Info.Plan->family());
     return;
   }
-  R.Launches.decoded("generic");
+  I.countDecoded("generic");
   genericScan(P, Out);
 }
 
-void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelParams, void **Extra,
-                  LaunchGrid Grid) {
-  if (C.capturing(H))
-    return;
-  ValidatorRuntime &R = C.R;
-  StreamId S = C.stream(H);
-  const KernelInfo &Info = *R.Kernels.get(reinterpret_cast<void *>(F), C.Data.symbolName, R.Ops);
+/// The candidate pointers of one launch's parameters, as PointerWords.
+void pointerWords(const InterceptContext &I, const KernelInfo &Info, void **KernelParams, void **Extra,
+                  LaunchGrid Grid, std::vector<PointerWord> &Words) {
   static thread_local std::vector<CandidatePointer> Found;
-  static thread_local std::vector<PointerWord> Words;
   Found.clear();
   if (Extra) {
     const unsigned char *Packed = nullptr;
     std::size_t Size = 0;
     if (!packedArguments(Extra, Packed, Size)) {
-      R.Report.noteNotAnalysed(NotAnalysed::KernelParameters);
+      I.notAnalysed(NotAnalysed::KernelParameters);
     } else if (Info.LayoutKnown) {
-      candidates(R, Info, LaunchParams(Info.Layout, Packed, Size), Grid, Found);
+      candidates(I, Info, LaunchParams(Info.Layout, Packed, Size), Grid, Found);
     } else { // one opaque blob: nothing in it can be trusted
       std::vector<ParamSlot> Whole{ParamSlot{0, static_cast<std::uint32_t>(Size)}};
       genericScan(LaunchParams(Whole, Packed, Size), Found);
     }
   } else if (KernelParams) {
     if (Info.LayoutKnown)
-      candidates(R, Info, LaunchParams(Info.Layout, KernelParams), Grid, Found);
+      candidates(I, Info, LaunchParams(Info.Layout, KernelParams), Grid, Found);
     else
-      R.Report.noteNotAnalysed(NotAnalysed::KernelParameters);
+      I.notAnalysed(NotAnalysed::KernelParameters);
   }
   Words.clear();
-  bool AnyGeneric = false;
-  for (const CandidatePointer &P : Found) {
-    bool Generic = P.Source == AccessSource::GenericScan;
-    AnyGeneric |= Generic;
-    Words.push_back(PointerWord{P.Word, Generic});
+  for (const CandidatePointer &P : Found)
+    Words.push_back(PointerWord{P.Word, P.Source == AccessSource::GenericScan});
+}
+
+void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelParams, void **Extra,
+                  LaunchGrid Grid) {
+  const InterceptContext &I = C.Intercept;
+  if (I.capturing(H))
+    return;
+  StreamId S = I.stream(H);
+  if (LibraryCallScope::active()) {
+    // A kernel of an interposed cuBLAS/cuDNN call: an enqueue on its stream,
+    // but its parameters are the library's; the call's decoded arguments say
+    // what it touches (Interposition.h).
+    static const std::vector<Range> None;
+    I.countDecoded("library-internal");
+    I.launched(S, None, NoOp);
+    return;
   }
-  OpId Op = C.op(Info.Name);
-  OpId GenericOp = AnyGeneric ? R.Ops.sameStack(Op, Info.GenericName) : Op;
-  std::size_t Ignored = R.Eng.launchedWithPointerWords(C.T, S, Words.data(), Words.size(), Op, GenericOp);
-  R.Launches.ignoredGenericWords(Ignored);
+  const KernelInfo &Info = I.kernel(F, C.Data.symbolName);
+  static thread_local std::vector<PointerWord> Words;
+  {
+    ProfileTimer Decoding(I.profile(), ProfilePhase::Decode);
+    pointerWords(I, Info, KernelParams, Extra, Grid, Words);
+  }
+  bool AnyGeneric = false;
+  for (const PointerWord &W : Words)
+    AnyGeneric |= W.FromGenericScan;
+  OpId Op = I.op(Info.Name);
+  OpId GenericOp = AnyGeneric ? I.sameStack(Op, Info.GenericName) : Op;
+  I.countIgnoredWords(I.launchedWithPointerWords(S, Words.data(), Words.size(), Op, GenericOp));
 }
 
 } // namespace
@@ -99,13 +120,13 @@ void interceptLaunches(const CallContext &C) {
   }
   case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
   case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-    C.R.Report.noteNotAnalysed(NotAnalysed::GraphLaunches);
+    C.Intercept.notAnalysed(NotAnalysed::GraphLaunches);
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz:
-    C.R.Report.noteNotAnalysed(NotAnalysed::HostFunctions);
+    C.Intercept.notAnalysed(NotAnalysed::HostFunctions);
     return;
   default:
     return;

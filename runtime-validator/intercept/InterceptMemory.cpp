@@ -12,11 +12,12 @@
 // allocation node: the memory belongs to the graph and comes into being at
 // each replay, not at the capture point on the capturing stream. Recording it
 // there made every later eager use look unordered after its "allocation"
-// (a false use-before-alloc on CUDA-graph replay, issue 9); it is not tracked,
+// (a false use-before-alloc on CUDA-graph replay); it is not tracked,
 // like the captured work and the captured frees.
 //
 //===----------------------------------------------------------------------===//
-#include "intercept/Runtime.h"
+#include "intercept/CuptiCallContext.h"
+#include "intercept/TorchFeed.h"
 
 #include <cupti_driver_cbid.h>
 
@@ -24,73 +25,70 @@ namespace streamlife {
 namespace rt {
 
 void interceptMemory(const CallContext &C) {
-  ValidatorRuntime &R = C.R;
+  const InterceptContext &I = C.Intercept;
   switch (C.Cbid) {
   case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
     if (C.entering())
-      maybeAttachTorchFeed(R); // PyTorch's first segment: its allocator exists now
+      maybeAttachTorchFeed(I); // PyTorch's first segment: its allocator exists now
     if (C.exitedOk()) {
       const auto &P = C.params<cuMemAlloc_v2_params>();
-      R.Eng.allocated(C.T, Range{*P.dptr, P.bytesize}, AllocKind::Device, NoStream, C.apiOp(),
-                      C.device());
+      I.allocated(Range{*P.dptr, P.bytesize}, AllocKind::Device, NoStream, C.apiOp());
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2:
     if (C.exitedOk()) {
       const auto &P = C.params<cuMemAllocPitch_v2_params>();
-      R.Eng.allocated(C.T, Range{*P.dptr, *P.pPitch * P.Height}, AllocKind::Device, NoStream,
-                      C.apiOp(), C.device());
+      I.allocated(Range{*P.dptr, *P.pPitch * P.Height}, AllocKind::Device, NoStream, C.apiOp());
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
     if (C.exitedOk()) {
       const auto &P = C.params<cuMemAllocManaged_params>();
-      R.Eng.allocated(C.T, Range{*P.dptr, P.bytesize}, AllocKind::Managed, NoStream, C.apiOp(),
-                      C.device());
+      I.allocated(Range{*P.dptr, P.bytesize}, AllocKind::Managed, NoStream, C.apiOp());
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
     if (C.entering()) {
       CUdeviceptr Ptr = C.params<cuMemFree_v2_params>().dptr;
-      if (Ptr && R.Eng.isTracked(Ptr)) {
-        R.Eng.hostSyncsDevice(C.T, C.device());
-        R.Eng.released(C.T, Ptr, ReleaseKind::SyncFree, NoStream, C.apiOp());
+      if (Ptr && I.isTracked(Ptr)) {
+        I.hostSyncsDevice();
+        I.released(Ptr, ReleaseKind::SyncFree, NoStream, C.apiOp());
       }
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
-    if (C.exitedOk() && !C.capturing(C.params<cuMemAllocAsync_params>().hStream)) {
+    if (C.exitedOk() && !I.capturing(C.params<cuMemAllocAsync_params>().hStream)) {
       const auto &P = C.params<cuMemAllocAsync_params>();
-      R.Pool.allocatedAsync(C.T, *P.dptr, P.bytesize, C.stream(P.hStream), C.apiOp(), C.device());
+      I.allocatedAsync(*P.dptr, P.bytesize, I.stream(P.hStream), C.apiOp());
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
-    if (C.exitedOk() && !C.capturing(C.params<cuMemAllocFromPoolAsync_params>().hStream)) {
+    if (C.exitedOk() && !I.capturing(C.params<cuMemAllocFromPoolAsync_params>().hStream)) {
       const auto &P = C.params<cuMemAllocFromPoolAsync_params>();
-      R.Pool.allocatedAsync(C.T, *P.dptr, P.bytesize, C.stream(P.hStream), C.apiOp(), C.device());
+      I.allocatedAsync(*P.dptr, P.bytesize, I.stream(P.hStream), C.apiOp());
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
   case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
     if (C.entering()) {
       const auto &P = C.params<cuMemFreeAsync_params>();
-      if (P.dptr && !C.capturing(P.hStream))
-        R.Pool.freedAsync(C.T, P.dptr, C.stream(P.hStream), C.apiOp());
+      if (P.dptr && !I.capturing(P.hStream))
+        I.freedAsync(P.dptr, I.stream(P.hStream), C.apiOp());
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemAddressReserve:
   case CUPTI_DRIVER_TRACE_CBID_cuMemCreate:
     // PyTorch's expandable segments reserve and map instead of cuMemAlloc.
     if (C.entering())
-      maybeAttachTorchFeed(R);
+      maybeAttachTorchFeed(I);
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
     // The blocks of a fed allocator (PyTorch's expandable segments) are
     // tracked through the feed; other mappings are not.
-    if (C.exitedOk() && R.TorchFeed.load(std::memory_order_relaxed) != TorchFeedAttached)
-      R.Report.noteNotAnalysed(NotAnalysed::VirtualMemory);
+    if (C.exitedOk() && !torchFeedAttached())
+      I.notAnalysed(NotAnalysed::VirtualMemory);
     return;
   default:
     return;

@@ -1,7 +1,7 @@
 //===- InterceptNccl.cpp - NCCL collectives as accesses on their stream ---===//
 //
-// Mechanism: symbol interposition. libtorch_cuda.so lists libnccl.so.2 as a
-// DT_NEEDED library (measured on the GPU machine, torch 2.11 + the
+// Mechanism: symbol interposition (Interposition.h). libtorch_cuda.so lists
+// libnccl.so.2 as a DT_NEEDED library (measured on the GPU machine, torch 2.11 + the
 // nvidia-nccl wheel, NCCL 2.28.9), so its calls bind through the dynamic
 // linker's global scope, where the preloaded validator comes first. Each
 // definition below forwards to the real one (looked up once, see next())
@@ -18,10 +18,8 @@
 // not seen (then collectives' buffers are simply not accesses).
 //
 //===----------------------------------------------------------------------===//
+#include "intercept/Interposition.h"
 #include "intercept/NcclCollectives.h"
-#include "intercept/Runtime.h"
-
-#include <dlfcn.h>
 
 #include <vector>
 
@@ -48,22 +46,8 @@ struct Pending {
 thread_local int GroupDepth = 0;
 thread_local std::vector<Pending> Grouped;
 
-/// The real NCCL function. PyTorch's libnccl.so.2 is not in the global scope:
-/// libtorch_cuda.so needs it, but Python loads torch's extension with
-/// RTLD_LOCAL, so dlsym(RTLD_NEXT) from the preloaded validator finds nothing
-/// (measured: every collective failed with ncclInvalidUsage). libtorch_cuda's
-/// own calls still bind to us first (the global scope precedes its local one),
-/// so the library is asked directly: already loaded, found by its soname.
-template <typename Fn> Fn next(const char *Name) {
-  if (void *F = dlsym(RTLD_NEXT, Name))
-    return reinterpret_cast<Fn>(F);
-  if (void *Nccl = dlopen("libnccl.so.2", RTLD_LAZY | RTLD_NOLOAD)) {
-    void *F = dlsym(Nccl, Name);
-    dlclose(Nccl); // NOLOAD took a reference; the library stays loaded
-    return reinterpret_cast<Fn>(F);
-  }
-  return nullptr;
-}
+/// The real NCCL function (Interposition.h says how it is found).
+template <typename Fn> Fn next(const char *Name) { return nextFunction<Fn>(Name, {"libnccl.so.2"}); }
 
 int ranksOf(Comm C) {
   static auto CommCount = next<Result (*)(Comm, int *)>("ncclCommCount");
@@ -73,13 +57,13 @@ int ranksOf(Comm C) {
   return N;
 }
 
-void record(ValidatorRuntime &R, const Pending &P) {
-  ThreadId T = currentThread();
-  StreamId S = R.Streams.resolve(T, P.S, false, nullptr);
-  OpId Op = R.Ops.intern(P.Name, P.Frames.data(), static_cast<int>(P.Frames.size()));
-  R.Eng.launched(T, S, P.Buffers.Ranges, Op);
-  R.Launches.collective(P.Label);
-  R.Report.drain(R);
+void record(const Pending &P) {
+  InterceptScope Scope(profileSlot(P.Label));
+  if (!Scope)
+    return;
+  const InterceptContext &I = Scope.context();
+  I.launched(I.stream(P.S), P.Buffers.Ranges, I.op(P.Name, P.Frames));
+  I.countCollective(P.Label);
 }
 
 /// After a successful call: record it now, or at the group's end.
@@ -88,16 +72,13 @@ void collective(const char *Name, NcclCall Call, const void *Send, const void *R
   ValidatorRuntime *R = runtime();
   if (!R)
     return;
-  R->UsedCuda.store(true, std::memory_order_relaxed);
-  Pending P{S, Name, R->Ops.internName(Name), ncclBuffers(Call, Send, Recv, Count, DataType, ranksOf(C)), {}};
-  void *Frames[MaxStackFrames];
-  int Depth = static_cast<int>(R->Opts.stack_depth);
-  int N = captureStack(Frames, Depth > MaxStackFrames ? MaxStackFrames : Depth);
-  P.Frames.assign(Frames, Frames + N);
+  InterceptContext I(*R);
+  Pending P{S, Name, I.name(Name), ncclBuffers(Call, Send, Recv, Count, DataType, ranksOf(C)),
+            I.nativeStack()};
   if (GroupDepth > 0)
     Grouped.push_back(std::move(P));
   else
-    record(*R, P);
+    record(P);
 }
 
 } // namespace
@@ -187,10 +168,9 @@ STREAMLIFE_NCCL_EXPORT Result ncclGroupEnd() {
   if (GroupDepth > 0 && --GroupDepth == 0) {
     std::vector<Pending> Done;
     Done.swap(Grouped);
-    ValidatorRuntime *R = runtime();
-    if (Rc == 0 && R) // a failed group enqueued nothing
+    if (Rc == 0) // a failed group enqueued nothing
       for (const Pending &P : Done)
-        record(*R, P);
+        record(P);
   }
   return Rc;
 }

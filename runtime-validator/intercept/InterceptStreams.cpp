@@ -1,5 +1,5 @@
 //===- InterceptStreams.cpp - stream creation, destruction, capture -------===//
-#include "intercept/Runtime.h"
+#include "intercept/CuptiCallContext.h"
 
 #include <cupti_driver_cbid.h>
 
@@ -7,23 +7,24 @@ namespace streamlife {
 namespace rt {
 
 void interceptStreams(const CallContext &C) {
+  const InterceptContext &I = C.Intercept;
   switch (C.Cbid) {
   case CUPTI_DRIVER_TRACE_CBID_cuStreamCreate:
     if (C.exitedOk()) {
       const auto &P = C.params<cuStreamCreate_params>();
-      C.R.Streams.created(C.T, *P.phStream, P.Flags, 0, C.Data.context);
+      I.streamCreated(*P.phStream, P.Flags, 0);
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority:
     if (C.exitedOk()) {
       const auto &P = C.params<cuStreamCreateWithPriority_params>();
-      C.R.Streams.created(C.T, *P.phStream, P.flags, P.priority, C.Data.context);
+      I.streamCreated(*P.phStream, P.flags, P.priority);
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2:
     if (C.entering())
-      C.R.Streams.destroyed(C.T, C.params<cuStreamDestroy_v2_params>().hStream);
+      I.streamDestroyed(C.params<cuStreamDestroy_v2_params>().hStream);
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
@@ -32,15 +33,15 @@ void interceptStreams(const CallContext &C) {
   case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz:
     if (C.exitedOk()) {
-      C.R.ActiveCaptures.fetch_add(1);
-      C.R.Report.noteNotAnalysed(NotAnalysed::StreamCapture);
+      I.captureBegan();
+      I.notAnalysed(NotAnalysed::StreamCapture);
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz:
     // A capture ends (successfully or invalidated) with this call either way.
-    if (!C.entering() && C.R.ActiveCaptures.load() > 0)
-      C.R.ActiveCaptures.fetch_sub(1);
+    if (!C.entering())
+      I.captureEnded();
     return;
   default:
     return;
@@ -50,9 +51,9 @@ void interceptStreams(const CallContext &C) {
 /// cuStreamWaitValue*/cuStreamWriteValue*/cuStreamBatchMemOp: waits and writes
 /// on 32/64-bit flags in memory. Their ordering effect depends on values only
 /// the GPU sees, so they are noted, never passed silently.
-void notAnalysedStreamMemOps(const CallContext &C) {
+void interceptStreamMemOps(const CallContext &C) {
   if (C.entering())
-    C.R.Report.noteNotAnalysed(NotAnalysed::StreamMemoryOperations);
+    C.Intercept.notAnalysed(NotAnalysed::StreamMemoryOperations);
 }
 
 } // namespace rt

@@ -33,7 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/CallerLibraries.h"
-#include "intercept/Runtime.h"
+#include "intercept/InterceptContext.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -49,10 +49,13 @@ namespace rt {
 void drainQueuedEventsOutsideCuda(ValidatorRuntime &R);
 
 namespace {
+/// True when the process used CUDA: before that, no clock holds anything a
+/// later check could use.
+bool usedCuda(ValidatorRuntime *R) { return R && processUsedCuda(); }
+} // namespace
 
-/// Set while this thread runs validator code from an interposer: the
-/// validator's own locks pass straight through.
-__attribute__((tls_model("initial-exec"))) thread_local bool Busy = false;
+namespace {
+
 
 template <typename Fn> Fn realFunction(const char *Name, const char *Version = nullptr) {
   void *F = Version ? dlvsym(RTLD_NEXT, Name, Version) : nullptr;
@@ -78,26 +81,28 @@ SyncId threadEndId(pthread_t T) { return ThreadEndTag ^ static_cast<SyncId>(T); 
 /// The runtime when this call, from Caller, is program synchronization that
 /// must be reported; null otherwise.
 ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
-  if (Busy)
+  if (ValidatorCode::running())
     return nullptr;
   ValidatorRuntime *R = runtime();
-  if (!R || !R->UsedCuda.load(std::memory_order_relaxed))
+  if (!usedCuda(R))
     return nullptr;
-  Busy = true;
-  bool Counts = countsAsProgramSync(classifyCaller(Caller), What);
-  Busy = false;
+  bool Counts;
+  {
+    ValidatorCode Running;
+    Counts = countsAsProgramSync(classifyCaller(Caller), What);
+  }
   return Counts ? R : nullptr;
 }
 
 void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
-  Busy = true;
+  ValidatorCode Running;
   BlockEvent Event;
   Event.What = What;
   Event.Thread = T;
   Event.Ptr = Sync;
-  R.Annotated.push(Event);
-  R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
-  Busy = false;
+  InterceptContext I(R);
+  I.queueBlockEvent(Event);
+  I.countHostSync();
 }
 
 void released(ValidatorRuntime &R, const void *Sync) {
@@ -108,11 +113,10 @@ void acquired(ValidatorRuntime &R, const void *Sync) {
 }
 /// After the real release: keeps a queue that CUDA calls do not drain bounded.
 void drainIfLong(ValidatorRuntime &R) {
-  if (R.Annotated.unapplied() < DrainBeyond)
+  if (InterceptContext(R).queuedBlockEvents() < DrainBeyond)
     return;
-  Busy = true;
+  ValidatorCode Running;
   drainQueuedEventsOutsideCuda(R);
-  Busy = false;
 }
 
 /// The tail of an acquiring interposer: reports the acquire when the real
@@ -165,7 +169,7 @@ struct ThreadEnd {
   ~ThreadEnd() {
     if (!Armed)
       return;
-    if (ValidatorRuntime *R = runtime(); R && R->UsedCuda.load(std::memory_order_relaxed)) {
+    if (ValidatorRuntime *R = runtime(); usedCuda(R)) {
       queue(*R, BlockEvent::Kind::HostReleased, currentThread(), threadEndId(pthread_self()));
       queue(*R, BlockEvent::Kind::HostFinished, currentThread(), 0);
     }
@@ -175,7 +179,7 @@ thread_local ThreadEnd EndOfThisThread;
 
 void *startThread(void *Raw) {
   ThreadStart Start = *static_cast<ThreadStart *>(Raw);
-  if (ValidatorRuntime *R = runtime(); R && R->UsedCuda.load(std::memory_order_relaxed)) {
+  if (ValidatorRuntime *R = runtime(); usedCuda(R)) {
     queue(*R, BlockEvent::Kind::HostAcquired, currentThread(), reinterpret_cast<SyncId>(Raw));
     queue(*R, BlockEvent::Kind::SyncDestroyed, currentThread(), reinterpret_cast<SyncId>(Raw));
   }
@@ -317,10 +321,10 @@ STREAMLIFE_INTERPOSE int pthread_create(pthread_t *Thread, const pthread_attr_t 
           "pthread_create");
   // Wrapped whether or not the process used CUDA yet: the thread may outlive
   // that moment, and its end must still reach its joiner.
-  if (Busy || !runtime() || !countsAsProgramSync(classifyCaller(CALLER), SyncPrimitive::Thread))
+  if (ValidatorCode::running() || !runtime() || !countsAsProgramSync(classifyCaller(CALLER), SyncPrimitive::Thread))
     return Real(Thread, Attr, Routine, Arg);
   auto *Start = new ThreadStart{Routine, Arg};
-  if (ValidatorRuntime *R = runtime(); R->UsedCuda.load(std::memory_order_relaxed))
+  if (ValidatorRuntime *R = runtime(); usedCuda(R))
     queue(*R, BlockEvent::Kind::HostReleased, currentThread(), reinterpret_cast<SyncId>(Start));
   int Rc = Real(Thread, Attr, startThread, Start);
   if (Rc != 0)

@@ -15,7 +15,7 @@
 
 #include "engine/Engine.h"
 #include "intercept/kernels/KernelPlans.h"
-#include "report/CallSites.h"
+#include "callsites/CallSites.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // Counters that show a silent run was an observed one: how many launches each
 // kernel family's plan decoded, how many fell to the generic rule, how many
 // generic-scan words were ignored for pointing into released memory, and the
-// NCCL calls by name. Printed
+// NCCL calls and math-library calls decoded at their API, by name. Printed
 // with intercept_stats=1 as "streamlife: intercept-stats: ...".
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +24,8 @@ public:
   void decoded(const char *Family) { count(Families, Family); }
   /// Api is the NCCL function's name (a string literal).
   void collective(const char *Api) { count(Collectives, Api); }
+  /// Api is a math library's function decoded at its API (a string literal).
+  void libraryCall(const char *Api) { count(LibraryCalls, Api); }
   void ignoredGenericWords(std::size_t N) {
     if (N)
       Ignored.fetch_add(N, std::memory_order_relaxed);
@@ -36,16 +38,8 @@ public:
         std::fprintf(Out, " %s %llu;", Name, static_cast<unsigned long long>(C.Count.load()));
     std::fprintf(Out, " generic-scan words ignored (released memory) %llu\n",
                  static_cast<unsigned long long>(Ignored.load()));
-    if (!Collectives[0].Name.load())
-      return;
-    std::fprintf(Out, "streamlife: intercept-stats: NCCL calls:");
-    const char *Separator = " ";
-    for (const Counter &C : Collectives)
-      if (const char *Name = C.Name.load()) {
-        std::fprintf(Out, "%s%s %llu", Separator, Name, static_cast<unsigned long long>(C.Count.load()));
-        Separator = "; ";
-      }
-    std::fprintf(Out, "\n");
+    printCalls(Out, "NCCL calls", Collectives);
+    printCalls(Out, "library calls decoded at their API", LibraryCalls);
   }
 
 private:
@@ -53,7 +47,20 @@ private:
     std::atomic<const char *> Name{nullptr};
     std::atomic<std::uint64_t> Count{0};
   };
-  static constexpr std::size_t Slots = 16; ///< more names than there are families and NCCL calls
+  static constexpr std::size_t Slots = 48; ///< more names than there are families, NCCL or library calls
+
+  static void printCalls(std::FILE *Out, const char *What, const Counter (&Table)[Slots]) {
+    if (!Table[0].Name.load())
+      return;
+    std::fprintf(Out, "streamlife: intercept-stats: %s:", What);
+    const char *Separator = " ";
+    for (const Counter &C : Table)
+      if (const char *Name = C.Name.load()) {
+        std::fprintf(Out, "%s%s %llu", Separator, Name, static_cast<unsigned long long>(C.Count.load()));
+        Separator = "; ";
+      }
+    std::fprintf(Out, "\n");
+  }
 
   static void count(Counter (&Table)[Slots], const char *Name) {
     for (Counter &C : Table) {
@@ -75,6 +82,7 @@ private:
 
   Counter Families[Slots];
   Counter Collectives[Slots];
+  Counter LibraryCalls[Slots];
   std::atomic<std::uint64_t> Ignored{0};
 };
 

@@ -26,7 +26,10 @@
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
 
+#include "report/CallSiteNames.h"
+#include "report/LogFile.h"
 #include "report/SharedReport.h"
+#include "report/SourceLocations.h"
 #include "support/ProcessTally.h"
 
 #include <pthread.h>
@@ -59,10 +62,33 @@ thread_local ThreadId ThisThread = ~ThreadId(0);
 
 /// Replays what annotated allocators queued since the last CUDA call, then
 /// prints the summary (with their block accounting) once.
+/// The summary's block-accounting lines: per allocation site of annotated
+/// allocators, the blocks it was handed and what was held back.
+std::vector<std::string> blockSummaryLines(ValidatorRuntime &R) {
+  std::vector<std::string> Lines;
+  std::size_t Shown = 0;
+  for (const BlockAccount &A : R.Annotated.accounts()) {
+    if (Shown++ >= static_cast<std::size_t>(R.Opts.summary_sites))
+      break;
+    BlockSiteSummary S;
+    S.Allocator = R.Annotated.allocatorName(A.Allocator);
+    std::string Symbolizer =
+        R.Opts.symbolize ? findSymbolizer(R.Opts.symbolizer_path) : std::string();
+    std::vector<std::string> Frames = reportFrames(R.Ops.op(A.Site), 1, Symbolizer);
+    S.Site = Frames.empty() ? std::string() : Frames.front();
+    S.Allocations = A.Allocations;
+    S.DistinctBlocks = A.DistinctBlocks;
+    S.PeakLiveBlocks = A.PeakLiveBlocks;
+    S.PeakHeldBackBytes = A.PeakHeldBackBytes;
+    Lines.push_back(blockSummaryLine(S));
+  }
+  return Lines;
+}
+
 void finishReport(ValidatorRuntime &R) {
   if (R.Report.finished())
     return;
-  drainAnnotations(R, currentThread(), nullptr);
+  InterceptContext(R).replayBlockEvents();
   std::vector<std::string> Details = blockSummaryLines(R);
   // Releases whose unordered access no reuse met (engine/DeferredFrees.cpp):
   // said, each site once, so that a silent run shows what it did not report
@@ -85,17 +111,19 @@ void finishProcess() {
     return;
   finishReport(*R);
   if (R->Opts.api_stats)
-    printApiStats(stderr);
+    printApiStats(validatorLog());
   if (R->Opts.intercept_stats && R->UsedCuda.load()) {
-    printInterceptStats(stderr);
-    R->Launches.print(stderr);
+    printInterceptStats(validatorLog());
+    R->Launches.print(validatorLog());
     Engine::Stats St = R->Eng.stats();
-    std::fprintf(stderr,
+    std::fprintf(validatorLog(),
                  "streamlife: intercept-stats: host synchronization: %llu events (mutex, "
                  "semaphore, thread start/join), %zu host threads, %zu synchronization objects\n",
                  static_cast<unsigned long long>(R->HostSyncEvents.load()), St.HostClocks,
                  St.SyncObjects);
   }
+  if (R->Opts.self_profile && R->UsedCuda.load())
+    R->Profile.print(stderr);
   if (R->Opts.error_exitcode != 0 && R->Report.findingCount() > 0) {
     // Like the sanitizers: replace the exit status. Everything of ours is
     // flushed above; flush stdio for the program, then end without running
@@ -114,10 +142,13 @@ void inForkedChild() { TheRuntime.store(nullptr); }
 } // namespace
 
 ValidatorRuntime::ValidatorRuntime(const Options &Opts, const DriverApi &Driver)
-    : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, stderr),
+    : Opts(Opts), Driver(Driver), Report(this->Opts, Ops, nullptr),
       Eng(Report, engineOptions(this->Opts)),
       Streams(Eng, this->Driver), Kernels(this->Driver), Pool(Eng),
-      Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {}
+      Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {
+  if (this->Opts.self_profile)
+    Profile.enable();
+}
 
 std::uint64_t ValidatorRuntime::siteKey(OpId Op) {
   {
@@ -139,8 +170,6 @@ ThreadId currentThread() {
   return ThisThread;
 }
 
-OpId CallContext::op(NameId Name) const { return captureOp(R, Name); }
-
 OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // A Python program's call site is its Python stack, copied from the
   // thread's shadow stack (cheap, exact): no native unwinding, no sampling.
@@ -158,15 +187,23 @@ OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // gets its own site within RecheckEvery calls.
   constexpr std::uint32_t RecheckEvery = 64;
   struct Sampled {
+    NameId Name = 0;
     std::uint32_t Count = 0;
     std::uint32_t SinceCheck = 0;
     OpId Last = NoOp;
   };
-  static thread_local std::unordered_map<NameId, Sampled> PerName;
+  // Names are interned densely (0, 1, 2...), so a direct-mapped table is a
+  // lookup without hashing or allocation; two names that share a slot evict
+  // each other, which only restarts their sampling. 1024 covers the distinct
+  // kernels of a training step.
+  constexpr std::size_t SampledSlots = 1024;
+  static thread_local Sampled PerName[SampledSlots];
   long Limit = R.Opts.stacks_per_op;
   Sampled *S = nullptr;
   if (Limit > 0) {
-    S = &PerName[Name];
+    S = &PerName[Name % SampledSlots];
+    if (S->Name != Name)
+      *S = Sampled{Name};
     if (S->Count >= static_cast<std::uint64_t>(Limit) && S->Last != NoOp &&
         ++S->SinceCheck < RecheckEvery)
       return S->Last;
@@ -185,15 +222,6 @@ OpId captureOp(ValidatorRuntime &R, NameId Name) {
   return Op;
 }
 
-bool CallContext::capturing(CUstream H) const {
-  if (R.ActiveCaptures.load(std::memory_order_relaxed) == 0 || !R.Driver.StreamIsCapturing)
-    return false;
-  CUstreamCaptureStatus Status = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (R.Driver.StreamIsCapturing(H, &Status) != CUDA_SUCCESS)
-    return false;
-  return Status != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
 /// Attaches to the process; runs before main (and before Python imports torch).
 __attribute__((constructor)) static void attachToProcess() {
   Options Opts;
@@ -203,6 +231,11 @@ __attribute__((constructor)) static void attachToProcess() {
     for (const std::string &E : Errors)
       std::fprintf(stderr, "streamlife: error: STREAMLIFE_OPTIONS: %s\n", E.c_str());
   }
+  // From here on everything the validator prints goes to log_path's file
+  // (opened at its first line) or stderr.
+  setValidatorLog(Opts.log_path);
+  if (Opts.help && claimWarning("help=1: the option list"))
+    std::fputs(renderOptionList(Opts).c_str(), validatorLog());
   // Several processes of one command (a launcher and its workers) would
   // overwrite one report; '%p' gives each its own.
   for (std::size_t At = Opts.report.find("%p"); At != std::string::npos; At = Opts.report.find("%p"))
@@ -216,14 +249,14 @@ __attribute__((constructor)) static void attachToProcess() {
   if (!loadDriver(Driver, Why)) {
     // Shells and helpers of a CPU-only machine land here: stay silent.
     if (Opts.verbosity > 0)
-      std::fprintf(stderr, "streamlife: note: not attached (pid %d): %s\n", getpid(), Why.c_str());
+      std::fprintf(validatorLog(), "streamlife: note: not attached (pid %d): %s\n", getpid(), Why.c_str());
     return;
   }
   auto *R = new ValidatorRuntime(Opts, Driver); // never deleted: CUDA calls back during exit
   if (!subscribeCupti(*R, Why)) {
     // Every process of `run -- sh -c '...'` fails alike: say it once per run.
     if (claimWarning(Why))
-      std::fprintf(stderr, "streamlife: warning: the runtime validator is not active in this process: %s\n",
+      std::fprintf(validatorLog(), "streamlife: warning: the runtime validator is not active in this process: %s\n",
                    Why.c_str());
     return;
   }
@@ -231,7 +264,7 @@ __attribute__((constructor)) static void attachToProcess() {
   std::atexit(atExit);
   pthread_atfork(nullptr, nullptr, inForkedChild);
   if (Opts.verbosity > 0)
-    std::fprintf(stderr, "streamlife: note: attached to pid %d through CUPTI driver-API callbacks\n",
+    std::fprintf(validatorLog(), "streamlife: note: attached to pid %d through CUPTI driver-API callbacks\n",
                  getpid());
 }
 

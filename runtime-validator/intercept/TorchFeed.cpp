@@ -35,7 +35,9 @@
 // happens; when anything fails we say so once and go on with raw CUDA.
 //
 //===----------------------------------------------------------------------===//
-#include "intercept/Runtime.h"
+#include "intercept/TorchFeed.h"
+
+#include "config/Options.h"
 
 #include "support/PrivatePaths.h"
 
@@ -47,6 +49,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -66,6 +69,14 @@ namespace {
 
 // TorchAllocatorFeedSource and AnnotationsHeaderSource, generated at build time.
 #include "TorchFeedSource.inc"
+
+enum TorchFeedState : int {
+  TorchFeedWaiting = 0, ///< no PyTorch (yet), or its allocator is not initialized
+  TorchFeedAttached,    ///< the trace tracker feeds the annotation queue
+  TorchFeedNotNeeded,   ///< PyTorch uses cudaMallocAsync: the CUDA API shows everything
+  TorchFeedFailed,      ///< said so once; raw CUDA is still validated
+};
+std::atomic<int> FeedState{TorchFeedWaiting};
 
 std::uint64_t fnv(std::uint64_t H, const std::string &Text) {
   for (unsigned char C : Text) {
@@ -240,7 +251,7 @@ int openCachedFeed(const std::string &Library, std::string &Why) {
 
 /// Compiles the feed into a fresh private folder in Dir and renames it to
 /// Library. False with a reason.
-bool compileFeed(ValidatorRuntime &R, const TorchInstall &T, const std::string &Dir,
+bool compileFeed(const InterceptContext &I, const TorchInstall &T, const std::string &Dir,
                  const std::string &Library, std::string &Why) {
   std::string Work = Dir + "/build-" + T.Key + "-XXXXXX";
   if (!mkdtemp(Work.data())) {
@@ -256,7 +267,7 @@ bool compileFeed(ValidatorRuntime &R, const TorchInstall &T, const std::string &
     return false;
   }
   std::string Temp = Work + "/libstreamlife_torch.so";
-  std::vector<std::string> Argv = {R.Opts.cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w",
+  std::vector<std::string> Argv = {I.options().cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-w",
                                    "-D_GLIBCXX_USE_CXX11_ABI=" + std::to_string(T.CxxAbi),
                                    "-I" + Work, "-I" + T.Root + "/include"};
   for (const std::string &Include : cudaIncludeDirectories(T))
@@ -273,7 +284,7 @@ bool compileFeed(ValidatorRuntime &R, const TorchInstall &T, const std::string &
   // The linker gives 0777 less the umask; a cached feed is the user's alone.
   if (Rc != 0 || chmod(Temp.c_str(), 0700) != 0 ||
       std::rename(Temp.c_str(), Library.c_str()) != 0) {
-    Why = "compiling the allocator feed with '" + R.Opts.cxx + "' failed (" +
+    Why = "compiling the allocator feed with '" + I.options().cxx + "' failed (" +
           (Rc < 0 ? std::string("could not run it") : "exit " + std::to_string(Rc)) + "; see " +
           Log + ")";
     return false;
@@ -284,7 +295,7 @@ bool compileFeed(ValidatorRuntime &R, const TorchInstall &T, const std::string &
   rmdir(Work.c_str());
   char Text[64];
   std::snprintf(Text, sizeof(Text), "%.1f", Seconds);
-  R.Report.note("compiled the PyTorch allocator feed for torch " +
+  I.note("compiled the PyTorch allocator feed for torch " +
                 (T.Version.empty() ? std::string("(unknown version)") : T.Version) + " in " +
                 Text + " s; cached as " + Library);
   return true;
@@ -292,8 +303,8 @@ bool compileFeed(ValidatorRuntime &R, const TorchInstall &T, const std::string &
 
 /// A descriptor of the cached feed for this torch (compiled now if needed),
 /// checked to be private to this user; -1 with a reason on failure.
-int buildFeed(ValidatorRuntime &R, const TorchInstall &T, std::string &Library, std::string &Why) {
-  std::string Dir = cacheDirectory(R.Opts);
+int buildFeed(const InterceptContext &I, const TorchInstall &T, std::string &Library, std::string &Why) {
+  std::string Dir = cacheDirectory(I.options());
   if (!makePrivateDirectory(Dir, Why)) {
     Why = "the feed cache folder is not private to this user (" + Why +
           "; a feed there could have been planted by someone else: set cache_dir to a folder of "
@@ -304,21 +315,21 @@ int buildFeed(ValidatorRuntime &R, const TorchInstall &T, std::string &Library, 
   int Fd = openCachedFeed(Library, Why);
   if (Fd >= 0 || !Why.empty())
     return Fd;
-  if (!compileFeed(R, T, Dir, Library, Why))
+  if (!compileFeed(I, T, Dir, Library, Why))
     return -1;
   return openCachedFeed(Library, Why);
 }
 
 /// One attempt; returns the new state.
-int attach(ValidatorRuntime &R, void *C10Cuda) {
+int attach(const InterceptContext &I, void *C10Cuda) {
   std::string Why;
   TorchInstall T;
-  if (!findTorch(C10Cuda, T, R.Opts, Why))
-    return R.Report.note("PyTorch's caching allocator is not validated: " + Why +
+  if (!findTorch(C10Cuda, T, I.options(), Why))
+    return I.note("PyTorch's caching allocator is not validated: " + Why +
                          "; raw CUDA calls still are"),
            TorchFeedFailed;
   std::string Library;
-  int Fd = buildFeed(R, T, Library, Why);
+  int Fd = buildFeed(I, T, Library, Why);
   // What was checked is what is loaded: the open descriptor, not the name.
   // The descriptor stays open: ld.so knows the feed by this name, and a later
   // dlopen of the same /proc/self/fd path (by the program, of a descriptor
@@ -332,7 +343,7 @@ int attach(ValidatorRuntime &R, void *C10Cuda) {
   if (!Attach) {
     if (Why.empty())
       Why = std::string("cannot load ") + Library + ": " + (Feed ? "no entry point" : dlerror());
-    R.Report.note("PyTorch's caching allocator is not validated: " + Why +
+    I.note("PyTorch's caching allocator is not validated: " + Why +
                   "; raw CUDA calls still are");
     return TorchFeedFailed;
   }
@@ -341,21 +352,21 @@ int attach(ValidatorRuntime &R, void *C10Cuda) {
   Message[sizeof(Message) - 1] = '\0';
   switch (Code) {
   case 1:
-    if (R.Opts.verbosity > 0)
-      R.Report.note("attached to PyTorch's caching allocator (torch " + T.Version +
+    if (I.options().verbosity > 0)
+      I.note("attached to PyTorch's caching allocator (torch " + T.Version +
                     ") through its allocator trace tracker");
     return TorchFeedAttached;
   case 0:
     return TorchFeedWaiting; // not initialized yet: the next trigger tries again
   case 2:
-    if (R.Opts.verbosity > 0)
-      R.Report.note(std::string("PyTorch uses the ") + (*Message ? Message : "(unnamed)") +
+    if (I.options().verbosity > 0)
+      I.note(std::string("PyTorch uses the ") + (*Message ? Message : "(unnamed)") +
                     " allocator backend: its blocks are validated through the CUDA API");
     return TorchFeedNotNeeded;
   default:
     // The feed names its reason; a failure it did not explain (an exception
     // with an empty what(), a code it should not return) still says which.
-    R.Report.note("PyTorch's caching allocator is not validated: " +
+    I.note("PyTorch's caching allocator is not validated: " +
                   (*Message ? std::string(Message)
                             : "the allocator feed's attach failed with code " +
                                   std::to_string(Code) + " and gave no reason") +
@@ -366,18 +377,20 @@ int attach(ValidatorRuntime &R, void *C10Cuda) {
 
 } // namespace
 
-void maybeAttachTorchFeed(ValidatorRuntime &R) {
-  if (R.TorchFeed.load(std::memory_order_acquire) != TorchFeedWaiting || !R.Opts.torch_feed)
+void maybeAttachTorchFeed(const InterceptContext &I) {
+  if (FeedState.load(std::memory_order_acquire) != TorchFeedWaiting || !I.options().torch_feed)
     return;
   static std::atomic<bool> Busy{false};
   if (Busy.exchange(true))
     return; // another thread is attaching
   if (void *C10Cuda = dlopen("libc10_cuda.so", RTLD_LAZY | RTLD_NOLOAD)) {
-    R.TorchFeed.store(attach(R, C10Cuda), std::memory_order_release);
+    FeedState.store(attach(I, C10Cuda), std::memory_order_release);
     dlclose(C10Cuda);
   }
   Busy.store(false);
 }
+
+bool torchFeedAttached() { return FeedState.load(std::memory_order_relaxed) == TorchFeedAttached; }
 
 } // namespace rt
 } // namespace streamlife

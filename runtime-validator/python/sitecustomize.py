@@ -21,6 +21,11 @@ def _attach_streamlife():
     import sys
     import threading
 
+    # A second copy of this hook (another install's, or this folder under a
+    # second spelling) runs after the first: attach once.
+    if getattr(sys, "_streamlife_hook_attached", False):
+        return
+    sys._streamlife_hook_attached = True
     try:
         attach = getattr(ctypes.PyDLL(None), "__streamlife_python_attach")
     except (OSError, AttributeError):
@@ -146,19 +151,41 @@ def _feed_cupy_pool():
 
 
 def _import_next_sitecustomize():
+    """Runs the sitecustomize Python would have run without this one: the
+    first on sys.path after the entry this hook was found in. A second copy
+    of the hook found there (another installation's, or this folder under a
+    second spelling) does the same from its own entry on, so the chain only
+    moves forward along the path and ends; folders are compared by real
+    path, and a hook folder seen once is skipped."""
     import importlib.machinery
     import importlib.util
     import os
     import sys
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = [p for p in sys.path if os.path.abspath(p or ".") != here]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
-    if spec is None or spec.loader is None:
+    def real(entry):
+        return os.path.realpath(entry or ".")
+
+    here = os.path.dirname(os.path.realpath(__file__))
+    seen = getattr(sys, "_streamlife_hook_folders", set())
+    seen.add(here)
+    sys._streamlife_hook_folders = seen
+    entries = list(sys.path)
+    # The entry the previous hook of the chain loaded this one from; the
+    # first hook was found by Python at the first entry that is its folder.
+    start = getattr(sys, "_streamlife_hook_entry", None)
+    if start is None:
+        start = next((i for i, entry in enumerate(entries) if real(entry) == here), -1)
+    for index in range(start + 1, len(entries)):
+        if real(entries[index]) in seen:
+            continue
+        spec = importlib.machinery.PathFinder.find_spec("sitecustomize", [entries[index]])
+        if spec is None or spec.loader is None:
+            continue
+        sys._streamlife_hook_entry = index
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["sitecustomize"] = module
+        spec.loader.exec_module(module)
         return
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["sitecustomize"] = module
-    spec.loader.exec_module(module)
 
 
 _attach_streamlife()

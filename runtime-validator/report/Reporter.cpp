@@ -1,6 +1,9 @@
 //===- Reporter.cpp - finding queue, dedup, text and JSON output -----------===//
 #include "report/Reporter.h"
 
+#include "report/CallSiteNames.h"
+#include "report/LogFile.h"
+#include "report/SourceLocations.h"
 #include "report/SharedReport.h"
 #include "support/ProcessTally.h"
 
@@ -36,6 +39,9 @@ const char *notAnalysedText(NotAnalysed N) {
            "driver): their pointer arguments are not recorded as accesses";
   case NotAnalysed::StreamMemoryOperations:
     return "stream memory operations (cuStreamWaitValue/cuStreamWriteValue/cuStreamBatchMemOp)";
+  case NotAnalysed::LibraryPointerArrays:
+    return "the matrices of batched cuBLAS gemms given as device arrays of pointers "
+           "(cublas*gemmBatched): only the pointer arrays are recorded as accesses";
   case NotAnalysed::Count:
     break;
   }
@@ -43,17 +49,19 @@ const char *notAnalysedText(NotAnalysed N) {
 }
 
 Reporter::Reporter(const Options &Opts, OpTable &Ops, std::FILE *Out)
-    : Opts(Opts), Ops(Ops), Out(Out) {
+    : Opts(Opts), Ops(Ops), Fixed(Out) {
   if (!Opts.suppressions.empty()) {
     std::string Error;
     if (!Supp.load(Opts.suppressions, Error)) {
       // `streamlife run` rejects such a file before starting the program; set
       // through STREAMLIFE_OPTIONS alone, it is said and nothing is suppressed.
-      std::fprintf(Out, "streamlife: error: %s\n", Error.c_str());
+      std::fprintf(out(), "streamlife: error: %s\n", Error.c_str());
       Supp = Suppressions();
     }
   }
 }
+
+std::FILE *Reporter::out() const { return Fixed ? Fixed : validatorLog(); }
 
 bool Reporter::suppressed(const ReportedFinding &R) {
   if (Supp.empty())
@@ -109,7 +117,7 @@ SiteView Reporter::resolveSite(const AccessPoint &P, StreamNamer &Namer,
   int Print = static_cast<int>(Opts.report_frames);
   int Keep = Supp.needsFrames() ? std::max(Print, SuppressionFrameDepth) : Print;
   // Python frames for a call from Python code, native ones otherwise.
-  for (std::string &Text : reportFrames(R, Keep)) {
+  for (std::string &Text : reportFrames(R, Keep, symbolizer())) {
     if (static_cast<int>(S.Frames.size()) < Print)
       S.Frames.push_back(Text);
     if (Keep > Print)
@@ -118,7 +126,22 @@ SiteView Reporter::resolveSite(const AccessPoint &P, StreamNamer &Namer,
   return S;
 }
 
+std::string Reporter::symbolizer() const {
+  // Source file and line from a symbolizer process: only where a finding is
+  // printed.
+  return Opts.symbolize ? findSymbolizer(Opts.symbolizer_path) : std::string();
+}
+
 ReportedFinding Reporter::resolve(const Finding &F, StreamNamer &Namer) const {
+  // Every site's native frames in one request per module.
+  std::vector<OpRecord> Records;
+  for (const AccessPoint *P : {&F.Allocated, &F.Unordered, &F.Released, &F.ReusedBy, &F.NewAccess,
+                               &F.Reallocated})
+    if (P->Op != NoOp)
+      Records.push_back(Ops.op(P->Op));
+  int Keep = std::max(static_cast<int>(Opts.report_frames),
+                      Supp.needsFrames() ? SuppressionFrameDepth : 0);
+  prefetchSourceLocations(Records, Keep, symbolizer());
   ReportedFinding R;
   R.Kind = F.Kind;
   R.Alloc = F.Alloc;
@@ -198,12 +221,12 @@ void Reporter::drain(StreamNamer &Namer) {
     Reported.push_back(R);
     Added = true;
     std::string Text = formatText(R);
-    std::fputs(Text.c_str(), Out);
-    std::fflush(Out);
+    std::fputs(Text.c_str(), out());
+    std::fflush(out());
   }
   if (Added) {
     writeJsonReport();
-    appendToTally(describeThisProcess(findingCount()));
+    updateTally();
   }
 }
 
@@ -223,6 +246,7 @@ void Reporter::writeJsonReport() {
   ReportPart Part;
   Part.RunId = currentRunId();
   Part.Pid = Self.Pid;
+  Part.Image = Self.Image;
   Part.Rank = Self.Rank;
   Part.Command = Self.Command;
   for (const ReportedFinding &F : All)
@@ -234,11 +258,26 @@ void Reporter::writeJsonReport() {
     std::lock_guard<std::mutex> Guard(StateLock);
     if (!ReportWriteFailed) {
       ReportWriteFailed = true;
-      std::fprintf(Out, "streamlife: error: cannot write the report '%s': %s\n",
+      std::fprintf(out(), "streamlife: error: cannot write the report '%s': %s\n",
                    Opts.report.c_str(), Why.c_str());
-      std::fflush(Out);
+      std::fflush(out());
     }
   }
+}
+
+void Reporter::updateTally() {
+  int Err = 0;
+  if (appendToTally(describeThisProcess(findingCount())))
+    return;
+  Err = errno;
+  if (TallyWriteFailed.exchange(true))
+    return;
+  std::lock_guard<std::mutex> Guard(StateLock);
+  std::fprintf(out(),
+               "streamlife: warning: cannot add this process's findings to the launcher's tally "
+               "(%s): the exit status of 'streamlife run --error-exitcode' may miss them\n",
+               std::strerror(Err));
+  std::fflush(out());
 }
 
 void Reporter::noteNotAnalysed(NotAnalysed N) {
@@ -254,8 +293,8 @@ void Reporter::note(const std::string &Text) {
     if (Seen == Text)
       return;
   Notes.push_back(Text);
-  std::fprintf(Out, "streamlife: note: %s\n", Text.c_str());
-  std::fflush(Out);
+  std::fprintf(out(), "streamlife: note: %s\n", Text.c_str());
+  std::fflush(out());
 }
 
 void Reporter::setSummaryDetails(std::vector<std::string> Lines) {
@@ -278,8 +317,10 @@ void Reporter::finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda) {
     return;
   drain(Namer);
   {
+    // out() opens log_path's file: only when there is a line to write.
     std::lock_guard<std::mutex> Guard(StateLock);
-    Supp.printCounts(Out);
+    if (Supp.anyHits())
+      Supp.printCounts(out());
   }
   if (PrintSummary) {
     std::vector<std::string> Details;
@@ -288,16 +329,16 @@ void Reporter::finish(StreamNamer &Namer, bool PrintSummary, bool UsedCuda) {
       Details = SummaryDetails;
     }
     for (const std::string &Line : Details)
-      std::fprintf(Out, "%s\n", Line.c_str());
-    std::fprintf(Out, "%s\n", summaryLine(findingCount()).c_str());
-    std::fflush(Out);
+      std::fprintf(out(), "%s\n", Line.c_str());
+    std::fprintf(out(), "%s\n", summaryLine(findingCount()).c_str());
+    std::fflush(out());
   }
   // A process that made no CUDA call (a wrapper shell, a Python launcher) has
   // nothing to say: it must neither write a report nor count in the tally.
   if (!UsedCuda && findingCount() == 0)
     return;
   writeJsonReport();
-  appendToTally(describeThisProcess(findingCount()));
+  updateTally();
 }
 
 } // namespace rt

@@ -14,10 +14,10 @@
 #define STREAMLIFE_RT_REPORT_REPORTER_H
 
 #include "engine/Engine.h"
-#include "report/CallSites.h"
+#include "callsites/CallSites.h"
 #include "report/FindingText.h"
-#include "report/Suppressions.h"
-#include "report/Options.h"
+#include "config/Suppressions.h"
+#include "config/Options.h"
 
 #include <atomic>
 #include <cstdio>
@@ -46,13 +46,15 @@ enum class NotAnalysed : unsigned {
   VirtualMemory,
   KernelParameters,
   StreamMemoryOperations,
+  LibraryPointerArrays,
   Count
 };
 const char *notAnalysedText(NotAnalysed N);
 
 class Reporter : public FindingSink {
 public:
-  /// Out is where text goes (stderr in the library, a buffer in tests).
+  /// Out is where text goes (a buffer in tests); nullptr: the validator's log
+  /// (report/LogFile.h: stderr, or log_path's file of this process).
   Reporter(const Options &Opts, OpTable &Ops, std::FILE *Out);
   ~Reporter() override;
 
@@ -86,17 +88,22 @@ public:
 
 private:
   SiteView resolveSite(const AccessPoint &P, StreamNamer &Namer, const char *DefaultWhat) const;
+  /// The symbolizer for source lines (symbolize, symbolizer_path); "" for none.
+  std::string symbolizer() const;
   std::string dedupKey(const Finding &F) const;
   std::string siteKey(OpId Op) const;
   /// (Re)writes the JSON report with what was found so far.
   void writeJsonReport();
+  /// This process's count into `streamlife run`'s tally; said once if that fails.
+  void updateTally();
 
   /// True when a suppression rule matches R (counted there).
   bool suppressed(const ReportedFinding &R);
 
   const Options &Opts;
   OpTable &Ops;
-  std::FILE *Out;
+  std::FILE *Fixed;
+  std::FILE *out() const;
   Suppressions Supp; ///< from Opts.suppressions; used under StateLock
 
   std::mutex QueueLock; ///< guards Queue; taken under the engine lock
@@ -109,6 +116,7 @@ private:
   std::vector<std::string> Notes;
   std::vector<std::string> SummaryDetails;
   bool ReportWriteFailed = false;
+  std::atomic<bool> TallyWriteFailed{false};
   std::atomic<bool> NoteShown[static_cast<unsigned>(NotAnalysed::Count)] = {};
   std::atomic<bool> Finished{false};
 };

@@ -30,14 +30,11 @@ std::string withoutTrailingComma(std::string Line) {
   return Line;
 }
 
-/// The pid of an element line {"pid":123,...}, or -1.
-long pidOf(const std::string &Line) {
-  static const std::string Prefix = "{\"pid\":";
-  if (Line.compare(0, Prefix.size(), Prefix) != 0)
-    return -1;
-  char *End = nullptr;
-  long Pid = std::strtol(Line.c_str() + Prefix.size(), &End, 10);
-  return End && *End == ',' ? Pid : -1;
+/// How the element lines of one program image start: a process that
+/// exec()s keeps its pid, and its new image must add to what the old one
+/// wrote, not replace it.
+std::string partPrefix(const ReportPart &Part) {
+  return "{\"pid\":" + std::to_string(Part.Pid) + ",\"image\":\"" + jsonEscape(Part.Image) + "\",";
 }
 
 /// Finding count of a processes line ...,"findings":N}.
@@ -113,11 +110,12 @@ std::string mergedReportText(const std::string &Existing, const ReportPart &Part
   if (!parseOwnFormat(Existing, Part.RunId, Old))
     Old = Sections();
   Sections New;
+  std::string Own = partPrefix(Part);
+  auto isOwn = [&](const std::string &Line) { return Line.compare(0, Own.size(), Own) == 0; };
   for (const std::string &L : Old.Findings)
-    if (pidOf(L) != Part.Pid)
+    if (!isOwn(L))
       New.Findings.push_back(L);
-  std::string Prefix = "{\"pid\":" + std::to_string(Part.Pid) + ",\"rank\":\"" +
-                       jsonEscape(Part.Rank) + "\",";
+  std::string Prefix = Own + "\"rank\":\"" + jsonEscape(Part.Rank) + "\",";
   for (const std::string &F : Part.FindingObjects)
     if (F.size() > 2 && F.front() == '{')
       New.Findings.push_back(Prefix + F.substr(1));
@@ -132,13 +130,13 @@ std::string mergedReportText(const std::string &Existing, const ReportPart &Part
   }
   unsigned long Total = 0;
   for (const std::string &L : Old.Processes)
-    if (pidOf(L) != Part.Pid) {
+    if (!isOwn(L)) {
       New.Processes.push_back(L);
       Total += findingsOfProcessLine(L);
     }
-  New.Processes.push_back("{\"pid\":" + std::to_string(Part.Pid) + ",\"rank\":\"" +
-                          jsonEscape(Part.Rank) + "\",\"command\":\"" + jsonEscape(Part.Command) +
-                          "\",\"findings\":" + std::to_string(Part.FindingObjects.size()) + "}");
+  New.Processes.push_back(Own + "\"rank\":\"" + jsonEscape(Part.Rank) + "\",\"command\":\"" +
+                          jsonEscape(Part.Command) + "\",\"findings\":" +
+                          std::to_string(Part.FindingObjects.size()) + "}");
   Total += Part.FindingObjects.size();
 
   std::string Out = header(Part.RunId) + "\n";

@@ -13,19 +13,22 @@
 //     support/AtomicFile (mkstemp + rename, never through a symlink);
 //   * a file from an earlier run (another run id, or not our format) is
 //     replaced, not merged.
-// '%p' in the report name still gives one file per process.
+// A part is one program image: pid and image (support/ProcessTally.h's id,
+// new at each exec()), so a process that execs adds the new image's part and
+// keeps the old image's findings. '%p' in the report name still gives one
+// file per process.
 //
 // The file is JSON with one element per line, so that merging needs no JSON
 // parser in the preloaded library (it only ever reads files it wrote):
 //   {"format":"streamlife-run-report","version":2,"run":"ID",
 //   "findings":[
-//   {"pid":P,"rank":"R",<finding>},   <- one per line
+//   {"pid":P,"image":"I","rank":"R",<finding>},   <- one per line
 //   ],
 //   "notes":[
 //   "text",
 //   ],
 //   "processes":[
-//   {"pid":P,"rank":"R","command":"app","findings":N},
+//   {"pid":P,"image":"I","rank":"R","command":"app","findings":N},
 //   ],
 //   "summary":{"findings":TOTAL,"processes":COUNT}}
 //
@@ -49,6 +52,7 @@ std::string currentRunId();
 struct ReportPart {
   std::string RunId;
   int Pid = 0;
+  std::string Image; ///< ProcessCount::Image: the program image within the pid
   std::string Rank;
   std::string Command;
   std::vector<std::string> FindingObjects; ///< formatFindingJson, one line each

@@ -35,6 +35,35 @@ void waitInBranch(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done,
   // CHECK-MESSAGES: :[[@LINE-3]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
 }
 
+// The late wait is under a preprocessor condition: moving the release after
+// it would release the buffer only in the builds that define the condition
+// and leak it in all the others, which were never analysed.
+void waitUnderIfdef(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done) {
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(buf);
+  cudaEventRecord(done, compute);
+  cudaFreeAsync(buf, alloc);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
+#ifndef STREAMLIFE_TEST_NO_SYNC
+  cudaStreamWaitEvent(alloc, done, 0);
+#endif
+}
+
+// The release is under a preprocessor condition, the wait after it: the
+// moved release would leave the condition and be released in every build.
+void releaseUnderIfndef(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done) {
+  float *buf;
+  cudaMallocAsync(&buf, 1024, alloc);
+  consume<<<1, 32, 0, compute>>>(buf);
+  cudaEventRecord(done, compute);
+#ifndef STREAMLIFE_TEST_KEEP_BUFFERS
+  cudaFreeAsync(buf, alloc);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it
+#endif
+  cudaStreamWaitEvent(alloc, done, 0);
+}
+
 // A return between the release and the wait: the moved release would be
 // skipped on that path.
 void returnInBetween(cudaStream_t alloc, cudaStream_t compute, cudaEvent_t done,

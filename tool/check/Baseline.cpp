@@ -2,11 +2,12 @@
 #include "Baseline.h"
 
 #include "Fingerprint.h"
+#include "JsonInput.h"
+#include "support/InputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cstring>
@@ -136,12 +137,10 @@ llvm::Error readJson(const Object &Document, llvm::StringRef Path, Baseline &Out
 } // namespace
 
 llvm::Expected<Baseline> loadBaseline(llvm::StringRef Path, llvm::StringRef SourceRoot) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text = llvm::MemoryBuffer::getFile(Path);
-  if (!Text)
-    return baselineError(Path, "cannot read it: " + Text.getError().message());
-  llvm::Expected<llvm::json::Value> Json = llvm::json::parse((*Text)->getBuffer());
+  // Often a downloaded CI artifact: bounded in size and nesting.
+  llvm::Expected<llvm::json::Value> Json = readJsonInput(Path.str(), BaselineFileLimit);
   if (!Json)
-    return baselineError(Path, "not JSON: " + llvm::toString(Json.takeError()));
+    return baselineError(Path, llvm::toString(Json.takeError()));
   const Object *Document = Json->getAsObject();
   Baseline Result;
   if (Document && Document->get("runs")) {

@@ -31,8 +31,10 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <csignal>
 #include <cstdlib>
 #include <optional>
+#include <vector>
 
 #ifndef STREAMLIFE_VERSION
 #define STREAMLIFE_VERSION "0"
@@ -248,11 +250,31 @@ void noteAdjustedCommands(const check::LoadedDatabase &Database) {
   check::warnUnknownNvccOptions(Database.UnknownNvccOptions, llvm::errs());
 }
 
+/// The termination signals this process was started with ignored: a job
+/// started in the background by a non-interactive shell ignores SIGINT and
+/// SIGQUIT, nohup ignores SIGHUP.
+std::vector<int> ignoredTerminationSignals() {
+  std::vector<int> Ignored;
+  for (int Signal : {SIGHUP, SIGINT, SIGTERM, SIGUSR2}) {
+    struct sigaction Action;
+    if (sigaction(Signal, nullptr, &Action) == 0 && Action.sa_handler == SIG_IGN)
+      Ignored.push_back(Signal);
+  }
+  return Ignored;
+}
+
 } // namespace
 
 int runCheckCommand(int Argc, const char **Argv) {
+  // LLVM's handlers (for the stack dump, and to remove the -o temporary on
+  // an interrupt) replace the caller's SIG_IGN: such a signal then removed
+  // the temporary, and, re-raised into SIG_IGN, let the run go on to fail at
+  // the end. What the caller ignores stays ignored.
+  std::vector<int> Ignored = ignoredTerminationSignals();
   // A crash in a check must say so, with a stack, not die silently.
   llvm::sys::PrintStackTraceOnErrorSignal("streamlife");
+  for (int Signal : Ignored)
+    std::signal(Signal, SIG_IGN);
   // Argv[0] is "check"; its options follow.
   llvm::Expected<check::CheckOptions> Parsed = check::parseCheckOptions(
       llvm::ArrayRef(Argv + 1, Argv + Argc), STREAMLIFE_DEFAULT_CUDA_PATH);
@@ -355,6 +377,8 @@ int runCheckCommand(int Argc, const char **Argv) {
     check::ParallelSettings Parallel;
     Parallel.Jobs = Options.Jobs ? Options.Jobs : check::defaultJobCount();
     Parallel.OnFileDone = [&](const check::FileResult &File) { Progress.fileDone(File); };
+    if (std::optional<std::string> Temporary = Output.temporaryPath())
+      Parallel.ParentsFiles.push_back(*Temporary);
     Report = check::runChecksInParallel(*Database->Database, Database->Files, Parallel);
     Progress.finish();
   } else {
@@ -363,8 +387,27 @@ int runCheckCommand(int Argc, const char **Argv) {
     for (llvm::StringRef Name : check::pythonCheckNames())
       Report.EnabledChecks.push_back(Name.str());
   }
-  for (const std::string &File : PythonSplit->PythonFiles)
-    Report.Files.push_back(check::checkPythonFile(File));
+  // The Python files' settings first: a broken one is an input error
+  // before anything is checked.
+  std::vector<python::PyCheckOptions> PythonOptions;
+  if (!PythonSplit->PythonFiles.empty()) {
+    if (llvm::Error Broken = check::validateProjectConfigs(PythonSplit->PythonFiles)) {
+      llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
+        inputError(Error.message());
+      });
+      return ExitUsage;
+    }
+    for (const std::string &File : PythonSplit->PythonFiles) {
+      llvm::Expected<python::PyCheckOptions> Options = check::pythonOptionsFor(File);
+      if (!Options) {
+        std::string Message = llvm::toString(Options.takeError());
+        return inputError(Message);
+      }
+      PythonOptions.push_back(std::move(*Options));
+    }
+  }
+  for (size_t I = 0; I < PythonSplit->PythonFiles.size(); ++I)
+    Report.Files.push_back(check::checkPythonFile(PythonSplit->PythonFiles[I], PythonOptions[I]));
   check::assignFingerprints(Report, SourceRoot);
   if (Earlier) {
     // A whole-database run looks at every file (headers included); a run on

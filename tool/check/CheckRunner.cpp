@@ -159,6 +159,28 @@ bool byPosition(const Diagnostic &A, const Diagnostic &B) {
 
 } // namespace
 
+void runOnCheckThread(const std::string &File, llvm::function_ref<void()> Check) {
+  std::snprintf(CurrentFile, sizeof(CurrentFile), "%s", File.c_str());
+  std::new_handler PreviousHandler = std::set_new_handler(outOfMemory);
+  llvm::install_bad_alloc_error_handler(llvmOutOfMemory);
+  // On a thread with a larger stack than the process's 8 MB: clang's parser
+  // and Sema recurse once per nesting level of the source (a chain of 10,000
+  // `else if`s overflows clang++-22's own stack, exit 139), and so does the
+  // Python front end's lowering (30,000 nested brackets, 139), while the
+  // analysis does not recurse with the input size (checks/core/Analysis.h).
+  // clang-tidy runs on the main thread and crashes there too.
+  llvm::thread Worker(std::optional<unsigned>(CheckThreadStackBytes), [&] {
+    // Names the file in the stack dump should a check crash on it (the
+    // context is per thread).
+    llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
+                                              File.c_str());
+    Check();
+  });
+  Worker.join();
+  llvm::remove_bad_alloc_error_handler();
+  std::set_new_handler(PreviousHandler);
+}
+
 std::vector<std::string> enabledChecks() {
   clang::tidy::ClangTidyContext Context(makeOptionsProvider());
   return enabledCheckNames(Context);
@@ -184,33 +206,18 @@ FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
     Result.Failure = NotASourceFile.str();
     return Result;
   }
-  std::snprintf(CurrentFile, sizeof(CurrentFile), "%s", File.c_str());
-  std::new_handler PreviousHandler = std::set_new_handler(outOfMemory);
-  llvm::install_bad_alloc_error_handler(llvmOutOfMemory);
   std::vector<ClangTidyError> Errors;
-  // On a thread with a larger stack than the process's 8 MB: clang's parser
-  // and Sema recurse once per nesting level of the source (a chain of 10,000
-  // `else if`s overflows clang++-22's own stack, exit 139), while the
-  // analysis does not recurse with the input size (checks/core/Analysis.h).
-  // clang-tidy runs on the main thread and crashes there too.
   {
     // clang tooling's "Error while processing" lines are dropped.
     ToolingNoiseFilter QuietTooling;
-    llvm::thread Worker(std::optional<unsigned>(CheckThreadStackBytes), [&] {
-      // Names the file in the stack dump should a check crash on it (the
-      // context is per thread).
-      llvm::PrettyStackTraceFormat CrashContext("streamlife check: while checking '%s'",
-                                                File.c_str());
+    runOnCheckThread(File, [&] {
       Errors = clang::tidy::runClangTidy(
           Context, Database, {File},
           llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem()),
           /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
           /*StoreCheckProfile=*/"", /*Quiet=*/true);
     });
-    Worker.join();
   }
-  llvm::remove_bad_alloc_error_handler();
-  std::set_new_handler(PreviousHandler);
   // clang-tidy raises the NOLINT error while it handles the warning inside
   // the block, and the warning's notes then attach to that error (inherited,
   // reliability sweep #93): they go back to the finding that follows.

@@ -18,6 +18,7 @@
 #include "Finding.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace streamlife::check {
 
@@ -28,6 +29,12 @@ inline constexpr llvm::StringLiteral NotASourceFile = "is a directory, not a sou
 /// thread-safe (see ParallelRunner.cpp): one call at a time per process.
 FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
                      const std::string &File);
+
+/// Runs Check (which checks File) on a thread with a 64 MB stack, with
+/// out-of-memory said in one line naming File (exit 2) and File named in a
+/// crash's stack dump. Input-sized recursion (clang's parser, the Python
+/// lowering) needs the stack; the process's 8 MB main stack overflowed.
+void runOnCheckThread(const std::string &File, llvm::function_ref<void()> Check);
 
 /// Names of every check the options enable, sorted.
 std::vector<std::string> enabledChecks();

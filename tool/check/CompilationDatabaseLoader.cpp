@@ -5,6 +5,8 @@
 #include "CompileCommandAdjuster.h"
 #include "FileFilter.h"
 #include "NvccCommandTranslator.h"
+#include "JsonInput.h"
+#include "support/InputFile.h"
 
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -76,14 +78,11 @@ loadJsonCompilationDatabase(llvm::StringRef BuildDirOrFile) {
   // JSONCompilationDatabase parses with the YAML parser, which prints syntax
   // errors itself (several lines) and may still return a partial database;
   // validate the JSON first so a broken file is one clear error.
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
-      llvm::MemoryBuffer::getFile(JsonPath);
-  if (!Text)
-    return inputError("cannot read '" + JsonPath + "': " + Text.getError().message());
-  llvm::Expected<llvm::json::Value> Json = llvm::json::parse((*Text)->getBuffer());
+  // Bounded in size and nesting: the parsers recurse per level.
+  llvm::Expected<llvm::json::Value> Json = readJsonInput(JsonPath.str().str(), CompileDatabaseLimit);
   if (!Json)
     return inputError("broken compile database '" + JsonPath +
-                      "': invalid JSON: " + llvm::toString(Json.takeError()));
+                      "': " + llvm::toString(Json.takeError()));
   if (!Json->getAsArray())
     return inputError("broken compile database '" + JsonPath +
                       "': expected an array of compile commands");

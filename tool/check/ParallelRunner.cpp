@@ -29,13 +29,13 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -71,15 +71,21 @@ bool writeAll(int Fd, llvm::StringRef Data) {
 
 /// In the child: check one file, send the result, leave.
 [[noreturn]] void runWorker(const clang::tooling::CompilationDatabase &Database,
-                            const std::string &File, int WriteFd) {
+                            const std::string &File, int WriteFd,
+                            llvm::ArrayRef<std::string> ParentsFiles) {
+  // The worker inherits the parent's list of files to remove on a signal
+  // (the -o temporary): a crash here would go through LLVM's handler and
+  // delete the parent's report, whose final rename would then fail.
+  for (const std::string &Path : ParentsFiles)
+    llvm::sys::DontRemoveFileOnSignal(Path);
   // Lets the tests crash a worker (there is no input known to crash the
   // checks, and there should not be): a file whose path contains this text
-  // takes its worker down with SIGSEGV, as a bug in a check would.
+  // takes its worker down with a null write, through the same signal
+  // handlers as a bug in a check would.
   if (const char *CrashOn = std::getenv("STREAMLIFE_TEST_CRASH_WORKER_ON"))
     if (*CrashOn && llvm::StringRef(File).contains(CrashOn)) {
       llvm::errs().flush();
-      std::signal(SIGSEGV, SIG_DFL);
-      std::raise(SIGSEGV);
+      *static_cast<volatile int *>(nullptr) = 1;
     }
   FileResult Result = checkFile(Database, File);
   bool Sent = writeAll(WriteFd, encodeFileResult(Result));
@@ -147,7 +153,7 @@ private:
       ::close(Fds[0]);
       for (const Worker &Other : Running)
         ::close(Other.ReadFd);
-      runWorker(Database, Files[Index], Fds[1]);
+      runWorker(Database, Files[Index], Fds[1], Settings.ParentsFiles);
     }
     ::close(Fds[1]);
     Worker W;

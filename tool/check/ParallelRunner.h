@@ -24,6 +24,9 @@ struct ParallelSettings {
   unsigned Jobs = 1; ///< files in flight; at least 1
   /// Called in the parent, in completion order, as each file finishes.
   std::function<void(const FileResult &)> OnFileDone;
+  /// Files the parent removes should it be interrupted (the -o temporary):
+  /// a worker that crashes must leave them alone.
+  std::vector<std::string> ParentsFiles;
 };
 
 CheckReport runChecksInParallel(const clang::tooling::CompilationDatabase &Database,

@@ -1,6 +1,8 @@
 //===- ProjectConfig.cpp - the project's .clang-tidy files, validated -----===//
 #include "ProjectConfig.h"
 
+#include "support/InputFile.h"
+
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -13,15 +15,15 @@ namespace streamlife::check {
 namespace {
 
 llvm::Error validateOne(llvm::StringRef ConfigPath) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
-      llvm::MemoryBuffer::getFile(ConfigPath);
-  if (!Text)
+  // Found by searching up from the sources: a link to /dev/zero there must
+  // not be read until memory runs out.
+  std::string Text, Why;
+  if (!readInputFile(ConfigPath.str(), ConfigFileLimit, Text, Why))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot read '" + ConfigPath +
-                                       "': " + Text.getError().message());
+                                   "cannot read '" + ConfigPath + "': " + Why);
   std::string First;
   auto Parsed = clang::tidy::parseConfigurationWithDiags(
-      (*Text)->getMemBufferRef(), [&](const llvm::SMDiagnostic &Diag) {
+      llvm::MemoryBufferRef(Text, ConfigPath), [&](const llvm::SMDiagnostic &Diag) {
         if (First.empty())
           First = (ConfigPath + ":" + llvm::Twine(Diag.getLineNo()) + ":" +
                    llvm::Twine(Diag.getColumnNo() + 1) +

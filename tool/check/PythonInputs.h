@@ -5,7 +5,9 @@
 // directory is searched recursively for *.py, in sorted order; files and
 // directories whose absolute path matches --exclude are skipped, and with
 // --files only matching paths are kept) and the rest, which go to the
-// compile database as before.
+// compile database as before. A directory search takes regular *.py files
+// (links to them too) and does not descend into symbolic links to
+// directories; a folder it cannot read is an error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_TOOL_CHECK_PYTHONINPUTS_H

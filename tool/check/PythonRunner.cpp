@@ -1,13 +1,20 @@
 //===- PythonRunner.cpp - `streamlife check` on Python files --------------===//
 #include "PythonRunner.h"
 
+#include "CheckRunner.h"
 #include "PythonCheck.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/VirtualFileSystem.h"
 
 namespace streamlife::check {
 namespace {
+
+/// The .clang-tidy key of the device-module spellings (PyDeviceModules).
+constexpr llvm::StringLiteral DeviceModulesKey = "streamlife-python.DeviceModules";
 
 /// Whether the comma-separated \p List names \p CheckName (`streamlife-*`
 /// globs; an empty list names every check).
@@ -104,10 +111,32 @@ bool isSuppressed(llvm::StringRef LineText, llvm::StringRef PreviousLine,
                            CheckName);
 }
 
-FileResult checkPythonFile(const std::string &Path) {
+llvm::Expected<python::PyCheckOptions> pythonOptionsFor(const std::string &Path) {
+  python::PyCheckOptions Options;
+  // Same switch as clang-tidy's: tests must not pick up a stray .clang-tidy.
+  if (llvm::sys::Process::GetEnv("CLANG_NO_DEFAULT_CONFIG"))
+    return Options;
+  clang::tidy::FileOptionsProvider Provider(
+      clang::tidy::ClangTidyGlobalOptions(), clang::tidy::ClangTidyOptions::getDefaults(),
+      clang::tidy::ClangTidyOptions(), llvm::vfs::getRealFileSystem());
+  clang::tidy::ClangTidyOptions Found = Provider.getOptions(Path);
+  auto Entry = Found.CheckOptions.find(DeviceModulesKey);
+  if (Entry == Found.CheckOptions.end())
+    return Options;
+  if (std::optional<std::string> Error =
+          python::PyDeviceModules::parse(Entry->second.Value, Options.DeviceModules))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   ".clang-tidy: invalid option '" + DeviceModulesKey.str() +
+                                       "' for '" + Path + "': " + *Error);
+  return Options;
+}
+
+FileResult checkPythonFile(const std::string &Path,
+                           const python::PyCheckOptions &Options) {
   FileResult Result;
   Result.Path = Path;
-  python::PyCheckResult Checked = python::checkPythonFile(Path);
+  python::PyCheckResult Checked;
+  runOnCheckThread(Path, [&] { Checked = python::checkPythonFile(Path, Options); });
   if (!Checked.ReadError.empty()) {
     Result.Failure = "cannot read: " + Checked.ReadError;
     return Result;

@@ -12,9 +12,11 @@
 #define STREAMLIFE_TOOL_CHECK_PYTHONRUNNER_H
 
 #include "Finding.h"
+#include "PythonCheck.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 
@@ -23,9 +25,16 @@ namespace streamlife::check {
 /// The names of the checks the Python front end reports.
 llvm::ArrayRef<llvm::StringRef> pythonCheckNames();
 
+/// The project's settings for the Python front end that apply to \p Path,
+/// from the .clang-tidy files of its folder and the folders above (as
+/// clang-tidy reads them): `streamlife-python.DeviceModules`. A malformed
+/// value is an error naming the entry.
+llvm::Expected<python::PyCheckOptions> pythonOptionsFor(const std::string &Path);
+
 /// Checks one Python file (absolute path). A file that cannot be read or is
 /// not valid Python gets a one-line Failure ("line 3: invalid syntax").
-FileResult checkPythonFile(const std::string &Path);
+FileResult checkPythonFile(const std::string &Path,
+                           const python::PyCheckOptions &Options = {});
 
 /// True when \p LineText (or \p PreviousLine, for NOLINTNEXTLINE) suppresses
 /// \p CheckName.

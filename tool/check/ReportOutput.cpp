@@ -67,6 +67,12 @@ llvm::raw_ostream &ReportOutput::stream() {
   return FileStream ? static_cast<llvm::raw_ostream &>(*FileStream) : llvm::outs();
 }
 
+std::optional<std::string> ReportOutput::temporaryPath() const {
+  if (!Path || File.temporaryPath().empty())
+    return std::nullopt;
+  return File.temporaryPath();
+}
+
 bool ReportOutput::finish(std::string &Error) {
   if (!Path)
     return standardOutputIsHealthy(Error);

@@ -39,6 +39,8 @@ public:
   bool checkNotAnInput(llvm::ArrayRef<std::string> Inputs, std::string &Error) const;
 
   llvm::raw_ostream &stream();
+  /// The temporary the report is written to (removed on a signal), if any.
+  std::optional<std::string> temporaryPath() const;
   /// Flushes; for a file, renames the temporary over the target. False with
   /// a one-line Error ("cannot write 'FILE': ...") when anything failed.
   bool finish(std::string &Error);

@@ -5,7 +5,7 @@
 // STREAMLIFE_OPTIONS the flags, PYTHONPATH the validator's sitecustomize module
 // (Python call sites); Supervisor.cpp then runs the command as a child
 // and turns what every process of its tree found into our exit status. The flags are
-// generated from the validator's option table (runtime-validator/report/
+// generated from the validator's option table (runtime-validator/config/
 // Options.inc), so `--help` (RunCommandDoc.cpp) and STREAMLIFE_OPTIONS never
 // disagree.
 //
@@ -18,8 +18,8 @@
 
 #include "Supervisor.h"
 #include "../cli/Renderers.h"
-#include "report/Options.h"
-#include "report/Suppressions.h"
+#include "config/Options.h"
+#include "config/Suppressions.h"
 #include "support/PrivatePaths.h"
 
 #include <sys/stat.h>
@@ -151,9 +151,10 @@ int runRunCommand(int Argc, const char **Argv) {
     }
     if (Value.find(':') != std::string::npos)
       return usageError("the value of '" + Flag + "' must not contain ':' (STREAMLIFE_OPTIONS separator)");
-    // Every process of the tree writes into the one report, wherever it has
-    // changed directory to: name it from here.
-    if (Name == "report" && !Value.empty() && Value[0] != '/') {
+    // Every process of the tree writes into the one report (and its own log
+    // file), wherever it has changed directory to: name them from here.
+    if ((Name == "report" || (Name == "log_path" && Value != "stderr" && Value != "stdout")) &&
+        !Value.empty() && Value[0] != '/') {
       char Cwd[PATH_MAX];
       if (getcwd(Cwd, sizeof(Cwd)) && !std::strchr(Cwd, ':'))
         Value = std::string(Cwd) + "/" + Value;

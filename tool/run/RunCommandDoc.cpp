@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "../Commands.h"
 
-#include "report/Options.h"
+#include "config/Options.h"
 
 #include <cstring>
 
@@ -21,11 +21,11 @@ namespace {
 /// What completes the value of a string option: the table knows types, not
 /// what the strings name.
 cli::ValueKind stringValueKind(const std::string &Name) {
-  if (Name == "report" || Name == "suppressions")
+  if (Name == "report" || Name == "suppressions" || Name == "log_path")
     return cli::ValueKind::File;
   if (Name == "cache_dir")
     return cli::ValueKind::Directory;
-  if (Name == "cxx")
+  if (Name == "cxx" || Name == "symbolizer_path")
     return cli::ValueKind::Command;
   return cli::ValueKind::Text;
 }
@@ -96,8 +96,11 @@ cli::CommandDoc runCommandDoc() {
                 "VALUE takes the next word or '=VALUE'; a [=BOOL] flag alone means true, and "
                 "takes the next word as its value only before '--'."),
   };
+  // STREAMLIFE_OPTIONS=help=1 lists the options from inside the program; the
+  // launcher's --help is this text.
   for (const rt::OptionInfo &Info : rt::optionTable())
-    Doc.Options.push_back(flagDoc(Info));
+    if (std::strcmp(Info.Name, "help") != 0)
+      Doc.Options.push_back(flagDoc(Info));
   cli::OptionDoc Help;
   Help.Long = "--help";
   Help.Short = "-h";

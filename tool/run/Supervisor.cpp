@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace streamlife {
 namespace {
@@ -31,15 +32,43 @@ void relaySignal(int Signal) {
     kill(ChildPid, Signal);
 }
 
-/// A private, unpredictable file the processes of the tree append to.
-std::string createTally() {
-  const char *Dir = std::getenv("TMPDIR");
-  std::string Pattern = std::string(Dir && *Dir ? Dir : "/tmp") + "/streamlife-tally.XXXXXX";
-  int Fd = mkostemp(Pattern.data(), O_CLOEXEC);
-  if (Fd < 0)
-    return {};
-  close(Fd);
-  return Pattern;
+/// A private, unpredictable file the processes of the tree append to: in
+/// $TMPDIR, else in /tmp (a TMPDIR that is missing, a file or full must not
+/// silently drop --error-exitcode and the summary). "" when neither works,
+/// with a warning, which is an error when --error-exitcode depends on it.
+std::string createTally(const SupervisorSettings &Settings, bool &Failed) {
+  Failed = false;
+  const char *TmpDir = std::getenv("TMPDIR");
+  std::vector<std::string> Dirs;
+  // ':' separates the tallies of nested launchers.
+  if (TmpDir && *TmpDir && !std::strchr(TmpDir, ':'))
+    Dirs.push_back(TmpDir);
+  if (Dirs.empty() || Dirs.front() != "/tmp")
+    Dirs.push_back("/tmp");
+  std::string Why;
+  for (const std::string &Dir : Dirs) {
+    std::string Error;
+    std::string Path = createTallyFile(Dir, Error);
+    if (!Path.empty()) {
+      if (!Why.empty())
+        std::fprintf(stderr, "streamlife run: warning: %s; using /tmp\n", Why.c_str());
+      return Path;
+    }
+    if (Why.empty())
+      Why = "cannot create the findings tally in '" + Dir + "' (TMPDIR): " + Error;
+    else
+      Why += ", nor in '" + Dir + "': " + Error;
+  }
+  if (Settings.ErrorExitcode != 0) {
+    std::fprintf(stderr,
+                 "streamlife run: error: %s; --error-exitcode could not see the findings of the "
+                 "command's processes (set TMPDIR to a writable folder)\n",
+                 Why.c_str());
+    Failed = true;
+  } else {
+    std::fprintf(stderr, "streamlife run: warning: %s; no per-process summary\n", Why.c_str());
+  }
+  return {};
 }
 
 const char *plural(unsigned long N) { return N == 1 ? "" : "s"; }
@@ -76,9 +105,15 @@ void printPerProcessSummary(const std::vector<ProcessCount> &Processes) {
 } // namespace
 
 int superviseCommand(std::vector<char *> &Args, const SupervisorSettings &Settings) {
-  std::string Tally = createTally();
+  bool Failed = false;
+  std::string Tally = createTally(Settings, Failed);
+  if (Failed)
+    return ExitUsage;
+  // Under another `streamlife run` (a wrapper script that runs its own), the
+  // processes report to both launchers.
   if (!Tally.empty())
-    setenv(TallyEnvironmentVariable, Tally.c_str(), 1);
+    setenv(TallyEnvironmentVariable,
+           tallyList(Tally, std::getenv(TallyEnvironmentVariable)).c_str(), 1);
   std::fflush(nullptr);
   pid_t Pid = fork();
   if (Pid < 0) {

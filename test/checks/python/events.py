@@ -132,28 +132,23 @@ def host_sync_wrong_stream():
     # CHECK-NOTES: :[[@LINE-6]]:11: note: record an event on 'compute' after this use and make 'side' wait on it before the release
 
 
-# An async collective reads the tensor on the process group's stream until
-# work.wait(); releasing before the wait races.
+# An async collective runs on the process group's stream, and its work
+# handle stashes the tensors it reads and writes until the collective
+# completes (ProcessGroupNCCL): dropping the last reference before
+# work.wait() releases nothing early.
 def collective_released_before_wait():
     grad = torch.empty(64, device="cuda")
     work = dist.all_reduce(grad, async_op=True)
     del grad
-    # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'grad' is released on the current stream while stream 'all_reduce' may still use it
-    # CHECK-NOTES: :[[@LINE-4]]:12: note: 'grad' allocated on the current stream here
-    # CHECK-NOTES: :[[@LINE-4]]:12: note: used on stream 'all_reduce' here
-    # CHECK-NOTES: :[[@LINE+2]]:5: note: the current stream waits for 'all_reduce' only after the release
-    # CHECK-NOTES: :[[@LINE-6]]:12: note: record an event on 'all_reduce' after this use and make the current stream wait on it before the release
     work.wait()
 
 
-# The process group's stream is named after the collective, however long its
-# name (a dangling reference once garbled names past 15 characters).
-def long_collective_released_before_wait(out, inp):
-    buf = torch.empty(64, device="cuda")
-    work = dist.all_gather_into_tensor(buf, inp, async_op=True)
-    del buf
-    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'buf' is released on the current stream while stream 'all_gather_into_tensor' may still use it
-    work.wait()
+# The same for temporaries made in the call (they once made findings without
+# a source site, which aborted the sort of the diagnostics).
+def collectives_on_temporaries(x, y, z):
+    a = dist.all_gather_into_tensor(x, y.contiguous(), async_op=True)
+    b = dist.all_gather_into_tensor(x, z.contiguous(), async_op=True)
+    return a, b
 
 
 def collective_waited():
@@ -163,11 +158,24 @@ def collective_waited():
     del grad
 
 
-# A synchronous collective is ordered before the current stream's later work.
+# A synchronous collective runs on the current stream.
 def collective_sync():
     grad = torch.empty(64, device="cuda")
     dist.all_reduce(grad)
     del grad
+
+
+def collective_sync_on_side_stream_released_on_current():
+    side = torch.cuda.Stream()
+    grad = torch.empty(64, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        dist.all_reduce(grad)
+    del grad
+    # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'grad' is released on the current stream while stream 'side' may still use it
+    # CHECK-NOTES: :[[@LINE-6]]:12: note: 'grad' allocated on the current stream here
+    # CHECK-NOTES: :[[@LINE-4]]:9: note: used on stream 'side' here
+    # CHECK-NOTES: :[[@LINE-5]]:9: note: record an event on 'side' after this use and make the current stream wait on it before the release
 
 
 # Two consumers, each waited for only after the release: each late-wait note

@@ -6,6 +6,7 @@
 # tensors, .to("cuda"), .cuda(), .clone()), also inside helpers; uses by ops
 # and methods run on the current stream; views share their base's block.
 import torch
+import torch.distributed as dist
 
 
 def make(side):
@@ -120,3 +121,16 @@ def metadata_only():
         buf = torch.empty(64, device="cuda")
     n = buf.numel()
     p = buf.data_ptr()
+
+
+# The process group's stream waits for the current stream before the
+# collective, not for a side stream the buffer was allocated on. It is named
+# after the collective, however long its name (a dangling reference once
+# garbled names past 15 characters).
+def long_collective_before_alloc_ordered(inp):
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        buf = torch.empty(64, device="cuda")
+    work = dist.all_gather_into_tensor(buf, inp, async_op=True)
+    # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'buf' is used on stream 'all_gather_into_tensor' before 'all_gather_into_tensor' is ordered after its allocation on stream 'side'
+    work.wait()

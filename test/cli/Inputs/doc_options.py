@@ -1,7 +1,8 @@
-"""doc_options.py RUNTIME.md STREAMLIFE: the options table of docs/runtime.md
-lists exactly the options `streamlife run --help` lists (by their
-STREAMLIFE_OPTIONS names), with the same defaults. Prints the count, and
+"""doc_options.py RUNTIME.md LIBSTREAMLIFE_RT: the options table of
+docs/runtime.md lists exactly the options that STREAMLIFE_OPTIONS=help=1 lists
+(every option of the table, by name), with the same defaults. Prints the count, and
 each difference; exits 1 if there is one."""
+import os
 import re
 import subprocess
 import sys
@@ -21,36 +22,28 @@ def documented(path):
     return rows
 
 
-def from_help(streamlife):
-    text = subprocess.run([streamlife, "run", "--help"], capture_output=True, text=True,
-                          check=True).stdout
-    # The options section: from "options:" to the next heading.
-    text = text.split("\noptions:\n", 1)[1]
-    text = re.split(r"\n[a-z][^\n]*:\n", text, 1)[0]
-    rows = {}
-    for names, rest in re.findall(r"^  (--[a-z-]+)\S*(?: \S+)?\s+(.*(?:\n {32}.*)*)", text, re.M):
-        if names == "--help":
-            continue
-        default = re.search(r"\(default: ([^)]*)\)\s*$", " ".join(rest.split()))
-        rows[names[2:].replace("-", "_")] = default.group(1) if default else ""
-    return rows
+def from_help(runtime_library):
+    """name -> default, from what STREAMLIFE_OPTIONS=help=1 lists."""
+    env = dict(os.environ, LD_PRELOAD=runtime_library, STREAMLIFE_OPTIONS="help=1")
+    text = subprocess.run(["true"], env=env, capture_output=True, text=True, check=True).stderr
+    return dict(re.findall(r"^  ([a-z_]+)=(\S*)", text, re.M))
 
 
-def main(doc, streamlife):
-    doc_rows, help_rows = documented(doc), from_help(streamlife)
+def main(doc, runtime_library):
+    doc_rows, help_rows = documented(doc), from_help(runtime_library)
     problems = 0
     for name, default in help_rows.items():
         if name not in doc_rows:
-            print("%s: in --help, not in the docs" % name)
+            print("%s: in help=1, not in the docs" % name)
             problems += 1
         elif doc_rows[name] != default:
-            print("%s: default '%s' in --help, '%s' in the docs" % (name, default, doc_rows[name]))
+            print("%s: default '%s' in help=1, '%s' in the docs" % (name, default, doc_rows[name]))
             problems += 1
     for name in doc_rows:
         if name not in help_rows:
-            print("%s: in the docs, not in --help" % name)
+            print("%s: in the docs, not in help=1" % name)
             problems += 1
-    print("%d options in --help, %d in the docs, %d differences" % (len(help_rows), len(doc_rows), problems))
+    print("%d options in help=1, %d in the docs, %d differences" % (len(help_rows), len(doc_rows), problems))
     return 1 if problems else 0
 
 

@@ -1,6 +1,6 @@
 """A Python program that plays a CUDA program's driver calls through the fake
 CUPTI (test/unit/runtime/fakecuda), so that the validator's Python call sites
-(report/PythonStacks.h, installed by `streamlife run`'s sitecustomize) are
+(callsites/PythonStacks.h, installed by `streamlife run`'s sitecustomize) are
 tested without a GPU or PyTorch. ctypes releases the GIL around each call, as
 PyTorch does around its kernel launches.
 

@@ -55,3 +55,22 @@ TEST(VectorClockTest, AssignCopiesExactly) {
   EXPECT_EQ(B.get(1), 0u);
   EXPECT_EQ(B.get(5), 1u);
 }
+
+TEST(VectorClockTest, DominatesIsComponentWise) {
+  VectorClock A, B;
+  A.tick(0);
+  A.tick(2);
+  B.tick(2);
+  EXPECT_TRUE(A.dominates(B));
+  EXPECT_FALSE(B.dominates(A));
+  B.tick(2);
+  EXPECT_FALSE(A.dominates(B));
+}
+
+// The engine's tests link the checked engine (STREAMLIFE_DCHECKS=1): a broken
+// invariant stops the program instead of corrupting later verdicts.
+TEST(VectorClockDeathTest, TickingNoSlotIsAnInvariantFailure) {
+  ASSERT_EQ(STREAMLIFE_DCHECKS, 1);
+  VectorClock C;
+  EXPECT_DEATH(C.tick(NoSlot), "engine invariant 'Own != NoSlot' broken");
+}

@@ -1,5 +1,5 @@
 //===- FastUnwindTest.cpp - the return-address table against DWARF --------===//
-#include "report/FastUnwind.h"
+#include "callsites/FastUnwind.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 //===- OptionsTest.cpp - the option table and STREAMLIFE_OPTIONS ----------===//
-#include "report/Options.h"
+#include "config/Options.h"
 
 #include <gtest/gtest.h>
 
@@ -88,18 +88,30 @@ TEST(OptionsTest, ErrorExitcodeIsAnExitStatus) {
   EXPECT_FALSE(setOption(O, "stack_depth", "-3", Error));
 }
 
-TEST(OptionsTest, FlagNamesAndHelpAreGeneratedFromTheTable) {
+TEST(OptionsTest, FlagNamesAreGeneratedFromTheTable) {
   const OptionInfo *Info = findOption("error_exitcode");
   ASSERT_NE(Info, nullptr);
   EXPECT_EQ(flagName(*Info), "--error-exitcode");
   EXPECT_EQ(findOption("error-exitcode"), nullptr);
-  std::string Help = renderFlagHelp();
+}
+
+TEST(OptionsTest, TheHelpListHasEveryOptionWithItsDefault) {
+  // STREAMLIFE_OPTIONS=help=1: name=default per option, the value in effect
+  // only where it differs.
+  Options O;
+  std::string List = renderOptionList(O);
   for (const OptionInfo &Row : optionTable())
-    EXPECT_NE(Help.find(flagName(Row)), std::string::npos) << Row.Name;
-  EXPECT_NE(Help.find("--report VALUE"), std::string::npos);
-  // A BOOL is optional, and the help says so the way the parser takes it.
-  EXPECT_NE(Help.find("--dedup[=BOOL]"), std::string::npos);
-  EXPECT_EQ(Help.find("--dedup BOOL"), std::string::npos);
+    EXPECT_NE(List.find("\n  " + std::string(Row.Name) + "="), std::string::npos) << Row.Name;
+  EXPECT_NE(List.find("\n  stack_depth=32\n"), std::string::npos) << List;
+  EXPECT_NE(List.find("\n  cxx=g++\n"), std::string::npos) << List;
+  EXPECT_NE(List.find("\n  report=\n"), std::string::npos) << List;
+  EXPECT_EQ(List.find("(now"), std::string::npos) << List;
+  std::string Error;
+  ASSERT_TRUE(setOption(O, "stack_depth", "8", Error));
+  ASSERT_TRUE(setOption(O, "dedup", "0", Error));
+  List = renderOptionList(O);
+  EXPECT_NE(List.find("\n  stack_depth=32 (now 8)\n"), std::string::npos) << List;
+  EXPECT_NE(List.find("\n  dedup=true (now false)\n"), std::string::npos) << List;
 }
 
 } // namespace

@@ -1,12 +1,13 @@
 //===- PythonStacksTest.cpp - Python frames in call sites and reports -----===//
 //
-// report/PythonStacks.h and its use by CallSites (reportFrames, callSiteKey)
+// callsites/PythonStacks.h and its use by CallSites (reportFrames, callSiteKey)
 // and the block summary text, with fake code objects: no Python needed.
 //
 //===----------------------------------------------------------------------===//
-#include "report/CallSites.h"
+#include "callsites/CallSites.h"
+#include "callsites/PythonStacks.h"
+#include "report/CallSiteNames.h"
 #include "report/FindingText.h"
-#include "report/PythonStacks.h"
 
 #include <gtest/gtest.h>
 

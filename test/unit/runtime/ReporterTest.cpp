@@ -1,6 +1,8 @@
 //===- ReporterTest.cpp - queueing, dedup by call-site pair, finish -------===//
 #include "report/Reporter.h"
 
+#include "report/CallSiteNames.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>

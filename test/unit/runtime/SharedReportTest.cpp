@@ -8,10 +8,11 @@ using namespace streamlife::rt;
 namespace {
 
 ReportPart part(int Pid, const char *Run, std::vector<std::string> Findings,
-                std::vector<std::string> Notes = {}) {
+                std::vector<std::string> Notes = {}, const char *Image = "a1") {
   ReportPart P;
   P.RunId = Run;
   P.Pid = Pid;
+  P.Image = Image;
   P.Rank = std::to_string(Pid % 10);
   P.Command = "app";
   P.FindingObjects = std::move(Findings);
@@ -29,8 +30,8 @@ std::size_t count(const std::string &Text, const std::string &What) {
 TEST(SharedReportTest, ProcessesOfOneRunMerge) {
   std::string A = mergedReportText("", part(11, "run-1", {"{\"kind\":\"unsafe-free\"}"}, {"n1"}));
   std::string B = mergedReportText(A, part(22, "run-1", {"{\"kind\":\"reuse-race\"}"}, {"n1", "n2"}));
-  EXPECT_NE(B.find("{\"pid\":11,\"rank\":\"1\",\"kind\":\"unsafe-free\"}"), std::string::npos) << B;
-  EXPECT_NE(B.find("{\"pid\":22,\"rank\":\"2\",\"kind\":\"reuse-race\"}"), std::string::npos) << B;
+  EXPECT_NE(B.find("{\"pid\":11,\"image\":\"a1\",\"rank\":\"1\",\"kind\":\"unsafe-free\"}"), std::string::npos) << B;
+  EXPECT_NE(B.find("{\"pid\":22,\"image\":\"a1\",\"rank\":\"2\",\"kind\":\"reuse-race\"}"), std::string::npos) << B;
   EXPECT_NE(B.find("\"summary\":{\"findings\":2,\"processes\":2}}"), std::string::npos) << B;
   EXPECT_EQ(count(B, "\"n1\""), 1u); // notes once
   EXPECT_EQ(count(B, "\"n2\""), 1u);
@@ -44,8 +45,19 @@ TEST(SharedReportTest, AProcessRewriteReplacesOnlyItsOwnPart) {
   EXPECT_EQ(count(C, "\"kind\":\"unsafe-free\""), 1u) << C;
   EXPECT_EQ(count(C, "\"kind\":\"use-after-free\""), 1u);
   EXPECT_EQ(count(C, "\"kind\":\"reuse-race\""), 1u);
-  EXPECT_EQ(count(C, "{\"pid\":11,\"rank\":\"1\",\"command\":\"app\",\"findings\":2}"), 1u);
+  EXPECT_EQ(count(C, "{\"pid\":11,\"image\":\"a1\",\"rank\":\"1\",\"command\":\"app\",\"findings\":2}"), 1u);
   EXPECT_NE(C.find("\"summary\":{\"findings\":3,\"processes\":2}}"), std::string::npos) << C;
+}
+
+// A process that exec()s keeps its pid: the new image's part (here clean)
+// is added, and the old image's finding stays in the report.
+TEST(SharedReportTest, ANewProgramImageOfTheSamePidKeepsTheOldImagesPart) {
+  std::string A = mergedReportText("", part(11, "run-1", {"{\"kind\":\"unsafe-free\"}"}, {}, "a1"));
+  std::string B = mergedReportText(A, part(11, "run-1", {}, {}, "b2"));
+  EXPECT_EQ(count(B, "\"kind\":\"unsafe-free\""), 1u) << B;
+  EXPECT_EQ(count(B, "{\"pid\":11,\"image\":\"a1\",\"rank\":\"1\",\"command\":\"app\",\"findings\":1}"), 1u);
+  EXPECT_EQ(count(B, "{\"pid\":11,\"image\":\"b2\",\"rank\":\"1\",\"command\":\"app\",\"findings\":0}"), 1u);
+  EXPECT_NE(B.find("\"summary\":{\"findings\":1,\"processes\":2}}"), std::string::npos) << B;
 }
 
 TEST(SharedReportTest, AnEarlierRunOrAForeignFileIsReplaced) {

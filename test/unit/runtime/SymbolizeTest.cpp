@@ -1,5 +1,5 @@
 //===- SymbolizeTest.cpp - frames named from the module's symbol table ----===//
-#include "report/CallSites.h"
+#include "report/CallSiteNames.h"
 
 #include <gtest/gtest.h>
 

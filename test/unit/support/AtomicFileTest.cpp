@@ -120,6 +120,61 @@ TEST_F(AtomicFileTest, NewFileGetsTheUmaskModeAndAReplacedFileKeepsItsMode) {
   EXPECT_EQ(St.st_mode & 0777, 0640u);
 }
 
+// The rename needs only a writable folder: without these refusals a
+// read-only file would be rewritten, and a hard link split from its twins.
+TEST_F(AtomicFileTest, RefusesReadOnlyFiles) {
+  write(path("vendored.cu"), "precious");
+  ASSERT_EQ(chmod(path("vendored.cu").c_str(), 0444), 0);
+  std::string Error;
+  EXPECT_FALSE(writeFileAtomically(path("vendored.cu"), "fixed", Error));
+  EXPECT_EQ(Error, "is read-only (make it writable to let it be replaced)");
+  EXPECT_EQ(read(path("vendored.cu")), "precious");
+  EXPECT_EQ(entries(), std::vector<std::string>{"vendored.cu"});
+}
+
+TEST_F(AtomicFileTest, RefusesToSplitHardLinks) {
+  write(path("a.cu"), "precious");
+  ASSERT_EQ(link(path("a.cu").c_str(), path("b.cu").c_str()), 0);
+  std::string Error;
+  EXPECT_FALSE(writeFileAtomically(path("a.cu"), "fixed", Error));
+  EXPECT_EQ(Error, "has 2 hard links, which a replacement would split (the other names would keep "
+                   "the old contents)");
+  EXPECT_EQ(read(path("a.cu")), "precious");
+  EXPECT_EQ(entries().size(), 2u);
+}
+
+// Run as root (a CI container fixing a developer's bind-mounted checkout),
+// the replacement keeps the file's owner and group; and another user's file
+// in a sticky shared folder (/tmp) is not replaced at all.
+TEST_F(AtomicFileTest, KeepsOwnerAndGroup) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root to give a file to another user";
+  write(path("src.cu"), "old");
+  ASSERT_EQ(chown(path("src.cu").c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(path("src.cu").c_str(), 0600), 0);
+  std::string Error;
+  ASSERT_TRUE(writeFileAtomically(path("src.cu"), "new", Error)) << Error;
+  struct stat St;
+  ASSERT_EQ(stat(path("src.cu").c_str(), &St), 0);
+  EXPECT_EQ(St.st_uid, 65534u);
+  EXPECT_EQ(St.st_gid, 65534u);
+  EXPECT_EQ(St.st_mode & 07777, 0600u);
+  EXPECT_EQ(read(path("src.cu")), "new");
+}
+
+TEST_F(AtomicFileTest, RefusesAnotherUsersFileInAStickyFolder) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root to give a file to another user";
+  write(path("r.json"), "theirs");
+  ASSERT_EQ(chown(path("r.json").c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(Dir.c_str(), 01777), 0);
+  std::string Error;
+  EXPECT_FALSE(writeFileAtomically(path("r.json"), "ours", Error));
+  EXPECT_EQ(Error, "belongs to another user (uid 65534) in a shared folder; name a file of your own");
+  EXPECT_EQ(read(path("r.json")), "theirs");
+  ASSERT_EQ(chmod(Dir.c_str(), 0700), 0);
+}
+
 TEST_F(AtomicFileTest, MissingFolderIsAClearError) {
   std::string Error;
   EXPECT_FALSE(writeFileAtomically(path("nope/r.json"), "x", Error));

@@ -37,6 +37,7 @@ constexpr CUdeviceptr Output = 0x7f1000000000;
 constexpr CUdeviceptr Stale = 0x7f2000000000;
 constexpr CUdeviceptr GraphOutput = 0x7f3000000000;
 constexpr CUdeviceptr Next = 0x7f4000000000;
+constexpr CUdeviceptr Workspace = 0x7f5000000000;
 CUfunction const KernelForeach = reinterpret_cast<CUfunction>(0x4000);
 constexpr size_t Bytes = 4096;
 
@@ -116,6 +117,14 @@ template <typename Fn> Fn fakeTorch(const char *Name) {
 void ncclChecked(int Rc) {
   if (Rc != 0) {
     std::fprintf(stderr, "fake_cuda_program: NCCL error %d\n", Rc);
+    std::exit(1);
+  }
+}
+
+/// Exits like a training script when a math-library call fails.
+void libraryChecked(int Rc) {
+  if (Rc != 0) {
+    std::fprintf(stderr, "fake_cuda_program: library error %d\n", Rc);
     std::exit(1);
   }
 }
@@ -245,6 +254,17 @@ int main(int Argc, char **Argv) {
     std::puts("ran");
     std::fflush(nullptr);
     _exit(5);
+  } else if (Scenario == "exec-after-finding") {
+    // A finding, then exec() of a clean CUDA program in the same process (a
+    // wrapper that execs the real job): the new image keeps the pid.
+    prologue();
+    consume(Buffer, StreamB);
+    freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
+    std::fflush(nullptr);
+    execl("/proc/self/exe", Argv[0], "ordered", static_cast<char *>(nullptr));
+    std::perror("fake_cuda_program: exec");
+    return 2;
   } else if (Scenario == "torch-alloc") {
     // PyTorch's first segment: cuMemAlloc while libc10_cuda.so (argv[2], a
     // stand-in in a torch-like tree) is loaded makes the validator load or
@@ -356,6 +376,78 @@ int main(int Argc, char **Argv) {
     int Rc = SendRecv(reinterpret_cast<void *>(Buffer), reinterpret_cast<void *>(Buffer + 2048), 256, StreamB);
     if (!std::getenv("FAKE_NCCL_FAIL_GROUP"))
       ncclChecked(Rc);
+    freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
+  } else if (Scenario == "cublas-unsafe" || Scenario == "cublas-ordered") {
+    // A float gemm on stream B reads A = Buffer (16 x 16) and B = Buffer+1 KiB;
+    // the buffer is then released on A, without (unsafe) or after (ordered) a
+    // wait for B. The access is the gemm, decoded at its API.
+    prologue();
+    auto Gemm = fakeTorch<int (*)(void *, void *, void *, void *, int, int, int, void *, size_t)>("fakeTorchGemm");
+    libraryChecked(Gemm(StreamB, reinterpret_cast<void *>(Buffer), reinterpret_cast<void *>(Buffer + 1024),
+                        reinterpret_cast<void *>(Output), 16, 16, 16, nullptr, 0));
+    if (Scenario == "cublas-ordered")
+      order(StreamA, StreamB, Event2);
+    freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
+  } else if (Scenario == "cublas-workspace") {
+    // The handle's workspace (cublasSetWorkspace) is used by every gemm on it:
+    // releasing it on another stream without a wait is the bug.
+    prologue();
+    allocAsync(Workspace, StreamA);
+    order(StreamB, StreamA, Event1);
+    auto Gemm = fakeTorch<int (*)(void *, void *, void *, void *, int, int, int, void *, size_t)>("fakeTorchGemm");
+    libraryChecked(Gemm(StreamB, reinterpret_cast<void *>(Output), reinterpret_cast<void *>(Output + 1024),
+                        reinterpret_cast<void *>(Output + 2048), 16, 16, 16, reinterpret_cast<void *>(Workspace),
+                        Bytes));
+    freeAsync(Workspace, StreamA);
+    nextAllocation(StreamA);
+  } else if (Scenario == "cublaslt-bias" || Scenario == "cublaslt-bias-unused") {
+    // cublasLtMatmul on B with Buffer as its bias: read under the BIAS
+    // epilogue (then releasing it on A without a wait is the bug), not read
+    // under the default epilogue although the pointer is set.
+    prologue();
+    auto Matmul = fakeTorch<int (*)(void *, void *, void *, void *, void *, int, int, int, int, void *, size_t)>(
+        "fakeTorchLtMatmul");
+    libraryChecked(Matmul(StreamB, reinterpret_cast<void *>(Output), reinterpret_cast<void *>(Output + 1024),
+                          reinterpret_cast<void *>(Output + 2048), reinterpret_cast<void *>(Buffer),
+                          Scenario == "cublaslt-bias", 16, 16, 16, nullptr, 0));
+    freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
+  } else if (Scenario == "cublaslt-stale-param" || Scenario == "stale-param-direct") {
+    // Under memory pressure, a block the library used as workspace on B is
+    // released, ordered, and handed to an allocation on A. The next matmul on
+    // B launches a split-K kernel whose parameters still hold the old
+    // workspace: not an access, because the matmul's arguments say what it
+    // touches. stale-param-direct launches the same kernel with the same
+    // parameters outside any library call, where its words are all there is.
+    prologue();
+    allocAsync(Stale, StreamB);
+    auto Matmul = fakeTorch<int (*)(void *, void *, void *, void *, void *, int, int, int, int, void *, size_t)>(
+        "fakeTorchLtMatmul");
+    void *In = reinterpret_cast<void *>(Output), *Out = reinterpret_cast<void *>(Output + 2048);
+    libraryChecked(Matmul(StreamB, In, In, Out, nullptr, 0, 16, 16, 16, reinterpret_cast<void *>(Stale), Bytes));
+    freeAsync(Stale, StreamB);
+    order(StreamA, StreamB, Event2);
+    allocAsync(Stale, StreamA); // the pool hands the block to stream A
+    if (Scenario == "stale-param-direct") {
+      CUdeviceptr D = Output + 2048, Word = Stale;
+      int N = 1;
+      void *Params[] = {&D, &Word, &N};
+      launch(Kernel3Params, StreamB, Params, nullptr,
+             "_ZN8cublasLt19splitKreduce_kernelILi32ELi16EifffLb0ELb0ELb0ELb1ELb0EEEvPKfPfi");
+    } else {
+      libraryChecked(Matmul(StreamB, In, In, Out, nullptr, 0, 16, 16, 16, nullptr, 0));
+    }
+  } else if (Scenario == "cudnn-unsafe" || Scenario == "cudnn-ordered") {
+    // A convolution on stream B reads X = Buffer; it is released on A without
+    // (unsafe) or after (ordered) a wait for B.
+    prologue();
+    auto Convolution = fakeTorch<int (*)(void *, void *, void *, void *, void *)>("fakeTorchConvolution");
+    libraryChecked(Convolution(StreamB, reinterpret_cast<void *>(Buffer), reinterpret_cast<void *>(Output),
+                               reinterpret_cast<void *>(Output + 2048), nullptr));
+    if (Scenario == "cudnn-ordered")
+      order(StreamA, StreamB, Event2);
     freeAsync(Buffer, StreamA);
     nextAllocation(StreamA);
   } else if (Scenario == "launch-loop") {

@@ -1,0 +1,689 @@
+"""The C++ mutation engine: the five operators of mutate_python.py at every
+site of a correct pattern in the corpus' C++/CUDA translation units, on two
+front ends:
+
+  cpp-runtime  raw device pointers of the CUDA runtime and driver APIs:
+               cudaMallocAsync(&p, n, A) / cudaFreeAsync(p, A), kernel<<<g, b, m, C>>>(p),
+               cudaMemcpyAsync / cudaMemsetAsync on C, cudaEventRecord(e, C),
+               cudaStreamWaitEvent(A, e)
+  cpp-owned    buffers that own their memory: ATen tensors (at::empty(...) and the other
+               factories, allocated on the current stream, which a CUDAStreamGuard sets;
+               released at the end of their scope, by reset() or reassignment) and RMM
+               buffers (rmm::device_buffer / device_uvector b(n, A): allocated and
+               released on A), with CUDAEvent ev.record(C) / ev.block(A) or the
+               runtime's events, and t.record_stream(s)
+
+The operators and their preconditions are those of mutate_python.py: the
+buffer is a local of the function, nothing else orders the two streams
+(another wait, a synchronization) or keeps the block alive (record_stream,
+an alias, a container, a return, a lambda) in between. Edits keep the line
+count: a removed statement becomes `;`, a moved one is put on the line it
+moves to. Sites are looked for in every candidate translation unit of a
+repository (the precision run's selection rule, without its cap), and a
+mutant is judged only when its original parses with the repository's flags.
+"""
+import os
+import re
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import corpus
+import cxx_syntax as cx
+import measure
+import precision
+from mutate_python import EXPECTED, Mutant
+
+CUR = "<current stream>"
+# Kernels on the legacy default stream synchronize with blocking streams:
+# sites involving it are left alone (their ordering is implicit).
+LEGACY = "<legacy default>"
+ATEN_FACTORIES = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
+                  "empty_strided", "rand", "randn", "arange", "randint", "new_empty", "new_zeros", "new_full"}
+ATEN_METADATA = {"size", "sizes", "numel", "dim", "options", "device", "scalar_type", "dtype", "strides", "stride",
+                 "is_cuda", "defined", "is_contiguous", "get_device", "nbytes", "itemsize", "element_size",
+                 "ndimension", "is_pinned", "storage_offset", "record_stream", "suggest_memory_format", "layout",
+                 "numel", "sym_sizes", "sym_numel", "is_cpu"}
+RUNTIME_SYNC = {"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaFree", "cudaMemcpy",
+                "cudaMemset", "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cudaThreadSynchronize"}
+MAX_MUTANTS_PER_REPO = 16
+
+
+@dataclass
+class Op:
+    """One stream operation of a statement."""
+    kind: str            # alloc free record wait use sync record_stream guard
+    stmt: cx.Stmt
+    buf: str | None = None
+    stream: str | None = None
+    event: str | None = None
+    front: str | None = None      # cpp-runtime | cpp-owned
+    how: str = ""
+
+
+def norm_stream(toks, aliases, current):
+    """A stream argument's key: `s`, `s.stream()`, `s.value()`,
+    `at::cuda::getCurrentCUDAStream()` (the current stream), an alias of
+    it, `0`/`nullptr`/`cudaStreamLegacy` (the legacy default stream)."""
+    t = cx.joined(toks)
+    t = re.sub(r"\s+", "", t)
+    t = re.sub(r"^(static_cast<[\w:]+>|\(cudaStream_t\))", "", t)
+    t = re.sub(r"\.(stream|value|view)\(\)$", "", t)
+    if re.search(r"getCurrentCUDAStream\(|getCurrentStream\(|get_current_stream\(", t):
+        return current
+    if t in aliases:
+        return aliases[t]
+    if t in ("0", "nullptr", "NULL", "cudaStreamLegacy", "cudaStreamDefault", "CU_STREAM_LEGACY"):
+        return LEGACY
+    return t
+
+
+def _ids(toks):
+    return {t.s for t in toks if t.kind == "id"}
+
+
+class FileModel:
+    def __init__(self, rel, text):
+        self.rel, self.text = rel, text
+        self.toks = cx.tokenize(text)
+        self.lines = text.split("\n")
+
+    def mutants(self):
+        out = []
+        for fn in cx.functions(self.toks):
+            try:
+                out += FunctionSites(self, fn).mutants()
+            except (IndexError, RecursionError, ValueError):
+                continue
+        seen, unique = set(), []
+        for m in out:
+            key = (m.operator, tuple(m.diff))
+            if key not in seen:
+                seen.add(key)
+                unique.append(m)
+        return unique
+
+
+class FunctionSites:
+    def __init__(self, fm, fn):
+        self.fm, self.fn, self.toks = fm, fn, fm.toks
+        self.stmts = cx.statements(self.toks, fn)
+        self.params = self._params()
+        self.ops = []
+        self._model()
+
+    # --- the model: stream operations per statement --------------------------------------
+    def _params(self):
+        out = {}
+        for p in self.fn.params:
+            ids = [t for t in p if t.kind == "id"]
+            if ids:
+                out[ids[-1].s] = cx.joined(p)
+        return out
+
+    def _model(self):
+        toks = self.toks
+        aliases = {}
+        guards = []          # (block id, stream) in effect
+        self.tensors, self.rmm, self.events, self.declared_tensors = {}, {}, set(), set()
+        # Whatever `.block(stream)` is called on is an event (references into
+        # containers of CUDAEvents included).
+        for k in range(self.fn.open, self.fn.close - 2):
+            if toks[k].kind == "id" and toks[k + 1].s in (".", "->") and toks[k + 2].s == "block" \
+                    and toks[k + 3].s == "(":
+                self.events.add(toks[k].s)
+        for st in self.stmts:
+            current = CUR
+            for bid, s in guards:
+                if bid in st.blocks:
+                    current = s
+            st.extra["current"] = current
+            seg = toks[st.lo:st.hi + 1]
+            text = " ".join(t.s for t in seg)
+            if "[" in text and ("](" in text.replace(" ", "") or "] (" in text):
+                st.in_lambda = bool(re.search(r"\[[&=\w\s,]*\]\s*\(", text))
+            # Declarations.
+            self._declarations(st, seg, aliases, current)
+            # Stream guards: the rest of the block runs on their stream.
+            m = re.search(r"\b(?:CUDAStreamGuard|OptionalCUDAStreamGuard|StreamGuard|OptionalStreamGuard)\s+(\w+)\s*[({]",
+                          text)
+            if m:
+                paren = next((k for k in range(st.lo, st.hi) if toks[k].s in ("(", "{") and toks[k - 1].s == m.group(1)),
+                             None)
+                if paren is not None:
+                    args, _ = cx.split_args(toks, paren) if toks[paren].s == "(" else (
+                        [toks[paren + 1:cx.match_close(toks, paren)]], None)
+                    if args:
+                        guards.append((st.block, norm_stream(args[0], aliases, current)))
+            m = re.search(r"\bsetCurrentCUDAStream\s*\(", text)
+            if m:
+                k = next(k for k in range(st.lo, st.hi) if toks[k].s == "setCurrentCUDAStream")
+                args, _ = cx.split_args(toks, k + 1)
+                if args:
+                    guards.append((st.blocks[0] if st.blocks else st.block, norm_stream(args[0], aliases, current)))
+            self._calls(st, aliases, current)
+
+    def _declarations(self, st, seg, aliases, current):
+        s = [t.s for t in seg]
+        txt = " ".join(s)
+        # auto s = at::cuda::getCurrentCUDAStream(); cudaStream_t s = ...;
+        m = re.match(r"^(?:const\s+)?(?:auto|cudaStream_t|at\s*::\s*cuda\s*::\s*CUDAStream|c10\s*::\s*cuda\s*::\s*CUDAStream|"
+                     r"CUDAStream|rmm\s*::\s*cuda_stream_view|cuda_stream_view)\s*&?\s*(\w+)\s*=\s*(.*)\s*;$", txt)
+        if m:
+            rhs = m.group(2)
+            if re.search(r"getCurrentCUDAStream|getCurrentStream", rhs):
+                aliases[m.group(1)] = current
+        # Events.
+        m = re.match(r"^(?:at\s*::\s*cuda\s*::\s*|c10\s*::\s*cuda\s*::\s*|c10\s*::\s*)?(?:CUDAEvent|Event)\s+(\w+)", txt)
+        if m:
+            self.events.add(m.group(1))
+        for m in re.finditer(r"\bcudaEvent_t\s+([\w\s,*]+)", txt):
+            for name in re.findall(r"\w+", m.group(1)):
+                self.events.add(name)
+        # A tensor declared without a value, assigned later.
+        m = re.match(r"^(?:at\s*::\s*Tensor|torch\s*::\s*Tensor|Tensor)\s+(\w+)\s*;$", txt)
+        if m:
+            self.declared_tensors.add(m.group(1))
+        # ATen tensors from a factory: auto|at::Tensor|torch::Tensor|Tensor NAME = ns::factory(...),
+        # or NAME = ns::factory(...) for a tensor declared earlier in the function.
+        m = re.match(r"^(?:const\s+)?(?:auto|at\s*::\s*Tensor|torch\s*::\s*Tensor|Tensor)\s+(\w+)\s*=\s*(.*);$", txt)
+        if not m:
+            m = re.match(r"^(\w+)\s*=\s*(.*);$", txt)
+            if m and m.group(1) not in self.declared_tensors:
+                m = None
+        if m:
+            name, rhs = m.group(1), m.group(2)
+            f = re.match(r"^(?:at|torch)\s*::\s*(\w+)\s*\(", rhs) or re.match(r"^(\w+)\s*\.\s*(new_\w+|clone)\s*\(",
+                                                                              rhs)
+            fac = f.group(1) if f and f.lastindex == 1 else (f.group(2) if f else None)
+            if fac and (fac in ATEN_FACTORIES or fac.startswith("new_") or fac == "clone") and not re.search(
+                    r"pinned_memory|kCPU|\bcpu\b|Device\s*\(\s*\"cpu|pin_memory", rhs):
+                self.tensors[name] = st
+                self.ops.append(Op("alloc", st, name, current, front="cpp-owned", how=f"at::{fac}"))
+        # RMM: rmm::device_buffer NAME(n, s) / rmm::device_uvector<T> NAME(n, s)
+        m = re.match(r"^(?:rmm\s*::\s*)(device_buffer|device_uvector\s*<.*?>)\s+(\w+)\s*[({]", txt)
+        if m:
+            name = m.group(2)
+            k = next((k for k in range(st.lo, st.hi + 1) if self.toks[k].s == name), None)
+            if k is not None and self.toks[k + 1].s in ("(", "{"):
+                if self.toks[k + 1].s == "(":
+                    args, _ = cx.split_args(self.toks, k + 1)
+                else:
+                    close = cx.match_close(self.toks, k + 1)
+                    args, cur, d = [], [], 0
+                    for t in self.toks[k + 2:close]:
+                        if t.s in "([{":
+                            d += 1
+                        elif t.s in ")]}":
+                            d -= 1
+                        if t.s == "," and d == 0:
+                            args.append(cur)
+                            cur = []
+                        else:
+                            cur.append(t)
+                    if cur:
+                        args.append(cur)
+                if len(args) >= 2:
+                    self.rmm[name] = st
+                    self.ops.append(Op("alloc", st, name, norm_stream(args[1], aliases, current), front="cpp-owned",
+                                       how="rmm::" + m.group(1).split("<")[0].strip()))
+
+    def _calls(self, st, aliases, current):
+        toks = self.toks
+        i = st.lo
+        while i <= st.hi:
+            t = toks[i]
+            nxt = toks[i + 1].s if i + 1 <= st.hi else ""
+            if t.kind == "id" and nxt == "<<<":
+                # kernel<<<grid, block, shmem, stream>>>(args)
+                j = i + 2
+                cfg, cur, depth = [], [], 0
+                while j <= st.hi and not (toks[j].s == ">>>" and depth == 0):
+                    if toks[j].s in "([{":
+                        depth += 1
+                    elif toks[j].s in ")]}":
+                        depth -= 1
+                    if toks[j].s == "," and depth == 0:
+                        cfg.append(cur)
+                        cur = []
+                    else:
+                        cur.append(toks[j])
+                    j += 1
+                cfg.append(cur)
+                stream = norm_stream(cfg[3], aliases, current) if len(cfg) >= 4 else LEGACY
+                if j + 1 <= st.hi and toks[j + 1].s == "(":
+                    args, close = cx.split_args(toks, j + 1)
+                    for a in args:
+                        self._use_ids(st, a, stream, f"kernel {t.s}<<<>>>")
+                    i = close + 1
+                    continue
+            if t.kind == "id" and nxt == "(":
+                name = t.s
+                args, close = cx.split_args(toks, i + 1)
+                self._call(st, name, args, aliases, current, i)
+            if t.kind == "id" and nxt in (".", "->") and i + 3 <= st.hi and toks[i + 3].s == "(":
+                self._method(st, t.s, toks[i + 2].s, i + 3, aliases, current)
+            i += 1
+
+    def _use_ids(self, st, arg_toks, stream, how):
+        for name in _ids(arg_toks):
+            self.ops.append(Op("use", st, name, stream, how=how))
+
+    def _call(self, st, name, args, aliases, current, at):
+        a = [cx.joined(x) for x in args]
+
+        def ident(k):
+            ids = [t.s for t in args[k] if t.kind == "id"] if k < len(args) else []
+            return ids[-1] if ids else None
+        if name in ("cudaMallocAsync", "cuMemAllocAsync", "cudaMallocFromPoolAsync") and len(args) >= 3:
+            buf = ident(0)
+            stream = norm_stream(args[-1], aliases, current)
+            if buf:
+                self.ops.append(Op("alloc", st, buf, stream, front="cpp-runtime", how=name))
+        elif name in ("cudaFreeAsync", "cuMemFreeAsync") and len(args) >= 2:
+            self.ops.append(Op("free", st, ident(0), norm_stream(args[1], aliases, current), how=name))
+        elif name in ("cudaEventRecord", "cuEventRecord", "cudaEventRecordWithFlags") and args:
+            stream = norm_stream(args[1], aliases, current) if len(args) >= 2 else LEGACY
+            self.ops.append(Op("record", st, event=a[0].replace(" ", ""), stream=stream, how=name))
+        elif name in ("cudaStreamWaitEvent", "cuStreamWaitEvent") and len(args) >= 2:
+            self.ops.append(Op("wait", st, event=a[1].replace(" ", ""), stream=norm_stream(args[0], aliases, current),
+                               how=name))
+        elif name in ("cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpy3DAsync", "cudaMemsetAsync",
+                      "cudaMemset2DAsync", "cudaMemcpyPeerAsync", "cudaMemcpyToSymbolAsync",
+                      "cudaMemcpyFromSymbolAsync") or re.match(r"cuMem(cpy|set)\w*Async$", name):
+            if args:
+                stream = norm_stream(args[-1], aliases, current)
+                for x in args[:-1]:
+                    self._use_ids(st, x, stream, name)
+        elif name in RUNTIME_SYNC:
+            self.ops.append(Op("sync", st, how=name))
+        elif name in ("recordStream",) and len(args) >= 2:
+            self.ops.append(Op("record_stream", st, buf=ident(0), how=name))
+        elif args and re.match(r"^(rmm ::\s*)?exec_policy(_nosync)?\s*\(", a[0].replace("rmm::", "rmm ::")):
+            # thrust::algorithm(rmm::exec_policy(s), ...): the other arguments are used on s.
+            k = next((k for k, t in enumerate(args[0]) if t.s == "("), None)
+            inner, _ = cx.split_args(args[0], k) if k is not None else ([], None)
+            if inner:
+                stream = norm_stream(inner[0], aliases, current)
+                for x in args[1:]:
+                    self._use_ids(st, x, stream, f"{name}(exec_policy)")
+
+    def _method(self, st, recv, meth, paren, aliases, current):
+        toks = self.toks
+        args, _ = cx.split_args(toks, paren)
+        if meth == "record" and recv in self.events:
+            stream = norm_stream(args[0], aliases, current) if args else current
+            self.ops.append(Op("record", st, event=recv, stream=stream, how=f"{recv}.record"))
+        elif meth == "block" and recv in self.events and args:
+            self.ops.append(Op("wait", st, event=recv, stream=norm_stream(args[0], aliases, current),
+                               how=f"{recv}.block"))
+        elif meth in ("synchronize",) and (recv in self.events or "stream" in recv.lower()):
+            self.ops.append(Op("sync", st, how=f"{recv}.synchronize"))
+        elif meth == "record_stream":
+            self.ops.append(Op("record_stream", st, buf=recv, how="record_stream"))
+
+    # --- buffers: uses, releases, escapes ---------------------------------------------------
+    def _stmt_text(self, st):
+        return " ".join(t.s for t in self.toks[st.lo:st.hi + 1])
+
+    def owned_uses(self, name, st):
+        """Streams on which statement st uses the owned buffer `name`: the
+        stream of a launch or async copy naming it, else the current stream
+        of an ATen op naming it (not metadata, not its declaration)."""
+        explicit = [o for o in self.ops if o.stmt is st and o.kind == "use" and o.buf == name]
+        if explicit:
+            return {o.stream for o in explicit}
+        if name not in self.tensors:
+            return set()
+        toks = self.toks
+        seg = toks[st.lo:st.hi + 1]
+        for k, t in enumerate(seg):
+            if t.s != name or t.kind != "id":
+                continue
+            nxt = seg[k + 1].s if k + 1 < len(seg) else ""
+            meth = seg[k + 2].s if k + 2 < len(seg) and nxt in (".", "->") else ""
+            if meth in ATEN_METADATA:
+                continue
+            if nxt == "=" and k == 0:
+                continue
+            prev = seg[k - 1].s if k else ""
+            if prev in ("Tensor", "auto", "&"):
+                continue
+            return {st.extra["current"]}
+        return set()
+
+    def escapes(self, name):
+        for st in self.stmts:
+            txt = self._stmt_text(st)
+            if not re.search(rf"\b{name}\b", txt):
+                continue
+            if re.search(rf"\breturn\b.*\b{name}\b", txt) or re.search(rf"std\s*::\s*move\s*\(\s*{name}\b", txt):
+                return True
+            if re.search(rf"(push_back|emplace_back|emplace|insert|push|append)\s*\([^;]*\b{name}\b", txt):
+                return True
+            if st.in_lambda or re.search(rf"\[[^\]]*(&|=|\b{name}\b)[^\]]*\]\s*\(", txt):
+                return True
+            m = re.match(rf"^(.*?)=\s*{name}\s*(\.|;|\[|\))", txt)
+            if m and not m.group(1).strip().endswith(("=", "!", "<", ">")):
+                return True
+            if re.search(rf"[{{,(]\s*{name}\s*[,}}]", txt) and "{" in txt and not re.search(rf"<<<", txt):
+                return True
+            if re.search(rf"\b\w+\s*\(\s*{name}\s*\)\s*;$", txt) and re.match(r"^(auto|at|torch|Tensor|const)", txt):
+                return True   # a copy construction
+        return False
+
+    def release_of(self, name, alloc):
+        """The statement releasing the owned buffer (reset, reassignment),
+        or None: the end of its scope."""
+        for st in self.stmts[alloc.order + 1:]:
+            txt = self._stmt_text(st)
+            if re.match(rf"^{name}\s*\.\s*reset\s*\(\s*\)\s*;$", txt) or re.match(rf"^{name}\s*=\s*", txt):
+                return st
+        return None
+
+    def scope_end_line(self, alloc):
+        """The line of the } closing the allocation's block."""
+        bid = alloc.block
+        last = max((s for s in self.stmts if bid in s.blocks), key=lambda s: s.order)
+        k = last.hi + 1
+        depth = 0
+        while k < len(self.toks):
+            if self.toks[k].s == "{":
+                depth += 1
+            elif self.toks[k].s == "}":
+                if depth == 0:
+                    return self.toks[k].line, k
+                depth -= 1
+            k += 1
+        return self.toks[self.fn.close].line, self.fn.close
+
+    # --- edits ---------------------------------------------------------------------------
+    def blank(self, text, st, replacement=";"):
+        lo, hi = self.toks[st.lo].start, self.toks[st.hi].end
+        chunk = text[lo:hi]
+        kept = re.sub(r"[^\n]", " ", chunk)
+        first_nl = kept.find("\n")
+        head = kept if first_nl < 0 else kept[:first_nl]
+        head = replacement + head[len(replacement):] if len(head) >= len(replacement) else replacement
+        return text[:lo] + head + (kept[first_nl:] if first_nl >= 0 else "") + text[hi:]
+
+    def stmt_source(self, st):
+        return self.fm.text[self.toks[st.lo].start:self.toks[st.hi].end]
+
+    def mutant(self, op, new_text, line, feats):
+        old = self.fm.lines
+        new = new_text.split("\n")
+        diff = []
+        for i, (a, b) in enumerate(zip(old, new)):
+            if a != b:
+                diff.append(f"{i + 1:5}- {a.strip()}")
+                diff.append(f"{i + 1:5}+ {b.strip()}")
+        m = Mutant(op, self.fm.rel, self.fn.name, line, new, diff, feats)
+        return m
+
+    # --- the operators ---------------------------------------------------------------------
+    def mutants(self):
+        out = []
+        for alloc in [o for o in self.ops if o.kind == "alloc" and not o.stmt.in_lambda]:
+            out += self._consumer(alloc)
+            out += self._fresh(alloc)
+        out += self._record_stream_loop()
+        return out
+
+    def _uses(self, alloc, upto=None):
+        """(stmt, stream) uses of the buffer after its allocation."""
+        res = []
+        for st in self.stmts[alloc.stmt.order + 1:]:
+            if upto is not None and st.order >= upto:
+                break
+            if alloc.front == "cpp-runtime":
+                streams = {o.stream for o in self.ops if o.stmt is st and o.kind == "use" and o.buf == alloc.buf}
+            else:
+                streams = self.owned_uses(alloc.buf, st)
+            for s in streams:
+                res.append((st, s))
+        return res
+
+    def _release(self, alloc):
+        """(statement or None, line, token index, kind) of the buffer's release."""
+        if alloc.front == "cpp-runtime":
+            frees = [o for o in self.ops if o.kind == "free" and o.buf == alloc.buf and o.stmt.order > alloc.stmt.order]
+            if not frees:
+                return None
+            f = frees[0]
+            return f.stmt, self.toks[f.stmt.lo].line, f.stream, "cudaFreeAsync"
+        if self.escapes(alloc.buf):
+            return None
+        st = self.release_of(alloc.buf, alloc.stmt)
+        if st is not None:
+            return st, self.toks[st.lo].line, alloc.stream, "reset or reassignment"
+        line, _ = self.scope_end_line(alloc.stmt)
+        return None, line, alloc.stream, "end of scope"
+
+    def _between(self, lo, hi):
+        return [o for o in self.ops if lo < o.stmt.order < hi]
+
+    def _features(self, alloc, use_st, wait, release_kind):
+        return {"buffer": alloc.buf, "allocation": alloc.how, "front end": alloc.front, "wait": wait.how,
+                "use": self._use_how(alloc, use_st), "release": release_kind,
+                "stream guard": "yes" if use_st.extra.get("current", CUR) != CUR else "no"}
+
+    def _use_how(self, alloc, st):
+        hows = [o.how for o in self.ops if o.stmt is st and o.kind == "use" and o.buf == alloc.buf]
+        return hows[0] if hows else "ATen op on the current stream"
+
+    def _consumer(self, alloc):
+        rel = self._release(alloc)
+        if rel is None:
+            return []
+        rst, rline, X, rkind = rel
+        r_order = rst.order if rst is not None else max(s.order for s in self.stmts if alloc.stmt.block in s.blocks) + 1
+        uses = [(s, c) for s, c in self._uses(alloc, r_order) if c != X]
+        if not uses:
+            return []
+        out = []
+        if X == LEGACY:
+            return []
+        for C in sorted({c for _, c in uses} - {LEGACY}):
+            last_use = [s for s, c in uses if c == C][-1]
+            between = self._between(last_use.order, r_order)
+            waits = []
+            for w in between:
+                if w.kind == "wait" and w.stream == X:
+                    recs = [o for o in self.ops if o.kind == "record" and o.event == w.event
+                            and o.stmt.order < w.stmt.order]
+                    if recs and recs[-1].stream == C and recs[-1].stmt.order > last_use.order:
+                        waits.append((w, recs[-1]))
+            if len(waits) != 1:
+                continue
+            w, rec = waits[0]
+            if any(o.kind == "sync" or (o.kind == "wait" and o.stream == X and o is not w) for o in between):
+                continue
+            if any(o.kind == "record_stream" and o.buf == alloc.buf for o in self.ops):
+                continue
+            if w.stmt.loops != last_use.loops or (rst is not None and rst.loops != w.stmt.loops):
+                continue
+            if rst is not None and not (rst.blocks[:len(w.stmt.blocks)] == w.stmt.blocks):
+                continue
+            if rst is None and alloc.stmt.block not in w.stmt.blocks:
+                continue
+            feats = self._features(alloc, last_use, w, rkind)
+            text = self.fm.text
+            out.append(self.mutant("drop-wait", self.blank(text, w.stmt), rline, feats))
+            if rst is not None and rst.block == w.stmt.block and w.stmt.order < rst.order:
+                moved = self.stmt_source(rst)
+                t2 = self.blank(text, rst)
+                lo = self.toks[w.stmt.lo].start
+                if "\n" not in moved:
+                    t2 = t2[:lo] + moved + " " + t2[lo:]
+                    out.append(self.mutant("free-before-wait", t2, self.toks[w.stmt.lo].line, feats))
+            if rec.stmt.block == last_use.block and rec.stmt.order > last_use.order:
+                moved = self.stmt_source(rec.stmt)
+                if "\n" not in moved and not any(
+                        o.kind in ("wait", "record") and o.event == rec.event
+                        for o in self._between(last_use.order, rec.stmt.order)):
+                    t3 = self.blank(text, rec.stmt)
+                    lo = self.toks[last_use.lo].start
+                    t3 = t3[:lo] + moved + " " + t3[lo:]
+                    out.append(self.mutant("early-event", t3, self.toks[w.stmt.lo].line, feats))
+        return out
+
+    def _fresh(self, alloc):
+        A = alloc.stream
+        if A == LEGACY:
+            return []
+        firsts = {}
+        for st, c in self._uses(alloc):
+            if c != A and c != LEGACY and c not in firsts:
+                firsts[c] = st
+        out = []
+        for C, use in firsts.items():
+            between = self._between(alloc.stmt.order, use.order)
+            waits = [o for o in between if o.kind == "wait" and o.stream == C]
+            if len(waits) != 1 or any(o.kind == "sync" for o in between):
+                continue
+            w = waits[0]
+            recs = [o for o in self.ops if o.kind == "record" and o.event == w.event and o.stmt.order < w.stmt.order]
+            if not recs or recs[-1].stream != A or recs[-1].stmt.order < alloc.stmt.order:
+                continue
+            if not (use.blocks[:len(w.stmt.blocks)] == w.stmt.blocks):
+                continue
+            feats = self._features(alloc, use, w, "-")
+            out.append(self.mutant("drop-fresh-wait", self.blank(self.fm.text, w.stmt), self.toks[use.lo].line, feats))
+        return out
+
+    def _record_stream_loop(self):
+        out = []
+        tensor_params = {n for n, decl in self.params.items() if re.search(r"\b(at|torch)\s*::\s*Tensor\b|^Tensor\b|"
+                                                                            r"\bconst Tensor\b", decl)}
+        for o in self.ops:
+            if o.kind != "record_stream" or o.stmt.loops or o.stmt.in_lambda:
+                continue
+            if o.buf not in self.tensors and o.buf not in tensor_params:
+                continue
+            src = self.stmt_source(o.stmt)
+            if not re.match(rf"^{o.buf}\s*\.\s*record_stream\s*\(", src):
+                continue
+            lo, hi = self.toks[o.stmt.lo].start, self.toks[o.stmt.hi].end
+            text = self.fm.text
+            new = text[:lo] + "for (int streamlife_mutant_i = 0; streamlife_mutant_i < 2; ++streamlife_mutant_i) { " \
+                + src + " }" + text[hi:]
+            out.append(self.mutant("record-stream-loop", new, self.toks[o.stmt.lo].line,
+                                   {"receiver": "allocated here" if o.buf in self.tensors else "Tensor parameter",
+                                    "front end": "cpp-owned"}))
+        return out
+
+
+def candidate_files(checkout):
+    """Every candidate translation unit (the precision rule, uncapped)."""
+    return [rel for rel, _ in corpus.select_cpp(checkout, max_files=10 ** 6)]
+
+
+def front_end_of(m):
+    return m.features.get("front end", "cpp-owned")
+
+
+def run(ready, o, tools, flagctx, log=sys.stderr):
+    """Rows (front end, repo, mutant, verdict) for the C++ mutants of the
+    ready repositories that have a C++ part."""
+    rows = []
+    for c in ready:
+        if not c.repo.cpp or flagctx.missing_needs(c.repo):
+            continue
+        muts = []
+        for rel in candidate_files(c):
+            try:
+                with open(os.path.join(c.src, rel), encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            muts += FileModel(rel, text).mutants()
+        if not muts:
+            continue
+        # A bounded, deterministic sample per repository when there are many.
+        muts.sort(key=lambda m: (m.operator, m.path, m.line))
+        if len(muts) > MAX_MUTANTS_PER_REPO:
+            step = len(muts) / MAX_MUTANTS_PER_REPO
+            muts = [muts[int(i * step)] for i in range(MAX_MUTANTS_PER_REPO)]
+        flags, gen = flagctx.flags(c.repo, c.src)
+        verdicts = judge(c, muts, flags, gen, tools, o.jobs)
+        print(f"realcode: {c.repo.name} C++ mutants: {len(muts)}, found "
+              f"{sum(v['verdict'] == 'found' for v in verdicts)}", file=log, flush=True)
+        rows += [(front_end_of(m), c.repo.name, m, v) for m, v in zip(muts, verdicts)]
+    return rows
+
+
+def _findings(tools, src, rel, flags, gen):
+    path = os.path.join(src, rel)
+    mode = corpus.cuda_mode_flags(rel, tools.cuda, gen)
+    flags = corpus.file_flags(flags, path)
+    r = measure.run([tools.streamlife, "check", "--format", "json", "--source-root", src, path, "--"] + mode + flags,
+                    timeout=tools.timeout, cwd=src)
+    if r.crashed:
+        return None, f"streamlife {r.describe()}"
+    parsed = precision._findings_from_json(r.stdout, src, "", "cpp")
+    if parsed is None:
+        return None, "no JSON report"
+    findings, failures = parsed
+    if failures or r.returncode == 2:
+        return None, "does not compile: " + (next(iter(failures.values()), "") or precision._first_error(r.stderr))
+    return {(f["check"], f["line"], f["message"]) for f in findings if f["path"] == rel}, None
+
+
+def active_lines(tools, src, rel, flags, gen):
+    """The lines of the file that the preprocessor keeps with these flags
+    (from the line markers of `clang++ -E`): a mutant inside an inactive
+    `#if` branch is not a mutant of the code streamlife sees."""
+    path = os.path.join(src, rel)
+    mode = corpus.cuda_mode_flags(rel, tools.cuda, gen)
+    flags = corpus.file_flags(flags, path)
+    r = measure.run([tools.clangxx, "-E"] + mode + flags + [path], timeout=tools.timeout, cwd=src)
+    if r.returncode != 0:
+        return None
+    lines, cur, n = set(), None, 0
+    for out in r.stdout.split("\n"):
+        m = re.match(r'^# (\d+) "(.*)"', out)
+        if m:
+            cur, n = m.group(2), int(m.group(1))
+            continue
+        if cur == path:
+            lines.add(n)
+        n += 1
+    return lines
+
+
+def judge(checkout, muts, flags, gen, tools, jobs):
+    from recall import judge as judge_one
+    src = checkout.src
+    originals = sorted({m.path for m in muts})
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        base = dict(zip(originals, pool.map(lambda rel: _findings(tools, src, rel, flags, gen), originals)))
+        active = dict(zip(originals, pool.map(lambda rel: active_lines(tools, src, rel, flags, gen), originals)))
+    files = []
+    for i, m in enumerate(muts):
+        d, b = os.path.split(m.path)
+        rel = os.path.join(d, f"{corpus.MUTANT_PREFIX}{os.getpid()}_{i}_{b}")
+        with open(os.path.join(src, rel), "w", encoding="utf-8") as f:
+            f.write("\n".join(m.lines))
+        files.append(rel)
+    try:
+        def one(k):
+            m, rel = muts[k], files[k]
+            orig, err = base[m.path]
+            if orig is None:
+                return {"verdict": "error", "why": f"original: {err}"}
+            changed = {int(d.split("-", 1)[0]) for d in m.diff if re.match(r"^\s*\d+-", d)}
+            if active[m.path] is not None and not changed <= active[m.path]:
+                return {"verdict": "error", "why": "the mutated lines are in an inactive #if branch with these flags"}
+            got, err = _findings(tools, src, rel, flags, gen)
+            if got is None:
+                return {"verdict": "error", "why": err}
+            return judge_one(m, orig, got)
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            return list(pool.map(one, range(len(muts))))
+    finally:
+        for rel in files:
+            try:
+                os.remove(os.path.join(src, rel))
+            except OSError:
+                pass

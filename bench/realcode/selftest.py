@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Self-test of the mutation engines on small programs of our own: each
+engine must find exactly the expected sites (every operator where its
+precondition holds, none where it does not), and, when a built streamlife is
+given, streamlife must report every mutant of these simple shapes (a mutant
+it cannot see here would be a defect of the engine, not a miss).
+
+usage: selftest.py [--build-dir build] [--torch-include DIR]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import mutate_cpp  # noqa: E402
+import mutate_python  # noqa: E402
+
+PYTHON = '''import torch
+
+
+def pipeline(n):
+    s = torch.cuda.Stream()
+    buf = torch.empty(n, device="cuda")
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = buf * 2
+        ev = s.record_event()
+    torch.cuda.current_stream().wait_event(ev)
+    del buf
+    return y
+
+
+def offload(t: torch.Tensor, s):
+    t.record_stream(s)
+
+
+def kept(n, s, keep):
+    buf = torch.empty(n, device="cuda")
+    with torch.cuda.stream(s):
+        y = buf * 2
+        ev = s.record_event()
+    torch.cuda.current_stream().wait_event(ev)
+    keep.append(buf)
+    del buf
+
+
+def pinned(w, s):
+    rows = w.pin_memory()
+    with torch.cuda.stream(s):
+        y = rows * 2
+        ev = s.record_event()
+    torch.cuda.current_stream().wait_event(ev)
+    del rows
+
+
+def synchronized(n, s):
+    buf = torch.empty(n, device="cuda")
+    with torch.cuda.stream(s):
+        y = buf * 2
+        ev = s.record_event()
+    torch.cuda.current_stream().wait_event(ev)
+    torch.cuda.synchronize()
+    del buf
+'''
+PYTHON_EXPECTED = {("drop-wait", "pipeline"), ("free-before-wait", "pipeline"), ("early-event", "pipeline"),
+                   ("drop-fresh-wait", "pipeline"), ("record-stream-loop", "offload")}
+
+CUDA = '''#include <cuda_runtime.h>
+
+__global__ void k(int *p) { p[0] = 1; }
+
+void pipeline(cudaStream_t a, cudaStream_t c, cudaEvent_t e, cudaEvent_t f) {
+  int *p;
+  cudaMallocAsync(&p, 64, a);
+  cudaEventRecord(f, a);
+  cudaStreamWaitEvent(c, f, 0);
+  k<<<1, 1, 0, c>>>(p);
+  cudaEventRecord(e, c);
+  cudaStreamWaitEvent(a, e, 0);
+  cudaFreeAsync(p, a);
+}
+
+void synchronized(cudaStream_t a, cudaStream_t c, cudaEvent_t e) {
+  int *p;
+  cudaMallocAsync(&p, 64, a);
+  cudaStreamSynchronize(a);
+  k<<<1, 1, 0, c>>>(p);
+  cudaEventRecord(e, c);
+  cudaStreamWaitEvent(a, e, 0);
+  cudaStreamSynchronize(c);
+  cudaFreeAsync(p, a);
+}
+'''
+CUDA_EXPECTED = {("drop-wait", "pipeline"), ("free-before-wait", "pipeline"), ("early-event", "pipeline"),
+                 ("drop-fresh-wait", "pipeline")}
+
+ATEN = '''#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAGuard.h>
+
+void pipeline(const at::Tensor& x) {
+  auto side = at::cuda::getStreamFromPool();
+  auto cur = at::cuda::getCurrentCUDAStream();
+  auto buf = at::empty({16}, x.options());
+  at::cuda::CUDAEvent ready;
+  ready.record(cur);
+  ready.block(side);
+  {
+    c10::cuda::CUDAStreamGuard guard(side);
+    buf.add_(1);
+  }
+  at::cuda::CUDAEvent done;
+  done.record(side);
+  done.block(cur);
+}
+
+at::Tensor escapes(const at::Tensor& x) {
+  auto side = at::cuda::getStreamFromPool();
+  auto buf = at::empty({16}, x.options());
+  {
+    c10::cuda::CUDAStreamGuard guard(side);
+    buf.add_(1);
+  }
+  at::cuda::CUDAEvent done;
+  done.record(side);
+  done.block(at::cuda::getCurrentCUDAStream());
+  return buf;
+}
+
+void rs(at::Tensor t, c10::cuda::CUDAStream s) {
+  t.record_stream(s);
+}
+'''
+ATEN_EXPECTED = {("drop-wait", "pipeline"), ("drop-fresh-wait", "pipeline"), ("record-stream-loop", "rs")}
+
+
+def check_sites(name, got, expected):
+    sites = {(m.operator, m.function) for m in got}
+    ok = sites == expected
+    print(f"{'ok' if ok else 'FAIL'}: {name} sites {sorted(sites)}")
+    if not ok:
+        print(f"    expected {sorted(expected)}")
+    return ok
+
+
+def check_flagged(name, mutants, cmd_of, suffix):
+    ok = True
+    with tempfile.TemporaryDirectory() as d:
+        for i, m in enumerate(mutants):
+            path = os.path.join(d, f"mutant{i}{suffix}")
+            with open(path, "w") as f:
+                f.write("\n".join(m.lines))
+            out = subprocess.run(cmd_of(path), capture_output=True, text=True)
+            checks = {line.rsplit("[", 1)[-1].rstrip("]") for line in out.stdout.splitlines() if "warning:" in line}
+            hit = bool(checks & m.expected)
+            ok &= hit
+            print(f"{'ok' if hit else 'FAIL'}: {name} {m.operator} in {m.function}: streamlife reports "
+                  f"{sorted(checks) or 'nothing'}")
+    return ok
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--build-dir", default=os.path.join(HERE, "..", "..", "build"))
+    p.add_argument("--torch-include", help="the unpacked PyTorch headers' include/ (for the ATen shapes)")
+    o = p.parse_args(argv)
+    py = mutate_python.FileMutator("t.py", "t.py", PYTHON).mutants()
+    cu = mutate_cpp.FileModel("t.cu", CUDA).mutants()
+    at = mutate_cpp.FileModel("t.cpp", ATEN).mutants()
+    ok = check_sites("python", py, PYTHON_EXPECTED)
+    ok &= check_sites("cuda runtime", cu, CUDA_EXPECTED)
+    ok &= check_sites("aten", at, ATEN_EXPECTED)
+    streamlife = os.path.join(o.build_dir, "bin", "streamlife")
+    if os.access(streamlife, os.X_OK):
+        ok &= check_flagged("python", py, lambda f: [streamlife, "check", f], ".py")
+        ok &= check_flagged("cuda runtime", cu, lambda f: [streamlife, "check", f], ".cu")
+        if o.torch_include:
+            ti = o.torch_include
+            ok &= check_flagged("aten", at, lambda f: [streamlife, "check", f, "--", "-std=c++17", "-I" + ti,
+                                                       "-I" + os.path.join(ti, "torch", "csrc", "api", "include"),
+                                                       "-I/usr/local/cuda/include"], ".cpp")
+        else:
+            print("skipped: aten mutants through streamlife (no --torch-include)")
+    else:
+        print(f"skipped: mutants through streamlife ({streamlife} not built)")
+    print("selftest: " + ("passed" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

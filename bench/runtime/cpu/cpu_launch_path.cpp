@@ -1,0 +1,122 @@
+//===- cpu_launch_path.cpp - the validator's host cost per launch, no GPU --===//
+//
+// launch_bound.cu's loop played through the fake CUPTI and driver
+// (test/unit/runtime/fakecuda): per step, one kernel launch on stream s whose
+// parameters point at s's slot buffer, an event record on s and a wait of the
+// other stream on it -- the three driver callbacks the validator intercepts per
+// launch on the GPU, through the same CUPTI callback path, interceptors and
+// engine. Without the validator preloaded the fake CUPTI has no subscriber
+// and a step costs a few nanoseconds, so the difference between the two runs
+// is the validator's own host time per launch (cpu_launch_path.sh pairs them).
+//
+//   cpu_launch_path [--launches N] [--batch B] [--depth D]
+//
+// --depth D makes each call D frames deep (a framework's stack), which is
+// what stack capture pays for. Prints one line:
+//   cpu_launch_path: launches=N ns_per_launch_median=X ns_per_launch_mean=Y
+// Exit 0; 2 without the fake CUPTI; 3 on bad usage.
+//
+//===----------------------------------------------------------------------===//
+#include <cupti.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using CallFn = void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *);
+CallFn Call = nullptr;
+
+CUstream const Streams[2] = {reinterpret_cast<CUstream>(0x5000), reinterpret_cast<CUstream>(0x6000)};
+CUevent const Done[2] = {reinterpret_cast<CUevent>(0x7100), reinterpret_cast<CUevent>(0x7200)};
+CUdeviceptr const Slots[2] = {0x7f0000000000, 0x7f1000000000};
+CUfunction const Tick = reinterpret_cast<CUfunction>(0x1000); // (float *, float *, int), FakeDriver.cpp
+
+void setUp() {
+  for (int S = 0; S < 2; ++S) {
+    CUstream Out = Streams[S];
+    cuStreamCreate_params Create{&Out, CU_STREAM_NON_BLOCKING};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, "cuStreamCreate", &Create, CUDA_SUCCESS, nullptr);
+    CUdeviceptr Ptr = Slots[S];
+    cuMemAlloc_v2_params Alloc{&Ptr, 128};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", &Alloc, CUDA_SUCCESS, nullptr);
+  }
+}
+
+/// launch_bound.cu's step: launch on s, record there, make the other stream wait.
+void step(long I) {
+  int S = int(I & 1), Other = S ^ 1;
+  CUdeviceptr Slot = Slots[S];
+  int Count = 32;
+  void *Params[] = {&Slot, &Slot, &Count};
+  cuLaunchKernel_params Launch{Tick, 1, 1, 1, 32, 1, 1, 0, Streams[S], Params, nullptr};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &Launch, CUDA_SUCCESS, "_Z4tickPfS_i");
+  cuEventRecord_params Record{Done[S], Streams[S]};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", &Record, CUDA_SUCCESS, nullptr);
+  cuStreamWaitEvent_params Wait{Streams[Other], Done[S], 0};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", &Wait, CUDA_SUCCESS, nullptr);
+}
+
+__attribute__((noinline)) void deep(int Depth, long I) {
+  if (Depth <= 0)
+    step(I);
+  else
+    deep(Depth - 1, I);
+  __asm__ __volatile__("" ::: "memory"); // keeps every level's frame
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  long Launches = 200000;
+  int Batch = 500, Depth = 24;
+  for (int I = 1; I < Argc; ++I) {
+    if (!std::strcmp(Argv[I], "--launches") && I + 1 < Argc)
+      Launches = std::atol(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--batch") && I + 1 < Argc)
+      Batch = std::atoi(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--depth") && I + 1 < Argc)
+      Depth = std::atoi(Argv[++I]);
+    else {
+      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D]\n",
+                   Argv[I], Argv[0]);
+      return 3;
+    }
+  }
+  if (Launches <= 0 || Batch <= 0 || Depth < 0) {
+    std::fprintf(stderr, "error: --launches and --batch must be positive, --depth not negative\n");
+    return 3;
+  }
+  const char *Cupti = std::getenv("STREAMLIFE_CUPTI_LIBRARY");
+  void *Lib = Cupti ? dlopen(Cupti, RTLD_NOW) : nullptr;
+  Call = Lib ? reinterpret_cast<CallFn>(dlsym(Lib, "fakeCuptiCall")) : nullptr;
+  if (!Call) {
+    std::fprintf(stderr, "error: set STREAMLIFE_CUPTI_LIBRARY to the fake CUPTI (test/fakecuda/libcupti.so)\n");
+    return 2;
+  }
+  setUp();
+  for (long I = 0; I < 2000; ++I) // warm-up: tables, sampled stacks
+    deep(Depth, I);
+  std::vector<double> PerLaunch;
+  for (long Start = 0; Start < Launches; Start += Batch) {
+    long N = std::min<long>(Batch, Launches - Start);
+    auto T0 = std::chrono::steady_clock::now();
+    for (long I = Start; I < Start + N; ++I)
+      deep(Depth, I);
+    auto T1 = std::chrono::steady_clock::now();
+    PerLaunch.push_back(std::chrono::duration<double, std::nano>(T1 - T0).count() / double(N));
+  }
+  double Mean = 0;
+  for (double V : PerLaunch)
+    Mean += V;
+  Mean /= double(PerLaunch.size());
+  std::nth_element(PerLaunch.begin(), PerLaunch.begin() + PerLaunch.size() / 2, PerLaunch.end());
+  std::printf("cpu_launch_path: launches=%ld ns_per_launch_median=%.1f ns_per_launch_mean=%.1f\n", Launches,
+              PerLaunch[PerLaunch.size() / 2], Mean);
+  return 0;
+}

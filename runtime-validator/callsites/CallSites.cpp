@@ -1,0 +1,109 @@
+//===- CallSites.cpp - op interning and stack capture ---------------------===//
+#include "callsites/CallSites.h"
+
+#include "callsites/FastUnwind.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace streamlife {
+namespace rt {
+
+int captureStack(void **Frames, int Max) {
+  if (Max <= 0)
+    return 0;
+  if (Max > MaxStackFrames)
+    Max = MaxStackFrames;
+  return fastBacktrace(Frames, Max);
+}
+
+namespace {
+
+std::uint64_t hashOp(NameId Name, void *const *Frames, int Count, const PyFrameRef *Python,
+                     int PythonCount) {
+  // FNV-1a over the name id and the return addresses.
+  std::uint64_t H = 1469598103934665603ull;
+  auto Mix = [&H](std::uint64_t V) {
+    for (int I = 0; I < 8; ++I) {
+      H ^= (V >> (8 * I)) & 0xff;
+      H *= 1099511628211ull;
+    }
+  };
+  Mix(Name);
+  for (int I = 0; I < Count; ++I)
+    Mix(reinterpret_cast<std::uintptr_t>(Frames[I]));
+  for (int I = 0; I < PythonCount; ++I)
+    Mix(std::uint64_t(Python[I].Code) << 32 | Python[I].Line);
+  return H;
+}
+
+} // namespace
+
+OpTable::OpTable() {
+  Names.emplace_back("");
+  NameIds.emplace("", 0);
+  Ops.emplace_back(); // NoOp
+}
+
+NameId OpTable::internName(std::string_view Name) {
+  std::lock_guard<std::mutex> Guard(Lock);
+  auto It = NameIds.find(std::string(Name));
+  if (It != NameIds.end())
+    return It->second;
+  NameId Id = static_cast<NameId>(Names.size());
+  Names.emplace_back(Name);
+  NameIds.emplace(std::string(Name), Id);
+  return Id;
+}
+
+OpId OpTable::intern(NameId Name, void *const *Frames, int Count) {
+  return intern(Name, Frames, Count, nullptr, 0);
+}
+
+OpId OpTable::intern(NameId Name, void *const *Frames, int Count, const PyFrameRef *Python,
+                     int PythonCount) {
+  if (Count < 0)
+    Count = 0;
+  if (PythonCount < 0 || !Python)
+    PythonCount = 0;
+  std::uint64_t H = hashOp(Name, Frames, Count, Python, PythonCount);
+  std::lock_guard<std::mutex> Guard(Lock);
+  auto Range = OpsByHash.equal_range(H);
+  for (auto It = Range.first; It != Range.second; ++It) {
+    const OpRecord &R = Ops[It->second];
+    if (R.Name == Name && R.Frames.size() == static_cast<std::size_t>(Count) &&
+        (Count == 0 || !std::memcmp(R.Frames.data(), Frames, sizeof(void *) * Count)) &&
+        R.Python.size() == static_cast<std::size_t>(PythonCount) &&
+        std::equal(R.Python.begin(), R.Python.end(), Python))
+      return It->second;
+  }
+  OpId Id = static_cast<OpId>(Ops.size());
+  Ops.push_back(OpRecord{Name, std::vector<void *>(Frames, Frames + Count),
+                         std::vector<PyFrameRef>(Python, Python + PythonCount)});
+  OpsByHash.emplace(H, Id);
+  return Id;
+}
+
+OpId OpTable::sameStack(OpId Op, NameId Name) {
+  OpRecord R = op(Op);
+  return intern(Name, R.Frames.data(), static_cast<int>(R.Frames.size()), R.Python.data(),
+                static_cast<int>(R.Python.size()));
+}
+
+std::string OpTable::name(NameId Id) const {
+  std::lock_guard<std::mutex> Guard(Lock);
+  return Id < Names.size() ? Names[Id] : std::string();
+}
+
+OpRecord OpTable::op(OpId Op) const {
+  std::lock_guard<std::mutex> Guard(Lock);
+  return Op < Ops.size() ? Ops[Op] : OpRecord();
+}
+
+std::size_t OpTable::size() const {
+  std::lock_guard<std::mutex> Guard(Lock);
+  return Ops.size() - 1;
+}
+
+} // namespace rt
+} // namespace streamlife

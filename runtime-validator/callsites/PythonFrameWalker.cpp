@@ -1,0 +1,478 @@
+//===- PythonFrameWalker.cpp - reading the interpreter's own frames -------===//
+#include "callsites/PythonFrameWalker.h"
+
+#include "callsites/PythonApi.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+
+using Offset = std::ptrdiff_t;
+constexpr Offset Unknown = -1;
+
+/// Where things are. The _PyInterpreterFrame fields come from the version;
+/// the rest is measured by calibrate().
+struct Layout {
+  int Minor = 0;
+  // PyThreadState -> innermost frame: 3.11 and 3.12 keep it in a _PyCFrame
+  // the thread state points to, 3.13 in the thread state itself.
+  Offset ThreadFrameSlot = Unknown;
+  Offset CFrameCurrent = Unknown; ///< Unknown: ThreadFrameSlot holds the frame
+  // _PyInterpreterFrame.
+  Offset FrameCode = 0, FramePrevious = 0, FrameInstr = 0, FrameOwner = 0, FrameObject = 0;
+  int OwnerCStack = -1; ///< entry frames on the C stack (3.12+); skipped
+  // PyFrameObject.f_frame, after PyObject_HEAD and f_back (all three versions).
+  Offset FrameObjectFrame = 24;
+  // PyCodeObject.
+  Offset CodeUnits = Unknown; ///< offsetof(co_code_adaptive) == PyCode_Type.tp_basicsize
+  Offset CodeFile = Unknown, CodeName = Unknown;
+  // str: PyASCIIObject.length and .state are at the same place in all three.
+  Offset StrLength = 16, StrState = 32;
+  Offset AsciiData = Unknown, CompactData = Unknown;
+};
+
+bool versionLayout(int Minor, Layout &L) {
+  L.Minor = Minor;
+  switch (Minor) {
+  case 11: // f_func, f_globals, f_builtins, f_locals, f_code, frame_obj, previous, prev_instr, stacktop, is_entry, owner
+    L.FrameCode = 32, L.FrameObject = 40, L.FramePrevious = 48, L.FrameInstr = 56, L.FrameOwner = 69;
+    L.CFrameCurrent = 8; // after uint8_t use_tracing
+    return true;
+  case 12: // f_code, previous, f_funcobj, f_globals, f_builtins, f_locals, frame_obj, prev_instr, stacktop, return_offset, owner
+    L.FrameCode = 0, L.FramePrevious = 8, L.FrameObject = 48, L.FrameInstr = 56, L.FrameOwner = 70;
+    L.CFrameCurrent = 0, L.OwnerCStack = 3;
+    return true;
+  case 13: // f_executable, previous, f_funcobj, f_globals, f_builtins, f_locals, frame_obj, instr_ptr, stacktop, return_offset, owner
+    L.FrameCode = 0, L.FramePrevious = 8, L.FrameObject = 48, L.FrameInstr = 56, L.FrameOwner = 70;
+    L.CFrameCurrent = Unknown, L.OwnerCStack = 3;
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Set by a successful calibration; read by the walk only after Active.
+const PythonApi *Api = nullptr;
+Layout TheLayout;
+std::atomic<bool> Active{false};
+
+// Memory reads. At capture time the layout is verified, so plain loads; during
+// calibration a guess may point anywhere, so process_vm_readv on ourselves,
+// which fails with EFAULT instead of faulting.
+struct PlainReader {
+  template <typename T> bool operator()(const void *At, T &Value) const {
+    std::memcpy(&Value, At, sizeof(T));
+    return true;
+  }
+};
+struct CheckedReader {
+  template <typename T> bool operator()(const void *At, T &Value) const {
+    if (!At)
+      return false;
+    iovec Local{&Value, sizeof(T)};
+    iovec Remote{const_cast<void *>(At), sizeof(T)};
+    return process_vm_readv(getpid(), &Local, 1, &Remote, 1, 0) == static_cast<ssize_t>(sizeof(T));
+  }
+};
+
+const char *at(const void *Base, Offset Off) { return static_cast<const char *>(Base) + Off; }
+
+/// The innermost interpreter frame of thread state T, or null.
+template <typename Reader> const void *currentFrame(const Reader &Read, const void *T) {
+  const Layout &L = TheLayout;
+  const void *Slot = nullptr;
+  if (!T || !Read(at(T, L.ThreadFrameSlot), Slot) || !Slot)
+    return nullptr;
+  if (L.CFrameCurrent == Unknown)
+    return Slot;
+  const void *Frame = nullptr;
+  return Read(at(Slot, L.CFrameCurrent), Frame) ? Frame : nullptr;
+}
+
+/// One frame as read from memory: its code object and instruction index.
+struct RawFrame {
+  const void *Code = nullptr;
+  int Lasti = -1;
+};
+
+/// The frames of thread state T, innermost first, skipping the C-stack entry
+/// frames and frames that have not started (both are skipped by
+/// PyFrame_GetBack too). Depth-bounded: a frame chain is never cyclic, but a
+/// wrong read must not loop forever.
+template <typename Reader> int rawFrames(const Reader &Read, const void *T, RawFrame *Out, int Max) {
+  const Layout &L = TheLayout;
+  int N = 0;
+  const void *F = currentFrame(Read, T);
+  for (int Steps = 0; F && N < Max && Steps < 4096; ++Steps) {
+    char Owner = 0;
+    const void *Code = nullptr, *Instr = nullptr, *Previous = nullptr;
+    if (!Read(at(F, L.FrameOwner), Owner) || !Read(at(F, L.FrameCode), Code) ||
+        !Read(at(F, L.FrameInstr), Instr) || !Read(at(F, L.FramePrevious), Previous))
+      break;
+    const void *Type = nullptr;
+    bool IsCode = Code && Read(at(Code, 8), Type) && Type == Api->CodeType; // ob_type
+    if (Owner != L.OwnerCStack && IsCode) {
+      std::ptrdiff_t Units = (static_cast<const char *>(Instr) - at(Code, L.CodeUnits)) / 2;
+      if (Units >= 0 && Units < (1 << 28))
+        Out[N++] = RawFrame{Code, static_cast<int>(Units)};
+    }
+    F = Previous;
+  }
+  return N;
+}
+
+/// A str object's text as UTF-8, read from its compact representation.
+template <typename Reader> bool readString(const Reader &Read, const void *Str, std::string &Text) {
+  const Layout &L = TheLayout;
+  long Length = 0;
+  std::uint32_t State = 0;
+  if (!Str || !Read(at(Str, L.StrLength), Length) || !Read(at(Str, L.StrState), State) ||
+      Length < 0 || Length > 4096)
+    return false;
+  unsigned Kind = (State >> 2) & 7, Compact = (State >> 5) & 1, Ascii = (State >> 6) & 1;
+  if (!Compact || (Kind != 1 && Kind != 2 && Kind != 4))
+    return false;
+  const char *Data = at(Str, Ascii ? L.AsciiData : L.CompactData);
+  Text.clear();
+  for (long I = 0; I < Length; ++I) {
+    std::uint32_t C = 0;
+    if (Kind == 1) {
+      std::uint8_t B;
+      if (!Read(Data + I, B))
+        return false;
+      C = B;
+    } else if (Kind == 2) {
+      std::uint16_t H;
+      if (!Read(Data + 2 * I, H))
+        return false;
+      C = H;
+    } else if (!Read(Data + 4 * I, C)) {
+      return false;
+    }
+    if (C < 0x80) {
+      Text += static_cast<char>(C);
+    } else if (C < 0x800) {
+      Text += static_cast<char>(0xC0 | C >> 6);
+      Text += static_cast<char>(0x80 | (C & 0x3F));
+    } else if (C < 0x10000) {
+      Text += static_cast<char>(0xE0 | C >> 12);
+      Text += static_cast<char>(0x80 | (C >> 6 & 0x3F));
+      Text += static_cast<char>(0x80 | (C & 0x3F));
+    } else {
+      Text += static_cast<char>(0xF0 | C >> 18);
+      Text += static_cast<char>(0x80 | (C >> 12 & 0x3F));
+      Text += static_cast<char>(0x80 | (C >> 6 & 0x3F));
+      Text += static_cast<char>(0x80 | (C & 0x3F));
+    }
+  }
+  return true;
+}
+
+/// What identifies a code object without a reference to it: its address and
+/// the addresses of its (immutable) name objects. A code object that dies and
+/// is replaced at the same address by another one with other names gets a new
+/// id instead of the old one's name.
+struct CodeKey {
+  const void *Code = nullptr, *File = nullptr, *Name = nullptr;
+  bool operator<(const CodeKey &O) const {
+    return std::tie(Code, File, Name) < std::tie(O.Code, O.File, O.Name);
+  }
+  bool operator==(const CodeKey &O) const {
+    return Code == O.Code && File == O.File && Name == O.Name;
+  }
+};
+
+/// Code ids of every thread, named once.
+struct NamedCodes {
+  std::mutex Lock;
+  std::map<CodeKey, std::uint32_t> Ids;
+};
+NamedCodes &namedCodes() {
+  static NamedCodes *Table = new NamedCodes; // outlives exit-time reports
+  return *Table;
+}
+
+template <typename Reader> std::uint32_t codeIdOf(const Reader &Read, const CodeKey &Key) {
+  NamedCodes &T = namedCodes();
+  {
+    std::lock_guard<std::mutex> Guard(T.Lock);
+    if (auto It = T.Ids.find(Key); It != T.Ids.end())
+      return It->second;
+  }
+  std::string File, Function;
+  if (!readString(Read, Key.File, File))
+    File = "?";
+  if (!readString(Read, Key.Name, Function))
+    Function = "?";
+  std::uint32_t Id = addPythonCode(std::move(File), std::move(Function));
+  std::lock_guard<std::mutex> Guard(T.Lock);
+  return T.Ids.emplace(Key, Id).first->second; // a racing thread's id wins; ours stays unused
+}
+
+/// Per-thread direct-mapped caches, so that a capture in a steady loop is a
+/// few loads per frame and no lock.
+struct ThreadCaches {
+  struct CodeSlot {
+    CodeKey Key;
+    std::uint32_t Id = 0;
+  };
+  struct LineSlot {
+    std::uint32_t Code = 0;
+    int Lasti = -1;
+    std::uint32_t Line = 0;
+  };
+  std::array<CodeSlot, 1024> Codes{};
+  std::array<LineSlot, 4096> Lines{};
+};
+thread_local std::unique_ptr<ThreadCaches> Caches;
+
+std::size_t mix(std::uintptr_t V) { return static_cast<std::size_t>((V ^ V >> 17) * 0x9E3779B97F4A7C15ull >> 40); }
+
+template <typename Reader> bool describe(const Reader &Read, const RawFrame &F, PyFrameRef &Ref) {
+  const Layout &L = TheLayout;
+  if (!Caches)
+    Caches = std::make_unique<ThreadCaches>();
+  CodeKey Key{F.Code, nullptr, nullptr};
+  if (!Read(at(F.Code, L.CodeFile), Key.File) || !Read(at(F.Code, L.CodeName), Key.Name))
+    return false;
+  auto &CodeSlot = Caches->Codes[mix(reinterpret_cast<std::uintptr_t>(F.Code)) % Caches->Codes.size()];
+  if (!(CodeSlot.Key == Key) || !CodeSlot.Id)
+    CodeSlot = {Key, codeIdOf(Read, Key)};
+  Ref.Code = CodeSlot.Id;
+  auto &LineSlot = Caches->Lines[mix(std::uintptr_t(Ref.Code) << 20 ^ std::uintptr_t(F.Lasti)) %
+                                 Caches->Lines.size()];
+  if (LineSlot.Code != Ref.Code || LineSlot.Lasti != F.Lasti) {
+    int Line = Api->CodeAddr2Line(const_cast<void *>(F.Code), F.Lasti * 2);
+    LineSlot = {Ref.Code, F.Lasti, Line > 0 ? static_cast<std::uint32_t>(Line) : 0};
+  }
+  Ref.Line = LineSlot.Line;
+  return true;
+}
+
+template <typename Reader> int walk(const Reader &Read, const void *T, PyFrameRef *Out, int Max) {
+  RawFrame Raw[MaxPythonFrames];
+  int N = rawFrames(Read, T, Raw, Max < MaxPythonFrames ? Max : MaxPythonFrames);
+  int Kept = 0;
+  for (int I = 0; I < N; ++I)
+    if (describe(Read, Raw[I], Out[Kept]))
+      ++Kept;
+  return Kept;
+}
+
+// ---- calibration (GIL held) -------------------------------------------------
+
+struct Ref { // owns one new reference
+  PyObj *P = nullptr;
+  explicit Ref(PyObj *P) : P(P) {
+    if (!P)
+      Api->ErrClear();
+  }
+  ~Ref() {
+    if (P)
+      Api->DecRef(P);
+  }
+  Ref(const Ref &) = delete;
+  Ref &operator=(const Ref &) = delete;
+};
+
+std::string utf8Of(PyObj *Str) {
+  const char *Text = Str ? Api->UnicodeAsUTF8(Str) : nullptr;
+  if (!Text) {
+    Api->ErrClear();
+    return "?";
+  }
+  return Text;
+}
+
+/// The offset in [From, To) of the first pointer-sized slot of Object equal to Value.
+Offset findSlot(const void *Object, Offset From, Offset To, const void *Value) {
+  CheckedReader Read;
+  for (Offset Off = From; Off + 8 <= To; Off += 8) {
+    const void *Slot = nullptr;
+    if (Read(at(Object, Off), Slot) && Slot == Value)
+      return Off;
+  }
+  return Unknown;
+}
+
+/// The offset of Bytes inside Object's first Limit bytes.
+Offset findBytes(const void *Object, Offset From, Offset Limit, const void *Bytes, std::size_t Size) {
+  CheckedReader Read;
+  for (Offset Off = From; Off + static_cast<Offset>(Size) <= Limit; Off += 4) {
+    char Buffer[64];
+    bool Ok = Size <= sizeof(Buffer);
+    for (std::size_t I = 0; Ok && I < Size; ++I)
+      Ok = Read(at(Object, Off + static_cast<Offset>(I)), Buffer[I]);
+    if (Ok && !std::memcmp(Buffer, Bytes, Size))
+      return Off;
+  }
+  return Unknown;
+}
+
+bool learnStrings(Layout &L, std::string &Why) {
+  // ASCII: "streamlife!" as 1-byte data right after PyASCIIObject.
+  static const char Ascii[] = "streamlife-ascii";
+  Ref A(Api->UnicodeFromKindAndData(1, Ascii, sizeof(Ascii) - 1));
+  // Not ASCII but 1 byte per character (kind 1), after PyCompactUnicodeObject.
+  static const unsigned char Latin1[] = {0xE9, 's', 't', 'r', 'e', 'a', 'm', 'l', 'i', 'f', 'e'};
+  Ref B(Api->UnicodeFromKindAndData(1, Latin1, sizeof(Latin1)));
+  if (!A.P || !B.P)
+    return (Why = "cannot create calibration strings"), false;
+  L.AsciiData = findBytes(A.P, 24, 128, Ascii, sizeof(Ascii) - 1);
+  L.CompactData = findBytes(B.P, 24, 160, Latin1, sizeof(Latin1));
+  if (L.AsciiData == Unknown || L.CompactData == Unknown)
+    return (Why = "str layout not recognized"), false;
+  CheckedReader Read;
+  std::string Text;
+  if (!readString(Read, A.P, Text) || Text != Ascii)
+    return (Why = "ascii str read back wrong"), false;
+  // 2- and 4-byte kinds share the compact header: verify both read back.
+  static const std::uint16_t Ucs2[] = {0x3b1, 0x3b2, 's'};
+  static const std::uint32_t Ucs4[] = {0x1F600, 'x'};
+  Ref C(Api->UnicodeFromKindAndData(2, Ucs2, 3)), D(Api->UnicodeFromKindAndData(4, Ucs4, 2));
+  if (!readString(Read, B.P, Text) || Text != utf8Of(B.P) || !C.P || !readString(Read, C.P, Text) ||
+      Text != utf8Of(C.P) || !D.P || !readString(Read, D.P, Text) || Text != utf8Of(D.P))
+    return (Why = "non-ascii str read back wrong"), false;
+  return true;
+}
+
+bool learnCode(Layout &L, PyObj *Code, std::string &Why) {
+  Ref Basic(Api->GetAttrString(Api->CodeType, "__basicsize__"));
+  long Size = Basic.P ? Api->LongAsLong(Basic.P) : -1;
+  if (Size < 64 || Size > 1024)
+    return (Why = "code object size not recognized"), false;
+  L.CodeUnits = Size;
+  Ref File(Api->GetAttrString(Code, "co_filename")), Name(Api->GetAttrString(Code, "co_name"));
+  if (!File.P || !Name.P)
+    return (Why = "code object without co_filename/co_name"), false;
+  L.CodeFile = findSlot(Code, 16, Size, File.P);
+  L.CodeName = findSlot(Code, 16, Size, Name.P);
+  if (L.CodeFile == Unknown || L.CodeName == Unknown)
+    return (Why = "co_filename/co_name not found in the code object"), false;
+  return true;
+}
+
+bool learnThreadState(Layout &L, const void *T, PyObj *FrameObject, std::string &Why) {
+  CheckedReader Read;
+  const void *Innermost = nullptr, *Back = nullptr;
+  if (!Read(at(FrameObject, L.FrameObjectFrame), Innermost) ||
+      !Read(at(Innermost, L.FrameObject), Back) || Back != FrameObject)
+    return (Why = "frame object does not point at its interpreter frame"), false;
+  for (Offset Off = 0; Off < 1024 && L.ThreadFrameSlot == Unknown; Off += 8) {
+    const void *Slot = nullptr, *Frame = nullptr;
+    if (!Read(at(T, Off), Slot) || !Slot)
+      continue;
+    if (L.CFrameCurrent == Unknown ? Slot == Innermost
+                                   : Read(at(Slot, L.CFrameCurrent), Frame) && Frame == Innermost)
+      L.ThreadFrameSlot = Off;
+  }
+  if (L.ThreadFrameSlot == Unknown)
+    return (Why = "current frame not found in the thread state"), false;
+  return true;
+}
+
+/// Walks the current stack with the capture-time code (through checked reads)
+/// and with the C API, and demands the same code objects, names and lines.
+bool verifyWalk(const void *T, PyObj *FrameObject, std::string &Why) {
+  CheckedReader Read;
+  RawFrame Raw[MaxPythonFrames];
+  int N = rawFrames(Read, T, Raw, MaxPythonFrames);
+  std::vector<std::unique_ptr<Ref>> Backs; // frames from PyFrame_GetBack are new references
+  PyObj *F = FrameObject;
+  int I = 0;
+  for (; F && I < MaxPythonFrames; ++I) {
+    Ref Code(Api->FrameGetCode(F));
+    std::string At = "frame " + std::to_string(I) + ": ";
+    if (I >= N)
+      return (Why = At + "the C API sees more frames than the walker"), false;
+    if (Raw[I].Code != Code.P)
+      return (Why = At + "another code object"), false;
+    PyFrameRef Mine;
+    if (!describe(Read, Raw[I], Mine))
+      return (Why = At + "code object names unreadable"), false;
+    PyFrameText Text = describePythonFrame(Mine);
+    Ref File(Api->GetAttrString(Code.P, "co_filename")), Name(Api->GetAttrString(Code.P, "co_name"));
+    int Line = Api->FrameGetLineNumber(F);
+    if (Text.File != utf8Of(File.P) || Text.Function != utf8Of(Name.P))
+      return (Why = At + "names differ"), false;
+    if (Line < 0 || Mine.Line != static_cast<std::uint32_t>(Line))
+      return (Why = At + "line " + std::to_string(Mine.Line) + ", the C API says " + std::to_string(Line)),
+             false;
+    Backs.push_back(std::make_unique<Ref>(Api->FrameGetBack(F)));
+    F = Backs.back()->P;
+  }
+  if (I < MaxPythonFrames && I != N)
+    return (Why = "the walker sees more frames than the C API"), false;
+  if (I < 2)
+    return (Why = "too few frames to verify the layout"), false;
+  return true;
+}
+
+} // namespace
+
+bool calibratePythonFrameWalker(std::string &Why) {
+  static std::mutex Once;
+  std::lock_guard<std::mutex> Guard(Once);
+  if (Active.load(std::memory_order_acquire))
+    return true;
+  const PythonApi &Bound = pythonApi();
+  if (!Bound.WalkerOk)
+    return (Why = "the Python C API is not in the process"), false;
+  Api = &Bound;
+  int Major = 0, Minor = 0;
+  const char *Version = Api->GetVersion();
+  Layout L;
+  if (!Version || std::sscanf(Version, "%d.%d", &Major, &Minor) != 2 || Major != 3 ||
+      !versionLayout(Minor, L))
+    return (Why = "CPython " + std::to_string(Major) + "." + std::to_string(Minor) +
+                  ": frame layout not known (3.11 to 3.13)"),
+           false;
+  PyObj *T = Api->ThreadStateGet();
+  PyObj *Frame = Api->EvalGetFrame();
+  if (!T || !Frame)
+    return (Why = "no Python frame to calibrate with"), false;
+  if (Api->ThisThreadState() != T)
+    return (Why = "the thread's own thread state is not the current one"), false;
+  Ref Code(Api->FrameGetCode(Frame));
+  TheLayout = L; // the readers below use it; nobody walks before Active is set
+  if (!Code.P || !learnStrings(TheLayout, Why) || !learnCode(TheLayout, Code.P, Why) ||
+      !learnThreadState(TheLayout, T, Frame, Why) || !verifyWalk(T, Frame, Why)) {
+    if (Why.empty())
+      Why = "no code object for the current frame";
+    TheLayout = Layout();
+    return false;
+  }
+  Active.store(true, std::memory_order_release);
+  return true;
+}
+
+bool pythonFrameWalkerActive() { return Active.load(std::memory_order_acquire); }
+
+std::string pythonFrameWalkerVersion() {
+  return pythonFrameWalkerActive() ? "CPython 3." + std::to_string(TheLayout.Minor) : std::string();
+}
+
+int walkPythonStack(PyFrameRef *Out, int Max) {
+  if (!Active.load(std::memory_order_acquire) || Max <= 0)
+    return 0;
+  const void *T = Api->ThisThreadState(); // a thread-local lookup; no GIL needed
+  return T ? walk(PlainReader(), T, Out, Max) : 0;
+}
+
+} // namespace rt
+} // namespace streamlife

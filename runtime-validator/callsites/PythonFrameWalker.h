@@ -1,0 +1,59 @@
+//===- PythonFrameWalker.h - Python stacks read from the interpreter -*- C++ -*-===//
+//
+// The cheap way to a Python call site. The profile-function tracer
+// (PythonStacks.h) pays one C call per Python call and return whether or not a
+// CUDA call ever follows; on a Python-heavy training step (FSDP2: about 135k
+// Python calls per step) that was most of the validator's cost. The walker
+// pays nothing between CUDA calls: when one is captured, it reads the calling
+// thread's own interpreter frames (PyThreadState -> current _PyInterpreterFrame
+// -> previous...), as profilers such as py-spy do from outside the process.
+//
+// Why reading them without the GIL is safe: the frames read are the calling
+// thread's own, suspended below the C call that is being captured (PyTorch
+// releases the GIL around its ops, but this thread cannot pop or push a frame
+// until the capture returns); their code objects are kept alive by the frames;
+// code objects, their names and line tables are immutable. Nothing is
+// allocated in Python and no reference count is touched.
+//
+// Why it cannot misread: the frame layout is private to CPython and changes
+// between minor versions. The walker knows 3.11, 3.12 and 3.13 (release
+// builds with the GIL), and at start-up, under the GIL, it learns the offsets
+// it cannot know from the version (where the thread state keeps the current
+// frame, where a code object keeps its name), reading candidate memory with
+// process_vm_readv so that a wrong guess fails instead of crashing, and then
+// walks the start-up stack with the very code used at capture time and demands
+// the same code objects, names and lines as the C API's own walk
+// (PyEval_GetFrame, PyFrame_GetBack, PyFrame_GetLineNumber). Any difference,
+// or another version, leaves the walker off and the profile function on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_CALLSITES_PYTHONFRAMEWALKER_H
+#define STREAMLIFE_RT_CALLSITES_PYTHONFRAMEWALKER_H
+
+#include "callsites/PythonStacks.h"
+
+#include <string>
+
+namespace streamlife {
+namespace rt {
+
+/// Learns and verifies the running interpreter's frame layout. The calling
+/// thread must hold the GIL and run Python code (the sitecustomize module
+/// calls it through ctypes.PyDLL). On success the walker is active for every
+/// thread from then on; on failure Why says what did not match.
+bool calibratePythonFrameWalker(std::string &Why);
+
+/// True once calibratePythonFrameWalker succeeded.
+bool pythonFrameWalkerActive();
+
+/// "CPython 3.12" after a successful calibration.
+std::string pythonFrameWalkerVersion();
+
+/// Copies the calling thread's Python stack, innermost first, without the
+/// GIL; 0 when the walker is off or the thread runs no Python code.
+int walkPythonStack(PyFrameRef *Out, int Max);
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

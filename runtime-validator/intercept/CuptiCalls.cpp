@@ -1,0 +1,43 @@
+//===- CuptiCalls.cpp - CuptiCalls.inc as data ----------------------------===//
+#include "intercept/CuptiCalls.h"
+
+#include <cupti_driver_cbid.h>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+constexpr bool Legacy = false;
+constexpr bool PerThread = true;
+constexpr unsigned Enter = CuptiCall::AtEnter, Exit = CuptiCall::AtExit, Both = Enter | Exit;
+/// A copy's Sync column: a synchronous one is also a host sync at its exit.
+constexpr unsigned Async = Enter, Sync = Both, SyncIfHostMemory = Both;
+} // namespace
+
+const std::vector<CuptiCall> &cuptiCalls() {
+  static const std::vector<CuptiCall> Calls = {
+#define STREAMLIFE_ROW(Cbid, Text, Family, Null, Sites) CuptiCall{Cbid, Text, CuptiFamily::Family, Null, Sites},
+#define STREAMLIFE_CUPTI_CALL(Name, Family, Null, Site)                                            \
+  STREAMLIFE_ROW(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, Family, Null, Site)
+#define STREAMLIFE_CUPTI_COPY(Name, Null, Dst, Src, Bytes, Stream, SyncKind)                         \
+  STREAMLIFE_ROW(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, CopiesAndSets, Null, SyncKind)
+#define STREAMLIFE_CUPTI_SET(Name, Null, Dst, Count, ElementSize, Stream)                            \
+  STREAMLIFE_ROW(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, CopiesAndSets, Null, Enter)
+#define STREAMLIFE_CUPTI_SET2D(Name, Null, ElementSize, Stream)                                      \
+  STREAMLIFE_ROW(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, CopiesAndSets, Null, Enter)
+#define STREAMLIFE_CUPTI_COPY2D(Name, Null, Stream, SyncKind)                                        \
+  STREAMLIFE_ROW(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, CopiesAndSets, Null, SyncKind)
+#define STREAMLIFE_CUPTI_COPY3D(Name, Null, Stream, SyncKind)                                        \
+  STREAMLIFE_ROW(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, CopiesAndSets, Null, SyncKind)
+#define STREAMLIFE_CUPTI_COPY_BATCH(Name, Null)                                                      \
+  STREAMLIFE_ROW(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, CopiesAndSets, Null, Enter)
+#define STREAMLIFE_CUPTI_COPY_NOT_ANALYSED(Name, Null, Kind)                                         \
+  STREAMLIFE_ROW(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, CopiesAndSets, Null, Enter)
+#include "intercept/CuptiCalls.inc"
+#undef STREAMLIFE_ROW
+  };
+  return Calls;
+}
+
+} // namespace rt
+} // namespace streamlife

@@ -1,0 +1,37 @@
+//===- CuptiCalls.h - the table of intercepted driver calls -----*- C++ -*-===//
+//
+// CuptiCalls.inc as data: one row per intercepted cbid, for the subscription
+// (enable and dispatch) and for tests that hold the table to its promises
+// (every row unique; the per-thread column agrees with the _ptsz/_ptds name;
+// every copy or set row decodes). No CUPTI calls; unit-tested on the CPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_INTERCEPT_CUPTICALLS_H
+#define STREAMLIFE_RT_INTERCEPT_CUPTICALLS_H
+
+#include <cupti.h>
+
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+/// The interceptor family of a row (intercept<Family>, CuptiCallContext.h).
+enum class CuptiFamily { Launches, Streams, EventsAndSync, Memory, CopiesAndSets, StreamMemOps };
+
+struct CuptiCall {
+  enum Site : unsigned { AtEnter = 1, AtExit = 2 };
+  CUpti_CallbackId Cbid;
+  const char *Name; ///< the driver function, "cuMemcpyAsync_ptsz"
+  CuptiFamily Family;
+  bool PerThread; ///< a NULL stream is the calling thread's per-thread default stream
+  unsigned Sites; ///< the callbacks its family uses (Site bits)
+};
+
+/// Every row of CuptiCalls.inc, in table order.
+const std::vector<CuptiCall> &cuptiCalls();
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

@@ -1,0 +1,242 @@
+//===- InterceptContext.cpp - the verbs every interception mechanism uses --===//
+#include "intercept/InterceptContext.h"
+
+#include "intercept/Runtime.h"
+
+namespace streamlife {
+namespace rt {
+
+InterceptContext::InterceptContext(ValidatorRuntime &R, CUcontext Ctx, bool PerThreadApi)
+    : R(R), T(currentThread()), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
+
+const Options &InterceptContext::options() const { return R.Opts; }
+SelfProfile &InterceptContext::profile() const { return R.Profile; }
+
+// --- call sites ---------------------------------------------------------------
+
+NameId InterceptContext::name(std::string_view Text) const { return R.Ops.internName(Text); }
+
+OpId InterceptContext::op(NameId Name) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::CallSites);
+  return captureOp(R, Name);
+}
+
+OpId InterceptContext::op(NameId Name, const std::vector<void *> &Frames) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::CallSites);
+  return R.Ops.intern(Name, Frames.data(), static_cast<int>(Frames.size()));
+}
+
+OpId InterceptContext::sameStack(OpId Op, NameId Name) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::CallSites);
+  return R.Ops.sameStack(Op, Name);
+}
+
+std::vector<void *> InterceptContext::nativeStack() const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::CallSites);
+  void *Frames[MaxStackFrames];
+  int Depth = static_cast<int>(R.Opts.stack_depth);
+  int N = captureStack(Frames, Depth > MaxStackFrames ? MaxStackFrames : Depth);
+  return std::vector<void *>(Frames, Frames + N);
+}
+
+// --- streams and devices --------------------------------------------------------
+
+StreamId InterceptContext::stream(CUstream H) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Streams);
+  return R.Streams.resolve(T, H, PerThreadApi, Ctx);
+}
+
+StreamId InterceptContext::streamOf(ThreadId Owner, CUstream H) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Streams);
+  return R.Streams.resolve(Owner, H, false, Ctx);
+}
+
+int InterceptContext::device() const { return R.Streams.currentDevice(Ctx); }
+
+void InterceptContext::streamCreated(CUstream H, unsigned Flags, int Priority) const {
+  R.Streams.created(T, H, Flags, Priority, Ctx);
+}
+
+void InterceptContext::streamDestroyed(CUstream H) const { R.Streams.destroyed(T, H); }
+
+void InterceptContext::captureBegan() const { R.ActiveCaptures.fetch_add(1); }
+
+void InterceptContext::captureEnded() const {
+  int Active = R.ActiveCaptures.load();
+  while (Active > 0 && !R.ActiveCaptures.compare_exchange_weak(Active, Active - 1)) {
+  }
+}
+
+bool InterceptContext::capturing(CUstream H) const {
+  if (R.ActiveCaptures.load(std::memory_order_relaxed) == 0 || !R.Driver.StreamIsCapturing)
+    return false;
+  CUstreamCaptureStatus Status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (R.Driver.StreamIsCapturing(H, &Status) != CUDA_SUCCESS)
+    return false;
+  return Status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+// --- notes ---------------------------------------------------------------------
+
+void InterceptContext::notAnalysed(NotAnalysed Kind) const { R.Report.noteNotAnalysed(Kind); }
+void InterceptContext::note(const std::string &Text) const { R.Report.note(Text); }
+
+// --- kernels and counters ----------------------------------------------------------
+
+const KernelInfo &InterceptContext::kernel(CUfunction F, const char *SymbolName) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Decode);
+  return *R.Kernels.get(reinterpret_cast<void *>(F), SymbolName, R.Ops);
+}
+
+void InterceptContext::countDecoded(const char *Family) const { R.Launches.decoded(Family); }
+void InterceptContext::countCollective(const char *Api) const { R.Launches.collective(Api); }
+void InterceptContext::countLibraryCall(const char *Api) const { R.Launches.libraryCall(Api); }
+void InterceptContext::countIgnoredWords(std::size_t N) const { R.Launches.ignoredGenericWords(N); }
+
+// --- the engine --------------------------------------------------------------------
+
+void InterceptContext::allocated(Range Bytes, AllocKind Kind, StreamId S, OpId Site) const {
+  int Device = device();
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.allocated(T, Bytes, Kind, S, Site, Device);
+}
+
+void InterceptContext::released(Addr Base, ReleaseKind Kind, StreamId S, OpId Site) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.released(T, Base, Kind, S, Site);
+}
+
+void InterceptContext::launched(StreamId S, const std::vector<Range> &Touched, OpId Op) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.launched(T, S, Touched, Op);
+}
+
+std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const PointerWord *Words,
+                                                       std::size_t Count, OpId Op,
+                                                       OpId GenericOp) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  return R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
+}
+
+void InterceptContext::eventRecorded(Handle Event, StreamId S) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.eventRecorded(T, Event, S);
+}
+
+void InterceptContext::streamWaitsEvent(StreamId S, Handle Event) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.streamWaitsEvent(T, S, Event);
+}
+
+void InterceptContext::hostSyncsEvent(Handle Event) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.hostSyncsEvent(T, Event);
+}
+
+void InterceptContext::hostSyncsStream(StreamId S) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.hostSyncsStream(T, S);
+}
+
+void InterceptContext::hostSyncsDevice() const {
+  int Device = device();
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.hostSyncsDevice(T, Device);
+}
+
+void InterceptContext::eventDestroyed(Handle Event) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Eng.eventDestroyed(T, Event);
+}
+
+bool InterceptContext::isTracked(Addr A) const { return R.Eng.isTracked(A); }
+
+// --- allocators --------------------------------------------------------------------
+
+void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site) const {
+  int Device = device();
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
+}
+
+void InterceptContext::freedAsync(Addr Ptr, StreamId S, OpId Site) const {
+  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
+  R.Pool.freedAsync(T, Ptr, S, Site);
+}
+
+int InterceptContext::registerAllocator(const std::string &Name, int Policy) const {
+  return R.Annotated.registerAllocator(Name, Policy);
+}
+
+bool InterceptContext::allocatorKnown(int Allocator) const { return R.Annotated.known(Allocator); }
+
+std::string InterceptContext::allocatorName(int Allocator) const {
+  return R.Annotated.allocatorName(Allocator);
+}
+
+void InterceptContext::queueBlockEvent(const BlockEvent &Event) const { R.Annotated.push(Event); }
+
+std::size_t InterceptContext::queuedBlockEvents() const { return R.Annotated.unapplied(); }
+
+void InterceptContext::countHostSync() const {
+  R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
+}
+
+void InterceptContext::replayBlockEvents() const {
+  if (!R.Annotated.hasPending())
+    return;
+  ProfileTimer Timer(R.Profile, ProfilePhase::BlockEvents);
+  R.Annotated.drain([this](ThreadId Owner, Handle H) {
+    return R.Streams.resolve(Owner, reinterpret_cast<CUstream>(H), false, Ctx);
+  });
+}
+
+// --- InterceptScope ------------------------------------------------------------------
+
+thread_local int ValidatorCode::Depth = 0;
+
+bool processUsedCuda() {
+  ValidatorRuntime *R = runtime();
+  return R && R->UsedCuda.load(std::memory_order_relaxed);
+}
+
+InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+  if (ValidatorRuntime *R = runtime()) {
+    Context.emplace(*R, Ctx, PerThreadApi);
+    enter(Slot);
+  }
+}
+
+InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+  Context.emplace(R, Ctx, PerThreadApi);
+  enter(Slot);
+}
+
+void InterceptScope::enter(ProfileSlot Slot) {
+  Timer.start(Context->profile(), Slot);
+  // Read before written: a store on every call would bounce the flag's cache
+  // line between the threads that launch.
+  if (!Context->R.UsedCuda.load(std::memory_order_relaxed))
+    Context->R.UsedCuda.store(true, std::memory_order_relaxed);
+  // Block events that annotated allocators queued before this call (PyTorch's
+  // ALLOC before the launch that fills the block) come first.
+  Context->replayBlockEvents();
+}
+
+InterceptScope::~InterceptScope() {
+  if (!Context)
+    return;
+  ValidatorRuntime &R = Context->R;
+  if (R.Report.hasPending()) {
+    ProfileTimer Printing(R.Profile, ProfilePhase::Findings);
+    R.Report.drain(R);
+  }
+}
+
+ProfileSlot profileSlot(const char *Name) {
+  ValidatorRuntime *R = runtime();
+  return R && R->Profile.enabled() ? R->Profile.slot(Name) : NoProfileSlot;
+}
+
+} // namespace rt
+} // namespace streamlife

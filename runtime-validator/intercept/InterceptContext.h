@@ -1,0 +1,203 @@
+//===- InterceptContext.h - what an interception mechanism may touch -*- C++ -*-===//
+//
+// Every mechanism that learns of a CUDA call -- CUPTI driver callbacks, NCCL
+// and cuBLAS/cuBLASLt/cuDNN interposition, the annotation entry points, the
+// PyTorch allocator feed -- translates it into engine events through this one
+// context, as each of ThreadSanitizer's interceptors goes through one
+// ScopedInterceptor: the calling thread, its call site as an op, stream handles
+// resolved to engine streams, the device, "not analysed" notes, and the
+// engine's verbs. No mechanism reaches into the runtime's state (Runtime.h),
+// and none decides anything about ordering: that is the engine's business.
+//
+// An InterceptScope brackets one intercepted call that enters the engine:
+// block events that allocators queued before the call are replayed first
+// (PyTorch's ALLOC comes before the launch that fills the block), findings
+// are printed after it, outside every lock. A context without a scope (the
+// annotation entry points, which run under an allocator's lock) may only
+// capture call sites and queue.
+//
+// With the self_profile option every scope and each phase inside it (stack
+// capture, stream resolution, parameter decoding, the engine, replaying block
+// events, printing findings) is timed; the table is printed at exit
+// (SelfProfile.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_INTERCEPT_INTERCEPTCONTEXT_H
+#define STREAMLIFE_RT_INTERCEPT_INTERCEPTCONTEXT_H
+
+#include "allocators/AnnotatedAllocators.h"
+#include "callsites/CallSites.h"
+#include "engine/Engine.h"
+#include "intercept/SelfProfile.h"
+#include "report/Reporter.h"
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+class ValidatorRuntime;
+struct KernelInfo;
+struct Options;
+
+/// The process's runtime, or null while passive (no driver, no CUPTI, another
+/// CUPTI subscriber, or a forked child).
+ValidatorRuntime *runtime();
+
+/// A small dense id for the calling OS thread.
+ThreadId currentThread();
+
+/// True once the process made a CUDA call the validator intercepted.
+bool processUsedCuda();
+
+/// Marks the calling thread as running validator code: an intercepted call's
+/// scope, or an interposer's own bookkeeping. The locks the validator takes
+/// meanwhile are its own, so the thread interposers (InterceptThreads.cpp)
+/// pass them straight through without classifying their caller.
+class ValidatorCode {
+public:
+  ValidatorCode() { ++Depth; }
+  ~ValidatorCode() { --Depth; }
+  ValidatorCode(const ValidatorCode &) = delete;
+  ValidatorCode &operator=(const ValidatorCode &) = delete;
+  static bool running() { return Depth > 0; }
+
+private:
+  static thread_local int Depth;
+};
+
+class InterceptContext {
+public:
+  /// Ctx is the CUDA context the call runs in (null: the thread's current
+  /// one); PerThreadApi: a _ptsz/_ptds variant, whose NULL stream is the
+  /// calling thread's per-thread default stream.
+  InterceptContext(ValidatorRuntime &R, CUcontext Ctx = nullptr, bool PerThreadApi = false);
+
+  ThreadId thread() const { return T; }
+  const Options &options() const;
+
+  // --- call sites ----------------------------------------------------------
+  /// Interns a name ("cuMemcpyAsync", a kernel's); the same text, the same id.
+  NameId name(std::string_view Text) const;
+  /// "What did this" with the caller's call site: its Python stack when it
+  /// runs Python code, else its native stack, sampled per (name, thread) as
+  /// the stacks_per_op option says. No CUDA call and no lock but the op
+  /// table's: safe under an allocator's lock.
+  OpId op(NameId Name) const;
+  /// An op of a stack captured earlier (a grouped collective recorded at the
+  /// group's end).
+  OpId op(NameId Name, const std::vector<void *> &Frames) const;
+  /// Op's stack under another name (one launch's accesses of two provenances).
+  OpId sameStack(OpId Op, NameId Name) const;
+  /// The caller's native stack, as deep as stack_depth says.
+  std::vector<void *> nativeStack() const;
+
+  // --- streams and devices -------------------------------------------------
+  /// The engine stream of handle H as this call means it.
+  StreamId stream(CUstream H) const;
+  /// The engine stream of H as used by another thread (a queued block event).
+  StreamId streamOf(ThreadId Owner, CUstream H) const;
+  /// The device of the call's context.
+  int device() const;
+  void streamCreated(CUstream H, unsigned Flags, int Priority) const;
+  void streamDestroyed(CUstream H) const;
+  /// A stream began or ended capturing into a graph.
+  void captureBegan() const;
+  void captureEnded() const;
+  /// True (and noted once) when H is capturing into a graph right now: its
+  /// work goes into a graph, not onto the GPU.
+  bool capturing(CUstream H) const;
+
+  // --- what the validator cannot see into -----------------------------------
+  void notAnalysed(NotAnalysed Kind) const;
+  /// "streamlife: note: ..." once per distinct text.
+  void note(const std::string &Text) const;
+
+  // --- kernels ---------------------------------------------------------------
+  /// The kernel's parameter layout and plan, asking the driver on first sight.
+  const KernelInfo &kernel(CUfunction F, const char *SymbolName) const;
+  /// Counters for intercept_stats (LaunchStats.h); names are literals.
+  void countDecoded(const char *Family) const;
+  void countCollective(const char *Api) const;
+  void countLibraryCall(const char *Api) const;
+  void countIgnoredWords(std::size_t N) const;
+
+  // --- the engine's verbs (Engine.h) -----------------------------------------
+  void allocated(Range R, AllocKind Kind, StreamId S, OpId Site) const;
+  void released(Addr Base, ReleaseKind Kind, StreamId S, OpId Site) const;
+  void launched(StreamId S, const std::vector<Range> &Touched, OpId Op) const;
+  std::size_t launchedWithPointerWords(StreamId S, const PointerWord *Words, std::size_t Count,
+                                       OpId Op, OpId GenericOp) const;
+  void eventRecorded(Handle Event, StreamId S) const;
+  void streamWaitsEvent(StreamId S, Handle Event) const;
+  void hostSyncsEvent(Handle Event) const;
+  void hostSyncsStream(StreamId S) const;
+  void hostSyncsDevice() const;
+  void eventDestroyed(Handle Event) const;
+  bool isTracked(Addr A) const;
+
+  // --- allocators --------------------------------------------------------------
+  /// The driver's stream-ordered pool (cuMemAllocAsync / cuMemFreeAsync).
+  void allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site) const;
+  void freedAsync(Addr Ptr, StreamId S, OpId Site) const;
+  /// Allocators that describe their own blocks (annotations.h): queued only.
+  int registerAllocator(const std::string &Name, int Policy) const;
+  bool allocatorKnown(int Allocator) const;
+  std::string allocatorName(int Allocator) const;
+  void queueBlockEvent(const BlockEvent &Event) const;
+  /// Block and host-synchronization events queued and not yet applied.
+  std::size_t queuedBlockEvents() const;
+  /// A host synchronization event was queued (intercept_stats).
+  void countHostSync() const;
+  /// Replays the queued block events (InterceptScope does it before a call).
+  void replayBlockEvents() const;
+
+  /// Where self-profiling phases are counted (SelfProfile.h).
+  SelfProfile &profile() const;
+
+private:
+  friend class InterceptScope;
+  ValidatorRuntime &R;
+  ThreadId T;
+  CUcontext Ctx;
+  bool PerThreadApi;
+};
+
+/// One intercepted call that enters the engine (see the file comment). Empty
+/// (false) while the validator is passive; the call is then not recorded.
+class InterceptScope {
+public:
+  /// Slot names the call for the self-profile (SelfProfile::slot).
+  explicit InterceptScope(ProfileSlot Slot, CUcontext Ctx = nullptr, bool PerThreadApi = false);
+  /// For a mechanism that holds the runtime already (the CUPTI callback).
+  InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
+  ~InterceptScope();
+  InterceptScope(const InterceptScope &) = delete;
+  InterceptScope &operator=(const InterceptScope &) = delete;
+
+  explicit operator bool() const { return Context.has_value(); }
+  const InterceptContext &context() const { return *Context; }
+
+private:
+  void enter(ProfileSlot Slot);
+
+  ValidatorCode Running; ///< first: the scope's own locks are the validator's
+  std::optional<InterceptContext> Context;
+  ProfileTimer Timer;
+};
+
+/// The self-profile slot of an interposed call named Name (a lookup under a
+/// lock while profiling, so keep it where it can be kept); NoProfileSlot when
+/// the validator is passive or not profiling.
+ProfileSlot profileSlot(const char *Name);
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

@@ -1,0 +1,73 @@
+# REQUIRES: checker
+# RUN: %check_streamlife_py %s streamlife-free-before-wait
+# RUN: %check_streamlife_py -check-suffixes=UBA %s streamlife-use-before-alloc
+#
+# Functions streamlife cannot see (kernel launchers, layers, wrappers): their
+# tensor arguments inside a stream context are used on that stream (what
+# such a function does with a tensor, it does on the current stream), and the
+# tensors stay tracked. A tensor one returns is a tensor of unknown origin:
+# released on the stream it was most likely made on, never taken for a fresh
+# allocation (no use-before-alloc).
+import torch
+from kernels import stage1
+
+
+def launcher_on_side_stream(q, n):
+    s = torch.cuda.Stream()
+    mid = torch.empty(n, device="cuda")
+    with torch.cuda.stream(s):
+        stage1(q=q, mid_out=mid)
+        # CHECK-MESSAGES-UBA: :[[@LINE-1]]:9: warning: 'mid' is used on stream 's' before 's' is ordered after its allocation on the current stream
+    del mid
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'mid' is released on the current stream while stream 's' may still use it
+
+
+def launcher_ordered(q, n):
+    s = torch.cuda.Stream()
+    mid = torch.empty(n, device="cuda")
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        stage1(q=q, mid_out=mid)
+    torch.cuda.current_stream().wait_stream(s)
+    del mid
+
+
+# Outside a stream context an unknown call is neither a use nor an ordering.
+def launcher_on_current_stream(q, n):
+    mid = torch.empty(n, device="cuda")
+    stage1(q=q, mid_out=mid)
+    del mid
+
+
+# A call that keeps its argument (a container's append, autograd's saved
+# tensors, an object made with it): what it keeps lives on untracked.
+def kept_by_the_callee(ctx, registry, n):
+    s = torch.cuda.Stream()
+    buf = torch.empty(n, device="cuda")
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = buf * 2
+        ctx.save_for_backward(buf)
+    del buf
+
+
+# The layer's output is a tensor (it is viewed); made on the current stream,
+# used on the side stream, and dropped before the side stream is waited for.
+def layer_output(layer, x):
+    s = torch.cuda.Stream()
+    out = layer(x)
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = out.view(-1) * 2
+    del out
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'out' is released on the current stream while stream 's' may still use it
+    torch.cuda.current_stream().wait_stream(s)
+
+
+# Not known to be a tensor: the value stays untracked.
+def config_object(make_config):
+    s = torch.cuda.Stream()
+    cfg = make_config()
+    with torch.cuda.stream(s):
+        stage1(cfg)
+    del cfg
