@@ -62,6 +62,10 @@ public:
   ir::SiteId site(SourceLocation Loc);
   ir::FunctionId functionId(const FunctionDecl *Definition);
   const FunctionDecl *summarizableCallee(const CallExpr *Call) const;
+  /// Whether clang found compile errors in \p Function (its signature or
+  /// body), or a fatal error anywhere in the translation unit: such a
+  /// function is neither analysed nor summarised.
+  bool hasCompileErrors(const FunctionDecl *Function) const;
   ASTContext &context() const { return Ctx; }
   const ApiModel &model() const { return Model; }
   ir::Module &mutableModule() { return M; }
@@ -79,6 +83,7 @@ private:
   std::vector<const FunctionDecl *> Decls; ///< By FunctionId.
   std::vector<ir::FunctionId> Pending;     ///< Registered, not yet lowered.
   mutable llvm::DenseMap<const FunctionDecl *, bool> Direct;
+  mutable llvm::DenseMap<const FunctionDecl *, bool> WithErrors;
   std::unique_ptr<core::Analyzer> Engine;
   core::FunctionFindings None;
 };
