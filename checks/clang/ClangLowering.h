@@ -66,6 +66,13 @@ public:
   /// body), or a fatal error anywhere in the translation unit: such a
   /// function is neither analysed nor summarised.
   bool hasCompileErrors(const FunctionDecl *Function) const;
+  /// The stream a null stream handle, an omitted stream argument and a
+  /// kernel launch without one mean in this translation unit: the
+  /// per-thread default stream where CUDA_API_PER_THREAD_DEFAULT_STREAM is
+  /// defined (what nvcc's --default-stream per-thread does, and what makes
+  /// the CUDA headers call the *_ptsz entry points) or clang's
+  /// -fgpu-default-stream=per-thread is given, else the legacy one.
+  ir::StreamRef defaultStream() const { return DefaultStream; }
   ASTContext &context() const { return Ctx; }
   const ApiModel &model() const { return Model; }
   ir::Module &mutableModule() { return M; }
@@ -86,6 +93,7 @@ private:
   mutable llvm::DenseMap<const FunctionDecl *, bool> WithErrors;
   std::unique_ptr<core::Analyzer> Engine;
   core::FunctionFindings None;
+  ir::StreamRef DefaultStream;
 };
 
 /// The per-translation-unit IR for \p Model, created on first use and shared

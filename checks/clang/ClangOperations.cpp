@@ -109,7 +109,7 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
   } else if (Op.StreamIsCurrent) {
     I.Stream = StreamRef::current();
   } else if (Op.StreamDefaulted) {
-    I.Stream = StreamRef::legacy();
+    I.Stream = TU.defaultStream();
   } else if (Op.Stream) {
     I.Stream = stream(Op.Stream);
   }

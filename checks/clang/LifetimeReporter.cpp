@@ -9,8 +9,13 @@ namespace clang {
 namespace tidy {
 namespace streamlife {
 
-/// "stream 'ag'", "the legacy default stream" or "the current stream".
+/// "stream 'ag'", "the legacy default stream", "the per-thread default
+/// stream" or "the current stream".
 std::string LifetimeReporter::describe(const core::StreamKey &S) const {
+  // cudaStreamPerThread, and the null stream under per-thread default
+  // streams.
+  if (S.Kind == core::StreamKey::PerThread)
+    return "the per-thread default stream";
   core::StreamName Name = core::streamName(Unit.module(), S);
   switch (Name.Kind) {
   case core::StreamName::LegacyDefault:
@@ -27,9 +32,35 @@ std::string LifetimeReporter::describe(const core::StreamKey &S) const {
 /// said "stream" once.
 std::string LifetimeReporter::shortName(const core::StreamKey &S) const {
   core::StreamName Name = core::streamName(Unit.module(), S);
-  if (Name.Kind != core::StreamName::Named)
+  if (Name.Kind != core::StreamName::Named || S.Kind == core::StreamKey::PerThread)
     return describe(S);
   return "'" + Name.Name + "'";
+}
+
+/// The per-thread default stream is an ordinary stream: where a finding
+/// involves it, the legacy default stream's implicit synchronization would
+/// have ordered what races, so the story says once which default stream
+/// the file has.
+void LifetimeReporter::notePerThreadDefaultStream(
+    ir::SiteId Site, llvm::ArrayRef<core::StreamKey> Streams) {
+  if (llvm::none_of(Streams, [](const core::StreamKey &S) {
+        return S.Kind == core::StreamKey::PerThread;
+      }))
+    return;
+  if (Unit.defaultStream().Kind == ir::StreamRef::PerThread)
+    Check.diag(at(Site),
+               "the default stream of this file is the per-thread default "
+               "stream (nvcc --default-stream per-thread, or "
+               "CUDA_API_PER_THREAD_DEFAULT_STREAM): unlike the legacy default "
+               "stream it neither waits for other streams' work nor makes "
+               "them wait for its own",
+               DiagnosticIDs::Note);
+  else
+    Check.diag(at(Site),
+               "the per-thread default stream (cudaStreamPerThread) neither "
+               "waits for other streams' work nor makes them wait for its "
+               "own, unlike the legacy default stream",
+               DiagnosticIDs::Note);
 }
 
 std::string LifetimeReporter::name(ir::NameId N) const {
@@ -65,6 +96,12 @@ void LifetimeReporter::report(const core::FreeBeforeWaitFinding &Finding) {
     Check.diag(at(Finding.AllocSite), "'%0' allocated on %1 here",
                DiagnosticIDs::Note)
         << name(Finding.AllocName) << describe(Finding.AllocStream);
+  {
+    std::vector<core::StreamKey> Streams = {Finding.ReleaseStream};
+    for (const auto &Use : Finding.Uses)
+      Streams.push_back(Use.Stream);
+    notePerThreadDefaultStream(Finding.ReleaseSite, Streams);
+  }
   for (const auto &Use : Finding.Uses) {
     Check.diag(at(Use.Site), "used on %0 here", DiagnosticIDs::Note)
         << describe(Use.Stream);
@@ -133,6 +170,8 @@ void LifetimeReporter::report(
   Check.diag(at(Finding.LastUseSite), "last use on %0 here",
              DiagnosticIDs::Note)
       << describe(Finding.EventStream);
+  notePerThreadDefaultStream(Finding.WaitSite,
+                             {Finding.WaitingStream, Finding.EventStream});
   Check.diag(at(Finding.LastUseSite),
              "record the event on %0 after this use, then make %1 wait on it",
              DiagnosticIDs::Note)

@@ -44,6 +44,10 @@ private:
   std::string describe(const core::StreamKey &S) const;
   std::string shortName(const core::StreamKey &S) const;
   std::string name(ir::NameId N) const;
+  /// A note at \p Site when one of \p Streams is the per-thread default
+  /// stream: it does not synchronize as the legacy one does.
+  void notePerThreadDefaultStream(ir::SiteId Site,
+                                  llvm::ArrayRef<core::StreamKey> Streams);
   /// Built on the first finding that may have a fix.
   const FixItPlanner *planner();
 

@@ -80,8 +80,21 @@ public:
 
 } // namespace
 
+/// See TranslationUnitIR::defaultStream. The macro is read at the end of
+/// the translation unit, where the checks run (a source that defines it
+/// before including the CUDA headers counts too).
+static bool perThreadDefaultStream(const ASTContext &Ctx) {
+  if (Ctx.getLangOpts().GPUDefaultStream ==
+      LangOptions::GPUDefaultStreamKind::PerThread)
+    return true;
+  auto Macro = Ctx.Idents.find("CUDA_API_PER_THREAD_DEFAULT_STREAM");
+  return Macro != Ctx.Idents.end() && Macro->second->hasMacroDefinition();
+}
+
 TranslationUnitIR::TranslationUnitIR(ASTContext &Ctx, const ApiModel &Model)
-    : Ctx(Ctx), Model(Model), Engine(std::make_unique<core::Analyzer>(M)) {}
+    : Ctx(Ctx), Model(Model), Engine(std::make_unique<core::Analyzer>(M)),
+      DefaultStream(perThreadDefaultStream(Ctx) ? ir::StreamRef::perThread()
+                                                : ir::StreamRef::legacy()) {}
 
 TranslationUnitIR::~TranslationUnitIR() = default;
 
