@@ -70,8 +70,7 @@ public:
   /// kernel launch without one mean in this translation unit: the
   /// per-thread default stream where CUDA_API_PER_THREAD_DEFAULT_STREAM is
   /// defined (what nvcc's --default-stream per-thread does, and what makes
-  /// the CUDA headers call the *_ptsz entry points) or clang's
-  /// -fgpu-default-stream=per-thread is given, else the legacy one.
+  /// the CUDA headers call the *_ptsz entry points), else the legacy one.
   ir::StreamRef defaultStream() const { return DefaultStream; }
   ASTContext &context() const { return Ctx; }
   const ApiModel &model() const { return Model; }

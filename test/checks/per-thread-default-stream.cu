@@ -1,11 +1,9 @@
 // REQUIRES: checker, cuda-headers
 // RUN: %check_streamlife %s streamlife-free-before-wait,streamlife-missing-consumer-event -check-suffixes=,PT -- %cuda_args -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1
-// RUN: %check_streamlife %s streamlife-free-before-wait,streamlife-missing-consumer-event -check-suffixes=,PT -- %cuda_args -fgpu-default-stream=per-thread
 // RUN: %check_streamlife %s streamlife-free-before-wait,streamlife-missing-consumer-event -check-suffixes=,LEGACY -- %cuda_args
 //
 // The default stream under nvcc's --default-stream per-thread (which defines
-// CUDA_API_PER_THREAD_DEFAULT_STREAM, as clang's -fgpu-default-stream=per-thread
-// selects it): the null stream, an omitted stream argument and a kernel launch
+// CUDA_API_PER_THREAD_DEFAULT_STREAM): the null stream, an omitted stream argument and a kernel launch
 // without one are the calling thread's per-thread default stream, an ordinary
 // stream. The legacy default stream waits for earlier work on every blocking
 // stream and makes later work on them wait for it; the per-thread one does
@@ -16,7 +14,7 @@
 #include <cuda_runtime.h>
 
 __global__ void consume(const float *p);
-__global__ void touch();
+__global__ void touch(const float *p);
 
 // Allocated and released on the default stream, used on another stream.
 void releaseOnDefaultStream(cudaStream_t compute) {
@@ -44,7 +42,7 @@ void defaultStreamLaunchBetween(cudaStream_t alloc, cudaStream_t compute) {
   cudaMallocAsync(&buf, 1024, alloc);
   cudaStreamSynchronize(alloc);
   consume<<<1, 32, 0, compute>>>(buf);
-  touch<<<1, 1>>>();
+  touch<<<1, 1>>>(buf);
   cudaFreeAsync(buf, alloc);
   // CHECK-MESSAGES-PT: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'compute' may still use it [streamlife-free-before-wait]
 }
