@@ -94,7 +94,7 @@ streamlife finds these bugs in two ways:
    NCCL, annotated custom allocators), which reports an unsafe release in
    every run, not only when the GPU corrupted data.
 
-Man pages: streamlife(1), streamlife-check(1), streamlife-run(1).]=])
+Man pages: streamlife(1), streamlife-check(1), streamlife-compdb(1), streamlife-run(1).]=])
 set(CPACK_PACKAGE_HOMEPAGE_URL "${STREAMLIFE_PROJECT_URL}")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_GENERATOR "DEB")

@@ -33,6 +33,7 @@ if ! command -v chromium >/dev/null 2>&1 && { (($# == 0)) || [[ "$*" == *timelin
 fi
 
 suites=("$BUILD/test")
+[[ -f "$BUILD/test/real-headers/lit.site.cfg.py" ]] && suites+=("$BUILD/test/real-headers")
 [[ -f "$BUILD/test/unit/lit.site.cfg.py" ]] && suites+=("$BUILD/test/unit")
 log="$(mktemp)"
 /usr/lib/llvm-22/bin/lit -sv "${suites[@]}" "$@" 2>&1 | tee "$log"

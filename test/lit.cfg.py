@@ -4,6 +4,7 @@
 #   unit/    GoogleTest binaries (own lit.cfg.py, GoogleTest format)
 #   gpu/     tests that need a CUDA GPU: UNSUPPORTED (and counted) elsewhere
 import os
+import re
 import shutil
 import subprocess
 
@@ -15,6 +16,22 @@ config.suffixes = [".cpp", ".cu", ".test", ".c"]
 config.excludes = ["Inputs", "unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "README.md"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.streamlife_obj_root, "test")
+# The checker tests (checks/) run on our mock CUDA and PyTorch headers in this
+# suite (checks/lit.local.cfg), and again on the real headers in the suite of
+# tier "real", streamlife-real-headers: the same files, only those that parse
+# CUDA or PyTorch headers.
+header_tier = getattr(config, "streamlife_header_tier", "mock")
+if header_tier == "real":
+    config.name = "streamlife-real-headers"
+    config.test_source_root = os.path.join(os.path.dirname(__file__), "checks")
+    config.test_exec_root = os.path.join(config.streamlife_obj_root, "test", "real-headers")
+    config.excludes = ["Inputs", "python", "lit.local.cfg"]
+    for _name in sorted(os.listdir(config.test_source_root)):
+        _path = os.path.join(config.test_source_root, _name)
+        if os.path.isfile(_path) and os.path.splitext(_name)[1] in config.suffixes:
+            with open(_path, errors="replace") as _f:
+                if not re.search(r"%cuda_args|%torch_include|%cuda_include", _f.read()):
+                    config.excludes.append(_name)
 
 llvm_bin = "/usr/lib/llvm-22/bin"
 path = os.pathsep.join([os.path.join(config.streamlife_obj_root, "bin"), llvm_bin,
@@ -68,6 +85,7 @@ config.substitutions.append(("%check_streamlife",
 # Common clang arguments for parsing .cu files host-side against the real toolkit.
 cuda_args = "-x cuda --cuda-host-only -nocudalib --cuda-path=%s" % config.cuda_root
 config.substitutions.append(("%cuda_args", cuda_args))
+config.substitutions.append(("%cuda_include", "-I%s" % os.path.join(config.cuda_root, "include")))
 
 if config.streamlife_build_checker and os.path.exists(plugin):
     config.available_features.add("checker")
@@ -111,6 +129,17 @@ if os.path.exists(os.path.join(config.cuda_root, "include", "cuda_runtime.h")):
 # give files away: only root can; elsewhere they are reported as unsupported.
 if os.geteuid() == 0 and shutil.which("setpriv"):
     config.available_features.add("root")
+# nvcc's release ("nvcc-13.0"): the option table of tool/check is generated
+# from that release's `nvcc --help`.
+if config.nvcc and os.path.exists(config.nvcc):
+    try:
+        _nvcc_version = subprocess.run([config.nvcc, "--version"], capture_output=True, text=True,
+                                       timeout=60).stdout
+        _release = re.search(r"release (\d+\.\d+)", _nvcc_version)
+        if _release:
+            config.available_features.add("nvcc-" + _release.group(1))
+    except (OSError, subprocess.SubprocessError):
+        pass
 # The validator interposes cuBLAS/cuBLASLt when their headers were there to
 # build against (runtime-validator/intercept/CMakeLists.txt).
 if os.path.exists(os.path.join(config.cuda_root, "include", "cublasLt.h")):
@@ -186,13 +215,16 @@ def _torch_include_dirs():
 
 
 def _tests_requiring(feature):
-    """How many tests of this suite name FEATURE in their REQUIRES line."""
+    """How many tests of this suite name FEATURE in their REQUIRES line (in
+    this suite, checks/ runs on the mock headers, which provide it)."""
     count = 0
-    for top in ("checks", "cli", "gpu"):
+    for top in (("",) if header_tier == "real" else ("cli", "gpu")):
         for dirpath, dirnames, filenames in os.walk(os.path.join(config.test_source_root, top)):
             dirnames[:] = [d for d in dirnames if d not in config.excludes]
             for name in filenames:
                 if os.path.splitext(name)[1] not in config.suffixes:
+                    continue
+                if name in config.excludes:
                     continue
                 with open(os.path.join(dirpath, name), errors="replace") as f:
                     if any("REQUIRES:" in line and feature in line.split("REQUIRES:", 1)[1]
@@ -211,8 +243,10 @@ if torch_dirs:
     config.available_features.add("torch-headers")
     config.substitutions.append(("%torch_include", " ".join("-I" + d for d in torch_dirs)))
 else:
-    _skipped_tier("ATen", "torch-headers",
+    _skipped_tier("ATen real-header" if header_tier == "real" else "ATen", "torch-headers",
                   "no PyTorch C++ headers: install PyTorch for python3 or name its python with "
                   "STREAMLIFE_PYTHON=PYTHON, or set STREAMLIFE_TORCH_INCLUDE=DIR, torch's include folder")
-if "seed" not in config.available_features:
+if header_tier == "real" and "cuda-headers" not in config.available_features:
+    _skipped_tier("CUDA real-header", "cuda-headers", "no CUDA toolkit headers in %s" % config.cuda_root)
+if header_tier == "mock" and "seed" not in config.available_features:
     _skipped_tier("seed", "seed", "no seed post in %s/seed" % shared)

@@ -27,6 +27,9 @@ enum ExitCode : int {
 ///                   FILES... [-- COMPILER_ARGS]`
 int runCheckCommand(int Argc, const char **Argv);
 
+/// `streamlife compdb -p BUILD_DIR [-o OUT] [--cuda-path DIR] [-- COMPILER_ARGS]`
+int runCompdbCommand(int Argc, const char **Argv);
+
 /// `streamlife run [OPTIONS] -- CMD ARGS...`
 int runRunCommand(int Argc, const char **Argv);
 
@@ -37,6 +40,7 @@ int runTimelineCommand(int Argc, const char **Argv);
 /// and the shell completions are rendered from these.
 cli::CommandDoc driverCommandDoc();
 cli::CommandDoc checkCommandDoc();
+cli::CommandDoc compdbCommandDoc();
 cli::CommandDoc runCommandDoc();
 cli::CommandDoc timelineCommandDoc();
 cli::CommandDoc clangTidyWrapperDoc();

@@ -45,6 +45,7 @@ cli::CommandDoc driverCommandDoc() {
   Doc.Name = "streamlife";
   Doc.Summary = "find cross-CUDA-stream buffer-lifetime bugs, statically and at run time";
   Doc.Synopsis = {"streamlife check [options] FILES... [-- COMPILER_ARGS]",
+                  "streamlife compdb -p BUILD_DIR [-o OUT]",
                   "streamlife run [options] -- CMD ARGS...",
                   "streamlife timeline FILE --svg OUT.svg [options]",
                   "streamlife --print-plugin-path | --print-runtime-path | --version"};
@@ -63,6 +64,8 @@ cli::CommandDoc driverCommandDoc() {
   };
   Doc.Subcommands = {
       {"check", "find cross-stream buffer-lifetime bugs in C++, CUDA and Python source"},
+      {"compdb", "write the compile database as check reads it (nvcc commands translated), "
+                 "for clang-tidy and editors"},
       {"run", "run a CUDA or Python program under the runtime validator (libstreamlife_rt.so)"},
       {"timeline", "draw the timeline a validated run wrote (run --timeline) as an SVG picture"},
   };
@@ -71,7 +74,8 @@ cli::CommandDoc driverCommandDoc() {
                                   "clang-tidy-22 --load=PATH (editors, run-clang-tidy)"),
       flag("--print-runtime-path", "the runtime library (libstreamlife_rt.so), for LD_PRELOAD"),
       choice("--print-man-page", "PAGE",
-             {"streamlife", "streamlife-check", "streamlife-run", "streamlife-timeline",
+             {"streamlife", "streamlife-check", "streamlife-compdb", "streamlife-run",
+              "streamlife-timeline",
               "streamlife-clang-tidy"},
              "print a man page (the build installs them)"),
       choice("--print-completion", "SHELL", {"bash", "zsh"},
@@ -89,8 +93,8 @@ cli::CommandDoc driverCommandDoc() {
                   "--error-exitcode is given (streamlife-run(1)).")}},
       {"documentation", {documentation()}},
   };
-  Doc.SeeAlso = {"streamlife-check(1)", "streamlife-run(1)", "streamlife-clang-tidy(1)",
-                 "clang-tidy(1)"};
+  Doc.SeeAlso = {"streamlife-check(1)", "streamlife-compdb(1)", "streamlife-run(1)",
+                 "streamlife-clang-tidy(1)", "clang-tidy(1)"};
   return Doc;
 }
 
@@ -105,9 +109,13 @@ cli::CommandDoc clangTidyWrapperDoc() {
                 "argument on. Editors and scripts that run clang-tidy (VS Code's clang-tidy "
                 "extension, Emacs flycheck, Vim/Neovim ALE, run-clang-tidy "
                 "-clang-tidy-binary) can use it as their clang-tidy."),
-      cli::text("The checks run when the project's .clang-tidy enables them "
-                "(Checks: 'streamlife-*'), or with --checks='-*,streamlife-*' on the command "
-                "line; clang-tidy stops with 'no checks enabled' otherwise."),
+      cli::text("Without a --checks argument it adds --checks=streamlife-*, which "
+                "clang-tidy appends to what the project's .clang-tidy enables, so the "
+                "streamlife checks run with or without one; a --checks given is passed on "
+                "as it is (clang-tidy takes one)."),
+      cli::text("On a CMake + nvcc project, give it the database streamlife compdb "
+                "writes (-p build/streamlife): clang's driver does not read nvcc's "
+                "options."),
   };
   Doc.Takes = cli::CommandDoc::Operands::Files;
   Doc.Sections = {
@@ -116,13 +124,15 @@ cli::CommandDoc clangTidyWrapperDoc() {
                                 "time (it must be clang-tidy 22: the plugin loads only into "
                                 "the major it was built for)")}},
       {"examples",
-       {cli::verbatim("streamlife-clang-tidy --checks='-*,streamlife-*' -p build src/pipeline.cu\n"
-                      "run-clang-tidy-22 -p build -load \"$(streamlife --print-plugin-path)\" -checks='-*,streamlife-*'")}},
+       {cli::verbatim("streamlife compdb -p build -o build/streamlife\n"
+                      "streamlife-clang-tidy -p build/streamlife src/pipeline.cu\n"
+                      "run-clang-tidy-22 -p build/streamlife -load \"$(streamlife --print-plugin-path)\" -checks='-*,streamlife-*'")}},
       {"documentation",
        {cli::text("docs/editors.md (VS Code, Emacs, Vim/Neovim) and docs/example.clang-tidy."),
         documentation()}},
   };
-  Doc.SeeAlso = {"streamlife(1)", "streamlife-check(1)", "clang-tidy(1)"};
+  Doc.SeeAlso = {"streamlife(1)", "streamlife-check(1)", "streamlife-compdb(1)",
+                 "clang-tidy(1)"};
   return Doc;
 }
 

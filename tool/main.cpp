@@ -23,6 +23,7 @@ std::vector<cli::CommandDoc> subcommandDocs() {
   std::vector<cli::CommandDoc> Docs;
 #ifdef STREAMLIFE_HAVE_CHECKER
   Docs.push_back(streamlife::checkCommandDoc());
+  Docs.push_back(streamlife::compdbCommandDoc());
 #endif
 #ifdef STREAMLIFE_HAVE_RUNTIME
   Docs.push_back(streamlife::runCommandDoc());
@@ -123,6 +124,16 @@ int main(int Argc, const char **Argv) {
   if (!std::strcmp(Command, "check")) {
 #ifdef STREAMLIFE_HAVE_CHECKER
     return streamlife::runCheckCommand(Argc - 1, Argv + 1);
+#else
+    std::fputs("streamlife: error: this build has no static checker "
+               "(configured with STREAMLIFE_BUILD_CHECKER=OFF)\n",
+               stderr);
+    return streamlife::ExitUsage;
+#endif
+  }
+  if (!std::strcmp(Command, "compdb")) {
+#ifdef STREAMLIFE_HAVE_CHECKER
+    return streamlife::runCompdbCommand(Argc - 1, Argv + 1);
 #else
     std::fputs("streamlife: error: this build has no static checker "
                "(configured with STREAMLIFE_BUILD_CHECKER=OFF)\n",

@@ -3,8 +3,9 @@
 // FunctionLowering, names: an expression names an entity the way
 // use-after-move names a moved object, by declaration (`p`, `obj.p`,
 // `this->p`, `arr[2]`, `*out`); the value of a call or construction is a
-// temporary until it is bound. Streams are resolved here too: literals and
-// null are the legacy default stream, the model's stream sources the
+// temporary until it is bound. Streams are resolved here too: null is the
+// translation unit's default stream, cudaStreamLegacy and
+// cudaStreamPerThread the streams they name, the model's stream sources the
 // current stream, local copies of a named stream that stream.
 //
 //===----------------------------------------------------------------------===//
@@ -193,13 +194,18 @@ StreamRef FunctionLowering::stream(const Expr *E, unsigned Depth) {
   if (!E)
     return StreamRef::unknown();
   const Expr *Bare = E->IgnoreParenCasts();
+  // The null stream (0, nullptr) is the default stream of the translation
+  // unit: the legacy one, or the per-thread one under nvcc's
+  // --default-stream per-thread.
   if (isa<CXXNullPtrLiteralExpr, GNUNullExpr>(Bare))
-    return StreamRef::legacy();
+    return TU.defaultStream();
   if (const auto *Literal = dyn_cast<IntegerLiteral>(Bare)) {
     // cudaStreamLegacy and CU_STREAM_LEGACY are ((cudaStream_t)0x1);
     // cudaStreamPerThread and CU_STREAM_PER_THREAD are ((cudaStream_t)0x2).
     uint64_t Value = Literal->getValue().getZExtValue();
-    if (Value == 0 || Value == 1)
+    if (Value == 0)
+      return TU.defaultStream();
+    if (Value == 1)
       return StreamRef::legacy();
     if (Value == 2)
       return StreamRef::perThread();
@@ -207,7 +213,7 @@ StreamRef FunctionLowering::stream(const Expr *E, unsigned Depth) {
   }
   if (!E->isValueDependent() &&
       E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
-    return StreamRef::legacy();
+    return TU.defaultStream();
   // A stream object converted to its handle (`operator cudaStream_t()`,
   // `.stream()`, rmm's `.value()` / `.view()`) of a class with a Stream row
   // is that object's stream.
@@ -263,7 +269,8 @@ StreamRef FunctionLowering::stream(const Expr *E, unsigned Depth) {
         // `auto s = getCurrentCUDAStream();` is taken as the current
         // stream where s is used (code rarely switches in between).
         if (Init.Kind == StreamRef::Named || Init.Kind == StreamRef::Current ||
-            Init.Kind == StreamRef::LegacyDefault)
+            Init.Kind == StreamRef::LegacyDefault ||
+            Init.Kind == StreamRef::PerThread)
           return Init;
       }
   NameId N = entity(E);

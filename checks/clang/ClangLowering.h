@@ -62,6 +62,16 @@ public:
   ir::SiteId site(SourceLocation Loc);
   ir::FunctionId functionId(const FunctionDecl *Definition);
   const FunctionDecl *summarizableCallee(const CallExpr *Call) const;
+  /// Whether clang found compile errors in \p Function (its signature or
+  /// body), or a fatal error anywhere in the translation unit: such a
+  /// function is neither analysed nor summarised.
+  bool hasCompileErrors(const FunctionDecl *Function) const;
+  /// The stream a null stream handle, an omitted stream argument and a
+  /// kernel launch without one mean in this translation unit: the
+  /// per-thread default stream where CUDA_API_PER_THREAD_DEFAULT_STREAM is
+  /// defined (what nvcc's --default-stream per-thread does, and what makes
+  /// the CUDA headers call the *_ptsz entry points), else the legacy one.
+  ir::StreamRef defaultStream() const { return DefaultStream; }
   ASTContext &context() const { return Ctx; }
   const ApiModel &model() const { return Model; }
   ir::Module &mutableModule() { return M; }
@@ -79,8 +89,10 @@ private:
   std::vector<const FunctionDecl *> Decls; ///< By FunctionId.
   std::vector<ir::FunctionId> Pending;     ///< Registered, not yet lowered.
   mutable llvm::DenseMap<const FunctionDecl *, bool> Direct;
+  mutable llvm::DenseMap<const FunctionDecl *, bool> WithErrors;
   std::unique_ptr<core::Analyzer> Engine;
   core::FunctionFindings None;
+  ir::StreamRef DefaultStream;
 };
 
 /// The per-translation-unit IR for \p Model, created on first use and shared

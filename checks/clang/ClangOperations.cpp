@@ -121,7 +121,7 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
   } else if (Op.StreamIsCurrent) {
     I.Stream = StreamRef::current();
   } else if (Op.StreamDefaulted) {
-    I.Stream = StreamRef::legacy();
+    I.Stream = TU.defaultStream();
   } else if (Op.Kind == streamlife::OpKind::ForkStreams) {
     // The returned streams: the call's value, until a variable takes them.
     I.Stream = StreamRef::named(temporary(Op.Call));

@@ -3,6 +3,7 @@
 #include "LifetimeReporter.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/STLExtras.h"
+#include <algorithm>
 #include <cassert>
 
 namespace clang {
@@ -26,6 +27,18 @@ void LifetimeReporter::emit(const core::Story &Story,
   }
 }
 
+void LifetimeReporter::notePerThreadDefaultStream(
+    core::Story &Story, size_t Position, ir::SiteId Site,
+    llvm::ArrayRef<core::StreamKey> Streams) const {
+  if (llvm::none_of(Streams, [](const core::StreamKey &S) {
+        return S.Kind == core::StreamKey::PerThread;
+      }))
+    return;
+  bool FileDefault = Unit.defaultStream().Kind == ir::StreamRef::PerThread;
+  Story.Notes.insert(Story.Notes.begin() + std::min(Position, Story.Notes.size()),
+                     {Site, core::perThreadDefaultStreamNote(FileDefault)});
+}
+
 const FixItPlanner *LifetimeReporter::planner() {
   if (!Function)
     return nullptr;
@@ -41,7 +54,14 @@ void LifetimeReporter::report(const core::FreeBeforeWaitFinding &Finding) {
   if (!Finding.LateWaits.empty())
     if (const FixItPlanner *Plans = planner())
       Fix = Plans->moveReleaseAfterWait(Finding);
-  emit(core::tell(Unit.module(), Finding), Fix);
+  core::Story Story = core::tell(Unit.module(), Finding);
+  std::vector<core::StreamKey> Streams = {Finding.ReleaseStream};
+  for (const auto &Use : Finding.Uses)
+    Streams.push_back(Use.Stream);
+  // After the allocation's note, before the uses.
+  notePerThreadDefaultStream(Story, Finding.AllocSite != ir::NoId ? 1 : 0,
+                             Finding.ReleaseSite, Streams);
+  emit(Story, Fix);
 }
 
 void LifetimeReporter::report(
@@ -62,7 +82,12 @@ void LifetimeReporter::report(
   if (FirstForRecord)
     if (const FixItPlanner *Plans = planner())
       Fix = Plans->moveRecordAfterLastUse(Finding, Siblings);
-  emit(core::tell(Unit.module(), Finding), Fix);
+  core::Story Story = core::tell(Unit.module(), Finding);
+  // After the record's and the last use's notes, before the advice.
+  notePerThreadDefaultStream(Story, Finding.RecordSite != ir::NoId ? 2 : 1,
+                             Finding.WaitSite,
+                             {Finding.WaitingStream, Finding.EventStream});
+  emit(Story, Fix);
 }
 
 void LifetimeReporter::report(const core::UseBeforeAllocFinding &Finding) {

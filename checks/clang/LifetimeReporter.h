@@ -41,6 +41,10 @@ public:
 private:
   SourceLocation at(ir::SiteId Site) const { return Unit.location(Site); }
   void emit(const core::Story &Story, const std::optional<FixItPlan> &Fix);
+  /// Inserts at \p Position the note that says what the per-thread default
+  /// stream is, when one of \p Streams is it.
+  void notePerThreadDefaultStream(core::Story &Story, size_t Position, ir::SiteId Site,
+                                  llvm::ArrayRef<core::StreamKey> Streams) const;
   /// Built on the first finding that may have a fix.
   const FixItPlanner *planner();
 

@@ -58,10 +58,43 @@ private:
   bool CountCallees;
 };
 
+/// Whether a function body holds what clang kept of code with compile
+/// errors: an expression built in recovery (a call to an undeclared
+/// function, a wrong argument count) or an invalid declaration. Such a
+/// body is not analysed: its operations are not what the author wrote.
+class ErrorScan : public RecursiveASTVisitor<ErrorScan> {
+public:
+  bool shouldVisitLambdaBodies() const { return true; }
+  bool VisitExpr(Expr *E) {
+    if (E->containsErrors())
+      Found = true;
+    return !Found;
+  }
+  bool VisitDecl(Decl *D) {
+    if (D->isInvalidDecl())
+      Found = true;
+    return !Found;
+  }
+  bool Found = false;
+};
+
 } // namespace
 
+/// See TranslationUnitIR::defaultStream. The macro is read at the end of
+/// the translation unit, where the checks run (a source that defines it
+/// before including the CUDA headers counts too).
+static bool perThreadDefaultStream(const ASTContext &Ctx) {
+  if (Ctx.getLangOpts().GPUDefaultStream ==
+      LangOptions::GPUDefaultStreamKind::PerThread)
+    return true;
+  auto Macro = Ctx.Idents.find("CUDA_API_PER_THREAD_DEFAULT_STREAM");
+  return Macro != Ctx.Idents.end() && Macro->second->hasMacroDefinition();
+}
+
 TranslationUnitIR::TranslationUnitIR(ASTContext &Ctx, const ApiModel &Model)
-    : Ctx(Ctx), Model(Model), Engine(std::make_unique<core::Analyzer>(M)) {}
+    : Ctx(Ctx), Model(Model), Engine(std::make_unique<core::Analyzer>(M)),
+      DefaultStream(perThreadDefaultStream(Ctx) ? ir::StreamRef::perThread()
+                                                : ir::StreamRef::legacy()) {}
 
 TranslationUnitIR::~TranslationUnitIR() = default;
 
@@ -117,7 +150,28 @@ TranslationUnitIR::summarizableCallee(const CallExpr *Call) const {
   if (Callee->getDeclName().isIdentifier() &&
       Model.isModelled(Callee->getName()))
     return nullptr;
+  // A callee whose body has errors has no trustworthy summary: the call is
+  // an unknown call.
+  if (hasCompileErrors(Definition))
+    return nullptr;
   return Definition;
+}
+
+bool TranslationUnitIR::hasCompileErrors(const FunctionDecl *Function) const {
+  const DiagnosticsEngine &Diagnostics = Ctx.getDiagnostics();
+  if (!Diagnostics.hasUncompilableErrorOccurred())
+    return false;
+  // After a fatal error (a missing include) clang reports nothing more, and
+  // the code that needed the include is not recognisable as broken.
+  if (Diagnostics.hasFatalErrorOccurred())
+    return true;
+  auto [It, Inserted] = WithErrors.try_emplace(Function, false);
+  if (Inserted) {
+    ErrorScan Scan;
+    Scan.TraverseDecl(const_cast<FunctionDecl *>(Function));
+    It->second = Scan.Found;
+  }
+  return It->second;
 }
 
 ir::FunctionId TranslationUnitIR::functionId(const FunctionDecl *Definition) {
@@ -177,11 +231,12 @@ void TranslationUnitIR::lowerPending() {
 
 const core::FunctionFindings &
 TranslationUnitIR::analyze(const FunctionDecl *Function) {
-  if (!Function->hasBody() || Function->isTemplated() ||
-      Ctx.getDiagnostics().hasUncompilableErrorOccurred())
+  if (!Function->hasBody() || Function->isTemplated())
     return None;
   const FunctionDecl *Definition = Function->getDefinition();
-  if (!Definition)
+  // In a file with compile errors the functions that parse are analysed, as
+  // clang-tidy checks them: one error elsewhere does not hide their findings.
+  if (!Definition || hasCompileErrors(Definition))
     return None;
   if (!FunctionIds.count(Definition) && !relevant(Definition))
     return None;

@@ -16,7 +16,7 @@ namespace {
 /// "stream" once.
 std::string shortName(const ir::Module &M, const StreamKey &S) {
   StreamName Name = streamName(M, S);
-  if (Name.Kind != StreamName::Named)
+  if (Name.Kind != StreamName::Named || S.Kind == StreamKey::PerThread)
     return describeStream(M, S);
   return "'" + Name.Name + "'";
 }
@@ -34,6 +34,10 @@ std::string allocatedHere(const ir::Module &M, NameId AllocName,
 } // namespace
 
 std::string describeStream(const ir::Module &M, const StreamKey &S) {
+  // cudaStreamPerThread, and the null stream under per-thread default
+  // streams.
+  if (S.Kind == StreamKey::PerThread)
+    return "the per-thread default stream";
   StreamName Name = streamName(M, S);
   switch (Name.Kind) {
   case StreamName::LegacyDefault:
@@ -44,6 +48,18 @@ std::string describeStream(const ir::Module &M, const StreamKey &S) {
     break;
   }
   return "stream '" + Name.Name + "'";
+}
+
+std::string perThreadDefaultStreamNote(bool FileDefaultIsPerThread) {
+  if (FileDefaultIsPerThread)
+    return "the default stream of this file is the per-thread default "
+           "stream (nvcc --default-stream per-thread, or "
+           "CUDA_API_PER_THREAD_DEFAULT_STREAM): unlike the legacy default "
+           "stream it neither waits for other streams' work nor makes them "
+           "wait for its own";
+  return "the per-thread default stream (cudaStreamPerThread) neither waits "
+         "for other streams' work nor makes them wait for its own, unlike the "
+         "legacy default stream";
 }
 
 Story tell(const ir::Module &M, const FreeBeforeWaitFinding &Finding) {

@@ -56,8 +56,14 @@ struct RecordStreamInLoopWords {
 };
 RecordStreamInLoopWords recordStreamInLoop(llvm::StringRef Buffer);
 
-/// "stream 'ag'", "the legacy default stream", "the current stream".
+/// "stream 'ag'", "the legacy default stream", "the per-thread default
+/// stream", "the current stream".
 std::string describeStream(const ir::Module &M, const StreamKey &S);
+
+/// The note of a finding that involves the per-thread default stream: where
+/// the legacy default stream's implicit synchronization would have ordered
+/// what races, the story says once which default stream the file has.
+std::string perThreadDefaultStreamNote(bool FileDefaultIsPerThread);
 
 } // namespace core
 } // namespace streamlife

@@ -1,6 +1,6 @@
 // REQUIRES: checker, torch-headers, cuda-headers
-// RUN: %check_streamlife %s streamlife-free-before-wait,streamlife-missing-consumer-event -check-fixed-clean -fixed-file=%t.cpp -- -std=c++17 %torch_include -I%cuda_path/include -I%S/Inputs/aten
-// RUN: clang++-22 -fsyntax-only -std=c++17 %torch_include -I%cuda_path/include -I%S/Inputs/aten %t.cpp
+// RUN: %check_streamlife %s streamlife-free-before-wait,streamlife-missing-consumer-event -check-fixed-clean -fixed-file=%t.cpp -- -std=c++17 %torch_include %cuda_include -I%S/Inputs/aten
+// RUN: clang++-22 -fsyntax-only -std=c++17 %torch_include %cuda_include -I%S/Inputs/aten %t.cpp
 //
 // Fix-its on PyTorch C++ code, against the real torch 2.11 headers: a tensor
 // reset before the allocation stream blocks on the consumer's event moves

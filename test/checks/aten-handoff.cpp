@@ -1,5 +1,5 @@
 // REQUIRES: checker, torch-headers, cuda-headers
-// RUN: %check_streamlife %s streamlife-free-before-wait -- -std=c++17 %torch_include -I%cuda_path/include -I%S/Inputs/aten
+// RUN: %check_streamlife %s streamlife-free-before-wait -- -std=c++17 %torch_include %cuda_include -I%S/Inputs/aten
 //
 // Hand-off to the caller: a tensor allocated on a side stream that only the
 // callee knows is returned. The caller

@@ -1,5 +1,5 @@
 // REQUIRES: checker, torch-headers, cuda-headers
-// RUN: %check_streamlife %s streamlife-free-before-wait -- -std=c++17 %torch_include -I%cuda_path/include -I%S/Inputs/aten
+// RUN: %check_streamlife %s streamlife-free-before-wait -- -std=c++17 %torch_include %cuda_include -I%S/Inputs/aten
 //
 // Tensors kept alive in containers (N buffers in flight): an entry lives
 // until it is removed, and removing the oldest entry is its release. The

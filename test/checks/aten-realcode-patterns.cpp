@@ -1,5 +1,5 @@
 // REQUIRES: checker, torch-headers, cuda-headers
-// RUN: %check_streamlife %s streamlife-free-before-wait -- -std=c++17 %torch_include -I%cuda_path/include -I%S/Inputs/aten
+// RUN: %check_streamlife %s streamlife-free-before-wait -- -std=c++17 %torch_include %cuda_include -I%S/Inputs/aten
 //
 // Reductions, written for this suite, of the ordering patterns met in the
 // real PyTorch-based code swept for issue 10 (ProcessGroupNCCL.cpp,

@@ -1,5 +1,5 @@
 // REQUIRES: checker, torch-headers, cuda-headers
-// RUN: %check_streamlife %s streamlife-use-before-alloc -- -std=c++17 %torch_include -I%cuda_path/include -I%S/Inputs/aten
+// RUN: %check_streamlife %s streamlife-use-before-alloc -- -std=c++17 %torch_include %cuda_include -I%S/Inputs/aten
 //
 // streamlife-use-before-alloc for tensors: a tensor is allocated on the
 // current stream where it is created; work on another stream that uses it

@@ -139,5 +139,5 @@ void driverPerThread(CUstream alloc) {
   cuMemAllocAsync(&buf, 1024, alloc);
   cuMemsetD8Async(buf, 0, 1024, CU_STREAM_PER_THREAD);
   cuMemFreeAsync(buf, alloc);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'cudaStreamPerThread' may still use it
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while the per-thread default stream may still use it
 }

@@ -193,7 +193,7 @@ void perThreadStreamIsAStream(cudaStream_t alloc) {
   cudaMallocAsync(&buf, 1024, alloc);
   consume<<<1, 32, 0, cudaStreamPerThread>>>(buf);
   cudaFreeAsync(buf, alloc);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'cudaStreamPerThread' may still use it
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while the per-thread default stream may still use it
 }
 
 // ... which is ordered like any other once waited for.

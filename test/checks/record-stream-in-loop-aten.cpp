@@ -1,5 +1,5 @@
 // REQUIRES: checker, torch-headers, cuda-headers
-// RUN: %check_streamlife %s streamlife-record-stream-in-loop -- -std=c++17 %torch_include -I%cuda_path/include
+// RUN: %check_streamlife %s streamlife-record-stream-in-loop -- -std=c++17 %torch_include %cuda_include
 //
 // The same rule against the real PyTorch headers: at::Tensor::record_stream
 // (ATen/core/TensorBody.h) and c10::cuda::CUDACachingAllocator::recordStream.

@@ -156,7 +156,8 @@ llvm::Expected<Baseline> loadBaseline(llvm::StringRef Path, llvm::StringRef Sour
   return Result;
 }
 
-void compareWithBaseline(CheckReport &Report, const Baseline &Earlier) {
+void compareWithBaseline(CheckReport &Report, const Baseline &Earlier,
+                         llvm::function_ref<bool(llvm::StringRef)> Checked) {
   // A multiset: two identical findings in the baseline match two now.
   llvm::StringMap<std::vector<const Diagnostic *>> Unmatched;
   for (const Diagnostic &Finding : Earlier.Findings)
@@ -181,6 +182,10 @@ void compareWithBaseline(CheckReport &Report, const Baseline &Earlier) {
     if (!Left)
       continue;
     --Left;
+    if (!Checked(Finding.Location.Path)) {
+      ++Report.BaselineFindingsNotChecked;
+      continue;
+    }
     Diagnostic Absent = Finding;
     Absent.State = BaselineState::Absent;
     Report.AbsentFindings.push_back(std::move(Absent));

@@ -15,6 +15,7 @@
 
 #include "Finding.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 namespace streamlife::check {
@@ -31,8 +32,14 @@ struct Baseline {
 llvm::Expected<Baseline> loadBaseline(llvm::StringRef Path, llvm::StringRef SourceRoot);
 
 /// Sets the State of every finding of \p Report (fingerprints assigned) and
-/// fills Report.AbsentFindings.
-void compareWithBaseline(CheckReport &Report, const Baseline &Earlier);
+/// fills Report.AbsentFindings with the baseline's findings that are gone.
+/// Only a file this run checked can have lost a finding: the unmatched
+/// findings of other files (a run on a subset, a pre-commit hook on the
+/// staged files) are left alone and only counted, in
+/// Report.BaselineFindingsNotChecked. \p Checked says whether a path
+/// (absolute) was covered by the run.
+void compareWithBaseline(CheckReport &Report, const Baseline &Earlier,
+                         llvm::function_ref<bool(llvm::StringRef)> Checked);
 
 } // namespace streamlife::check
 

@@ -15,6 +15,7 @@
 #include "CompilationDatabaseLoader.h"
 #include "Fingerprint.h"
 #include "FixApplier.h"
+#include "NvccCommandTranslator.h"
 #include "ParallelRunner.h"
 #include "ProgressReporter.h"
 #include "ProjectConfig.h"
@@ -23,6 +24,8 @@
 #include "ReportFormatters.h"
 #include "ReportOutput.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
@@ -58,9 +61,27 @@ std::string currentDirectory() {
   return std::string(Cwd);
 }
 
-std::string absolute(llvm::StringRef Path) {
+/// Where report paths start (--root): the git repository around the
+/// current directory (a folder holding .git, a directory or a worktree's
+/// file), else the current directory. A baseline written at the top of a
+/// repository then matches a run started in its build folder.
+std::string defaultRoot() {
+  std::string Cwd = currentDirectory();
+  for (llvm::StringRef Dir = Cwd; !Dir.empty(); Dir = llvm::sys::path::parent_path(Dir)) {
+    llvm::SmallString<256> Git(Dir);
+    llvm::sys::path::append(Git, ".git");
+    if (llvm::sys::fs::exists(Git))
+      return Dir.str();
+    if (Dir == llvm::sys::path::root_path(Dir))
+      break;
+  }
+  return Cwd;
+}
+
+std::string normalizedAbsolute(llvm::StringRef Path) {
   llvm::SmallString<256> Absolute(Path);
   llvm::sys::fs::make_absolute(Absolute);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
   return std::string(Absolute);
 }
 
@@ -70,6 +91,60 @@ std::string databaseFile(llvm::StringRef BuildDirOrFile) {
   if (llvm::sys::fs::is_directory(Path))
     llvm::sys::path::append(Path, "compile_commands.json");
   return std::string(Path);
+}
+
+/// What nvcc accepts and clang does not, recognised in compile errors: one
+/// line per difference for the whole run, with its fix
+/// (docs/troubleshooting.md has the longer story).
+struct CompilerDifference {
+  llvm::StringRef ErrorText; ///< a part of clang's error message
+  llvm::StringRef What;
+  llvm::StringRef Fix;
+};
+const CompilerDifference KnownDifferences[] = {
+    {"no matching function for call to 'min'",
+     "host code calls CUDA's min/max, which nvcc's headers declare for the host and clang's "
+     "only for the device",
+     "call std::min/std::max there"},
+    {"no matching function for call to 'max'",
+     "host code calls CUDA's min/max, which nvcc's headers declare for the host and clang's "
+     "only for the device",
+     "call std::min/std::max there"},
+    {"'omp.h' file not found",
+     "omp.h is not found: clang looks for its own OpenMP header, not gcc's",
+     "install Debian's libomp-22-dev"},
+};
+
+void noteKnownCompilerDifferences(const check::CheckReport &Report) {
+  for (size_t I = 0; I < std::size(KnownDifferences); ++I) {
+    const CompilerDifference &Difference = KnownDifferences[I];
+    // min and max share one line.
+    if (I > 0 && KnownDifferences[I - 1].What == Difference.What)
+      continue;
+    size_t Files = 0;
+    std::string First;
+    for (const check::FileResult &File : Report.Files) {
+      bool Hit = llvm::any_of(File.CompileErrors, [&](const check::Diagnostic &Error) {
+        for (size_t J = I; J < std::size(KnownDifferences) &&
+                           KnownDifferences[J].What == Difference.What;
+             ++J)
+          if (llvm::StringRef(Error.Message).contains(KnownDifferences[J].ErrorText))
+            return true;
+        return false;
+      });
+      if (!Hit)
+        continue;
+      if (Files++ == 0)
+        First = check::displayPath(File.Path);
+    }
+    if (!Files)
+      continue;
+    llvm::errs() << "streamlife: note: " << First;
+    if (Files > 1)
+      llvm::errs() << " (and " << Files - 1 << " other file" << (Files == 2 ? "" : "s") << ")";
+    llvm::errs() << ": " << Difference.What << "; fix: " << Difference.Fix
+                 << " (docs/troubleshooting.md)\n";
+  }
 }
 
 /// Compile errors go to stderr whatever the format: they are about the input,
@@ -96,8 +171,10 @@ unsigned reportCompileErrors(const check::CheckReport &Report,
       check::writeTextDiagnostic(Error, llvm::errs());
     size_t N = File.CompileErrors.size();
     llvm::errs() << "streamlife: error: " << check::displayPath(File.Path) << ": " << N << " compile error"
-                 << (N == 1 ? "" : "s") << "; no findings reported for it\n";
+                 << (N == 1 ? "" : "s")
+                 << "; findings are reported for the functions without errors\n";
   }
+  noteKnownCompilerDifferences(Report);
   return BrokenFiles;
 }
 
@@ -128,9 +205,19 @@ void reportClosingCount(const check::CheckReport &Report, unsigned BrokenFiles, 
   llvm::errs() << "streamlife: " << Findings << (Report.ComparedToBaseline ? " new" : "")
                << " finding" << (Findings == 1 ? "" : "s") << " in " << Files << " checked file"
                << (Files == 1 ? "" : "s");
-  if (BrokenFiles)
-    llvm::errs() << ", " << BrokenFiles << " of which failed (no findings reported for "
-                 << (BrokenFiles == 1 ? "it" : "them") << ", see above)";
+  // A file that could not be checked at all has no findings; one with compile
+  // errors has those of its functions that parse.
+  size_t Failed = 0, WithErrors = 0;
+  for (const check::FileResult &File : Report.Files) {
+    Failed += !File.Failure.empty();
+    WithErrors += File.Failure.empty() && !File.CompileErrors.empty();
+  }
+  if (Failed)
+    llvm::errs() << ", " << Failed << " of which failed (no findings reported for "
+                 << (Failed == 1 ? "it" : "them") << ", see above)";
+  if (WithErrors)
+    llvm::errs() << (Failed ? " and " : ", ") << WithErrors << " with compile errors (findings "
+                 << "reported for the functions without errors, see above)";
   llvm::errs() << '\n';
 }
 
@@ -150,6 +237,17 @@ void noteUnusedCommands(const check::LoadedDatabase &Database) {
                  << " is the first); each is checked once, with its first, and "
                  << Database.UnusedCommands << " commands are not used";
   llvm::errs() << '\n';
+}
+
+/// Commands streamlife had to make up or cut: a file the database does not
+/// list (its command interpolated from a neighbour, as clangd does), and nvcc
+/// options its option table does not know (dropped), each said once.
+void noteAdjustedCommands(const check::LoadedDatabase &Database) {
+  for (const check::LoadedDatabase::Interpolation &Entry : Database.InterpolatedFiles)
+    llvm::errs() << "streamlife: note: " << check::displayPath(Entry.File)
+                 << " is not in the compile database; checked with the command of "
+                 << check::displayPath(Entry.From) << " (interpolated, as clangd does)\n";
+  check::warnUnknownNvccOptions(Database.UnknownNvccOptions, llvm::errs());
 }
 
 /// The termination signals this process was started with ignored: a job
@@ -209,7 +307,7 @@ int runCheckCommand(int Argc, const char **Argv) {
   llvm::errs().enable_colors(wantsColor(Options.Color, llvm::errs()));
 
   std::string SourceRoot =
-      Options.SourceRoot ? absolute(*Options.SourceRoot) : currentDirectory();
+      Options.SourceRoot ? normalizedAbsolute(*Options.SourceRoot) : defaultRoot();
   // Read the baseline before the analysis: a wrong path fails at once.
   std::optional<check::Baseline> Earlier;
   if (Options.BaselineFile) {
@@ -266,6 +364,7 @@ int runCheckCommand(int Argc, const char **Argv) {
       return ExitUsage;
     }
     noteUnusedCommands(*Database);
+    noteAdjustedCommands(*Database);
 
     // Progress: on a terminal for any run over several files (the line is
     // rewritten in place and leaves nothing behind in a log); as plain lines
@@ -310,8 +409,18 @@ int runCheckCommand(int Argc, const char **Argv) {
   for (size_t I = 0; I < PythonSplit->PythonFiles.size(); ++I)
     Report.Files.push_back(check::checkPythonFile(PythonSplit->PythonFiles[I], PythonOptions[I]));
   check::assignFingerprints(Report, SourceRoot);
-  if (Earlier)
-    check::compareWithBaseline(Report, *Earlier);
+  if (Earlier) {
+    // A whole-database run looks at every file (headers included); a run on
+    // named files or through --files/--exclude only at those it checked.
+    bool WholeRun = Options.BuildDir && Options.Files.empty() && !Options.FilesRegex &&
+                    !Options.ExcludeRegex;
+    llvm::StringSet<> CheckedFiles;
+    for (const check::FileResult &File : Report.Files)
+      CheckedFiles.insert(normalizedAbsolute(File.Path));
+    check::compareWithBaseline(Report, *Earlier, [&](llvm::StringRef Path) {
+      return WholeRun || CheckedFiles.contains(normalizedAbsolute(Path));
+    });
+  }
 
   switch (Options.Format) {
   case check::OutputFormat::Text:
@@ -356,7 +465,11 @@ int runCheckCommand(int Argc, const char **Argv) {
         Unchanged += Finding.State == check::BaselineState::Unchanged;
     llvm::errs() << "streamlife: baseline: " << Findings << " new, " << Unchanged
                  << " unchanged (not shown), " << Report.AbsentFindings.size()
-                 << " fixed since\n";
+                 << " fixed since";
+    if (Report.BaselineFindingsNotChecked)
+      llvm::errs() << "; " << Report.BaselineFindingsNotChecked
+                   << " in files not checked in this run, left as they are";
+    llvm::errs() << '\n';
   }
   if (BrokenFiles || !Report.ConfigurationErrors.empty())
     return ExitUsage;

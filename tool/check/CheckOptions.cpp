@@ -75,9 +75,12 @@ const OptionSpec Options[] = {
      "write the report to FILE instead of standard output"},
     {OptionId::CudaPath, "--cuda-path", "", "DIR", ValueKind::Directory,
      "CUDA toolkit used to parse .cu files host-side (default: " STREAMLIFE_DEFAULT_CUDA_PATH ")"},
+    {OptionId::SourceRoot, "--root", "", "DIR", ValueKind::Directory,
+     "the root file paths are relative to in baselines, fingerprints and "
+     "SARIF (%SRCROOT%) (default: the git repository holding the current "
+     "directory, else the current directory)"},
     {OptionId::SourceRoot, "--source-root", "", "DIR", ValueKind::Directory,
-     "SARIF %SRCROOT%: file URIs are relative to it (default: current "
-     "directory)"},
+     "the same as --root"},
     {OptionId::Color, "--color", "", "auto|always|never", ValueKind::Choice,
      "colour the text report and compile errors, as clang-tidy does (default: "
      "auto, on a terminal unless NO_COLOR is set)"},

@@ -34,7 +34,7 @@ struct CheckOptions {
   OutputFormat Format = OutputFormat::Text;
   std::optional<std::string> OutputFile; ///< --output; stdout when absent
   std::string CudaPath;                  ///< --cuda-path
-  std::optional<std::string> SourceRoot; ///< --source-root: SARIF %SRCROOT%
+  std::optional<std::string> SourceRoot; ///< --root (--source-root): SARIF %SRCROOT%
   std::vector<std::string> Files;
   /// -j: files checked at once; 0 means one per core.
   unsigned Jobs = 0;

@@ -3,6 +3,7 @@
 
 #include "ReportFormatters.h"
 #include "SourceFileCache.h"
+#include "ToolingNoiseFilter.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -137,6 +138,7 @@ constexpr unsigned CheckThreadStackBytes = 64u << 20;
 /// exhaust memory; say so in one line naming the file, with the error exit
 /// status, instead of "LLVM ERROR: out of memory" and an abort (134).
 [[noreturn]] void outOfMemory() {
+  restoreCapturedStandardError();
   static const char Prefix[] = "streamlife: error: out of memory while checking '";
   static const char Suffix[] = "'\n";
   ssize_t Ignored = write(2, Prefix, sizeof(Prefix) - 1);
@@ -205,13 +207,17 @@ FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
     return Result;
   }
   std::vector<ClangTidyError> Errors;
-  runOnCheckThread(File, [&] {
-    Errors = clang::tidy::runClangTidy(
-        Context, Database, {File},
-        llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem()),
-        /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
-        /*StoreCheckProfile=*/"", /*Quiet=*/true);
-  });
+  {
+    // clang tooling's "Error while processing" lines are dropped.
+    ToolingNoiseFilter QuietTooling;
+    runOnCheckThread(File, [&] {
+      Errors = clang::tidy::runClangTidy(
+          Context, Database, {File},
+          llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem()),
+          /*ApplyAnyFix=*/false, /*EnableCheckProfile=*/false,
+          /*StoreCheckProfile=*/"", /*Quiet=*/true);
+    });
+  }
   // clang-tidy raises the NOLINT error while it handles the warning inside
   // the block, and the warning's notes then attach to that error (inherited,
   // reliability sweep #93): they go back to the finding that follows.
@@ -254,9 +260,10 @@ FileResult checkFile(const clang::tooling::CompilationDatabase &Database,
     }
     Result.Findings.push_back(convert(Sources, Error));
   }
-  // A broken AST gives unreliable findings: report the errors, not those.
-  if (!Result.CompileErrors.empty())
-    Result.Findings.clear();
+  // Findings stay beside the compile errors, as clang-tidy reports them: the
+  // checks analyse only the functions that parse (a function whose body has
+  // an error is skipped by the checks), so one missing include elsewhere in
+  // the file does not hide them.
   llvm::stable_sort(Result.Findings, byPosition);
   return Result;
 }

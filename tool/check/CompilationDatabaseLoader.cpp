@@ -4,11 +4,13 @@
 #include "CheckRunner.h"
 #include "CompileCommandAdjuster.h"
 #include "FileFilter.h"
+#include "NvccCommandTranslator.h"
 #include "JsonInput.h"
 #include "support/InputFile.h"
 
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -61,10 +63,10 @@ private:
   std::unique_ptr<clang::tooling::CompilationDatabase> Inner;
 };
 
-/// Loads -p's database. \p BuildDirOrFile is a directory holding
-/// compile_commands.json, or that file itself.
+} // namespace
+
 llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
-loadJsonDatabase(llvm::StringRef BuildDirOrFile) {
+loadJsonCompilationDatabase(llvm::StringRef BuildDirOrFile) {
   llvm::SmallString<256> JsonPath(BuildDirOrFile);
   if (llvm::sys::fs::is_directory(JsonPath))
     llvm::sys::path::append(JsonPath, "compile_commands.json");
@@ -130,8 +132,6 @@ loadJsonDatabase(llvm::StringRef BuildDirOrFile) {
   return std::move(Database);
 }
 
-} // namespace
-
 llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Options,
                                                        llvm::StringRef ClangResourceDir) {
   CompileCommandSettings Settings;
@@ -141,7 +141,7 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
   std::unique_ptr<clang::tooling::CompilationDatabase> Database;
   std::vector<std::string> Candidates;
   if (Options.BuildDir) {
-    auto Loaded = loadJsonDatabase(*Options.BuildDir);
+    auto Loaded = loadJsonCompilationDatabase(*Options.BuildDir);
     if (!Loaded)
       return Loaded.takeError();
     Database = std::move(*Loaded);
@@ -169,6 +169,18 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
   if (!FromDatabase)
     for (const std::string &File : Options.Files)
       Candidates.push_back(absolutePath(File));
+
+  // The stack every command goes through: the first command of each file,
+  // nvcc commands translated, then (with -p) a command interpolated from the
+  // nearest entry for a file the database does not list, as clangd and
+  // clang-tidy do, then the adjustments for a host-side parse.
+  clang::tooling::CompilationDatabase *Recorded = Database.get();
+  auto Translated = std::make_unique<clang::tooling::ArgumentsAdjustingCompilations>(
+      std::make_unique<FirstCommandDatabase>(std::move(Database)));
+  Translated->appendArgumentsAdjuster(makeNvccTranslationAdjuster());
+  std::unique_ptr<clang::tooling::CompilationDatabase> Interpolated = std::move(Translated);
+  if (Options.BuildDir)
+    Interpolated = clang::tooling::inferMissingCompileCommands(std::move(Interpolated));
 
   FileFilter Filter(Options);
   llvm::Error Errors = llvm::Error::success();
@@ -202,19 +214,26 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
                                 inputError(Shown + ": " + NotASourceFile));
       continue;
     }
-    if (Options.BuildDir && Database->getCompileCommands(File).empty()) {
-      Errors = llvm::joinErrors(
-          std::move(Errors),
-          inputError(Shown + ": not in the compile database of '" + *Options.BuildDir + "'"));
-      continue;
-    }
     // A file and a link to it (or another spelling) are one file, checked
     // and reported once, under the first name given.
     llvm::SmallString<256> Real;
     if (llvm::sys::fs::real_path(File, Real))
       Real = File;
-    if (Seen.insert(Real).second)
-      Result.Files.push_back(File);
+    if (!Seen.insert(Real).second)
+      continue;
+    if (Options.BuildDir && Recorded->getCompileCommands(File).empty()) {
+      std::vector<clang::tooling::CompileCommand> Inferred =
+          Interpolated->getCompileCommands(File);
+      llvm::StringRef From = Inferred.empty() ? "" : llvm::StringRef(Inferred.front().Heuristic);
+      if (!From.consume_front("inferred from ")) {
+        Errors = llvm::joinErrors(
+            std::move(Errors),
+            inputError(Shown + ": not in the compile database of '" + *Options.BuildDir + "'"));
+        continue;
+      }
+      Result.InterpolatedFiles.push_back({File, absolutePath(From)});
+    }
+    Result.Files.push_back(File);
   }
   if (!Errors && Result.Files.empty() && FilteredOut)
     return inputError("no files to check: --files/--exclude left none of the " +
@@ -223,15 +242,25 @@ llvm::Expected<LoadedDatabase> loadCompilationDatabase(const CheckOptions &Optio
   if (Errors)
     return std::move(Errors);
 
-  for (const std::string &File : Result.Files)
-    if (size_t Commands = Database->getCompileCommands(File).size(); Commands > 1) {
+  llvm::StringMap<size_t> Unknown;
+  for (const std::string &File : Result.Files) {
+    std::vector<clang::tooling::CompileCommand> Commands = Recorded->getCompileCommands(File);
+    if (size_t N = Commands.size(); N > 1) {
       ++Result.FilesWithSeveralCommands;
-      Result.UnusedCommands += Commands - 1;
+      Result.UnusedCommands += N - 1;
       if (Result.FirstFileWithSeveralCommands.empty())
         Result.FirstFileWithSeveralCommands = File;
     }
-  auto Adjusted = std::make_unique<clang::tooling::ArgumentsAdjustingCompilations>(
-      std::make_unique<FirstCommandDatabase>(std::move(Database)));
+    if (!Commands.empty() && !Commands.front().CommandLine.empty() &&
+        isNvccCommand(Commands.front().CommandLine.front()))
+      for (std::string &Option : translateNvccCommand(Commands.front().CommandLine).UnknownOptions)
+        if (Unknown[Option]++ == 0)
+          Result.UnknownNvccOptions.push_back({Option, 0});
+  }
+  for (auto &[Option, Commands] : Result.UnknownNvccOptions)
+    Commands = Unknown[Option];
+  auto Adjusted =
+      std::make_unique<clang::tooling::ArgumentsAdjustingCompilations>(std::move(Interpolated));
   Adjusted->appendArgumentsAdjuster(makeCompileCommandAdjuster(std::move(Settings)));
   Result.Database = std::move(Adjusted);
   return std::move(Result);

@@ -2,15 +2,13 @@
 //
 // Rewrites each compile command before clang parses it:
 //  - commands recorded for nvcc (CMake's CUDA language with nvcc writes them
-//    into compile_commands.json) are translated to a clang command: clang's
-//    driver rejects nvcc-only flags such as -gencode, --generate-code, -rdc,
-//    --expt-relaxed-constexpr or -Xcompiler, which is why projects like
-//    nv-legate skip .cu files in clang-tidy altogether. Only what changes the
-//    host-side parse is kept: macros, include paths, the language standard,
-//    forced includes;
-//  - .cu (and .cuh) files get `-x cuda --cuda-host-only -nocudalib
-//    --cuda-path=DIR` unless the command already selects a CUDA mode, and
-//    CCCL's include directory as nvcc adds it;
+//    into compile_commands.json) are translated to a clang command
+//    (NvccCommandTranslator.h): clang's driver rejects nvcc-only flags such
+//    as -gencode, -rdc or -Xcompiler, which is why projects like nv-legate
+//    skip .cu files in clang-tidy altogether;
+//  - CUDA sources (.cu, .cuh, or `-x cuda`) are parsed host-side: `-x cuda
+//    --cuda-host-only -nocudalib --cuda-path=DIR`, each unless the command
+//    already says it, and CCCL's include directory as nvcc adds it;
 //  - clang's resource directory (builtin and CUDA wrapper headers) is pinned,
 //    because LibTooling would otherwise look for it next to this executable;
 //  - the user's extra arguments (after `--` together with -p) are appended.
@@ -32,15 +30,13 @@ struct CompileCommandSettings {
   std::vector<std::string> ExtraArgs;
 };
 
-/// True when \p Compiler (argv[0] of a recorded command) is nvcc.
-bool isNvccCommand(llvm::StringRef Compiler);
+/// Rewrites nvcc commands as clang commands (NvccCommandTranslator.h); other
+/// commands pass unchanged. Applied first: a command interpolated for a file
+/// missing from the database is built from the translated one.
+clang::tooling::ArgumentsAdjuster makeNvccTranslationAdjuster();
 
-/// Translates an nvcc command line (argv[0] included) into a clang one that
-/// parses the same translation unit host-side.
-clang::tooling::CommandLineArguments
-translateNvccCommand(const clang::tooling::CommandLineArguments &NvccArgs);
-
-/// The adjuster applying every rewrite described at the top of this file.
+/// The adjuster applying every other rewrite described at the top of this
+/// file, to clang commands (translated ones included).
 clang::tooling::ArgumentsAdjuster
 makeCompileCommandAdjuster(CompileCommandSettings Settings);
 

@@ -103,6 +103,9 @@ struct CheckReport {
   /// With --baseline: the baseline's findings that this run no longer
   /// reports (SARIF lists them with baselineState "absent").
   std::vector<Diagnostic> AbsentFindings;
+  /// With --baseline: its unmatched findings in files this run did not check
+  /// (neither new nor gone: not looked at).
+  unsigned BaselineFindingsNotChecked = 0;
   bool ComparedToBaseline = false;
 
   /// Findings to report: all of them, or with a baseline the new ones.

@@ -68,6 +68,7 @@ def main():
     missing = 0
     for page, words, function in (("streamlife", [], "_streamlife"),
                                   ("streamlife-check", ["check"], "_streamlife_check"),
+                                  ("streamlife-compdb", ["compdb"], "_streamlife_compdb"),
                                   ("streamlife-run", ["run"], "_streamlife_run"),
                                   ("streamlife-timeline", ["timeline"], "_streamlife_timeline")):
         options = help_options(streamlife, words)
