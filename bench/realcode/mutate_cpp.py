@@ -10,8 +10,15 @@ front ends:
                factories, allocated on the current stream, which a CUDAStreamGuard sets;
                released at the end of their scope, by reset() or reassignment) and RMM
                buffers (rmm::device_buffer / device_uvector b(n, A): allocated and
-               released on A), with CUDAEvent ev.record(C) / ev.block(A) or the
-               runtime's events, and t.record_stream(s)
+               released on A; libcudf's vector factories make_device_uvector_async
+               and kin, allocating on their stream), with CUDAEvent ev.record(C) /
+               ev.block(A) or the runtime's events, t.record_stream(s), and the
+               fork/join of stream pools (streams = cudf::detail::fork_streams(A, n)
+               wait on A; cudf::detail::join_streams(streams, A) makes A wait on
+               them). A view of a buffer (cudf::device_span<T> v = buf, its
+               subspans, its data()) is the buffer; a call handed one stream and a
+               buffer or a view of it (a helper in another translation unit) uses
+               the buffer on that stream
 
 The operators and their preconditions are those of mutate_python.py: the
 buffer is a local of the function, nothing else orders the two streams
@@ -44,6 +51,13 @@ ATEN_METADATA = {"size", "sizes", "numel", "dim", "options", "device", "scalar_t
                  "is_cuda", "defined", "is_contiguous", "get_device", "nbytes", "itemsize", "element_size",
                  "ndimension", "is_pinned", "storage_offset", "record_stream", "suggest_memory_format", "layout",
                  "numel", "sym_sizes", "sym_numel", "is_cpu"}
+CUDF_VECTOR_FACTORIES = ("make_device_uvector_async", "make_device_uvector", "make_zeroed_device_uvector_async",
+                         "make_zeroed_device_uvector")
+FORK_FUNCTIONS = ("fork_streams",)
+JOIN_FUNCTIONS = ("join_streams",)
+STREAM_TYPES = r"\b(cudaStream_t|CUstream|cuda_stream_view|CUDAStream|cuda_stream)\b"
+# What a view's or buffer's metadata gives is not a use of its storage.
+VIEW_METADATA = {"size", "size_bytes", "empty", "is_empty", "stream", "capacity", "extent"}
 RUNTIME_SYNC = {"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaFree", "cudaMemcpy",
                 "cudaMemset", "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cudaThreadSynchronize"}
 MAX_MUTANTS_PER_REPO = 16
@@ -59,6 +73,7 @@ class Op:
     event: str | None = None
     front: str | None = None      # cpp-runtime | cpp-owned
     how: str = ""
+    joined: str | None = None     # a join's family of streams (the stream waited on)
 
 
 def norm_stream(toks, aliases, current):
@@ -73,6 +88,9 @@ def norm_stream(toks, aliases, current):
         return current
     if t in aliases:
         return aliases[t]
+    m = re.match(r"^(\w+)\[.*\]$", t)
+    if m and m.group(1) in aliases:
+        return aliases[m.group(1)]
     if t in ("0", "nullptr", "NULL", "cudaStreamLegacy", "cudaStreamDefault", "CU_STREAM_LEGACY"):
         return LEGACY
     return t
@@ -126,6 +144,11 @@ class FunctionSites:
         aliases = {}
         guards = []          # (block id, stream) in effect
         self.tensors, self.rmm, self.events, self.declared_tensors = {}, {}, set(), set()
+        self.views = {}      # a view's name -> the owned buffer it refers to
+        self.view_decls = set()
+        # Names known to be streams (a call handed exactly one of them works on
+        # that stream): stream parameters, fork families, local stream variables.
+        self.stream_names = {n for n, decl in self.params.items() if re.search(STREAM_TYPES, decl)}
         # Whatever `.block(stream)` is called on is an event (references into
         # containers of CUDAEvents included).
         for k in range(self.fn.open, self.fn.close - 2):
@@ -173,6 +196,43 @@ class FunctionSites:
             rhs = m.group(2)
             if re.search(r"getCurrentCUDAStream|getCurrentStream", rhs):
                 aliases[m.group(1)] = current
+            else:
+                # A copy of a fork family's stream: `auto cur = streams[i % n]`.
+                b = re.match(r"^(\w+)\s*\[", rhs)
+                if b and b.group(1) in aliases:
+                    aliases[m.group(1)] = aliases[b.group(1)]
+            self.stream_names.add(m.group(1))
+        # Fork/join of stream pools: `auto streams = cudf::detail::fork_streams(A, n)`.
+        m = re.match(r"^(?:const\s+)?auto\s+(?:const\s+)?&?\s*(\w+)\s*=\s*(?:(?:cudf\s*::\s*)?detail\s*::\s*)?"
+                     r"(\w+)\s*\(", txt)
+        if m and m.group(2) in FORK_FUNCTIONS:
+            aliases[m.group(1)] = m.group(1)
+            self.stream_names.add(m.group(1))
+        # Views: `cudf::device_span<T> v = buf;`, `device_span<T const> v{buf}`,
+        # `auto v = cudf::device_span<T>(buf)`; a view of a view is the same buffer.
+        m = re.match(r"^(?:const\s+)?(?:cudf\s*::\s*)?device_span\s*<.*?>\s*(?:const\s+)?(\w+)\s*(?:=\s*(\w+)\s*;|"
+                     r"\{\s*(\w+)\s*\}\s*;|\(\s*(\w+)\s*\)\s*;)$", txt) or \
+            re.match(r"^(?:const\s+)?auto\s+(?:const\s+)?(\w+)\s*=\s*(?:cudf\s*::\s*)?device_span\s*<.*?>\s*[({]\s*"
+                     r"(\w+)\s*[)}]\s*;$", txt)
+        if m:
+            view = m.group(1)
+            base = next(g for g in m.groups()[1:] if g)
+            base = self.views.get(base, base)
+            if base in self.rmm:
+                self.views[view] = base
+                self.view_decls.add(st.order)
+        # libcudf's vector factories: auto NAME = cudf::detail::make_device_uvector_async<T>(src, A, mr);
+        m = re.match(r"^(?:const\s+)?auto\s+(\w+)\s*=\s*(?:(?:cudf\s*::\s*)?detail\s*::\s*)?(\w+)\s*(<.*?>)?\s*\(", txt)
+        if m and m.group(2) in CUDF_VECTOR_FACTORIES:
+            name = m.group(1)
+            k = next((k for k in range(st.lo, st.hi + 1) if self.toks[k].s == m.group(2)), None)
+            paren = next((j for j in range(k, st.hi + 1) if self.toks[j].s == "("), None) if k is not None else None
+            if paren is not None:
+                args, _ = cx.split_args(self.toks, paren)
+                if len(args) >= 2:
+                    self.rmm[name] = st
+                    self.ops.append(Op("alloc", st, name, norm_stream(args[1], aliases, current), front="cpp-owned",
+                                       how="cudf::detail::" + m.group(2)))
         # Events.
         m = re.match(r"^(?:at\s*::\s*cuda\s*::\s*|c10\s*::\s*cuda\s*::\s*|c10\s*::\s*)?(?:CUDAEvent|Event)\s+(\w+)", txt)
         if m:
@@ -267,7 +327,7 @@ class FunctionSites:
 
     def _use_ids(self, st, arg_toks, stream, how):
         for name in _ids(arg_toks):
-            self.ops.append(Op("use", st, name, stream, how=how))
+            self.ops.append(Op("use", st, self.views.get(name, name), stream, how=how))
 
     def _call(self, st, name, args, aliases, current, at):
         a = [cx.joined(x) for x in args]
@@ -297,6 +357,13 @@ class FunctionSites:
                     self._use_ids(st, x, stream, name)
         elif name in RUNTIME_SYNC:
             self.ops.append(Op("sync", st, how=name))
+        elif name in JOIN_FUNCTIONS and len(args) >= 2:
+            # join_streams(streams, A): A waits on every stream of the family.
+            self.ops.append(Op("wait", st, event=None, stream=norm_stream(args[1], aliases, current),
+                               how=f"join_streams({a[0].strip()}, {a[1].strip()})",
+                               joined=norm_stream(args[0], aliases, current)))
+        elif name not in FORK_FUNCTIONS and name not in CUDF_VECTOR_FACTORIES:
+            self._opaque_call(st, name, args, aliases, current)
         elif name in ("recordStream",) and len(args) >= 2:
             self.ops.append(Op("record_stream", st, buf=ident(0), how=name))
         elif args and re.match(r"^(rmm ::\s*)?exec_policy(_nosync)?\s*\(", a[0].replace("rmm::", "rmm ::")):
@@ -307,6 +374,25 @@ class FunctionSites:
                 stream = norm_stream(inner[0], aliases, current)
                 for x in args[1:]:
                     self._use_ids(st, x, stream, f"{name}(exec_policy)")
+
+    def _opaque_call(self, st, name, args, aliases, current):
+        """A call handed exactly one known stream and an owned buffer, or a
+        view of one, works on the buffer on that stream (a helper defined in
+        another translation unit: cuDF's codecs, readers)."""
+        streams = [norm_stream(x, aliases, current) for x in args
+                   if re.sub(r"\[.*\]$", "", cx.joined(x).replace(" ", "")) in self.stream_names]
+        if len(streams) != 1:
+            return
+        for x in args:
+            for k, t in enumerate(x):
+                if t.kind != "id" or (k and x[k - 1].s in (".", "->", "::")):
+                    continue
+                meth = x[k + 2].s if k + 2 < len(x) and x[k + 1].s in (".", "->") else ""
+                if meth in VIEW_METADATA:
+                    continue
+                buf = self.views.get(t.s, t.s)
+                if buf in self.rmm:
+                    self.ops.append(Op("use", st, buf, streams[0], how=f"{name}(..., stream)"))
 
     def _method(self, st, recv, meth, paren, aliases, current):
         toks = self.toks
@@ -354,6 +440,8 @@ class FunctionSites:
 
     def escapes(self, name):
         for st in self.stmts:
+            if st.order in self.view_decls:
+                continue
             txt = self._stmt_text(st)
             if not re.search(rf"\b{name}\b", txt):
                 continue
@@ -489,6 +577,10 @@ class FunctionSites:
             between = self._between(last_use.order, r_order)
             waits = []
             for w in between:
+                if w.kind == "wait" and w.stream == X and w.joined is not None:
+                    if w.joined == C:
+                        waits.append((w, None))
+                    continue
                 if w.kind == "wait" and w.stream == X:
                     recs = [o for o in self.ops if o.kind == "record" and o.event == w.event
                             and o.stmt.order < w.stmt.order]
@@ -517,7 +609,7 @@ class FunctionSites:
                 if "\n" not in moved:
                     t2 = t2[:lo] + moved + " " + t2[lo:]
                     out.append(self.mutant("free-before-wait", t2, self.toks[w.stmt.lo].line, feats))
-            if rec.stmt.block == last_use.block and rec.stmt.order > last_use.order:
+            if rec is not None and rec.stmt.block == last_use.block and rec.stmt.order > last_use.order:
                 moved = self.stmt_source(rec.stmt)
                 if "\n" not in moved and not any(
                         o.kind in ("wait", "record") and o.event == rec.event

@@ -139,6 +139,43 @@ void rs(at::Tensor t, c10::cuda::CUDAStream s) {
 '''
 ATEN_EXPECTED = {("drop-wait", "pipeline"), ("drop-fresh-wait", "pipeline"), ("record-stream-loop", "rs")}
 
+# libcudf's fork/join of pool streams over an RMM vector, reached through a
+# span: checked on the RMM/cudf mock headers of the checker's tests.
+RMM = '''#include <cudf/detail/utilities/stream_pool.hpp>
+#include <cudf/detail/utilities/vector_factories.hpp>
+#include <cudf/utilities/span.hpp>
+#include <rmm/device_uvector.hpp>
+
+void engine(cudf::device_span<int> out, rmm::cuda_stream_view stream);
+
+void split(cudf::device_span<int const> in, rmm::cuda_stream_view stream) {
+  auto results = cudf::detail::make_device_uvector_async(in, stream, rmm::mr::get_current_device_resource());
+  cudf::device_span<int> view = results;
+  auto streams = cudf::detail::fork_streams(stream, 2);
+  engine(view.subspan(0, 1), streams[0]);
+  engine(view.subspan(1, 1), streams[1]);
+  cudf::detail::join_streams(streams, stream);
+}
+
+rmm::device_uvector<int> handed(rmm::cuda_stream_view stream, std::size_t n) {
+  rmm::device_uvector<int> v(n, stream);
+  auto streams = cudf::detail::fork_streams(stream, 1);
+  engine(v, streams[0]);
+  cudf::detail::join_streams(streams, stream);
+  return v;
+}
+
+void synced(rmm::cuda_stream_view stream, std::size_t n) {
+  rmm::device_uvector<int> v(n, stream);
+  auto streams = cudf::detail::fork_streams(stream, 1);
+  engine(v, streams[0]);
+  cudaDeviceSynchronize();
+  cudf::detail::join_streams(streams, stream);
+}
+'''
+RMM_EXPECTED = {("drop-wait", "split")}
+MOCKS = os.path.join(HERE, "..", "..", "test", "checks", "Inputs")
+
 
 def check_sites(name, got, expected):
     sites = {(m.operator, m.function) for m in got}
@@ -205,14 +242,21 @@ def main(argv):
     py = mutate_python.FileMutator("t.py", "t.py", PYTHON).mutants()
     cu = mutate_cpp.FileModel("t.cu", CUDA).mutants()
     at = mutate_cpp.FileModel("t.cpp", ATEN).mutants()
+    rm = mutate_cpp.FileModel("t.cu", RMM).mutants()
     ok = check_sites("python", py, PYTHON_EXPECTED)
     ok &= check_sites("cuda runtime", cu, CUDA_EXPECTED)
     ok &= check_sites("aten", at, ATEN_EXPECTED)
+    ok &= check_sites("rmm", rm, RMM_EXPECTED)
     ok &= check_syntax_cache(o.clangxx)
     streamlife = os.path.join(o.build_dir, "bin", "streamlife")
     if os.access(streamlife, os.X_OK):
         ok &= check_flagged("python", py, lambda f: [streamlife, "check", f], ".py")
         ok &= check_flagged("cuda runtime", cu, lambda f: [streamlife, "check", f], ".cu")
+        cuda_mock = os.path.join(MOCKS, "cuda")
+        ok &= check_flagged("rmm", rm, lambda f: [streamlife, "check", f, "--", "-x", "cuda", "--cuda-host-only",
+                                                  "-nocudalib", "-nocudainc", "--cuda-path=" + cuda_mock, "-isystem",
+                                                  cuda_mock, "-include", "cuda_runtime.h", "-std=c++17",
+                                                  "-I" + os.path.join(MOCKS, "rmm")], ".cu")
         if o.torch_include:
             ti = o.torch_include
             ok &= check_flagged("aten", at, lambda f: [streamlife, "check", f, "--", "-std=c++17", "-I" + ti,

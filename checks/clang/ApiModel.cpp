@@ -388,10 +388,15 @@ const Expr *ApiModel::streamSourceDevice(const CallExpr *Call) const {
 
 bool ApiModel::isBufferAccessor(const CXXMemberCallExpr *Call) const {
   const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
-  return Method && Method->getDeclName().isIdentifier() &&
-         BufferAccessors.contains(Method->getName()) &&
-         classOf(Call->getImplicitObjectArgument()->getType()) ==
-             ClassKind::OwnedBuffer;
+  if (!Method || classOf(Call->getImplicitObjectArgument()->getType()) !=
+                     ClassKind::OwnedBuffer)
+    return false;
+  // A conversion to a view of the storage (rmm's device_uvector
+  // `operator cuda::std::span<T>()`).
+  if (isa<CXXConversionDecl>(Method))
+    return true;
+  return Method->getDeclName().isIdentifier() &&
+         BufferAccessors.contains(Method->getName());
 }
 
 std::optional<TensorOpKind> ApiModel::tensorOp(const CallExpr *Call) const {

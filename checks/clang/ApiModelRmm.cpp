@@ -57,6 +57,20 @@ void ApiModel::addRmmRows() {
     }
   insertAll(BufferAccessors, {"data", "begin", "element_ptr"});
 
+  // libcudf's vector factories (cudf/detail/utilities/vector_factories.hpp)
+  // return a device_uvector allocated on their stream parameter, filled
+  // there from a host or device source, or zeroed.
+  for (llvm::StringRef Factory :
+       {"cudf::detail::make_device_uvector_async",
+        "cudf::detail::make_device_uvector",
+        "cudf::detail::make_zeroed_device_uvector_async",
+        "cudf::detail::make_zeroed_device_uvector"}) {
+    ApiSignature Make{OpKind::Allocate};
+    Make.Buffer = Operand::returnValue();
+    Make.Stream = 1;
+    add(Factory, Make);
+  }
+
   // libcudf columns own rmm buffers: a factory allocates them on its stream
   // (the declaration's stream parameter), the column releases them there
   // unless rebind_stream moved the release to another stream.

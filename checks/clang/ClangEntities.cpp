@@ -291,10 +291,88 @@ NameId FunctionLowering::valueName(const Expr *E) {
   return entity(E);
 }
 
+bool isSpanType(QualType T) {
+  const CXXRecordDecl *Record = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!Record || !Record->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = Record->getName();
+  return Name == "span" || Name == "device_span";
+}
+
+bool isSpanParameter(const Expr *E) {
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(E->IgnoreImplicit()->IgnoreParenCasts());
+  const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+  return Param && isSpanType(Param->getType());
+}
+
+namespace {
+
+/// The owned buffer whose storage a local view refers to (or the span
+/// parameter it came in through, see isSpanParameter), or null. A view is
+/// a local value built by a converting constructor from one owned buffer
+/// (`device_span<T> view = v`, `cuda::std::span<T const>{v}`) or from another
+/// view; `view.subspan(...)`, `view.first(n)` (a method returning the view's
+/// own type) and `view.data()` (a pointer) still refer to that storage. A
+/// view names no object of its own: what is done through it is done to the
+/// buffer.
+const Expr *viewedBuffer(const Expr *E, const ApiModel &Model,
+                         unsigned Depth = 0) {
+  if (!E || Depth > 6)
+    return nullptr;
+  E = E->IgnoreImplicit()->IgnoreParenCasts();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Member->getMethodDecl();
+    const Expr *Object = Member->getImplicitObjectArgument();
+    if (!Method || !Object)
+      return nullptr;
+    if (Model.isBufferAccessor(Member))
+      return Object; // `operator span()`, `data()` of the buffer itself
+    QualType Returned = Method->getReturnType().getNonReferenceType();
+    bool SameView = Returned->getAsCXXRecordDecl() &&
+                    Returned->getAsCXXRecordDecl() ==
+                        Object->getType()
+                            .getNonReferenceType()
+                            ->getAsCXXRecordDecl();
+    if (!SameView && !Returned->isPointerType())
+      return nullptr;
+    return viewedBuffer(Object, Model, Depth + 1);
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (Construct->getNumArgs() == 0 ||
+        (Construct->getNumArgs() > 1 &&
+         !isa<CXXDefaultArgExpr>(Construct->getArg(1))))
+      return nullptr;
+    const Expr *From = Construct->getArg(0)->IgnoreImplicit()->IgnoreParenCasts();
+    if (!Construct->getConstructor()->isCopyOrMoveConstructor() &&
+        Model.classOf(From->getType()) == ClassKind::OwnedBuffer)
+      return From;
+    return viewedBuffer(From, Model, Depth + 1);
+  }
+  if (const auto *List = dyn_cast<InitListExpr>(E))
+    return List->getNumInits() == 1
+               ? viewedBuffer(List->getInit(0), Model, Depth + 1)
+               : nullptr;
+  if (isSpanParameter(E))
+    return E;
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
+      !Var->getInit() || Model.classOf(Var->getType()))
+    return nullptr;
+  return viewedBuffer(Var->getInit(), Model, Depth + 1);
+}
+
+} // namespace
+
 const Expr *FunctionLowering::throughAccessor(const Expr *E) const {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(E->IgnoreParenCasts());
   if (Member && Model.isBufferAccessor(Member))
     return Member->getImplicitObjectArgument();
+  if (Model.classOf(E->getType()))
+    return E;
+  if (const Expr *Buffer = viewedBuffer(E, Model))
+    return Buffer;
   return E;
 }
 

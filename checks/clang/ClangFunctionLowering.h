@@ -68,6 +68,13 @@ struct EntityKey {
 /// A std smart pointer's `operator->` / `operator*` (`ev->record(s)`): the
 /// smart pointer, which names the object; else \p E.
 const Expr *throughSmartPointer(const Expr *E);
+/// A span type: cuda::std::span, std::span, a library's device_span (not a
+/// host_span): a non-owning view of a buffer's storage.
+bool isSpanType(QualType T);
+/// A parameter of a span type: a view of whatever buffer the caller passed,
+/// which the caller maps to that buffer when it applies the function's
+/// summary.
+bool isSpanParameter(const Expr *E);
 /// The entity \p E names: `p`, `obj.p`, `this->p`, `arr[2]`, `*out`.
 std::optional<EntityKey> resolveEntity(const Expr *E, ASTContext &Ctx);
 /// The expressions naming the buffers an operand refers to: looks through

@@ -262,8 +262,11 @@ void FunctionLowering::lowerOpaqueStreamCall(const CallExpr *Call) {
         break;
       Passed = Construct->getArg(0);
     }
+    // An owned buffer, a view of one, or a span parameter (the caller's
+    // buffer, through the summary).
     const Expr *Owner = throughAccessor(Passed);
-    if (Model.classOf(Owner->getType()) != ClassKind::OwnedBuffer)
+    if (Model.classOf(Owner->getType()) != ClassKind::OwnedBuffer &&
+        !isSpanParameter(Owner))
       continue;
     if (NameId N = valueName(Owner);
         N != NoId && !llvm::is_contained(Buffers, N))

@@ -30,7 +30,7 @@ public:
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool VisitCallExpr(CallExpr *Call) {
     if (isa<CUDAKernelCallExpr>(Call) || TU.model().classify(Call) ||
-        TU.model().tensorOp(Call)) {
+        TU.model().tensorOp(Call) || handsStreamAndBuffer(Call)) {
       Relevant = true;
       return false;
     }
@@ -53,6 +53,24 @@ public:
   bool Relevant = false;
 
 private:
+  /// A call handed a stream and an owned buffer or a span (a helper of
+  /// another translation unit working on the buffer on that stream, see
+  /// lowerOpaqueStreamCall): its function's summary has that use.
+  bool handsStreamAndBuffer(const CallExpr *Call) const {
+    bool Stream = false, Buffer = false;
+    for (const Expr *Arg : Call->arguments()) {
+      QualType T = Arg->getType().getNonReferenceType();
+      if (TU.model().isStreamType(T)) {
+        Stream = true;
+        continue;
+      }
+      if (TU.model().classOf(T) == ClassKind::OwnedBuffer ||
+          lowering::isSpanType(T))
+        Buffer = true;
+    }
+    return Stream && Buffer;
+  }
+
   const TranslationUnitIR &TU;
   const FunctionDecl *Function;
   bool CountCallees;

@@ -1,6 +1,8 @@
 // Mock of rmm/device_uvector.hpp: a typed, uninitialized vector in
-// stream-ordered device memory, stored in a device_buffer.
+// stream-ordered device memory, stored in a device_buffer; converts to a
+// cuda::std::span of its elements.
 #pragma once
+#include <cuda/std/span>
 #include <rmm/device_buffer.hpp>
 #include <cstddef>
 #include <type_traits>
@@ -36,6 +38,8 @@ public:
   [[nodiscard]] pointer data() noexcept;
   [[nodiscard]] const_pointer data() const noexcept;
   [[nodiscard]] size_type size() const noexcept;
+  [[nodiscard]] operator cuda::std::span<T const>() const noexcept;
+  [[nodiscard]] operator cuda::std::span<T>() noexcept;
   [[nodiscard]] bool is_empty() const noexcept;
   [[nodiscard]] cuda_stream_view stream() const noexcept;
   void set_stream(cuda_stream_view stream) noexcept;
