@@ -112,6 +112,13 @@ std::optional<EntityKey> FunctionLowering::deviceKey(const Expr *Device) {
     if (!Key || !Key->plain() ||
         (Var && !Key->Member && (Var->isConstexpr() || Var->hasGlobalStorage())))
       return std::nullopt;
+    // A const local initialised from a device or an index
+    // (`const auto dev = at::Device(at::kCUDA, node)`, `const auto idx =
+    // t.get_device()`) is that device: one key for every spelling of it.
+    if (Var && !Key->Member && !isa<ParmVarDecl>(Var) &&
+        Var->getType().isConstQualified() && Var->getInit())
+      if (std::optional<EntityKey> Init = deviceKey(Var->getInit()))
+        return Init;
     return Key;
   }
   return std::nullopt;

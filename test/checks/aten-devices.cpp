@@ -48,6 +48,38 @@ at::Tensor copyToDeviceOrdered(const at::Tensor &src,
   return dst;
 }
 
+// One device, two spellings: a const local made from an index
+// (`const auto dev = at::Device(at::kCUDA, node)`, `const auto idx =
+// src.get_device()`) is that index's device, so the event recorded on
+// node's stream orders the allocation made with dev (the two-hop copy of
+// FBGEMM's merge_pooled_embeddings).
+void twoSpellingsOrdered(const at::Tensor &src, c10::DeviceIndex node) {
+  const auto nodeDevice = at::Device(at::kCUDA, node);
+  at::Tensor dst = at::empty(src.sizes(), src.options().device(nodeDevice));
+  const auto srcIndex = src.get_device();
+  CUDAStream copyStream = c10::cuda::getCurrentCUDAStream(srcIndex);
+  at::cuda::CUDAEvent dstReady;
+  dstReady.record(c10::cuda::getCurrentCUDAStream(node));
+  dstReady.block(copyStream);
+  cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(),
+                  cudaMemcpyDeviceToDevice, copyStream);
+  copyStream.synchronize();
+}
+
+// The same without the wait.
+void twoSpellingsUnordered(const at::Tensor &src, c10::DeviceIndex node) {
+  const auto nodeDevice = at::Device(at::kCUDA, node);
+  at::Tensor dst = at::empty(src.sizes(), src.options().device(nodeDevice));
+  const auto srcIndex = src.get_device();
+  CUDAStream copyStream = c10::cuda::getCurrentCUDAStream(srcIndex);
+  cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(),
+                  cudaMemcpyDeviceToDevice, copyStream);
+  // CHECK-NOTES: :[[@LINE-2]]:3: warning: 'dst' is used on stream 'src.device()' before 'src.device()' is ordered after its allocation on stream 'node' [streamlife-use-before-alloc]
+  // CHECK-NOTES: :[[@LINE-6]]:20: note: 'dst' allocated on stream 'node' here
+  // CHECK-NOTES: :[[@LINE-4]]:3: note: record an event on 'node' after the allocation and make 'src.device()' wait on it before this use
+  copyStream.synchronize();
+}
+
 // Device guards: the tensor is made under the destination's guard (so on its
 // current stream), the copy under the source's.
 void guardedCopy(const at::Tensor &src, c10::Device srcDevice,
