@@ -252,6 +252,9 @@ private:
 
   // --- Expressions.
   Value lowerExpr(PyNode Expr, NameId Hint = NoId);
+  /// `a >= 0`, `~m`, `m1 & m2`, or a local assigned once from one: a
+  /// boolean tensor, which as an index selects (a copy, a host wait).
+  bool isBooleanMask(PyNode Index, unsigned Depth = 0);
   Value lowerCall(PyNode Call, NameId Hint);
   Value lowerMethodCall(PyNode Call, PyNode Receiver, llvm::StringRef Method,
                         NameId Hint);
@@ -262,6 +265,11 @@ private:
                  const Value &Recv, NameId Hint);
   Value lowerLocalCall(const PyFunctionDef &Callee, PyNode Call,
                        std::optional<Value> Self, NameId Hint);
+  /// `t = Timer(s)` whose `__init__` does `self.stream = stream`: from here
+  /// on the attribute names the caller's stream `s`, so that what the
+  /// class's methods do on `self.stream` is done on `s`.
+  void bindConstructorStreams(const PyClassDef &Class,
+                              const PyFunctionDef &Init, PyNode Call);
   Value lowerTensorOp(PyNode Call, const std::vector<Value> &Operands,
                       bool Allocates, NameId Hint = NoId);
   Value lowerUnknownCall(PyNode Call, const std::vector<Value> &Operands);
@@ -302,6 +310,8 @@ private:
   /// Locals that are lists or deques (made from `[]`, `list()`, `deque()`).
   std::map<std::string, ContainerInfo> Containers;
   std::map<std::string, unsigned> AssignmentCount;
+  /// Locals assigned a comparison or a mask expression: the value.
+  std::map<std::string, PyNode> MaskValues;
   /// Locals assigned a tuple display: how many elements (the largest seen).
   std::map<std::string, size_t> TupleArity;
   llvm::StringSet<> Globals;

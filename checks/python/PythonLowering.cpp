@@ -286,7 +286,16 @@ void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
     return;
   std::string Name = Target.text().str();
   ++AssignmentCount[Name];
-  if (PyNode Base = viewBase(Value))
+  if (PyNode V = withoutParentheses(Value);
+      V.is("comparison_operator") || V.is("unary_operator") ||
+      V.is("binary_operator"))
+    MaskValues[Name] = V;
+  // `rows = weights[mask]` is a copy, not a view.
+  bool Masked = false;
+  if (Value.is("subscript"))
+    for (PyNode Index : Value.fields("subscript"))
+      Masked |= isBooleanMask(Index);
+  if (PyNode Base = viewBase(Value); Base && !Masked)
     if (ParamNames.count(Base.text()))
       ParamViews[Name] = Base.text().str();
   if (Value.is("tuple") || Value.is("expression_list")) {
@@ -349,6 +358,11 @@ void FunctionLowering::noteTensorEvidence(PyNode Call) {
   std::string Qualified = qualified(Callee);
   if (Qualified.empty() || !isTensorLibraryFunction(Qualified))
     return;
+  // A factory's operands are sizes and host data (`torch.tensor(ids)`,
+  // `torch.frombuffer(view)`), not device tensors.
+  if (const PyApiRow *Row = classifyFunction(Qualified))
+    if (Row->Op == PyOp::Factory)
+      return;
   for (PyNode Arg : Call.field("arguments").namedChildren()) {
     PyNode E = Arg.is("keyword_argument") ? Arg.field("value") : Arg;
     if (E.is("list") || E.is("tuple"))
