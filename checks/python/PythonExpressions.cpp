@@ -13,6 +13,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <functional>
+
 namespace streamlife::python::lowering {
 
 //===----------------------------------------------------------------------===//
@@ -123,9 +125,24 @@ void FunctionLowering::collectContained(PyNode Expr,
                                         llvm::SmallVectorImpl<NameId> &Names) {
   if (Expr.is("tuple") || Expr.is("list") || Expr.is("set") ||
       Expr.is("dictionary") || Expr.is("pair") ||
-      Expr.is("parenthesized_expression") || Expr.is("expression_list")) {
+      Expr.is("parenthesized_expression") || Expr.is("expression_list") ||
+      Expr.is("list_splat") || Expr.is("dictionary_splat")) {
     for (PyNode Child : Expr.namedChildren())
       collectContained(Child, Names);
+    return;
+  }
+  // `args + [buf]`: a concatenation with a list or tuple display holds the
+  // display's elements (`a + b` of tensors is a new tensor: not this).
+  std::function<bool(PyNode)> Concatenates = [&](PyNode E) {
+    E = withoutParentheses(E);
+    if (E.is("list") || E.is("tuple"))
+      return true;
+    return E.is("binary_operator") && E.field("operator").text() == "+" &&
+           (Concatenates(E.field("left")) || Concatenates(E.field("right")));
+  };
+  if (Expr.is("binary_operator") && Concatenates(Expr)) {
+    collectContained(Expr.field("left"), Names);
+    collectContained(Expr.field("right"), Names);
     return;
   }
   // A list or deque handed to code we cannot see: its entries may be popped
