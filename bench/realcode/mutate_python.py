@@ -621,6 +621,9 @@ class FileMutator:
 
     def _fresh_sites(self, fm, ords, records, alloc, name, how):
         A = alloc.stream
+        # A blocking construction waits for its own allocation and copy.
+        if any(blocking_construction(x) for x in own_nodes(alloc)):
+            return []
         span, _ = self._span_after(fm, alloc, name)
         out = []
         firsts = {}

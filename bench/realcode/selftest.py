@@ -74,7 +74,8 @@ def constructed_in_between(n, s, fp8):
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
         y = buf * 2
-    return y
+        z = ids * 2
+    return y, z
 '''
 PYTHON_EXPECTED = {("drop-wait", "pipeline"), ("free-before-wait", "pipeline"), ("early-event", "pipeline"),
                    ("drop-fresh-wait", "pipeline"), ("record-stream-loop", "offload")}

@@ -307,6 +307,8 @@ private:
   /// Locals assigned exactly once, from a view of a parameter
   /// (`weight = params.view(...)`): name -> the parameter.
   std::map<std::string, std::string> ParamViews;
+  /// Locals assigned a subscript of a name (`rows = w[i]`): the subscript.
+  std::map<std::string, PyNode> SubscriptViews;
   /// Locals that are lists or deques (made from `[]`, `list()`, `deque()`).
   std::map<std::string, ContainerInfo> Containers;
   std::map<std::string, unsigned> AssignmentCount;

@@ -290,14 +290,12 @@ void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
       V.is("comparison_operator") || V.is("unary_operator") ||
       V.is("binary_operator"))
     MaskValues[Name] = V;
-  // `rows = weights[mask]` is a copy, not a view.
-  bool Masked = false;
-  if (Value.is("subscript"))
-    for (PyNode Index : Value.fields("subscript"))
-      Masked |= isBooleanMask(Index);
-  if (PyNode Base = viewBase(Value); Base && !Masked)
+  if (PyNode Base = viewBase(Value)) {
     if (ParamNames.count(Base.text()))
       ParamViews[Name] = Base.text().str();
+    if (Value.is("subscript"))
+      SubscriptViews[Name] = Value;
+  }
   if (Value.is("tuple") || Value.is("expression_list")) {
     auto Elements = Value.namedChildren();
     size_t &Arity = TupleArity[Name];
@@ -465,6 +463,12 @@ void FunctionLowering::scanLocals(PyNode Body) {
     if (!Inserted && It->second == ValueKind::Unknown)
       It->second = ValueKind::Tensor;
   }
+  // `rows = weights[mask]` is a copy, not a view of the parameter (told
+  // now that the kinds of the mask's operands are known).
+  for (const auto &[Name, Subscript] : SubscriptViews)
+    for (PyNode Index : Subscript.fields("subscript"))
+      if (isBooleanMask(Index))
+        ParamViews.erase(Name);
 }
 
 

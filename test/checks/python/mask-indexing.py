@@ -53,3 +53,15 @@ def parameter_indexed_by_masks(weights: torch.Tensor, locations: torch.Tensor, s
         values = weights[missing]
         host_values = values.cpu()
     return cache_weights, host_values
+
+
+# The mask's operand is known to be a tensor only from a use further down:
+# the copy is still the local's own object, not the parameter rebound.
+def mask_of_a_name_typed_later(weights: torch.Tensor, found, side):
+    hit = found == 3
+    picked = weights[hit]
+    found.zero_()
+    with torch.cuda.stream(side):
+        values = weights[~hit]
+        host_values = values.cpu()
+    return picked, host_values
