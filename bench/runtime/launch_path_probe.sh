@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Where the validator's launch cost goes: bench/runtime's launch_bound loop
+# (a launch, an event record and a wait per step) run side by side, R rounds
+# interleaved, under
+#   plain             nothing preloaded
+#   cupti-noop        a CUPTI subscriber with the validator's driver callbacks
+#                     enabled and an empty callback (probes/launch_path_probe.cpp)
+#   mutex-count       pthread mutex interposers that count and forward
+#   streamlife        the validator (streamlife run)
+#   streamlife-nostacks  the validator without call-site capture (stack_depth=0,
+#                     python_stacks=0)
+#   streamlife-profile   the validator with self_profile=1 (its own time per call)
+# and prints the median host µs per step of each, its cost over plain, and the
+# mutex locks per step.
+#
+#   bench/runtime/launch_path_probe.sh BUILD_DIR [--repeat R] [--launches N]
+#
+# Needs nvcc, g++ and CUPTI (the GPU machine). Exit 0, 1 when a run failed,
+# 2 on bad usage or a missing tool.
+set -euo pipefail
+usage() { echo "usage: $0 BUILD_DIR [--repeat R] [--launches N]" >&2; exit 2; }
+[[ $# -ge 1 ]] || usage
+build_dir=$(cd "$1" 2>/dev/null && pwd) || { echo "error: build directory '$1' does not exist" >&2; exit 2; }
+shift
+repeat=3 launches=100000
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --repeat) repeat=${2:?}; shift 2 ;;
+    --launches) launches=${2:?}; shift 2 ;;
+    *) echo "error: unknown option '$1'" >&2; usage ;;
+  esac
+done
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+[[ -x $nvcc ]] || { echo "error: nvcc not found (set NVCC)" >&2; exit 2; }
+cuda=$(cd "$(dirname "$nvcc")/.." && pwd)
+streamlife=$build_dir/bin/streamlife
+[[ -x $streamlife ]] || { echo "error: $streamlife not found" >&2; exit 2; }
+
+out=$build_dir/bench/runtime/probe
+mkdir -p "$out"
+"$nvcc" -O2 -lineinfo -arch=sm_90 -cudart shared -o "$out/launch_bound" "$here/launch_bound.cu"
+probe_flags=(-O2 -shared -fPIC -I"$cuda/include" -I"$cuda/extras/CUPTI/include" -I"$root/runtime-validator"
+             "$here/probes/launch_path_probe.cpp" -ldl -L"$cuda/extras/CUPTI/lib64" -lcupti
+             -Wl,-rpath,"$cuda/extras/CUPTI/lib64")
+g++ "${probe_flags[@]}" -o "$out/libprobe_cupti.so"
+g++ -DPROBE_MUTEXES "${probe_flags[@]}" -o "$out/libprobe_mutex.so"
+
+run_mode() { # MODE -> prints "host_us_per_launch_median" of one run; the probe line to $out/MODE.probe
+  local mode=$1 cmd=("$out/launch_bound" --launches "$launches")
+  case $mode in
+    plain) "${cmd[@]}" ;;
+    cupti-noop) PROBE_CUPTI=1 LD_PRELOAD="$out/libprobe_cupti.so" "${cmd[@]}" 2>"$out/$mode.probe" ;;
+    mutex-count) LD_PRELOAD="$out/libprobe_mutex.so" "${cmd[@]}" 2>"$out/$mode.probe" ;;
+    streamlife) "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
+    streamlife-nostacks) STREAMLIFE_OPTIONS=stack_depth=0:python_stacks=0 "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
+    streamlife-profile) STREAMLIFE_OPTIONS=self_profile=1 "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
+  esac | sed -n 's/.*host_us_per_launch_median=\([0-9.]*\).*/\1/p'
+}
+
+modes=(plain cupti-noop mutex-count streamlife streamlife-nostacks streamlife-profile)
+declare -A samples
+for ((r = 0; r < repeat; ++r)); do
+  for m in "${modes[@]}"; do
+    v=$(run_mode "$m") || { echo "error: $m failed (see $out)" >&2; exit 1; }
+    [[ -n $v ]] || { echo "error: $m printed no timing (see $out/$m.log)" >&2; exit 1; }
+    samples[$m]+="$v "
+  done
+done
+locks=$(sed -n 's/.*mutex_locks=\([0-9]*\).*/\1/p' "$out/mutex-count.probe")
+python3 - "$launches" "${locks:-0}" "${modes[@]}" <<PY
+import statistics, sys
+launches, locks, modes = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+samples = {$(for m in "${modes[@]}"; do printf "'%s': [%s], " "$m" "$(echo ${samples[$m]} | tr ' ' ',')"; done)}
+plain = statistics.median(samples['plain'])
+print(f"launch path: {launches} steps, {len(samples['plain'])} rounds; mutex locks per step (whole process): {locks / launches:.2f}")
+print("| mode | host µs per step (median) | cost over plain | samples |")
+print("|---|---|---|---|")
+for m in modes:
+    med = statistics.median(samples[m])
+    print(f"| {m} | {med:.3f} | {med - plain:+.3f} | {' '.join(f'{v:.3f}' for v in samples[m])} |")
+PY
+grep -h "self-profile" "$out/streamlife-profile.log" | head -40 || true
