@@ -200,6 +200,10 @@ private:
   void lowerStatements(const std::vector<PyNode> &Stmts);
   void lowerStatement(PyNode Stmt);
   void lowerIf(PyNode Stmt);
+  /// `a != b` / `a is not b` of two streams, or a local assigned once from
+  /// it: the two streams (one stream where the test is false).
+  std::optional<std::pair<StreamRef, StreamRef>>
+  streamInequality(PyNode Condition);
   void assumeNone(PyNode Name, PyNode At);
   void lowerFor(PyNode Stmt);
   void lowerWhile(PyNode Stmt);
@@ -312,7 +316,8 @@ private:
   /// Locals that are lists or deques (made from `[]`, `list()`, `deque()`).
   std::map<std::string, ContainerInfo> Containers;
   std::map<std::string, unsigned> AssignmentCount;
-  /// Locals assigned a comparison or a mask expression: the value.
+  /// Locals assigned a comparison or a mask expression: the value (a
+  /// boolean mask's, a stream inequality's).
   std::map<std::string, PyNode> MaskValues;
   /// Locals assigned a tuple display: how many elements (the largest seen).
   std::map<std::string, size_t> TupleArity;

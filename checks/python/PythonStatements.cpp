@@ -401,6 +401,48 @@ void FunctionLowering::assumeNone(PyNode Name, PyNode At) {
     F.Blocks[Cur].Insts.push_back(std::move(I));
 }
 
+std::optional<std::pair<StreamRef, StreamRef>>
+FunctionLowering::streamInequality(PyNode Condition) {
+  Condition = withoutParentheses(Condition);
+  // `differs = current_stream() != side` then `if differs:`.
+  if (Condition.is("identifier")) {
+    auto Made = MaskValues.find(Condition.text().str());
+    if (Made == MaskValues.end() || AssignmentCount[Made->first] != 1)
+      return std::nullopt;
+    Condition = Made->second;
+  }
+  if (!Condition.is("comparison_operator"))
+    return std::nullopt;
+  auto Operands = Condition.namedChildren();
+  if (Operands.size() != 2)
+    return std::nullopt;
+  llvm::StringRef Between =
+      Condition.text()
+          .slice(Operands[0].endByte() - Condition.startByte(),
+                 Operands[1].startByte() - Condition.startByte())
+          .trim();
+  if (Between != "!=" && Between != "is not")
+    return std::nullopt;
+  // Only operands whose stream can be told without lowering them again.
+  auto streamOf = [&](PyNode E) -> std::optional<StreamRef> {
+    E = withoutParentheses(E);
+    if (E.is("call")) {
+      const PyApiRow *Row = classifyFunction(qualified(E.field("function")));
+      if (!Row || Row->Op != PyOp::CurrentStream)
+        return std::nullopt;
+      return current();
+    }
+    if ((E.is("identifier") || E.is("attribute")) &&
+        kindOfName(E) == ValueKind::Stream)
+      return resolveStream(E);
+    return std::nullopt;
+  };
+  std::optional<StreamRef> A = streamOf(Operands[0]), B = streamOf(Operands[1]);
+  if (!A || !B || !A->known() || !B->known())
+    return std::nullopt;
+  return std::make_pair(*A, *B);
+}
+
 void FunctionLowering::lowerIf(PyNode Stmt) {
   PyNode Condition = Stmt.field("condition");
   lowerExpr(Condition);
@@ -419,6 +461,17 @@ void FunctionLowering::lowerIf(PyNode Stmt) {
   edge(Decide, Cur);
   if (Refine && !Refine->second)
     assumeNone(Refine->first, Condition);
+  // `if current_stream() != side: side.wait_stream(current_stream())`: where
+  // the test is false the two are one stream, each trivially ordered after
+  // the other's work, so the join keeps the ordering the branch made.
+  if (auto Same = streamInequality(Condition)) {
+    ir::Inst &First = emit(OpKind::WaitStream, site(Condition));
+    First.Stream = Same->first;
+    First.Stream2 = Same->second;
+    ir::Inst &Second = emit(OpKind::WaitStream, site(Condition));
+    Second.Stream = Same->second;
+    Second.Stream2 = Same->first;
+  }
   bool HasElse = false;
   for (PyNode Alt : Stmt.fields("alternative")) {
     if (Alt.is("elif_clause")) {
