@@ -438,6 +438,18 @@ FunctionLowering::streamInequality(PyNode Condition) {
     return std::nullopt;
   };
   std::optional<StreamRef> A = streamOf(Operands[0]), B = streamOf(Operands[1]);
+  // What a stream is compared with is a stream (`current_stream() !=
+  // self.dtoh`, the attribute set at class level).
+  auto comparedWith = [&](PyNode E) -> std::optional<StreamRef> {
+    E = withoutParentheses(E);
+    if (E.is("identifier") || E.is("attribute"))
+      return resolveStream(E);
+    return std::nullopt;
+  };
+  if (A && !B)
+    B = comparedWith(Operands[1]);
+  else if (B && !A)
+    A = comparedWith(Operands[0]);
   if (!A || !B || !A->known() || !B->known())
     return std::nullopt;
   return std::make_pair(*A, *B);

@@ -22,6 +22,23 @@ class Dispatcher:
         return host
 
 
+class ClassLevelStream:
+    dtoh = None
+
+    def to_host(self, t: torch.Tensor):
+        on_side = torch.cuda.current_stream() != self.dtoh
+        if on_side:
+            self.dtoh.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(self.dtoh):
+            host = t.to("cpu", non_blocking=True)
+        return host
+
+
+def counts_to_host_class_level(d: ClassLevelStream, n):
+    counts = torch.zeros(n, device="cuda")
+    return d.to_host(counts)
+
+
 def counts_to_host(d: Dispatcher, n):
     counts = torch.zeros(n, device="cuda")
     return d.to_host(counts)
