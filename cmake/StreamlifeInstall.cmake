@@ -6,7 +6,7 @@
 #   <prefix>/<libdir>/streamlife/libstreamlife_rt.so       streamlife run / LD_PRELOAD
 #   <prefix>/share/doc/streamlife/                          README, docs/ (checks, CI, editors)
 #   <prefix>/share/streamlife/python/sitecustomize.py       streamlife run's Python call sites
-#   <prefix>/share/man/man1/streamlife{,-check,-run,-clang-tidy}.1.gz
+#   <prefix>/share/man/man1/streamlife{,-check,-compdb,-run,-timeline,-clang-tidy}.1.gz
 #   <prefix>/share/bash-completion/completions/streamlife   bash-completion loads it on demand
 #   <prefix>/share/zsh/vendor-completions/_streamlife       on Debian's default $fpath
 #   <prefix>/share/doc/streamlife/{copyright,changelog.gz}  as Debian policy places them
@@ -94,7 +94,8 @@ streamlife finds these bugs in two ways:
    NCCL, annotated custom allocators), which reports an unsafe release in
    every run, not only when the GPU corrupted data.
 
-Man pages: streamlife(1), streamlife-check(1), streamlife-compdb(1), streamlife-run(1).]=])
+Man pages: streamlife(1), streamlife-check(1), streamlife-compdb(1),
+streamlife-run(1), streamlife-timeline(1), streamlife-clang-tidy(1).]=])
 set(CPACK_PACKAGE_HOMEPAGE_URL "${STREAMLIFE_PROJECT_URL}")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_GENERATOR "DEB")

@@ -398,11 +398,27 @@ def orderings(fm):
                     records.append((s, ev, fm.stream_key(recv, s.stream)))
             elif m == "record" and isinstance(recv, (ast.Name, ast.Attribute)):
                 records.append((s, text(recv), fm.stream_key(x.args[0], s.stream) if x.args else s.stream))
+        # Calls under a conditional expression run on one path only.
+        conditional = {id(y) for x in own_nodes(s) if isinstance(x, ast.IfExp)
+                       for arm in (x.body, x.orelse) for y in ast.walk(arm)}
         for x in own_nodes(s):
             if isinstance(x, ast.Call) and text(x.func) in ("torch.cuda.synchronize", "torch.accelerator.synchronize",
                                                              "get_accelerator().synchronize"):
                 out.append(Ordering(s, "sync", None, None))
+            elif id(x) not in conditional and blocking_construction(x):
+                out.append(Ordering(s, "sync", None, None))
     return out, records
+
+
+def blocking_construction(call):
+    """`torch.tensor(data, device=d)` with d not the host: host data copied
+    with a blocking copy, which synchronizes the current stream."""
+    if not (isinstance(call, ast.Call) and text(call.func) == "torch.tensor"):
+        return False
+    for k in call.keywords:
+        if k.arg == "device":
+            return not (isinstance(k.value, ast.Constant) and str(k.value.value).startswith(("cpu", "meta")))
+    return False
 
 
 def last_record(records, event, before):
@@ -605,6 +621,9 @@ class FileMutator:
 
     def _fresh_sites(self, fm, ords, records, alloc, name, how):
         A = alloc.stream
+        # A blocking construction waits for its own allocation and copy.
+        if any(blocking_construction(x) for x in own_nodes(alloc)):
+            return []
         span, _ = self._span_after(fm, alloc, name)
         out = []
         firsts = {}

@@ -66,6 +66,16 @@ def synchronized(n, s):
     torch.cuda.current_stream().wait_event(ev)
     torch.cuda.synchronize()
     del buf
+
+
+def constructed_in_between(n, s, fp8):
+    buf = torch.empty(n, device="cuda")
+    ids = torch.tensor([1, 2], device="cuda")
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = buf * 2
+        z = ids * 2
+    return y, z
 '''
 PYTHON_EXPECTED = {("drop-wait", "pipeline"), ("free-before-wait", "pipeline"), ("early-event", "pipeline"),
                    ("drop-fresh-wait", "pipeline"), ("record-stream-loop", "offload")}

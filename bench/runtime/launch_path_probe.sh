@@ -41,9 +41,17 @@ streamlife=$build_dir/bin/streamlife
 out=$build_dir/bench/runtime/probe
 mkdir -p "$out"
 "$nvcc" -O2 -lineinfo -arch=sm_90 -cudart shared -o "$out/launch_bound" "$here/launch_bound.cu"
+# CUPTI lives in extras/CUPTI/ in the toolkit's classic layout, in lib64/ in
+# the redistributable one.
+cupti=""
+for dir in "$cuda/extras/CUPTI/lib64" "$cuda/lib64" "$cuda/lib" "$cuda/targets/x86_64-linux/lib"; do
+  for f in "$dir"/libcupti.so "$dir"/libcupti.so.*; do
+    [[ -e $f ]] && { cupti=$f; break 2; }
+  done
+done
+[[ -n $cupti ]] || { echo "error: libcupti not found under $cuda" >&2; exit 2; }
 probe_flags=(-O2 -shared -fPIC -I"$cuda/include" -I"$cuda/extras/CUPTI/include" -I"$root/runtime-validator"
-             "$here/probes/launch_path_probe.cpp" -ldl -L"$cuda/extras/CUPTI/lib64" -lcupti
-             -Wl,-rpath,"$cuda/extras/CUPTI/lib64")
+             "$here/probes/launch_path_probe.cpp" -ldl "$cupti" -Wl,-rpath,"$(dirname "$cupti")")
 g++ "${probe_flags[@]}" -o "$out/libprobe_cupti.so"
 g++ -DPROBE_MUTEXES "${probe_flags[@]}" -o "$out/libprobe_mutex.so"
 

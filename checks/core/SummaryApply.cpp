@@ -68,8 +68,10 @@ public:
         return T.resolve(StreamRef::named(Arg->Value), Caller);
       return std::nullopt;
     }
+    // A global or member stream: the same name in the caller, which may
+    // know which of its streams the name holds (a constructor stored it).
     if (K.Name < M.Names.size() && M.Names[K.Name].Owner == NoId)
-      return K; // a global or member stream: the same in the caller
+      return T.resolve(StreamRef::named(K.Name), Caller);
     return std::nullopt; // the callee's own stream
   }
 

@@ -56,6 +56,8 @@ const PyApiRow FunctionRows[] = {
     // page-locked copy of a host tensor.
     {"torch.cuda.pin_memory", VK::Unknown, PyOp::PinMemory},
     {"torch.from_numpy", VK::Unknown, PyOp::Factory},
+    // A tensor over a Python buffer (bytes, a memoryview): host memory.
+    {"torch.frombuffer", VK::Unknown, PyOp::Factory},
     {"torch.empty_like", VK::Unknown, PyOp::FactoryLike},
     {"torch.zeros_like", VK::Unknown, PyOp::FactoryLike},
     {"torch.ones_like", VK::Unknown, PyOp::FactoryLike},

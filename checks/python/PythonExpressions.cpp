@@ -13,6 +13,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <functional>
+
 namespace streamlife::python::lowering {
 
 //===----------------------------------------------------------------------===//
@@ -123,9 +125,24 @@ void FunctionLowering::collectContained(PyNode Expr,
                                         llvm::SmallVectorImpl<NameId> &Names) {
   if (Expr.is("tuple") || Expr.is("list") || Expr.is("set") ||
       Expr.is("dictionary") || Expr.is("pair") ||
-      Expr.is("parenthesized_expression") || Expr.is("expression_list")) {
+      Expr.is("parenthesized_expression") || Expr.is("expression_list") ||
+      Expr.is("list_splat") || Expr.is("dictionary_splat")) {
     for (PyNode Child : Expr.namedChildren())
       collectContained(Child, Names);
+    return;
+  }
+  // `args + [buf]`: a concatenation with a list or tuple display holds the
+  // display's elements (`a + b` of tensors is a new tensor: not this).
+  std::function<bool(PyNode)> Concatenates = [&](PyNode E) {
+    E = withoutParentheses(E);
+    if (E.is("list") || E.is("tuple"))
+      return true;
+    return E.is("binary_operator") && E.field("operator").text() == "+" &&
+           (Concatenates(E.field("left")) || Concatenates(E.field("right")));
+  };
+  if (Expr.is("binary_operator") && Concatenates(Expr)) {
+    collectContained(Expr.field("left"), Names);
+    collectContained(Expr.field("right"), Names);
     return;
   }
   // A list or deque handed to code we cannot see: its entries may be popped
@@ -228,6 +245,42 @@ Value FunctionLowering::lowerComprehension(PyNode Expr) {
     return lowerExpr(Body.field("value"));
   }
   return lowerExpr(Body);
+}
+
+void FunctionLowering::bindConstructorStreams(const PyClassDef &Class,
+                                              const PyFunctionDef &Init,
+                                              PyNode Call) {
+  if (Init.Params.empty())
+    return;
+  CallArguments Args(Call);
+  for (PyNode Stmt : Init.Node.field("body").namedChildren()) {
+    if (!Stmt.is("expression_statement") || Stmt.namedChildren().empty())
+      continue;
+    PyNode A = Stmt.namedChildren().front();
+    if (!A.is("assignment"))
+      continue;
+    PyNode Left = A.field("left"), Right = A.field("right");
+    if (!Left.is("attribute") || !Right.is("identifier") ||
+        Left.field("object").text() != Init.Params.front())
+      continue;
+    auto Param = std::find(Init.Params.begin() + 1, Init.Params.end(),
+                           Right.text());
+    if (Param == Init.Params.end())
+      continue;
+    int Position = int(Param - Init.Params.begin()) - 1;
+    PyNode Arg = Args.find(PyOperand{Position, Right.text()});
+    if (!Arg || !(Arg.is("identifier") || Arg.is("attribute")) ||
+        kindOfName(Arg) != ValueKind::Stream)
+      continue;
+    StreamRef S = resolveStream(Arg);
+    if (S.Kind != StreamRef::Named)
+      continue;
+    std::string Attr = Left.field("attribute").text().str();
+    ir::Inst &I = emit(OpKind::Bind, site(Call));
+    I.Names = {Ctx.shared("a:" + Class.Name + "." + Attr, "self." + Attr),
+               S.Name};
+    I.Value = ir::ValueKind::Stream;
+  }
 }
 
 Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
@@ -388,11 +441,26 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     }
     return other();
   }
-  case PyOp::Factory:
+  case PyOp::Factory: {
     lowerArguments(Call);
     if (makesHostTensor(Call, /*DefaultsToHost=*/true))
       return hostTensor();
-    return allocate(Call, Hint);
+    Value Made = allocate(Call, Hint);
+    // `torch.tensor(data, device="cuda")` builds the tensor from host data
+    // (a list, a tuple, a number, a numpy array) and copies it with a
+    // blocking copy: the current stream is synchronized before it returns,
+    // so its earlier work, the allocation included, is complete. (Copying
+    // a device tensor this way is what PyTorch warns against; a call that
+    // makes one is left alone.)
+    if (Row.Pattern == "torch.tensor") {
+      PyNode Data = withoutParentheses(Args.find(PyOperand{0, "data"}));
+      if (Data && !(Data.is("call") && staticKind(Data) == ValueKind::Tensor)) {
+        ir::Inst &I = emit(OpKind::SyncStream, site(Call));
+        I.Stream = current();
+      }
+    }
+    return Made;
+  }
   case PyOp::FactoryLike: {
     std::vector<Value> Operands = lowerArguments(Call);
     // On the device of its operand (`t.new_empty(n)`: the receiver) unless
@@ -570,6 +638,19 @@ Value FunctionLowering::lowerMethodCall(PyNode Call, PyNode Receiver,
                  Method.ends_with("_") ? PyOp::InPlace : PyOp::TensorOp};
     return lowerApi(Row, Call, Receiver, Recv, Hint);
   }
+  // `x.synchronize()` on a name of unknown kind (a stream or an event
+  // handed to a helper, kept in an attribute by a constructor): the host
+  // waits for whichever of the two it holds. As a stream the name maps to
+  // the caller's stream through the summary; as an event, to its event.
+  if (RecvKind == ValueKind::Unknown && Method == "synchronize" &&
+      Call.field("arguments").namedChildren().empty())
+    if (std::optional<NameId> N = nameOf(Receiver)) {
+      ir::Inst &OnStream = emit(OpKind::SyncStream, site(Call));
+      OnStream.Stream = resolveStream(Receiver);
+      ir::Inst &OnEvent = emit(OpKind::SyncEvent, site(Call));
+      OnEvent.Event = *N;
+      return other();
+    }
   // An unknown method of something that may be a tensor: a use of the
   // receiver (nothing, if it is not one); the arguments escape.
   std::vector<Value> Operands = lowerArguments(Call);
@@ -645,6 +726,7 @@ Value FunctionLowering::lowerCall(PyNode Call, NameId Hint) {
     if (PyClassDef *C = Ctx.Set.findClass(File, Name)) {
       if (PyFunctionDef *Init = Ctx.Set.findMethod(*C, "__init__")) {
         lowerLocalCall(*Init, Call, std::nullopt, NoId);
+        bindConstructorStreams(*C, *Init, Call);
       } else {
         lowerArguments(Call);
       }
@@ -683,6 +765,44 @@ Value FunctionLowering::lowerCall(PyNode Call, NameId Hint) {
   return lowerUnknownCall(Call, lowerArguments(Call));
 }
 
+bool FunctionLowering::isBooleanMask(PyNode Index, unsigned Depth) {
+  // Locals defined from each other (`a = ~b`, `b = ~a`) end here.
+  if (Depth > 8)
+    return false;
+  Index = withoutParentheses(Index);
+  if (Index.is("identifier")) {
+    auto Made = MaskValues.find(Index.text().str());
+    return Made != MaskValues.end() && AssignmentCount[Made->first] == 1 &&
+           isBooleanMask(Made->second, Depth + 1);
+  }
+  if (Index.is("unary_operator"))
+    return Index.field("operator").text() == "~" &&
+           isBooleanMask(Index.field("argument"), Depth + 1);
+  if (Index.is("binary_operator")) {
+    llvm::StringRef Op = Index.field("operator").text();
+    return (Op == "&" || Op == "|") &&
+           (isBooleanMask(Index.field("left"), Depth + 1) ||
+            isBooleanMask(Index.field("right"), Depth + 1));
+  }
+  if (!Index.is("comparison_operator"))
+    return false;
+  // `a >= 0`, `a == b`: a comparison of tensors, not `x is None`, `k in d`.
+  auto Operands = Index.namedChildren();
+  for (size_t I = 1; I < Operands.size(); ++I) {
+    llvm::StringRef Between =
+        Index.text()
+            .slice(Operands[I - 1].endByte() - Index.startByte(),
+                   Operands[I].startByte() - Index.startByte())
+            .trim();
+    if (Between.starts_with("is") || Between.ends_with("in"))
+      return false;
+  }
+  for (PyNode Operand : Operands)
+    if (staticKind(Operand) == ValueKind::Tensor)
+      return true;
+  return false;
+}
+
 Value FunctionLowering::lowerExpr(PyNode Expr, NameId Hint) {
   if (!Expr)
     return {};
@@ -709,8 +829,21 @@ Value FunctionLowering::lowerExpr(PyNode Expr, NameId Hint) {
     return lowerCall(Expr, Hint);
   if (K == "subscript") {
     Value Base = lowerExpr(Expr.field("value"));
-    for (PyNode Index : Expr.fields("subscript"))
-      lowerExpr(Index);
+    std::vector<Value> Operands{Base};
+    bool Masked = false;
+    for (PyNode Index : Expr.fields("subscript")) {
+      Operands.push_back(lowerExpr(Index));
+      Masked |= isBooleanMask(Index);
+    }
+    // `t[mask]` with a boolean tensor: a copy of the selected elements,
+    // whose number the host needs first; PyTorch runs nonzero and waits
+    // for the current stream.
+    if (Masked && Base.Name != NoId && mayHoldBuffer(Base.Kind)) {
+      use(Operands, current(), site(Expr));
+      ir::Inst &I = emit(OpKind::SyncStream, site(Expr));
+      I.Stream = current();
+      return allocate(Expr, Hint);
+    }
     // `t[i]` is a view of t.
     if (Base.Kind == ValueKind::Tensor && Base.Name != NoId)
       return {ValueKind::Tensor, Base.Name, false, {}};
@@ -760,6 +893,24 @@ Value FunctionLowering::lowerExpr(PyNode Expr, NameId Hint) {
   }
   if (K == "lambda" || K == "generator_expression")
     return other(); // not analysed (their bodies run elsewhere or later)
+  if (K == "conditional_expression") {
+    // `a if c else b`: c, then one of the two. Each arm on a path of its
+    // own, so that what one arm does (a synchronizing call) is not taken as
+    // done on the other's.
+    auto Parts = Expr.namedChildren();
+    if (Parts.size() == 3) {
+      lowerExpr(Parts[1]);
+      unsigned Decide = Cur, Join = newBlock();
+      for (PyNode Arm : {Parts[0], Parts[2]}) {
+        Cur = newBlock();
+        edge(Decide, Cur);
+        lowerExpr(Arm);
+        edge(Cur, Join);
+      }
+      Cur = Join;
+      return {};
+    }
+  }
   // Containers, conditionals, comparisons, boolean operators: lower what is
   // inside for its operations; the result is not a tracked tensor.
   for (PyNode Child : Expr.namedChildren())

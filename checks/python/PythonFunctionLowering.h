@@ -200,6 +200,10 @@ private:
   void lowerStatements(const std::vector<PyNode> &Stmts);
   void lowerStatement(PyNode Stmt);
   void lowerIf(PyNode Stmt);
+  /// `a != b` / `a is not b` of two streams, or a local assigned once from
+  /// it: the two streams (one stream where the test is false).
+  std::optional<std::pair<StreamRef, StreamRef>>
+  streamInequality(PyNode Condition);
   void assumeNone(PyNode Name, PyNode At);
   void lowerFor(PyNode Stmt);
   void lowerWhile(PyNode Stmt);
@@ -252,6 +256,9 @@ private:
 
   // --- Expressions.
   Value lowerExpr(PyNode Expr, NameId Hint = NoId);
+  /// `a >= 0`, `~m`, `m1 & m2`, or a local assigned once from one: a
+  /// boolean tensor, which as an index selects (a copy, a host wait).
+  bool isBooleanMask(PyNode Index, unsigned Depth = 0);
   Value lowerCall(PyNode Call, NameId Hint);
   Value lowerMethodCall(PyNode Call, PyNode Receiver, llvm::StringRef Method,
                         NameId Hint);
@@ -262,6 +269,11 @@ private:
                  const Value &Recv, NameId Hint);
   Value lowerLocalCall(const PyFunctionDef &Callee, PyNode Call,
                        std::optional<Value> Self, NameId Hint);
+  /// `t = Timer(s)` whose `__init__` does `self.stream = stream`: from here
+  /// on the attribute names the caller's stream `s`, so that what the
+  /// class's methods do on `self.stream` is done on `s`.
+  void bindConstructorStreams(const PyClassDef &Class,
+                              const PyFunctionDef &Init, PyNode Call);
   Value lowerTensorOp(PyNode Call, const std::vector<Value> &Operands,
                       bool Allocates, NameId Hint = NoId);
   Value lowerUnknownCall(PyNode Call, const std::vector<Value> &Operands);
@@ -299,9 +311,14 @@ private:
   /// Locals assigned exactly once, from a view of a parameter
   /// (`weight = params.view(...)`): name -> the parameter.
   std::map<std::string, std::string> ParamViews;
+  /// Locals assigned a subscript of a name (`rows = w[i]`): the subscript.
+  std::map<std::string, PyNode> SubscriptViews;
   /// Locals that are lists or deques (made from `[]`, `list()`, `deque()`).
   std::map<std::string, ContainerInfo> Containers;
   std::map<std::string, unsigned> AssignmentCount;
+  /// Locals assigned a comparison or a mask expression: the value (a
+  /// boolean mask's, a stream inequality's).
+  std::map<std::string, PyNode> MaskValues;
   /// Locals assigned a tuple display: how many elements (the largest seen).
   std::map<std::string, size_t> TupleArity;
   llvm::StringSet<> Globals;

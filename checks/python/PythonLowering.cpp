@@ -286,9 +286,16 @@ void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
     return;
   std::string Name = Target.text().str();
   ++AssignmentCount[Name];
-  if (PyNode Base = viewBase(Value))
+  if (PyNode V = withoutParentheses(Value);
+      V.is("comparison_operator") || V.is("unary_operator") ||
+      V.is("binary_operator"))
+    MaskValues[Name] = V;
+  if (PyNode Base = viewBase(Value)) {
     if (ParamNames.count(Base.text()))
       ParamViews[Name] = Base.text().str();
+    if (Value.is("subscript"))
+      SubscriptViews[Name] = Value;
+  }
   if (Value.is("tuple") || Value.is("expression_list")) {
     auto Elements = Value.namedChildren();
     size_t &Arity = TupleArity[Name];
@@ -349,6 +356,11 @@ void FunctionLowering::noteTensorEvidence(PyNode Call) {
   std::string Qualified = qualified(Callee);
   if (Qualified.empty() || !isTensorLibraryFunction(Qualified))
     return;
+  // A factory's operands are sizes and host data (`torch.tensor(ids)`,
+  // `torch.frombuffer(view)`), not device tensors.
+  if (const PyApiRow *Row = classifyFunction(Qualified))
+    if (Row->Op == PyOp::Factory)
+      return;
   for (PyNode Arg : Call.field("arguments").namedChildren()) {
     PyNode E = Arg.is("keyword_argument") ? Arg.field("value") : Arg;
     if (E.is("list") || E.is("tuple"))
@@ -451,6 +463,12 @@ void FunctionLowering::scanLocals(PyNode Body) {
     if (!Inserted && It->second == ValueKind::Unknown)
       It->second = ValueKind::Tensor;
   }
+  // `rows = weights[mask]` is a copy, not a view of the parameter (told
+  // now that the kinds of the mask's operands are known).
+  for (const auto &[Name, Subscript] : SubscriptViews)
+    for (PyNode Index : Subscript.fields("subscript"))
+      if (isBooleanMask(Index))
+        ParamViews.erase(Name);
 }
 
 

@@ -401,6 +401,60 @@ void FunctionLowering::assumeNone(PyNode Name, PyNode At) {
     F.Blocks[Cur].Insts.push_back(std::move(I));
 }
 
+std::optional<std::pair<StreamRef, StreamRef>>
+FunctionLowering::streamInequality(PyNode Condition) {
+  Condition = withoutParentheses(Condition);
+  // `differs = current_stream() != side` then `if differs:`.
+  if (Condition.is("identifier")) {
+    auto Made = MaskValues.find(Condition.text().str());
+    if (Made == MaskValues.end() || AssignmentCount[Made->first] != 1)
+      return std::nullopt;
+    Condition = Made->second;
+  }
+  if (!Condition.is("comparison_operator"))
+    return std::nullopt;
+  auto Operands = Condition.namedChildren();
+  if (Operands.size() != 2)
+    return std::nullopt;
+  llvm::StringRef Between =
+      Condition.text()
+          .slice(Operands[0].endByte() - Condition.startByte(),
+                 Operands[1].startByte() - Condition.startByte())
+          .trim();
+  if (Between != "!=" && Between != "is not")
+    return std::nullopt;
+  // Only operands whose stream can be told without lowering them again.
+  auto streamOf = [&](PyNode E) -> std::optional<StreamRef> {
+    E = withoutParentheses(E);
+    if (E.is("call")) {
+      const PyApiRow *Row = classifyFunction(qualified(E.field("function")));
+      if (!Row || Row->Op != PyOp::CurrentStream)
+        return std::nullopt;
+      return current();
+    }
+    if ((E.is("identifier") || E.is("attribute")) &&
+        kindOfName(E) == ValueKind::Stream)
+      return resolveStream(E);
+    return std::nullopt;
+  };
+  std::optional<StreamRef> A = streamOf(Operands[0]), B = streamOf(Operands[1]);
+  // What a stream is compared with is a stream (`current_stream() !=
+  // self.dtoh`, the attribute set at class level).
+  auto comparedWith = [&](PyNode E) -> std::optional<StreamRef> {
+    E = withoutParentheses(E);
+    if (E.is("identifier") || E.is("attribute"))
+      return resolveStream(E);
+    return std::nullopt;
+  };
+  if (A && !B)
+    B = comparedWith(Operands[1]);
+  else if (B && !A)
+    A = comparedWith(Operands[0]);
+  if (!A || !B || !A->known() || !B->known())
+    return std::nullopt;
+  return std::make_pair(*A, *B);
+}
+
 void FunctionLowering::lowerIf(PyNode Stmt) {
   PyNode Condition = Stmt.field("condition");
   lowerExpr(Condition);
@@ -419,6 +473,17 @@ void FunctionLowering::lowerIf(PyNode Stmt) {
   edge(Decide, Cur);
   if (Refine && !Refine->second)
     assumeNone(Refine->first, Condition);
+  // `if current_stream() != side: side.wait_stream(current_stream())`: where
+  // the test is false the two are one stream, each trivially ordered after
+  // the other's work, so the join keeps the ordering the branch made.
+  if (auto Same = streamInequality(Condition)) {
+    ir::Inst &First = emit(OpKind::WaitStream, site(Condition));
+    First.Stream = Same->first;
+    First.Stream2 = Same->second;
+    ir::Inst &Second = emit(OpKind::WaitStream, site(Condition));
+    Second.Stream = Same->second;
+    Second.Stream2 = Same->first;
+  }
   bool HasElse = false;
   for (PyNode Alt : Stmt.fields("alternative")) {
     if (Alt.is("elif_clause")) {
@@ -569,8 +634,20 @@ std::optional<StreamRef> FunctionLowering::streamContextOf(PyNode V) {
   return std::nullopt;
 }
 
+/// `pytest.raises(E)`, `self.assertRaises(E)`, `self.assertRaisesRegex(E, m)`:
+/// a context whose body must raise.
+static bool expectsRaise(PyNode Item) {
+  if (!Item.is("call"))
+    return false;
+  llvm::StringRef Callee = Item.field("function").text();
+  return Callee == "pytest.raises" || Callee == "raises" ||
+         Callee.ends_with(".assertRaises") ||
+         Callee.ends_with(".assertRaisesRegex");
+}
+
 void FunctionLowering::lowerWith(PyNode Stmt) {
   size_t Depth = CurrentStack.size();
+  bool MustRaise = false;
   for (PyNode Clause : Stmt.namedChildren()) {
     if (!Clause.is("with_clause"))
       continue;
@@ -604,13 +681,24 @@ void FunctionLowering::lowerWith(PyNode Stmt) {
         CurrentStack.push_back(*S);
         continue;
       }
+      MustRaise |= expectsRaise(V);
       Value Entered = lowerExpr(V);
       if (Target)
         assign(Target, Value{Entered.Kind, NoId, false, {}}, Item);
     }
   }
   endStatement();
-  lowerBlock(Stmt.field("body"));
+  if (PyNode Body = Stmt.field("body"); MustRaise && Body) {
+    // The test expects the body to raise, and the statement that raises is
+    // the last one: the checks it makes fail before it enqueues its work
+    // (an argument rejected, a stream refused). What comes before it runs.
+    std::vector<PyNode> Stmts = Body.namedChildren();
+    if (!Stmts.empty())
+      Stmts.pop_back();
+    lowerStatements(Stmts);
+  } else {
+    lowerBlock(Stmt.field("body"));
+  }
   CurrentStack.resize(Depth);
 }
 

@@ -1,5 +1,6 @@
 //===- InterceptContext.cpp - the verbs every interception mechanism uses --===//
 #include "intercept/InterceptContext.h"
+#include "intercept/RedundantSyncFilter.h"
 
 #include "intercept/Interposition.h"
 #include "intercept/Runtime.h"
@@ -213,7 +214,10 @@ std::string InterceptContext::allocatorName(int Allocator) const {
   return R.Annotated.allocatorName(Allocator);
 }
 
-void InterceptContext::queueBlockEvent(const BlockEvent &Event) const { R.Annotated.push(Event); }
+void InterceptContext::queueBlockEvent(const BlockEvent &Event) const {
+  R.Annotated.push(Event);
+  redundant_sync::clockMayChange();
+}
 
 std::size_t InterceptContext::queuedBlockEvents() const { return R.Annotated.unapplied(); }
 
@@ -253,6 +257,8 @@ InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext 
 
 void InterceptScope::enter(ProfileSlot Slot) {
   Timer.start(Context->profile(), Slot);
+  // The call may tick or join the thread's clock (RedundantSyncFilter.h).
+  redundant_sync::clockMayChange();
   // Read before written: a store on every call would bounce the flag's cache
   // line between the threads that launch.
   if (!Context->R.UsedCuda.load(std::memory_order_relaxed)) {

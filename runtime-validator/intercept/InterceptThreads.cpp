@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 #include "intercept/CallerLibraries.h"
 #include "intercept/InterceptContext.h"
+#include "intercept/RedundantSyncFilter.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -105,11 +106,28 @@ void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) 
   I.countHostSync();
 }
 
+// Releases and acquires that would change no clock are not queued
+// (RedundantSyncFilter.h): most of a framework's locking is one thread taking
+// the same lock again with nothing learned in between.
 void released(ValidatorRuntime &R, const void *Sync) {
-  queue(R, BlockEvent::Kind::HostReleased, currentThread(), reinterpret_cast<SyncId>(Sync));
+  auto Id = reinterpret_cast<SyncId>(Sync);
+  if (redundant_sync::releaseIsRedundant(Id))
+    return;
+  queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id);
+  redundant_sync::releaseQueued(Id);
 }
 void acquired(ValidatorRuntime &R, const void *Sync) {
-  queue(R, BlockEvent::Kind::HostAcquired, currentThread(), reinterpret_cast<SyncId>(Sync));
+  auto Id = reinterpret_cast<SyncId>(Sync);
+  redundant_sync::AcquireCheck Check = redundant_sync::checkAcquire(Id);
+  if (Check.Redundant)
+    return;
+  queue(R, BlockEvent::Kind::HostAcquired, currentThread(), Id);
+  redundant_sync::acquireQueued(Id, Check.Seen);
+}
+/// The object's clock is forgotten (destroyed, or a thread token consumed).
+void destroyed(ValidatorRuntime &R, SyncId Id) {
+  queue(R, BlockEvent::Kind::SyncDestroyed, currentThread(), Id);
+  redundant_sync::destroyQueued(Id);
 }
 /// After the real release: keeps a queue that CUDA calls do not drain bounded.
 void drainIfLong(ValidatorRuntime &R) {
@@ -181,7 +199,7 @@ void *startThread(void *Raw) {
   ThreadStart Start = *static_cast<ThreadStart *>(Raw);
   if (ValidatorRuntime *R = runtime(); usedCuda(R)) {
     queue(*R, BlockEvent::Kind::HostAcquired, currentThread(), reinterpret_cast<SyncId>(Raw));
-    queue(*R, BlockEvent::Kind::SyncDestroyed, currentThread(), reinterpret_cast<SyncId>(Raw));
+    destroyed(*R, reinterpret_cast<SyncId>(Raw));
   }
   delete static_cast<ThreadStart *>(Raw);
   EndOfThisThread.Armed = true;
@@ -223,7 +241,7 @@ STREAMLIFE_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *M) {
 STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
   static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_destroy");
   if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex))
-    queue(*R, BlockEvent::Kind::SyncDestroyed, currentThread(), reinterpret_cast<SyncId>(M));
+    destroyed(*R, reinterpret_cast<SyncId>(M));
   return Real(M);
 }
 
@@ -301,7 +319,7 @@ STREAMLIFE_INTERPOSE int sem_clockwait(sem_t *S, clockid_t Clock, const struct t
 STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
   static auto Real = realFunction<int (*)(sem_t *)>("sem_destroy");
   if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Semaphore))
-    queue(*R, BlockEvent::Kind::SyncDestroyed, currentThread(), reinterpret_cast<SyncId>(S));
+    destroyed(*R, reinterpret_cast<SyncId>(S));
   return Real(S);
 }
 
@@ -338,7 +356,7 @@ STREAMLIFE_INTERPOSE int pthread_join(pthread_t Thread, void **Result) {
   if (Rc == 0)
     if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Thread)) {
       queue(*R, BlockEvent::Kind::HostAcquired, currentThread(), threadEndId(Thread));
-      queue(*R, BlockEvent::Kind::SyncDestroyed, currentThread(), threadEndId(Thread));
+      destroyed(*R, threadEndId(Thread));
     }
   return Rc;
 }

@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
+#include "intercept/RedundantSyncFilter.h"
 
 #include "report/CallSiteNames.h"
 #include "report/LogFile.h"
@@ -121,8 +122,10 @@ void finishProcess() {
     Engine::Stats St = R->Eng.stats();
     std::fprintf(validatorLog(),
                  "streamlife: intercept-stats: host synchronization: %llu events (mutex, "
-                 "semaphore, thread start/join), %zu host threads, %zu synchronization objects\n",
-                 static_cast<unsigned long long>(R->HostSyncEvents.load()), St.HostClocks,
+                 "semaphore, thread start/join), %llu more that changed no clock dropped, %zu host "
+                 "threads, %zu synchronization objects\n",
+                 static_cast<unsigned long long>(R->HostSyncEvents.load()),
+                 static_cast<unsigned long long>(redundant_sync::dropped()), St.HostClocks,
                  St.SyncObjects);
   }
   if (R->Opts.self_profile && R->UsedCuda.load())

@@ -32,6 +32,7 @@ public:
   TensorOptions options() const;
   ScalarType scalar_type() const;
   bool is_cuda() const;
+  DeviceIndex get_device() const;
   const Storage &storage() const;
   void *data_ptr() const;
   template <typename T> T *data_ptr() const;

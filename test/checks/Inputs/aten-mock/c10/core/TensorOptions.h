@@ -22,6 +22,7 @@ struct TensorOptions {
   TensorOptions device(std::optional<Device> device) const noexcept;
   TensorOptions dtype(std::optional<ScalarType> dtype) const noexcept;
   TensorOptions requires_grad(std::optional<bool> requires_grad) const noexcept;
+  TensorOptions pinned_memory(std::optional<bool> pinned_memory) const noexcept;
   Device device() const noexcept;
   ScalarType dtype() const noexcept;
 };
