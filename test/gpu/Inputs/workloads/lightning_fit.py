@@ -6,6 +6,7 @@ from workload_common import finish, parse, report_loss
 
 options = parse("Lightning Trainer.fit with DataLoader workers", steps=20, layers=2)
 import lightning as L  # noqa: E402
+from lightning.fabric.plugins.environments import LightningEnvironment  # noqa: E402
 from torch.utils.data import DataLoader, TensorDataset  # noqa: E402
 
 torch.manual_seed(0)
@@ -29,7 +30,12 @@ class Model(L.LightningModule):
 
 data = TensorDataset(torch.randn(4096, 256), torch.randn(4096, 1))
 loader = DataLoader(data, batch_size=64, num_workers=2, pin_memory=True, persistent_workers=False)
+# One process, no cluster: saying so keeps Lightning from probing for one. Its
+# MPI probe imports mpi4py, whose MPI_Init starts Open MPI's singleton daemon
+# through ssh/rsh; where neither is on PATH (lit's environment) it aborts the
+# process before training, plain or validated alike.
 trainer = L.Trainer(max_steps=options.steps, accelerator="gpu", devices=1, logger=False,
+                    plugins=[LightningEnvironment()],
                     enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
 trainer.fit(Model(), loader)
 values = torch.stack(losses).float().cpu()
