@@ -123,21 +123,17 @@ void Engine::eventDestroyed(ThreadId, Handle Event) {
 void Engine::hostReleases(ThreadId T, SyncId Sync) {
   std::lock_guard<std::mutex> Lock(P->Mu);
   HostClock &H = P->Hosts.forSync(T);
-  VectorClock &C = P->Syncs.get(Sync);
-  // Whoever knows H's latest epoch knows H's whole clock (VectorClock.h), so
-  // a repeated release with nothing learned in between costs one compare.
-  if (!C.covers(H.now()))
-    C.join(H.Clock);
+  P->Syncs.release(H, Sync);
   P->Hosts.released(H);
 }
 
 void Engine::hostAcquires(ThreadId T, SyncId Sync) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  const VectorClock *C = P->Syncs.find(Sync);
+  SyncClock *C = P->Syncs.find(Sync);
   if (!C)
     return; // never released: orders nothing
   HostClock &H = P->Hosts.forSync(T);
-  if (H.Clock.absorb(*C))
+  if (P->Syncs.acquire(H, *C))
     P->Hosts.learned(H);
 }
 

@@ -28,6 +28,7 @@
 #define STREAMLIFE_RT_ENGINE_HOSTCLOCKS_H
 
 #include "engine/Engine.h"
+#include "engine/LoggedClock.h"
 #include "engine/VectorClock.h"
 
 #include <memory>
@@ -38,8 +39,10 @@ namespace rt {
 
 struct HostClock {
   ThreadId Thread = 0;
-  ClockSlot Slot = NoSlot;
-  VectorClock Clock;
+  ClockSlot Slot = NoSlot; ///< never reused: names the thread in SyncClocks
+  /// Logged, so that a lock's clock catches up with a thread's by reading
+  /// only what the thread learned since it last released it (SyncClocks.h).
+  LoggedClock Clock;
   bool UsesCuda = false;         ///< counted in the common knowledge
   bool Finished = false;         ///< the thread ended: no longer counted
   bool ReleasedSinceTick = false; ///< stamp() must tick before it stamps

@@ -17,16 +17,7 @@ void VectorClock::join(const VectorClock &Other) {
 }
 
 bool VectorClock::absorb(const VectorClock &Other) {
-  bool Grew = false;
-  const std::size_t N = Other.Times.size();
-  for (std::size_t I = 0; I < N; ++I) {
-    if (Other.Times[I] <= get(static_cast<ClockSlot>(I)))
-      continue;
-    grow(static_cast<ClockSlot>(I));
-    Times[I] = Other.Times[I];
-    Grew = true;
-  }
-  return Grew;
+  return absorb(Other, [](ClockSlot) {});
 }
 
 void VectorClock::meet(const VectorClock &Other) {

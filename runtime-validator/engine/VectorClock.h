@@ -76,6 +76,21 @@ public:
   void join(const VectorClock &Other);
   /// join(), returning whether any component grew (the owner learned something).
   bool absorb(const VectorClock &Other);
+  /// absorb(), calling Grew(slot) for each component that grew.
+  template <typename OnGrow> bool absorb(const VectorClock &Other, OnGrow &&Grew) {
+    bool Any = false;
+    const std::size_t N = Other.Times.size();
+    if (N > Times.size())
+      Times.resize(N, 0);
+    for (std::size_t I = 0; I < N; ++I) {
+      if (Other.Times[I] <= Times[I])
+        continue;
+      Times[I] = Other.Times[I];
+      Grew(static_cast<ClockSlot>(I));
+      Any = true;
+    }
+    return Any;
+  }
   /// Element-wise minimum: what both this and Other know (common knowledge).
   void meet(const VectorClock &Other);
   /// Copy that reuses this clock's storage (event records in steady state).

@@ -1,0 +1,70 @@
+//===- SyncClocks.cpp - clocks of host synchronization objects ------------===//
+
+#include "engine/SyncClocks.h"
+
+namespace streamlife {
+namespace rt {
+namespace {
+
+/// Up to this width a whole-clock join costs less than keeping the marks.
+/// Skipping them leaves older marks in place, which stay true (clocks only
+/// grow; the logs record every change whatever the width).
+constexpr std::size_t NarrowWidth = 16;
+
+bool narrow(const LoggedClock &A, const LoggedClock &B) {
+  return A.width() <= NarrowWidth && B.width() <= NarrowWidth;
+}
+
+/// Thread Host's mark, created as Unknown (the first contact reads whole clocks).
+SyncClock::Mark &markOf(SyncClock &C, ClockSlot Host) {
+  for (SyncClock::Mark &M : C.Marks)
+    if (M.Host == Host)
+      return M;
+  C.Marks.push_back(SyncClock::Mark{Host, LoggedClock::Unknown, LoggedClock::Unknown});
+  return C.Marks.back();
+}
+
+} // namespace
+
+void SyncClocks::release(HostClock &H, SyncId Sync) {
+  auto [It, Inserted] = Clocks.try_emplace(Sync);
+  SyncClock &C = It->second;
+  if (Inserted) {
+    Order.push_back(Sync);
+    evictBeyondCap();
+  }
+  // Whoever knows H's latest epoch knows H's whole clock (VectorClock.h), so
+  // a repeated release with nothing learned in between costs one compare.
+  if (narrow(H.Clock, C.Clock)) {
+    if (!C.Clock.covers(H.now())) {
+      ++WholeClockJoins;
+      C.Clock.absorb(H.Clock);
+    }
+    return;
+  }
+  SyncClock::Mark &M = markOf(C, H.Slot);
+  const bool KnewAll = Inserted || M.Acquired == C.Clock.position();
+  if (!C.Clock.covers(H.now())) {
+    WholeClockJoins += !H.Clock.readsLogFrom(M.Released);
+    C.Clock.absorbSince(H.Clock, M.Released);
+  }
+  M.Released = H.Clock.position();
+  // H knew the object's old clock and its own: it knows the joined one.
+  if (KnewAll)
+    M.Acquired = C.Clock.position();
+}
+
+bool SyncClocks::acquire(HostClock &H, SyncClock &C) {
+  if (narrow(H.Clock, C.Clock)) {
+    ++WholeClockJoins;
+    return H.Clock.absorb(C.Clock);
+  }
+  SyncClock::Mark &M = markOf(C, H.Slot);
+  WholeClockJoins += !C.Clock.readsLogFrom(M.Acquired);
+  const bool Grew = H.Clock.absorbSince(C.Clock, M.Acquired);
+  M.Acquired = C.Clock.position();
+  return Grew;
+}
+
+} // namespace rt
+} // namespace streamlife
