@@ -212,54 +212,6 @@ TSTree *parseBounded(std::string_view Text) {
   return Tree;
 }
 
-} // namespace
-
-std::unique_ptr<PySourceFile> PySourceFile::parse(std::string Path,
-                                                  std::string Text) {
-  std::unique_ptr<PySourceFile> File(new PySourceFile());
-  File->Path = std::move(Path);
-  File->Text = std::move(Text);
-  File->LineStarts.push_back(0);
-  for (unsigned I = 0; I < File->Text.size(); ++I)
-    if (File->Text[I] == '\n')
-      File->LineStarts.push_back(I + 1);
-  // Python source is UTF-8 unless a coding cookie says otherwise, and
-  // CPython refuses one that is not; tree-sitter's error recovery over
-  // invalid bytes is quadratic (400 KB of them took 80 s). A file that
-  // declares another encoding (latin-1 comments) is parsed with its
-  // non-UTF-8 bytes read as '_', which keeps every offset.
-  std::string_view ToParse = File->Text;
-  size_t Bad = firstInvalidUtf8(File->Text);
-  if (Bad != llvm::StringRef::npos && isUtf8Name(declaredEncoding(File->Text))) {
-    unsigned Line = std::upper_bound(File->LineStarts.begin(), File->LineStarts.end(), Bad) -
-                    File->LineStarts.begin();
-    char Byte[8];
-    std::snprintf(Byte, sizeof(Byte), "0x%02x", static_cast<unsigned char>(File->Text[Bad]));
-    File->EncodingError =
-        SyntaxError{Line, static_cast<unsigned>(Bad - File->LineStarts[Line - 1]) + 1,
-                    std::string("invalid UTF-8 (byte ") + Byte + "), which CPython refuses too"};
-    ToParse = {};
-  }
-  while (Bad != llvm::StringRef::npos && !File->EncodingError) {
-    File->Text[Bad] = '_';
-    size_t Next = firstInvalidUtf8(llvm::StringRef(File->Text).drop_front(Bad + 1));
-    Bad = Next == llvm::StringRef::npos ? Next : Bad + 1 + Next;
-  }
-  File->Tree = parseBounded(ToParse);
-  return File;
-}
-
-PySourceFile::~PySourceFile() {
-  if (Tree)
-    ts_tree_delete(Tree);
-}
-
-PyNode PySourceFile::root() const {
-  return Tree ? PyNode(ts_tree_root_node(Tree), Text) : PyNode();
-}
-
-namespace {
-
 std::optional<SyntaxError> errorAt(TSNode Node) {
   if (ts_node_is_missing(Node)) {
     TSPoint P = ts_node_start_point(Node);
@@ -313,12 +265,51 @@ std::optional<SyntaxError> firstError(TSNode Root) {
 
 } // namespace
 
-std::optional<SyntaxError> PySourceFile::syntaxError() const {
-  if (EncodingError)
-    return EncodingError;
-  if (!Tree)
-    return SyntaxError{1, 1, "cannot parse"};
-  return firstError(ts_tree_root_node(Tree));
+std::unique_ptr<PySourceFile> PySourceFile::parse(std::string Path,
+                                                  std::string Text) {
+  std::unique_ptr<PySourceFile> File(new PySourceFile());
+  File->Path = std::move(Path);
+  File->Text = std::move(Text);
+  File->LineStarts.push_back(0);
+  for (unsigned I = 0; I < File->Text.size(); ++I)
+    if (File->Text[I] == '\n')
+      File->LineStarts.push_back(I + 1);
+  // Python source is UTF-8 unless a coding cookie says otherwise, and
+  // CPython refuses one that is not; tree-sitter's error recovery over
+  // invalid bytes is quadratic (400 KB of them took 80 s). A file that
+  // declares another encoding (latin-1 comments) is parsed with its
+  // non-UTF-8 bytes read as '_', which keeps every offset.
+  std::string_view ToParse = File->Text;
+  size_t Bad = firstInvalidUtf8(File->Text);
+  if (Bad != llvm::StringRef::npos && isUtf8Name(declaredEncoding(File->Text))) {
+    unsigned Line = std::upper_bound(File->LineStarts.begin(), File->LineStarts.end(), Bad) -
+                    File->LineStarts.begin();
+    char Byte[8];
+    std::snprintf(Byte, sizeof(Byte), "0x%02x", static_cast<unsigned char>(File->Text[Bad]));
+    File->Error =
+        SyntaxError{Line, static_cast<unsigned>(Bad - File->LineStarts[Line - 1]) + 1,
+                    std::string("invalid UTF-8 (byte ") + Byte + "), which CPython refuses too"};
+    ToParse = {};
+  }
+  while (Bad != llvm::StringRef::npos && !File->Error) {
+    File->Text[Bad] = '_';
+    size_t Next = firstInvalidUtf8(llvm::StringRef(File->Text).drop_front(Bad + 1));
+    Bad = Next == llvm::StringRef::npos ? Next : Bad + 1 + Next;
+  }
+  File->Tree = parseBounded(ToParse);
+  if (!File->Error)
+    File->Error = File->Tree ? firstError(ts_tree_root_node(File->Tree))
+                             : SyntaxError{1, 1, "cannot parse"};
+  return File;
+}
+
+PySourceFile::~PySourceFile() {
+  if (Tree)
+    ts_tree_delete(Tree);
+}
+
+PyNode PySourceFile::root() const {
+  return Tree ? PyNode(ts_tree_root_node(Tree), Text) : PyNode();
 }
 
 llvm::StringRef PySourceFile::lineText(unsigned Line) const {
