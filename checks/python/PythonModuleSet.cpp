@@ -86,8 +86,10 @@ struct ParseCache {
 };
 
 ParseCache &parseCache() {
-  static ParseCache Cache;
-  return Cache;
+  // Never destroyed: freeing every tree the run parsed, one node at a time,
+  // at exit was 3% of a run's CPU, and the process's end frees it at once.
+  static ParseCache *Cache = new ParseCache;
+  return *Cache;
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "PythonLexicalScan.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/ConvertUTF.h"
 
 #include <algorithm>
@@ -29,35 +30,70 @@ llvm::StringRef PyNode::text() const {
   return Source.slice(Begin, End);
 }
 
-PyNode PyNode::field(const char *Name) const {
-  if (isNull())
-    return {};
-  return {ts_node_child_by_field_name(Node, Name, strlen(Name)), Source};
+namespace {
+
+/// The grammar's id of field \p Name, 0 when it has none: one hash lookup,
+/// where ts_node_child_by_field_name compares the name with the grammar's
+/// field names one by one (4% of a check's CPU, the lowering asks for a
+/// field at almost every node).
+TSFieldId fieldId(llvm::StringRef Name) {
+  static const llvm::StringMap<TSFieldId> Ids = [] {
+    llvm::StringMap<TSFieldId> Map;
+    const TSLanguage *Python = tree_sitter_python();
+    for (TSFieldId Id = 1; Id <= ts_language_field_count(Python); ++Id)
+      if (const char *FieldName = ts_language_field_name_for_id(Python, Id))
+        Map[FieldName] = Id;
+    return Map;
+  }();
+  auto Found = Ids.find(Name);
+  return Found == Ids.end() ? 0 : Found->second;
 }
 
 // Children are walked with a cursor: ts_node_child(Node, I) and its named
 // and field variants start from the first child each time, so a loop over
 // them is quadratic in the number of children (an ERROR node over 400 KB of
-// invalid UTF-8 has tens of thousands: 80 s).
-namespace {
-
+// invalid UTF-8 has tens of thousands: 80 s). One cursor per thread, reset
+// to each node: a new cursor allocates its stack, and the lowering asks for
+// the children of most nodes. \p V must not walk children itself.
 template <typename Visit> void forEachChild(TSNode Node, Visit &&V) {
-  TSTreeCursor Cursor = ts_tree_cursor_new(Node);
-  if (ts_tree_cursor_goto_first_child(&Cursor))
+  struct ReusedCursor {
+    TSTreeCursor Cursor;
+    bool Made = false;
+    ~ReusedCursor() {
+      if (Made)
+        ts_tree_cursor_delete(&Cursor);
+    }
+  };
+  thread_local ReusedCursor Reused;
+  if (!Reused.Made) {
+    Reused.Cursor = ts_tree_cursor_new(Node);
+    Reused.Made = true;
+  } else {
+    ts_tree_cursor_reset(&Reused.Cursor, Node);
+  }
+  TSTreeCursor *Cursor = &Reused.Cursor;
+  if (ts_tree_cursor_goto_first_child(Cursor))
     do
-      V(ts_tree_cursor_current_node(&Cursor), ts_tree_cursor_current_field_name(&Cursor));
-    while (ts_tree_cursor_goto_next_sibling(&Cursor));
-  ts_tree_cursor_delete(&Cursor);
+      V(ts_tree_cursor_current_node(Cursor), ts_tree_cursor_current_field_id(Cursor));
+    while (ts_tree_cursor_goto_next_sibling(Cursor));
 }
 
 } // namespace
 
+PyNode PyNode::field(const char *Name) const {
+  if (isNull())
+    return {};
+  TSFieldId Id = fieldId(Name);
+  return Id ? PyNode(ts_node_child_by_field_id(Node, Id), Source) : PyNode();
+}
+
 std::vector<PyNode> PyNode::fields(const char *Name) const {
   std::vector<PyNode> Result;
-  if (isNull())
+  TSFieldId Id = fieldId(Name);
+  if (isNull() || !Id)
     return Result;
-  forEachChild(Node, [&](TSNode Child, const char *Field) {
-    if (Field && llvm::StringRef(Field) == Name)
+  forEachChild(Node, [&](TSNode Child, TSFieldId Field) {
+    if (Field == Id)
       Result.emplace_back(Child, Source);
   });
   return Result;
@@ -68,7 +104,7 @@ std::vector<PyNode> PyNode::namedChildren() const {
   if (isNull())
     return Result;
   Result.reserve(ts_node_named_child_count(Node));
-  forEachChild(Node, [&](TSNode Child, const char *) {
+  forEachChild(Node, [&](TSNode Child, TSFieldId) {
     // Comments are "extras": they may sit anywhere and mean nothing here.
     if (ts_node_is_named(Child) && llvm::StringRef(ts_node_type(Child)) != "comment")
       Result.emplace_back(Child, Source);
