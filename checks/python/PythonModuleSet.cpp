@@ -10,6 +10,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cassert>
 #include <functional>
 #include <mutex>
 
@@ -75,14 +76,20 @@ struct ParseCache {
     llvm::sys::TimePoint<> Modified;
     uint64_t Size = 0;
     std::shared_ptr<const PySourceFile> File;
+    /// The file's definitions, per device-module spellings (one, unless
+    /// .clang-tidy files of the tree spell them differently).
+    std::vector<std::pair<PyDeviceModules, std::shared_ptr<const PyDefinitions>>>
+        Definitions;
   };
   std::mutex Lock;
   std::map<std::string, Entry> Files;
 };
 
 ParseCache &parseCache() {
-  static ParseCache Cache;
-  return Cache;
+  // Never destroyed: freeing every tree the run parsed, one node at a time,
+  // at exit was 3% of a run's CPU, and the process's end frees it at once.
+  static ParseCache *Cache = new ParseCache;
+  return *Cache;
 }
 
 } // namespace
@@ -364,33 +371,29 @@ AttributeFact classifyCreation(const PyFile &File, PyNode Expr) {
   return {};
 }
 
-PyFile *PyModuleSet::add(std::shared_ptr<const PySourceFile> Source) {
-  auto File = std::make_unique<PyFile>();
-  File->Index = Files.size();
-  File->DeviceModules = &DeviceModules;
-  File->Source = std::move(Source);
-  ByPath[File->Source->path()] = File.get();
-  Files.push_back(std::move(File));
-  index(*Files.back());
-  return Files.back().get();
-}
+namespace {
 
-void PyModuleSet::index(PyFile &File) {
+/// What \p Source defines (see PyDefinitions), read anew.
+std::shared_ptr<const PyDefinitions>
+readDefinitions(const std::shared_ptr<const PySourceFile> &Source,
+                const PyDeviceModules &DeviceModules) {
+  auto Definitions = std::make_shared<PyDefinitions>();
+  // What attribute values create is judged as in a file without imports.
+  const PyFile File(Source, Definitions, &DeviceModules);
   auto addFunction = [&](PyNode Def, PyClassDef *Class) {
     auto Function = std::make_unique<PyFunctionDef>();
     std::string Name = Def.field("name").text().str();
     Function->QualifiedName = Class ? Class->Name + "." + Name : Name;
     Function->ClassName = Class ? Class->Name : "";
     Function->Node = Def;
-    Function->File = &File;
     Function->Params = parameterNames(Def);
     if (Class)
       Class->Methods[Name] = Function.get();
     else
-      File.TopLevelFunctions[Name] = Function.get();
-    File.Functions.push_back(std::move(Function));
+      Definitions->TopLevelFunctions[Name] = Function.get();
+    Definitions->Functions.push_back(std::move(Function));
   };
-  forEachModuleStatement(File.Source->root(), [&](PyNode Stmt) {
+  forEachModuleStatement(Source->root(), [&](PyNode Stmt) {
     PyNode Def = definitionOf(Stmt);
     if (Def.is("function_definition")) {
       addFunction(Def, nullptr);
@@ -400,7 +403,7 @@ void PyModuleSet::index(PyFile &File) {
       return;
     auto Class = std::make_unique<PyClassDef>();
     Class->Name = Def.field("name").text().str();
-    Class->File = &File;
+    Class->Source = Source.get();
     for (PyNode Base : Def.field("superclasses").namedChildren())
       Class->Bases.push_back(Base.text().str());
     for (PyNode Member : Def.field("body").namedChildren()) {
@@ -418,10 +421,10 @@ void PyModuleSet::index(PyFile &File) {
             Class->Attributes[Field.field("left").text()] = {K, false};
       }
     }
-    File.Classes[Class->Name] = std::move(Class);
+    Definitions->Classes[Class->Name] = std::move(Class);
   });
   // Attribute facts: `self.x = <creation>` in any method.
-  for (auto &Entry : File.Classes) {
+  for (auto &Entry : Definitions->Classes) {
     PyClassDef &Class = *Entry.second;
     for (auto &MethodEntry : Class.Methods) {
       PyFunctionDef &Method = *MethodEntry.second;
@@ -472,6 +475,45 @@ void PyModuleSet::index(PyFile &File) {
       Scan(Method.Node.field("body"));
     }
   }
+  return Definitions;
+}
+
+/// What \p Source defines, read once per parsed file and device-module
+/// spellings (kept with the parse, so a file parsed again is read again).
+std::shared_ptr<const PyDefinitions>
+sharedDefinitions(const std::shared_ptr<const PySourceFile> &Source,
+                  const PyDeviceModules &DeviceModules) {
+  ParseCache &Cache = parseCache();
+  auto entry = [&]() -> ParseCache::Entry * {
+    auto Found = Cache.Files.find(Source->path());
+    return Found != Cache.Files.end() && Found->second.File == Source
+               ? &Found->second
+               : nullptr; // text in memory, or a file parsed again since
+  };
+  {
+    std::lock_guard<std::mutex> Guard(Cache.Lock);
+    if (ParseCache::Entry *E = entry())
+      for (const auto &[Spellings, Definitions] : E->Definitions)
+        if (Spellings == DeviceModules)
+          return Definitions;
+  }
+  std::shared_ptr<const PyDefinitions> Definitions = readDefinitions(Source, DeviceModules);
+  std::lock_guard<std::mutex> Guard(Cache.Lock);
+  if (ParseCache::Entry *E = entry())
+    E->Definitions.emplace_back(DeviceModules, Definitions);
+  return Definitions;
+}
+
+} // namespace
+
+PyFile *PyModuleSet::add(std::shared_ptr<const PySourceFile> Source) {
+  std::shared_ptr<const PyDefinitions> Definitions = sharedDefinitions(Source, DeviceModules);
+  auto File = std::make_unique<PyFile>(std::move(Source), std::move(Definitions), &DeviceModules);
+  File->Index = Files.size();
+  ByPath[File->Source->path()] = File.get();
+  BySource[File->Source.get()] = File.get();
+  Files.push_back(std::move(File));
+  return Files.back().get();
 }
 
 PyFile *PyModuleSet::loadModule(const PyFile &From, llvm::StringRef Dotted,
@@ -650,7 +692,7 @@ PyFunctionDef *PyModuleSet::findMethod(const PyClassDef &Class,
       return Found->second;
     const PyClassDef *Base = nullptr;
     for (const std::string &BaseName : C->Bases)
-      if ((Base = findClass(*C->File, BaseName)))
+      if ((Base = findClass(*fileOf(*C->Source), BaseName)))
         break;
     C = Base;
   }
@@ -687,6 +729,12 @@ PyClassDef *PyModuleSet::uniqueClassWithAttribute(llvm::StringRef Name) const {
         Found = Entry.second.get();
       }
   return Found;
+}
+
+const PyFile *PyModuleSet::fileOf(const PySourceFile &Source) const {
+  auto Found = BySource.find(&Source);
+  assert(Found != BySource.end() && "a class from a file outside the set");
+  return Found->second;
 }
 
 } // namespace streamlife::python

@@ -17,6 +17,7 @@
 #include "PythonApiTable.h"
 #include "PythonSyntax.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include <map>
@@ -31,7 +32,6 @@ struct PyFunctionDef {
   std::string QualifiedName; ///< "gather", "Pipeline.gather"
   std::string ClassName;     ///< Empty for a free function.
   PyNode Node;               ///< The function_definition.
-  const struct PyFile *File = nullptr;
   std::vector<std::string> Params; ///< Names, in order (self included).
 };
 
@@ -45,7 +45,8 @@ struct AttributeFact {
 
 struct PyClassDef {
   std::string Name;
-  const struct PyFile *File = nullptr;
+  /// The file that defines it (PyModuleSet::fileOf finds it in a set).
+  const PySourceFile *Source = nullptr;
   std::vector<std::string> Bases;
   llvm::StringMap<PyFunctionDef *> Methods;
   llvm::StringMap<AttributeFact> Attributes;
@@ -84,17 +85,44 @@ struct PyDeviceModules {
   /// the defaults. Returns an error message for a malformed entry.
   static std::optional<std::string> parse(llvm::StringRef List,
                                           PyDeviceModules &Into);
+  friend bool operator==(const PyDeviceModules &A, const PyDeviceModules &B) {
+    return A.Functions == B.Functions && A.Names == B.Names;
+  }
 };
 
+/// What a file defines: its functions, classes and methods, and what class
+/// attributes hold. Read from the file's own text alone (its imports are not
+/// resolved yet), so it depends only on the parsed file and the device-module
+/// spellings: found once per process and shared by every check that loads
+/// the file (every file of a package imports the same few modules).
+struct PyDefinitions {
+  std::vector<std::unique_ptr<PyFunctionDef>> Functions;
+  llvm::StringMap<PyFunctionDef *> TopLevelFunctions;
+  llvm::StringMap<std::unique_ptr<PyClassDef>> Classes;
+};
+
+/// One file of a module set: the shared parse and definitions, and what
+/// its imports bind in this set.
 struct PyFile {
+  PyFile(std::shared_ptr<const PySourceFile> Source,
+         std::shared_ptr<const PyDefinitions> Definitions,
+         const PyDeviceModules *DeviceModules)
+      : Source(std::move(Source)), DeviceModules(DeviceModules),
+        Definitions(std::move(Definitions)),
+        Functions(this->Definitions->Functions),
+        TopLevelFunctions(this->Definitions->TopLevelFunctions),
+        Classes(this->Definitions->Classes) {}
+
   /// Parsed once per process and shared (see parsedFile).
   std::shared_ptr<const PySourceFile> Source;
   /// The device-module spellings of the check (owned by the module set).
   const PyDeviceModules *DeviceModules = nullptr;
   unsigned Index = 0; ///< Load order; 0 is the checked file.
-  std::vector<std::unique_ptr<PyFunctionDef>> Functions;
-  llvm::StringMap<PyFunctionDef *> TopLevelFunctions;
-  llvm::StringMap<std::unique_ptr<PyClassDef>> Classes;
+  /// Found once per process and shared (see PyDefinitions).
+  std::shared_ptr<const PyDefinitions> Definitions;
+  const std::vector<std::unique_ptr<PyFunctionDef>> &Functions;
+  const llvm::StringMap<PyFunctionDef *> &TopLevelFunctions;
+  const llvm::StringMap<std::unique_ptr<PyClassDef>> &Classes;
   llvm::StringMap<ImportBinding> Imports;
 };
 
@@ -126,15 +154,18 @@ public:
   /// The one class of the set that assigns attribute \p Name, if exactly one.
   PyClassDef *uniqueClassWithAttribute(llvm::StringRef Name) const;
 
+  /// The file of the set that \p Source is.
+  const PyFile *fileOf(const PySourceFile &Source) const;
+
 private:
   PyFile *add(std::shared_ptr<const PySourceFile> Source);
-  void index(PyFile &File);
   void resolveImports(PyFile &File, unsigned Depth);
   PyFile *loadModule(const PyFile &From, llvm::StringRef Dotted,
                      unsigned Level, unsigned Depth);
 
   std::vector<std::unique_ptr<PyFile>> Files;
   std::map<std::string, PyFile *> ByPath;
+  llvm::DenseMap<const PySourceFile *, PyFile *> BySource;
   PyDeviceModules DeviceModules;
 };
 

@@ -5,6 +5,7 @@
 #include "PythonLexicalScan.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/ConvertUTF.h"
 
 #include <algorithm>
@@ -29,35 +30,70 @@ llvm::StringRef PyNode::text() const {
   return Source.slice(Begin, End);
 }
 
-PyNode PyNode::field(const char *Name) const {
-  if (isNull())
-    return {};
-  return {ts_node_child_by_field_name(Node, Name, strlen(Name)), Source};
+namespace {
+
+/// The grammar's id of field \p Name, 0 when it has none: one hash lookup,
+/// where ts_node_child_by_field_name compares the name with the grammar's
+/// field names one by one (4% of a check's CPU, the lowering asks for a
+/// field at almost every node).
+TSFieldId fieldId(llvm::StringRef Name) {
+  static const llvm::StringMap<TSFieldId> Ids = [] {
+    llvm::StringMap<TSFieldId> Map;
+    const TSLanguage *Python = tree_sitter_python();
+    for (TSFieldId Id = 1; Id <= ts_language_field_count(Python); ++Id)
+      if (const char *FieldName = ts_language_field_name_for_id(Python, Id))
+        Map[FieldName] = Id;
+    return Map;
+  }();
+  auto Found = Ids.find(Name);
+  return Found == Ids.end() ? 0 : Found->second;
 }
 
 // Children are walked with a cursor: ts_node_child(Node, I) and its named
 // and field variants start from the first child each time, so a loop over
 // them is quadratic in the number of children (an ERROR node over 400 KB of
-// invalid UTF-8 has tens of thousands: 80 s).
-namespace {
-
+// invalid UTF-8 has tens of thousands: 80 s). One cursor per thread, reset
+// to each node: a new cursor allocates its stack, and the lowering asks for
+// the children of most nodes. \p V must not walk children itself.
 template <typename Visit> void forEachChild(TSNode Node, Visit &&V) {
-  TSTreeCursor Cursor = ts_tree_cursor_new(Node);
-  if (ts_tree_cursor_goto_first_child(&Cursor))
+  struct ReusedCursor {
+    TSTreeCursor Cursor;
+    bool Made = false;
+    ~ReusedCursor() {
+      if (Made)
+        ts_tree_cursor_delete(&Cursor);
+    }
+  };
+  thread_local ReusedCursor Reused;
+  if (!Reused.Made) {
+    Reused.Cursor = ts_tree_cursor_new(Node);
+    Reused.Made = true;
+  } else {
+    ts_tree_cursor_reset(&Reused.Cursor, Node);
+  }
+  TSTreeCursor *Cursor = &Reused.Cursor;
+  if (ts_tree_cursor_goto_first_child(Cursor))
     do
-      V(ts_tree_cursor_current_node(&Cursor), ts_tree_cursor_current_field_name(&Cursor));
-    while (ts_tree_cursor_goto_next_sibling(&Cursor));
-  ts_tree_cursor_delete(&Cursor);
+      V(ts_tree_cursor_current_node(Cursor), ts_tree_cursor_current_field_id(Cursor));
+    while (ts_tree_cursor_goto_next_sibling(Cursor));
 }
 
 } // namespace
 
+PyNode PyNode::field(const char *Name) const {
+  if (isNull())
+    return {};
+  TSFieldId Id = fieldId(Name);
+  return Id ? PyNode(ts_node_child_by_field_id(Node, Id), Source) : PyNode();
+}
+
 std::vector<PyNode> PyNode::fields(const char *Name) const {
   std::vector<PyNode> Result;
-  if (isNull())
+  TSFieldId Id = fieldId(Name);
+  if (isNull() || !Id)
     return Result;
-  forEachChild(Node, [&](TSNode Child, const char *Field) {
-    if (Field && llvm::StringRef(Field) == Name)
+  forEachChild(Node, [&](TSNode Child, TSFieldId Field) {
+    if (Field == Id)
       Result.emplace_back(Child, Source);
   });
   return Result;
@@ -68,7 +104,7 @@ std::vector<PyNode> PyNode::namedChildren() const {
   if (isNull())
     return Result;
   Result.reserve(ts_node_named_child_count(Node));
-  forEachChild(Node, [&](TSNode Child, const char *) {
+  forEachChild(Node, [&](TSNode Child, TSFieldId) {
     // Comments are "extras": they may sit anywhere and mean nothing here.
     if (ts_node_is_named(Child) && llvm::StringRef(ts_node_type(Child)) != "comment")
       Result.emplace_back(Child, Source);
@@ -212,54 +248,6 @@ TSTree *parseBounded(std::string_view Text) {
   return Tree;
 }
 
-} // namespace
-
-std::unique_ptr<PySourceFile> PySourceFile::parse(std::string Path,
-                                                  std::string Text) {
-  std::unique_ptr<PySourceFile> File(new PySourceFile());
-  File->Path = std::move(Path);
-  File->Text = std::move(Text);
-  File->LineStarts.push_back(0);
-  for (unsigned I = 0; I < File->Text.size(); ++I)
-    if (File->Text[I] == '\n')
-      File->LineStarts.push_back(I + 1);
-  // Python source is UTF-8 unless a coding cookie says otherwise, and
-  // CPython refuses one that is not; tree-sitter's error recovery over
-  // invalid bytes is quadratic (400 KB of them took 80 s). A file that
-  // declares another encoding (latin-1 comments) is parsed with its
-  // non-UTF-8 bytes read as '_', which keeps every offset.
-  std::string_view ToParse = File->Text;
-  size_t Bad = firstInvalidUtf8(File->Text);
-  if (Bad != llvm::StringRef::npos && isUtf8Name(declaredEncoding(File->Text))) {
-    unsigned Line = std::upper_bound(File->LineStarts.begin(), File->LineStarts.end(), Bad) -
-                    File->LineStarts.begin();
-    char Byte[8];
-    std::snprintf(Byte, sizeof(Byte), "0x%02x", static_cast<unsigned char>(File->Text[Bad]));
-    File->EncodingError =
-        SyntaxError{Line, static_cast<unsigned>(Bad - File->LineStarts[Line - 1]) + 1,
-                    std::string("invalid UTF-8 (byte ") + Byte + "), which CPython refuses too"};
-    ToParse = {};
-  }
-  while (Bad != llvm::StringRef::npos && !File->EncodingError) {
-    File->Text[Bad] = '_';
-    size_t Next = firstInvalidUtf8(llvm::StringRef(File->Text).drop_front(Bad + 1));
-    Bad = Next == llvm::StringRef::npos ? Next : Bad + 1 + Next;
-  }
-  File->Tree = parseBounded(ToParse);
-  return File;
-}
-
-PySourceFile::~PySourceFile() {
-  if (Tree)
-    ts_tree_delete(Tree);
-}
-
-PyNode PySourceFile::root() const {
-  return Tree ? PyNode(ts_tree_root_node(Tree), Text) : PyNode();
-}
-
-namespace {
-
 std::optional<SyntaxError> errorAt(TSNode Node) {
   if (ts_node_is_missing(Node)) {
     TSPoint P = ts_node_start_point(Node);
@@ -313,12 +301,51 @@ std::optional<SyntaxError> firstError(TSNode Root) {
 
 } // namespace
 
-std::optional<SyntaxError> PySourceFile::syntaxError() const {
-  if (EncodingError)
-    return EncodingError;
-  if (!Tree)
-    return SyntaxError{1, 1, "cannot parse"};
-  return firstError(ts_tree_root_node(Tree));
+std::unique_ptr<PySourceFile> PySourceFile::parse(std::string Path,
+                                                  std::string Text) {
+  std::unique_ptr<PySourceFile> File(new PySourceFile());
+  File->Path = std::move(Path);
+  File->Text = std::move(Text);
+  File->LineStarts.push_back(0);
+  for (unsigned I = 0; I < File->Text.size(); ++I)
+    if (File->Text[I] == '\n')
+      File->LineStarts.push_back(I + 1);
+  // Python source is UTF-8 unless a coding cookie says otherwise, and
+  // CPython refuses one that is not; tree-sitter's error recovery over
+  // invalid bytes is quadratic (400 KB of them took 80 s). A file that
+  // declares another encoding (latin-1 comments) is parsed with its
+  // non-UTF-8 bytes read as '_', which keeps every offset.
+  std::string_view ToParse = File->Text;
+  size_t Bad = firstInvalidUtf8(File->Text);
+  if (Bad != llvm::StringRef::npos && isUtf8Name(declaredEncoding(File->Text))) {
+    unsigned Line = std::upper_bound(File->LineStarts.begin(), File->LineStarts.end(), Bad) -
+                    File->LineStarts.begin();
+    char Byte[8];
+    std::snprintf(Byte, sizeof(Byte), "0x%02x", static_cast<unsigned char>(File->Text[Bad]));
+    File->Error =
+        SyntaxError{Line, static_cast<unsigned>(Bad - File->LineStarts[Line - 1]) + 1,
+                    std::string("invalid UTF-8 (byte ") + Byte + "), which CPython refuses too"};
+    ToParse = {};
+  }
+  while (Bad != llvm::StringRef::npos && !File->Error) {
+    File->Text[Bad] = '_';
+    size_t Next = firstInvalidUtf8(llvm::StringRef(File->Text).drop_front(Bad + 1));
+    Bad = Next == llvm::StringRef::npos ? Next : Bad + 1 + Next;
+  }
+  File->Tree = parseBounded(ToParse);
+  if (!File->Error)
+    File->Error = File->Tree ? firstError(ts_tree_root_node(File->Tree))
+                             : SyntaxError{1, 1, "cannot parse"};
+  return File;
+}
+
+PySourceFile::~PySourceFile() {
+  if (Tree)
+    ts_tree_delete(Tree);
+}
+
+PyNode PySourceFile::root() const {
+  return Tree ? PyNode(ts_tree_root_node(Tree), Text) : PyNode();
 }
 
 llvm::StringRef PySourceFile::lineText(unsigned Line) const {

@@ -81,7 +81,7 @@ public:
   llvm::StringRef text() const { return Text; }
   PyNode root() const;
   /// The first ERROR or MISSING node, if the file is not valid Python.
-  std::optional<SyntaxError> syntaxError() const;
+  const std::optional<SyntaxError> &syntaxError() const { return Error; }
   /// The text of 1-based line \p Line, without its newline.
   llvm::StringRef lineText(unsigned Line) const;
 
@@ -91,8 +91,10 @@ private:
   std::string Text;
   TSTree *Tree = nullptr;
   std::vector<unsigned> LineStarts;
-  /// Bytes that are not UTF-8 in a file that declares no other encoding.
-  std::optional<SyntaxError> EncodingError;
+  /// Found once, when the file is parsed: every check asks for it again,
+  /// the checked file's and each local module's it loads, and the search
+  /// walks the whole tree (for depth, even where tree-sitter saw no error).
+  std::optional<SyntaxError> Error;
 };
 
 } // namespace streamlife::python
