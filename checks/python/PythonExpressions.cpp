@@ -430,9 +430,17 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     return other();
   }
   case PyOp::RecordStream: {
-    if (ReportRecordStream && !Loops.empty())
-      Ctx.Out.RecordStreamInLoops.push_back(
-          {site(Call), Receiver.text().str(), site(Loops.back().Node)});
+    if (ReportRecordStream && !Loops.empty()) {
+      RecordStreamInLoop Finding{site(Call), Receiver.text().str(),
+                                 site(Loops.back().Node)};
+      // The copies of a body (one per value class) share their sites: the
+      // call is reported once.
+      auto &Found = Ctx.Out.RecordStreamInLoops;
+      if (!Copies || std::none_of(Found.begin(), Found.end(), [&](const auto &R) {
+            return R.Call == Finding.Call;
+          }))
+        Found.push_back(std::move(Finding));
+    }
     StreamRef S = resolveStream(Args.find(Row.Stream));
     if (Recv.Name != NoId) {
       ir::Inst &I = emit(OpKind::RecordStream, site(Call));

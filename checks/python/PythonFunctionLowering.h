@@ -11,11 +11,14 @@
 #define STREAMLIFE_CHECKS_PYTHON_PYTHONFUNCTIONLOWERING_H
 
 #include "PythonLowering.h"
+#include "PythonValueClasses.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
+#include <memory>
+#include <tuple>
 #include <set>
 #include <optional>
 #include <string>
@@ -192,9 +195,29 @@ private:
     F.Blocks[Cur].Insts.push_back(std::move(I));
     return F.Blocks[Cur].Insts.back();
   }
-  SiteId site(PyNode N, llvm::StringRef Spelling = "") {
-    return Ctx.site(File, N, Spelling);
+  SiteId site(PyNode N, llvm::StringRef Spelling = "");
+
+  // --- Copies of the body, one per value class (PythonValueClasses.h).
+  /// Lowers the body once per class of its split parameters, or once.
+  void lowerBodyPerValueClass(PyNode Body);
+  /// The branch an `if`/`elif` condition takes under the copy's class.
+  std::optional<bool> decided(PyNode Condition) const {
+    if (!Assumed)
+      return std::nullopt;
+    return decideCondition(Condition, *Assumed);
   }
+  /// The copies share sites and temporaries: the n-th request for the same
+  /// key in a copy gets what the n-th request got in the copies before, so
+  /// that a finding the copies share is one finding.
+  struct CopyMemo {
+    std::map<std::tuple<unsigned, unsigned, std::string>, std::vector<SiteId>>
+        Sites;
+    std::map<std::pair<std::string, SiteId>, std::vector<NameId>> Temps;
+    std::map<std::tuple<unsigned, unsigned, std::string>, unsigned> SiteUses;
+    std::map<std::pair<std::string, SiteId>, unsigned> TempUses;
+  };
+  const ValueClass *Assumed = nullptr;
+  std::unique_ptr<CopyMemo> Copies;
 
   void lowerBlock(PyNode Block);
   void lowerStatements(const std::vector<PyNode> &Stmts);

@@ -33,7 +33,18 @@ NameId FunctionLowering::local(const std::string &Spelling) {
 
 NameId FunctionLowering::temp(llvm::StringRef Spelling, SiteId MadeAt) {
   assert(MadeAt != NoId && "a temporary without the site that made it");
-  NameId N = M.addName({Spelling.take_front(60).str(), Id, NoId});
+  NameId N = NoId;
+  if (Copies) {
+    auto Key = std::make_pair(Spelling.take_front(60).str(), MadeAt);
+    unsigned Nth = Copies->TempUses[Key]++;
+    std::vector<NameId> &Made = Copies->Temps[Key];
+    if (Nth < Made.size())
+      N = Made[Nth];
+    else
+      Made.push_back(N = M.addName({Key.first, Id, NoId}));
+  } else {
+    N = M.addName({Spelling.take_front(60).str(), Id, NoId});
+  }
   StatementTemps.push_back({N, MadeAt});
   ++TempCount;
   return N;
@@ -502,9 +513,7 @@ void FunctionLowering::lowerFunction() {
   F.Params.push_back(EntryCurrent);
   CurrentStack.push_back(StreamRef::named(EntryCurrent));
 
-  lowerBlock(Node.field("body"));
-  endStatement();
-  edge(Cur, F.Exit);
+  lowerBodyPerValueClass(Node.field("body"));
 
   // Leaving the function drops the references its locals hold.
   Cur = F.Exit;
@@ -544,6 +553,52 @@ void FunctionLowering::lowerFunction() {
     }
     killName(Name, K, ExitSite);
   }
+}
+
+SiteId FunctionLowering::site(PyNode N, llvm::StringRef Spelling) {
+  if (!Copies)
+    return Ctx.site(File, N, Spelling);
+  auto Key = std::make_tuple(N.startByte(), N.endByte(), Spelling.str());
+  unsigned Nth = Copies->SiteUses[Key]++;
+  std::vector<SiteId> &Made = Copies->Sites[Key];
+  if (Nth >= Made.size())
+    Made.push_back(Ctx.site(File, N, Spelling));
+  return Made[Nth];
+}
+
+/// Copies of a function are worth their cost only up to a few: the classes
+/// of apex's bottleneck (a method in {1, 2, 3, other} times a group size
+/// above 1 or not) are 8.
+static constexpr size_t MaxBodyCopies = 8;
+
+void FunctionLowering::lowerBodyPerValueClass(PyNode Body) {
+  std::vector<ValueClass> Classes =
+      valueClasses(Body, ParamNames, MaxBodyCopies);
+  if (Classes.empty()) {
+    lowerBlock(Body);
+    endStatement();
+    edge(Cur, F.Exit);
+    return;
+  }
+  // Each copy starts from the entry with the lowering's own state as it
+  // was there (a stream alias made in one copy is not known at the start
+  // of the next).
+  Copies = std::make_unique<CopyMemo>();
+  unsigned Start = Cur;
+  std::map<std::string, StreamRef> Aliases = StreamAliases;
+  for (const ValueClass &Class : Classes) {
+    Assumed = &Class;
+    StreamAliases = Aliases;
+    Copies->SiteUses.clear();
+    Copies->TempUses.clear();
+    Cur = newBlock();
+    edge(Start, Cur);
+    lowerBlock(Body);
+    endStatement();
+    edge(Cur, F.Exit);
+  }
+  Assumed = nullptr;
+  Copies.reset();
 }
 
 void FunctionLowering::lowerModuleBody() {

@@ -460,17 +460,27 @@ void FunctionLowering::lowerIf(PyNode Stmt) {
   lowerExpr(Condition);
   endStatement();
   std::optional<std::pair<PyNode, bool>> Refine = noneTest(Condition);
+  // In a copy of the body for one value class (lowerBodyPerValueClass) a
+  // test of the class's parameters has one answer: only that branch is
+  // lowered, the other runs on no path of the copy.
+  std::optional<bool> Taken = decided(Condition);
   unsigned Join = newBlock();
-  unsigned Then = newBlock();
-  edge(Cur, Then);
-  unsigned Decide = Cur;
-  Cur = Then;
-  if (Refine && Refine->second)
-    assumeNone(Refine->first, Condition);
-  lowerBlock(Stmt.field("consequence"));
-  edge(Cur, Join);
-  Cur = newBlock();
-  edge(Decide, Cur);
+  if (Taken != false) {
+    unsigned Then = newBlock();
+    edge(Cur, Then);
+    unsigned Decide = Cur;
+    Cur = Then;
+    if (Refine && Refine->second)
+      assumeNone(Refine->first, Condition);
+    lowerBlock(Stmt.field("consequence"));
+    edge(Cur, Join);
+    if (Taken == true) {
+      Cur = Join;
+      return;
+    }
+    Cur = newBlock();
+    edge(Decide, Cur);
+  }
   if (Refine && !Refine->second)
     assumeNone(Refine->first, Condition);
   // `if current_stream() != side: side.wait_stream(current_stream())`: where
@@ -487,8 +497,18 @@ void FunctionLowering::lowerIf(PyNode Stmt) {
   bool HasElse = false;
   for (PyNode Alt : Stmt.fields("alternative")) {
     if (Alt.is("elif_clause")) {
-      lowerExpr(Alt.field("condition"));
+      PyNode AltCondition = Alt.field("condition");
+      lowerExpr(AltCondition);
       endStatement();
+      std::optional<bool> AltTaken = decided(AltCondition);
+      if (AltTaken == false)
+        continue;
+      if (AltTaken == true) {
+        lowerBlock(Alt.field("consequence"));
+        edge(Cur, Join);
+        Cur = Join;
+        return;
+      }
       unsigned Body = newBlock();
       edge(Cur, Body);
       unsigned Next = newBlock();

@@ -44,3 +44,15 @@ def nested_function_in_loop(compute, tensors):
         def hook(x):
             x.record_stream(compute)
         hooks.append(hook)
+
+
+# A function lowered once per value class of `mode` (its tests order
+# streams in two `if` statements): the call in the loop is reported once.
+def per_mode(tensors, side, mode):
+    if mode == 1:
+        side.wait_stream(torch.cuda.current_stream())
+    for t in tensors:
+        t.record_stream(side)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: record_stream on 't' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
+    if mode == 2:
+        torch.cuda.current_stream().wait_stream(side)

@@ -1,0 +1,57 @@
+//===--- PythonValueClasses.h - streamlife ----------------------*- C++ -*-===//
+//
+// Private to the Python lowering. Path sensitivity for one shape: a
+// parameter the function never rebinds, tested against constants in two or
+// more `if` statements (`if method != 2: side.wait_stream(cur)` ... `elif
+// method == 1: <use on side>`). The tests are correlated: the paths that
+// reach the use are paths that made the wait, yet the join between the two
+// statements merges them with the paths that did not.
+//
+// The constants a parameter is compared with split its values into classes
+// on which every one of those tests has one answer (method in {1}, {2}, {3},
+// anything else). The function is lowered once per class (the product over
+// such parameters, bounded), each copy taking only the branches its class
+// can take; the copies share names and sites, so a finding seen in several
+// copies is one finding. Past the bound the function is lowered once, as
+// without this (the merge of all paths).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STREAMLIFE_CHECKS_PYTHON_PYTHONVALUECLASSES_H
+#define STREAMLIFE_CHECKS_PYTHON_PYTHONVALUECLASSES_H
+
+#include "PythonSyntax.h"
+
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace streamlife::python::lowering {
+
+/// A value a parameter stands for in one class: a number, a string, None,
+/// or a value equal to no constant the function names (with its truth).
+struct ClassValue {
+  enum Kind { Number, String, None, Opaque } K = Opaque;
+  double Num = 0;
+  std::string Str;
+  bool Truthy = true;
+};
+
+/// One copy of the function: what each split parameter holds there.
+using ValueClass = std::map<std::string, ClassValue, std::less<>>;
+
+/// The classes to lower \p Body under (at most \p MaxCopies); empty when
+/// nothing is worth splitting or the product of the classes is larger.
+std::vector<ValueClass> valueClasses(PyNode Body,
+                                     const llvm::StringSet<> &Params,
+                                     size_t MaxCopies);
+
+/// Whether \p Condition is true, false, or not decided under \p Class.
+std::optional<bool> decideCondition(PyNode Condition, const ValueClass &Class);
+
+} // namespace streamlife::python::lowering
+
+#endif // STREAMLIFE_CHECKS_PYTHON_PYTHONVALUECLASSES_H
