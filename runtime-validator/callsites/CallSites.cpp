@@ -21,17 +21,16 @@ namespace {
 
 std::uint64_t hashOp(NameId Name, void *const *Frames, int Count, const PyFrameRef *Python,
                      int PythonCount) {
-  // FNV-1a over the name id and the return addresses.
-  std::uint64_t H = 1469598103934665603ull;
+  // One multiply per word (a byte-wise FNV-1a took eight dependent ones, about
+  // 0.3 us for a 32-frame stack, paid at every capture of a Python call site).
+  std::uint64_t H = 0x9E3779B97F4A7C15ull ^ Name;
   auto Mix = [&H](std::uint64_t V) {
-    for (int I = 0; I < 8; ++I) {
-      H ^= (V >> (8 * I)) & 0xff;
-      H *= 1099511628211ull;
-    }
+    H = (H ^ V) * 0xBF58476D1CE4E5B9ull;
+    H ^= H >> 31;
   };
-  Mix(Name);
   for (int I = 0; I < Count; ++I)
     Mix(reinterpret_cast<std::uintptr_t>(Frames[I]));
+  Mix(~std::uint64_t(Count)); // a native frame never hashes like a Python one
   for (int I = 0; I < PythonCount; ++I)
     Mix(std::uint64_t(Python[I].Code) << 32 | Python[I].Line);
   return H;

@@ -41,7 +41,7 @@ struct HostClock {
   ThreadId Thread = 0;
   ClockSlot Slot = NoSlot; ///< never reused: names the thread in SyncClocks
   /// Logged, so that a lock's clock catches up with a thread's by reading
-  /// only what the thread learned since it last released it (SyncClocks.h).
+  /// only the slots the thread learned since it last released it (SyncClocks.h).
   LoggedClock Clock;
   bool UsesCuda = false;         ///< counted in the common knowledge
   bool Finished = false;         ///< the thread ended: no longer counted

@@ -2,39 +2,47 @@
 
 #include "engine/LoggedClock.h"
 
+#include <algorithm>
+
 namespace streamlife {
 namespace rt {
 
 bool LoggedClock::absorbSince(const LoggedClock &Other, Position From) {
-  // A position the log no longer reaches (or never held), or a catch-up
-  // longer than the clock: the whole clock is as good and no dearer.
-  if (!Other.readsLogFrom(From))
+  if (!Other.readsChangesSince(From))
     return absorb(Other.Clock);
-  const Position End = Other.position();
   bool Grew = false;
-  for (Position P = From; P < End; ++P) {
-    const ClockSlot S = Other.Grown[P - Other.Base];
+  for (ClockSlot S = Other.Newest; S != NoSlot && Other.Links[S].ChangedAt > From;
+       S = Other.Links[S].Older) {
     const ClockTime T = Other.Clock.get(S);
     if (T <= Clock.get(S))
       continue;
     Clock.raise(S, T);
-    logGrown(S);
+    grew(S);
     Grew = true;
   }
   STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
   return Grew;
 }
 
-void LoggedClock::trim() {
-  // Keep about twice the width: a reader further back joins the whole clock
-  // anyway. Dropping the older part at once keeps the cost per entry constant.
-  const std::size_t Keep = 2 * Clock.width() + 16;
-  TrimAt = 2 * Keep;
-  if (Grown.size() <= Keep)
+void LoggedClock::moveToNewest(ClockSlot S) {
+  if (S >= Links.size())
+    Links.resize(std::max<std::size_t>(std::size_t(S) + 1, Clock.width()));
+  Link &L = Links[S];
+  if (Newest == S) {
+    L.ChangedAt = Changes;
     return;
-  const std::size_t Drop = Grown.size() - Keep;
-  Grown.erase(Grown.begin(), Grown.begin() + static_cast<std::ptrdiff_t>(Drop));
-  Base += Drop;
+  }
+  if (L.ChangedAt != 0) { // linked: take it out
+    if (L.Older != NoSlot)
+      Links[L.Older].Newer = L.Newer;
+    Links[L.Newer].Older = L.Older; // S is not the newest, so it has a newer one
+  }
+  L.ChangedAt = Changes;
+  L.Older = Newest;
+  L.Newer = NoSlot;
+  if (Newest != NoSlot)
+    Links[Newest].Newer = S;
+  Newest = S;
 }
 
 } // namespace rt

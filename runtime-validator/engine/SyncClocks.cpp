@@ -6,14 +6,10 @@ namespace streamlife {
 namespace rt {
 namespace {
 
-/// Up to this width a whole-clock join costs less than keeping the marks.
+/// Narrow clocks join whole: there the marks cost more than the scan.
 /// Skipping them leaves older marks in place, which stay true (clocks only
-/// grow; the logs record every change whatever the width).
-constexpr std::size_t NarrowWidth = 16;
-
-bool narrow(const LoggedClock &A, const LoggedClock &B) {
-  return A.width() <= NarrowWidth && B.width() <= NarrowWidth;
-}
+/// grow).
+bool narrow(const LoggedClock &A, const LoggedClock &B) { return A.narrow() && B.narrow(); }
 
 /// Thread Host's mark, created as Unknown (the first contact reads whole clocks).
 SyncClock::Mark &markOf(SyncClock &C, ClockSlot Host) {
@@ -45,7 +41,7 @@ void SyncClocks::release(HostClock &H, SyncId Sync) {
   SyncClock::Mark &M = markOf(C, H.Slot);
   const bool KnewAll = Inserted || M.Acquired == C.Clock.position();
   if (!C.Clock.covers(H.now())) {
-    WholeClockJoins += !H.Clock.readsLogFrom(M.Released);
+    WholeClockJoins += !H.Clock.readsChangesSince(M.Released);
     C.Clock.absorbSince(H.Clock, M.Released);
   }
   M.Released = H.Clock.position();
@@ -60,7 +56,7 @@ bool SyncClocks::acquire(HostClock &H, SyncClock &C) {
     return H.Clock.absorb(C.Clock);
   }
   SyncClock::Mark &M = markOf(C, H.Slot);
-  WholeClockJoins += !C.Clock.readsLogFrom(M.Acquired);
+  WholeClockJoins += !C.Clock.readsChangesSince(M.Acquired);
   const bool Grew = H.Clock.absorbSince(C.Clock, M.Acquired);
   M.Acquired = C.Clock.position();
   return Grew;

@@ -6,17 +6,17 @@
 // its clock into the acquiring thread's. So a thread that locks a mutex knows
 // everything the threads that unlocked it knew, GPU syncs included.
 //
-// Both joins cost what changed rather than the clock's width (a slot per
-// stream and thread, about 140 on FSDP2): the object notes, per thread that
-// released it, the position of that thread's clock log it holds everything
-// up to, and per thread that acquired it, the position of its own log up to
-// which that thread knows it (LoggedClock.h). A release then reads only the
-// slots the thread learned since its last release of the object, an acquire
-// only the slots the object gained since the thread's last acquire; an
-// acquire with nothing new reads none. Clocks of at most 16 slots join
-// whole: there the bookkeeping costs more than the scan. The clocks are
-// exactly those of the plain joins (SyncClocksTest plays random sequences
-// against them).
+// Both joins cost the slots that changed rather than the clock's width (a
+// slot per stream and thread, about 140 on FSDP2): the object notes, per
+// thread that released it, the position of that thread's clock it holds
+// everything up to, and per thread that acquired it, the position of its own
+// clock up to which that thread knows it (LoggedClock.h). A release then
+// reads only the slots the thread's clock gained since its last release of
+// the object, an acquire only the slots the object gained since the thread's
+// last acquire; an acquire with nothing new reads none. Clocks of at most
+// LoggedClock::NarrowWidth slots join whole: there the bookkeeping costs more
+// than the scan. The clocks are exactly those of the plain joins
+// (SyncClocksTest plays random sequences against them).
 //
 // Objects are named by an opaque 64-bit id (intercept/ uses the address of the
 // mutex or semaphore, or a token for thread start and end). Their memory is
@@ -46,9 +46,9 @@ struct SyncClock {
   /// How far thread Host and this object were last in step.
   struct Mark {
     ClockSlot Host;
-    /// Clock holds the thread's clock as of this position of the thread's log.
+    /// Clock holds the thread's clock as of this position of the thread's clock.
     LoggedClock::Position Released;
-    /// The thread's clock holds Clock as of this position of Clock's log.
+    /// The thread's clock holds Clock as of this position of Clock.
     LoggedClock::Position Acquired;
   };
   LoggedClock Clock;
@@ -77,9 +77,9 @@ public:
 
   std::size_t size() const { return Clocks.size(); }
   std::size_t forgotten() const { return Evicted; }
-  /// Releases and acquires that read a whole clock rather than a log's tail
-  /// (first contact between a thread and an object, a long catch-up, or
-  /// clocks too narrow for the logs to pay).
+  /// Releases and acquires that read a whole clock rather than the slots
+  /// that changed (first contact between a thread and an object, or clocks
+  /// too narrow for the bookkeeping to pay).
   std::uint64_t wholeClockJoins() const { return WholeClockJoins; }
 
 private:

@@ -1,7 +1,7 @@
-//===- SyncClocksTest.cpp - logged host sync keeps the plain joins' clocks -===//
+//===- SyncClocksTest.cpp - host sync by changed slots keeps the plain clocks ===//
 //
-// SyncClocks joins only what changed since a thread and an object were last
-// in step (LoggedClock.h). It is right when every clock is the one the plain
+// SyncClocks joins only the slots that changed since a thread and an object
+// were last in step (LoggedClock.h). It is right when every clock is the one the plain
 // model computes: a release joins the thread's whole clock into the object's,
 // an acquire joins the object's whole clock into the thread's. The property
 // test plays random sequences of every operation that changes a host clock
@@ -39,7 +39,7 @@ struct Gpu {
   }
 };
 
-/// The plain model: whole-clock joins, as the engine did them before the logs.
+/// The plain model: whole-clock joins, as the engine did them before.
 struct PlainModel {
   struct Host {
     ClockSlot Slot;
@@ -224,7 +224,7 @@ TEST(SyncClocksTest, LoggedJoinsGiveThePlainClocksOnRandomSequences) {
   for (unsigned Seed = 1; Seed <= 60 && !::testing::Test::HasFailure(); ++Seed)
     Whole += playRandom(/*Threads=*/3, /*Streams=*/24, /*Objects=*/3, /*Steps=*/600, Seed, Events);
   // Holds trivially if every join read the whole clock: demand that most
-  // did not, so the logs were what the comparison checked.
+  // did not, so the changed slots were what the comparison checked.
   EXPECT_LT(Whole * 2, Events) << Whole << " whole-clock joins of " << Events;
 }
 
@@ -235,9 +235,9 @@ TEST(SyncClocksTest, ManyThreadsFewObjectsWideClocks) {
   EXPECT_LT(Whole * 2, Events) << Whole << " whole-clock joins of " << Events;
 }
 
-TEST(SyncClocksTest, NarrowClocksJoinWholeAndTrimTheirLogs) {
-  // One stream: narrow clocks join whole and leave the marks as they were;
-  // their logs of a few slots are trimmed often.
+TEST(SyncClocksTest, NarrowClocksJoinWhole) {
+  // One stream: narrow clocks join whole, record no order of their changes
+  // and leave the marks as they were.
   std::uint64_t Events = 0;
   for (unsigned Seed = 200; Seed < 220 && !::testing::Test::HasFailure(); ++Seed)
     playRandom(/*Threads=*/2, /*Streams=*/1, /*Objects=*/4, /*Steps=*/3000, Seed, Events);
