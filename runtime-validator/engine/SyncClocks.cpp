@@ -27,7 +27,7 @@ void SyncClocks::release(HostClock &H, SyncId Sync) {
   SyncClock &C = It->second;
   if (Inserted) {
     Order.push_back(Sync);
-    evictBeyondCap();
+    evictBeyondCap(Sync);
   }
   // Whoever knows H's latest epoch knows H's whole clock (VectorClock.h), so
   // a repeated release with nothing learned in between costs one compare.

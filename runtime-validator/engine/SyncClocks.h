@@ -83,10 +83,14 @@ public:
   std::uint64_t wholeClockJoins() const { return WholeClockJoins; }
 
 private:
-  void evictBeyondCap() {
+  /// Keep was just created (and pushed last): a stale entry of its id from
+  /// an earlier, forgotten object must not evict it.
+  void evictBeyondCap(SyncId Keep) {
     while (Clocks.size() > MaxObjects && !Order.empty()) {
-      Evicted += Clocks.erase(Order.front());
+      const SyncId Oldest = Order.front();
       Order.pop_front();
+      if (Oldest != Keep)
+        Evicted += Clocks.erase(Oldest);
     }
     // Forgotten and re-created ids leave stale entries in Order: compact
     // when it grows well beyond the live objects.

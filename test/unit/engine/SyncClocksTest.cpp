@@ -282,3 +282,30 @@ TEST(SyncClocksTest, TwoThreadsTakingOneLockInTurnReadOnlyWhatChanged) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SyncClocksTest, EvictionBeyondTheCapNeverDropsTheObjectBeingReleased) {
+  // A destroyed object's id leaves a stale entry in the creation order. When
+  // the id is released again and the cap is exceeded, the stale entry is the
+  // oldest: evicting by it would drop the object being released (and leave
+  // the release writing into a freed clock). The oldest other object goes.
+  SlotAllocator Slots;
+  HostClocks Hosts(Slots);
+  SyncClocks Syncs(/*MaxObjects=*/1);
+  HostClock &H = Hosts.forSync(0);
+  const SyncId A = 0xa000, B = 0xb000;
+  Syncs.release(H, A);
+  Syncs.forget(A);
+  Syncs.release(H, B);
+  Hosts.learned(H);
+  Syncs.release(H, A);
+  const SyncClock *Released = Syncs.find(A);
+  ASSERT_NE(Released, nullptr);
+  EXPECT_TRUE(Released->Clock.covers(H.now()));
+  EXPECT_EQ(Syncs.find(B), nullptr);
+  EXPECT_EQ(Syncs.size(), 1u);
+  EXPECT_EQ(Syncs.forgotten(), 1u);
+}
+
+} // namespace
