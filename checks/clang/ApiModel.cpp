@@ -446,6 +446,15 @@ std::optional<TensorOpKind> ApiModel::tensorOp(const CallExpr *Call) const {
   return ReturnsTensor ? TensorOpKind::Produce : TensorOpKind::Use;
 }
 
+bool ApiModel::readsOperandMetadataOnly(const CallExpr *Call) const {
+  // ATen's `_like` operators are exactly the factories taking a tensor as
+  // the template of the one they make.
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  return Callee && Callee->getDeclName().isIdentifier() &&
+         Callee->getName().ends_with("_like") &&
+         tensorOp(Call) == TensorOpKind::Produce;
+}
+
 bool ApiModel::isContainerInsert(const CallExpr *Call) const {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
   const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;

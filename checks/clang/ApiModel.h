@@ -225,6 +225,10 @@ public:
   bool isBufferAccessor(const CXXMemberCallExpr *Call) const;
   /// A PyTorch tensor operation without a row (see TensorOpKind), or nothing.
   std::optional<TensorOpKind> tensorOp(const CallExpr *Call) const;
+  /// A factory shaped after its tensor operand (`at::empty_like(src, dev)`,
+  /// `zeros_like`, `rand_like`, ...): it reads only the operand's sizes,
+  /// type and device, no device work on its storage.
+  bool readsOperandMetadataOnly(const CallExpr *Call) const;
   /// `m.insert(...)`, `m.try_emplace(...)`: an owned object stored into a
   /// standard associative container (or a sequence container the analysis
   /// does not follow), where the analysis stops following it.

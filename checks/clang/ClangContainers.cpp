@@ -56,6 +56,7 @@ NameId FunctionLowering::containerPart(const Expr *Container,
   Entries.Part = EntityKey::Entries;
   std::string Spelling = sourceText(Container->IgnoreParenImpCasts(), Ctx);
   NameId EntriesName = name(Entries, [&] { return Spelling + "[*]"; });
+  TU.mutableModule().Names[EntriesName].OneEntry = true;
   EntityKey Event = *Key;
   Event.Part = EntityKey::EntryEvent;
   NameId EventName = name(Event, [&] { return Spelling + "[*].event"; });

@@ -14,7 +14,11 @@
 // A guard on a device variable names its stream after the variable in
 // every function (`CUDAGuard g(dst)`: stream 'dst'); a guard on an
 // expression (`OptionalCUDAGuard g(device_of(x))`, the first line of most
-// extension operators) keeps the current stream there.
+// extension operators) keeps the current stream there. A local set once
+// from a device (`auto idx = target.index()`) is that device. The names of
+// device streams are marked (NameInfo::DeviceCurrent): an ATen operation
+// runs on its operands' device's stream, and the core puts it there when no
+// stream guard chose the current stream (Transfer::operandDeviceStream).
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,16 +116,31 @@ std::optional<EntityKey> FunctionLowering::deviceKey(const Expr *Device) {
     if (!Key || !Key->plain() ||
         (Var && !Key->Member && (Var->isConstexpr() || Var->hasGlobalStorage())))
       return std::nullopt;
-    // A const local initialised from a device or an index
-    // (`const auto dev = at::Device(at::kCUDA, node)`, `const auto idx =
-    // t.get_device()`) is that device: one key for every spelling of it.
-    if (Var && !Key->Member && !isa<ParmVarDecl>(Var) &&
-        Var->getType().isConstQualified() && Var->getInit())
+    // A local initialised from a device or an index and never changed
+    // after (`const auto dev = at::Device(at::kCUDA, node)`, `auto idx =
+    // target.index()`) is that device: one key for every spelling of it.
+    if (Var && !Key->Member && !isa<ParmVarDecl>(Var) && Var->getInit() &&
+        Var->isLocalVarDecl() && !changedAfterInit(Var))
       if (std::optional<EntityKey> Init = deviceKey(Var->getInit()))
         return Init;
     return Key;
   }
   return std::nullopt;
+}
+
+bool FunctionLowering::changedAfterInit(const VarDecl *Var) {
+  if (Var->getType().isConstQualified())
+    return false;
+  if (Var->getType()->isReferenceType())
+    return true; // the object it refers to may change elsewhere
+  auto [It, Inserted] = ChangedLocals.try_emplace(Var, true);
+  if (Inserted) {
+    if (!Mutations)
+      Mutations = std::make_unique<ExprMutationAnalyzer>(
+          *Function->getBody(), Ctx);
+    It->second = Mutations->isMutated(Var);
+  }
+  return It->second;
 }
 
 bool FunctionLowering::multiDevice() {
@@ -150,7 +169,9 @@ StreamRef FunctionLowering::deviceStreamNamed(const EntityKey &Key) {
     Spelling += (Key.Member ? Key.Member : Key.Base)->getName().str();
     if (Key.Part == EntityKey::DeviceOf)
       Spelling += ".device()";
-    It->second = TU.mutableModule().addName({Spelling, NoId, NoId});
+    ir::NameInfo Info{Spelling, NoId, NoId};
+    Info.DeviceCurrent = true;
+    It->second = TU.mutableModule().addName(std::move(Info));
   }
   return StreamRef::named(It->second);
 }

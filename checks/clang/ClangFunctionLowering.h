@@ -11,12 +11,14 @@
 #define STREAMLIFE_CHECKS_CLANG_CLANGFUNCTIONLOWERING_H
 
 #include "ClangLowering.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -116,6 +118,10 @@ private:
   StreamRef stream(const Expr *E, unsigned Depth = 0);
   // Devices and their current streams (ClangDevices.cpp).
   std::optional<EntityKey> deviceKey(const Expr *Device);
+  /// Whether the local \p Var may hold another value than its initialiser's
+  /// somewhere in the function (assigned, incremented, its address or a
+  /// non-const reference taken).
+  bool changedAfterInit(const VarDecl *Var);
   bool multiDevice();
   StreamRef deviceStream(const Expr *Device);
   StreamRef guardStream(const Expr *Device);
@@ -173,6 +179,9 @@ private:
   std::optional<bool> MultiDevice;
   /// The current stream of each device named so far, by the device's key.
   std::map<EntityKey, NameId> DeviceStreams;
+  /// changedAfterInit's answers, and the analyzer it asks (made once).
+  llvm::DenseMap<const VarDecl *, bool> ChangedLocals;
+  std::unique_ptr<ExprMutationAnalyzer> Mutations;
   /// The Entries names (targets of a store, not of a rebinding) and the
   /// EntryEvent name of each.
   llvm::DenseMap<NameId, NameId> EntriesNames;

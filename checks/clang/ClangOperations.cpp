@@ -299,9 +299,13 @@ void FunctionLowering::lowerTensorOp(const CallExpr *Call, TensorOpKind Kind) {
     if (NameId N = valueName(E); N != NoId && !llvm::is_contained(Operands, N))
       Operands.push_back(N);
   };
-  Add(Self);
-  for (const Expr *Arg : Call->arguments())
-    Add(Arg);
+  // `empty_like(src, dev)`, `zeros_like(src)`: src gives the new tensor's
+  // sizes, type and device only; no device work touches it.
+  if (!Model.readsOperandMetadataOnly(Call)) {
+    Add(Self);
+    for (const Expr *Arg : Call->arguments())
+      Add(Arg);
+  }
   if (Kind == TensorOpKind::View) {
     // The view shares its operand's storage: one object, two names.
     NameId Base = Operands.empty() ? NoId : Operands.front();
@@ -314,6 +318,7 @@ void FunctionLowering::lowerTensorOp(const CallExpr *Call, TensorOpKind Kind) {
     ir::Inst &Use = emit(ir::OpKind::Use, Loc);
     Use.Names.assign(Operands.begin(), Operands.end());
     Use.Stream = StreamRef::current();
+    Use.OnOperandDevice = true;
   }
   if (Kind == TensorOpKind::Sync) {
     ir::Inst &Sync = emit(ir::OpKind::SyncStream, Loc);

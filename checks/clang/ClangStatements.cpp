@@ -93,6 +93,9 @@ void FunctionLowering::lowerAssignment(NameId Target, QualType Type,
       I.Kind = ir::OpKind::Move;
   }
   I.Names.push_back(Source);
+  // `auto &dst = v[i]`, `Tensor t = v.back()`: one entry, as `v[*]` is.
+  if (Source != NoId && isEntries(Source))
+    TU.mutableModule().Names[Target].OneEntry = true;
   if (FromTemporary) {
     // The temporary's value now lives in the target only.
     ir::Inst &Kill = emit(ir::OpKind::Kill, Site->getBeginLoc());

@@ -78,6 +78,8 @@ std::string describe(const Module &M, const Inst &I) {
     OS << " unknown-origin";
   if (I.Kind == OpKind::TakeEntry)
     OS << (I.Oldest ? " oldest" : " newest");
+  if (I.OnOperandDevice)
+    OS << " on-operand-device";
   if (I.Kind == OpKind::Call) {
     OS << " fn#" << I.Callee << '(';
     for (size_t A = 0; A < I.Args.size(); ++A) {

@@ -82,6 +82,15 @@ struct NameInfo {
   /// For `*p` of an out parameter: the name `p` (the caller passes `&x`, and
   /// `*p` then is the caller's `x`). NoId otherwise.
   NameId PointeeOf = NoId;
+  /// A stream name: the current stream of a device the code names
+  /// (`getCurrentCUDAStream(d)`, what a tensor made on device d is
+  /// allocated on), not a stream it made or picked from a pool.
+  bool DeviceCurrent = false;
+  /// A buffer name that stands for one entry of a container, which one not
+  /// known: the container's entries (`v[*]`) or a name bound to an entry
+  /// (`auto &dst = v[i]`). Its objects are entries side by side, not
+  /// alternatives of paths (see Transfer::use).
+  bool OneEntry = false;
 };
 
 /// Which stream an operation runs on.
@@ -253,6 +262,12 @@ struct Inst {
   bool Fresh = true;
   ValueKind Value = ValueKind::Buffer; ///< Bind, Move, Kill.
   bool Oldest = true;              ///< TakeEntry: FIFO (else LIFO) end.
+  /// Use on the current stream: an operation that runs on the current
+  /// stream of its operands' device (an ATen tensor operation: ATen runs it
+  /// on that device and requires all its device operands to be on one). An
+  /// operand allocated on a device's current stream is used there, unless
+  /// a stream guard chose the current stream (see Transfer::use).
+  bool OnOperandDevice = false;
   FunctionId Callee = NoId;        ///< Call.
   llvm::SmallVector<CallArg, 4> Args; ///< Call.
 };

@@ -232,7 +232,8 @@ void Transfer::allocate(const Inst &I, const StreamKey &S,
 
 void Transfer::useObject(ObjectId Id, NameId Name, const StreamKey &S,
                          SiteId Site, WorkFacts Facts, LifetimeState &State,
-                         const std::set<StreamKey> &AfterStreams) const {
+                         const std::set<StreamKey> &AfterStreams,
+                         bool CheckAlloc) const {
   ObjectState &Object = State.Objects[Id];
   if (Object.Escaped)
     return;
@@ -255,8 +256,8 @@ void Transfer::useObject(ObjectId Id, NameId Name, const StreamKey &S,
     for (const auto &[Key, Work] : State.Entry)
       if (!Work.Pending || BeforeUse(Key, Work.Facts))
         Facts.AfterEntry.insert(Key);
-  if (Object.AllocSite != NoId && Object.AllocPending && Object.AllocStream &&
-      !BeforeUse(*Object.AllocStream, Object.AllocFacts)) {
+  if (CheckAlloc && Object.AllocSite != NoId && Object.AllocPending &&
+      Object.AllocStream && !BeforeUse(*Object.AllocStream, Object.AllocFacts)) {
     if (Watcher)
       Watcher->useBeforeAlloc(Site, Name, S, Object);
     // Warn at the first unordered use only.
@@ -270,12 +271,71 @@ void Transfer::useObject(ObjectId Id, NameId Name, const StreamKey &S,
     State.GroupsMerged = true;
 }
 
+bool Transfer::isDeviceCurrent(const StreamKey &S) const {
+  if (S.Kind == StreamKey::EntryCurrent)
+    return true; // the current stream of the device current at entry
+  return S.Kind == StreamKey::Named && S.Name < M.Names.size() &&
+         M.Names[S.Name].DeviceCurrent;
+}
+
+StreamKey Transfer::operandDeviceStream(ObjectId Id, const StreamKey &S,
+                                        const LifetimeState &State) const {
+  // ATen runs an operation on the current stream of its operands' device.
+  // When the current stream here is a device's own (no stream guard chose
+  // it), an operand allocated on a device's current stream is on that
+  // device, so the operation runs on that stream: an op on a tensor made on
+  // device d, while another device is current, is d's work.
+  auto Found = State.Objects.find(Id);
+  if (Found == State.Objects.end() || !Found->second.AllocStream ||
+      !isDeviceCurrent(S) || !isDeviceCurrent(*Found->second.AllocStream))
+    return S;
+  return *Found->second.AllocStream;
+}
+
+bool Transfer::anotherEntryReady(NameId Name, const ObjectSet &Set,
+                                 llvm::ArrayRef<StreamKey> On,
+                                 const LifetimeState &State) const {
+  if (Name >= M.Names.size() || !M.Names[Name].OneEntry)
+    return false;
+  // Per allocation stream: whether every entry allocated on it is ordered
+  // before the use (a stream's newest entry is always among them).
+  std::map<StreamKey, bool> ReadyByStream;
+  for (size_t K = 0; K < Set.size(); ++K) {
+    auto Found = State.Objects.find(Set[K]);
+    if (Found == State.Objects.end())
+      continue;
+    const ObjectState &Object = Found->second;
+    if (Object.Escaped || Object.AllocSite == NoId || !Object.AllocStream)
+      continue;
+    bool Ready = !Object.AllocPending || orderedBefore(*Object.AllocStream,
+                                                       Object.AllocFacts,
+                                                       On[K], State);
+    auto [It, Inserted] = ReadyByStream.try_emplace(*Object.AllocStream, Ready);
+    if (!Inserted)
+      It->second = It->second && Ready;
+  }
+  if (ReadyByStream.size() < 2)
+    return false;
+  return llvm::any_of(ReadyByStream, [](const auto &Entry) { return Entry.second; });
+}
+
 void Transfer::use(const Inst &I, const StreamKey &S,
                    LifetimeState &State) const {
   for (NameId Name : I.Names) {
     ObjectSet Set = objectsOf(Name, State);
+    llvm::SmallVector<StreamKey, 4> On;
     for (ObjectId Id : Set)
-      useObject(Id, Name, S, I.Site, WorkFacts(), State);
+      On.push_back(I.OnOperandDevice ? operandDeviceStream(Id, S, State) : S);
+    // One entry of a container is used, which one is not known. Entries
+    // allocated on one stream are one allocation stream for the use (the
+    // newest is the one a keepalive queue uses); entries allocated on
+    // different streams (per-device entries of one vector, each later use
+    // picking the entries of its device) are not: the use is before the
+    // allocation only when it is before every entry's.
+    bool CheckAlloc = !anotherEntryReady(Name, Set, On, State);
+    for (size_t K = 0; K < Set.size(); ++K)
+      useObject(Set[K], Name, On[K], I.Site, WorkFacts(), State, {},
+                CheckAlloc);
   }
 }
 

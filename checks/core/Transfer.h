@@ -32,6 +32,7 @@
 #include "Findings.h"
 #include "LifetimeLattice.h"
 #include "StreamIR.h"
+#include "llvm/ADT/ArrayRef.h"
 #include <functional>
 #include <optional>
 #include <vector>
@@ -119,9 +120,26 @@ private:
   /// A use of object \p Id on \p S. \p AfterStreams: streams whose work
   /// enqueued so far is ordered before the use although \p S is not known
   /// to be (a callee's use, after waits on the path it took).
+  /// \p CheckAlloc false: the use is not checked against the allocation
+  /// (another entry of the container it may be is ready, see use()).
   void useObject(ObjectId Id, NameId Name, const StreamKey &S, SiteId Site,
                  WorkFacts Facts, LifetimeState &State,
-                 const std::set<StreamKey> &AfterStreams = {}) const;
+                 const std::set<StreamKey> &AfterStreams = {},
+                 bool CheckAlloc = true) const;
+  /// The current stream at entry or a device's current stream (named by
+  /// the front end, NameInfo::DeviceCurrent).
+  bool isDeviceCurrent(const StreamKey &S) const;
+  /// Where an operation on its operands' device (Inst::OnOperandDevice)
+  /// that resolved to \p S runs for object \p Id.
+  StreamKey operandDeviceStream(ObjectId Id, const StreamKey &S,
+                                const LifetimeState &State) const;
+  /// A use through one entry of a container (NameInfo::OneEntry) whose
+  /// entries were allocated on different streams, every entry of one of
+  /// which is ordered before the use (\p On: the use's stream for each
+  /// object of \p Set).
+  bool anotherEntryReady(NameId Name, const ObjectSet &Set,
+                         llvm::ArrayRef<StreamKey> On,
+                         const LifetimeState &State) const;
   void releaseObject(ObjectId Id, NameId Name,
                      const std::optional<StreamKey> &R, SiteId Site,
                      bool ByLastOwner, LifetimeState &State) const;
