@@ -92,6 +92,7 @@ Value FunctionLowering::allocate(PyNode At, NameId Hint) {
   I.Names.push_back(Result);
   I.Stream = current();
   I.Own = ir::Ownership::Owned;
+  I.Caching = true; // PyTorch's caching allocator
   return {ValueKind::Tensor, Result, true, {}};
 }
 

@@ -63,6 +63,7 @@ void FunctionLowering::assign(PyNode Target, const Value &V, PyNode At) {
     I.Stream = current();
     I.Own = ir::Ownership::Owned;
     I.Fresh = false;
+    I.Caching = true;
     return assign(Target, Value{ValueKind::Tensor, Made, true, {}}, At);
   }
   if (!Name) {
