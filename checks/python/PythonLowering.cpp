@@ -290,6 +290,10 @@ void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
       V.is("comparison_operator") || V.is("unary_operator") ||
       V.is("binary_operator"))
     MaskValues[Name] = V;
+  if (Value.is("subscript"))
+    if (PyNode List = Value.field("value");
+        List.is("identifier") || List.is("attribute"))
+      ListElements[List.text().str()].try_emplace(Name, Target);
   if (PyNode Base = viewBase(Value)) {
     if (ParamNames.count(Base.text()))
       ParamViews[Name] = Base.text().str();
@@ -404,6 +408,9 @@ void FunctionLowering::scanLocals(PyNode Body) {
     } else if (N.is("for_statement")) {
       noteTarget(N.field("left"));
       noteContainerLoop(N.field("left"), N.field("right"));
+      if (PyNode Left = N.field("left"), List = N.field("right");
+          Left.is("identifier") && (List.is("identifier") || List.is("attribute")))
+        ListElements[List.text().str()].try_emplace(Left.text().str(), Left);
       // `for i in range(n)`: i is a number.
       PyNode Iterable = N.field("right");
       PyNode Left = N.field("left");
