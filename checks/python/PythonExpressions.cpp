@@ -577,6 +577,15 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     Record.Event = Work;
     return {ValueKind::Work, Work, Hint == NoId, {}};
   }
+  case PyOp::Barrier: {
+    lowerArguments(Call);
+    PyNode A = Args.keyword(Row.Async.Keyword);
+    if (!A || !A.is("true")) {
+      ir::Inst &I = emit(OpKind::SyncStream, site(Call));
+      I.Stream = current();
+    }
+    return other();
+  }
   case PyOp::NoOp:
     lowerArguments(Call);
     return other();

@@ -186,7 +186,8 @@ ValueKind FunctionLowering::staticKind(PyNode Expr) {
   if (const PyApiRow *Row = classifyFunction(Qualified)) {
     if (Row->Op == PyOp::Collective)
       return ValueKind::Work;
-    if (Row->Op == PyOp::NoOp || Row->Op == PyOp::SyncDevice)
+    if (Row->Op == PyOp::NoOp || Row->Op == PyOp::SyncDevice ||
+        Row->Op == PyOp::Barrier)
       return ValueKind::Other;
   }
   if (Callee.is("identifier") &&

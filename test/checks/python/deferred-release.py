@@ -10,7 +10,9 @@
 # complete (a host wait) nor ordered before the release stream (it waited).
 # The runtime validator judges caching releases the same way; `streamlife
 # check --wait-before-free` judges them at the release (test/cli).
+import deepspeed.comm as ds_dist
 import torch
+import torch.distributed as dist
 
 
 def scratch_on(stream, n):
@@ -32,6 +34,24 @@ def synchronized_before_the_next_allocation(n, offload):
     with torch.cuda.stream(offload):
         nxt = torch.zeros(n, device="cuda")
     return acc, nxt
+
+
+# A barrier (ProcessGroupNCCL's, also through DeepSpeed's deepspeed.comm,
+# which mirrors torch.distributed) makes the host wait for the current stream.
+def barrier_before_the_next_allocation(n, offload):
+    with torch.cuda.stream(offload):
+        acc = torch.zeros(n, device="cuda")
+    torch.cuda.current_stream().wait_stream(offload)
+    acc = acc.to(torch.float16)
+    dist.barrier()
+    with torch.cuda.stream(offload):
+        nxt = torch.zeros(n, device="cuda")
+    torch.cuda.current_stream().wait_stream(offload)
+    acc2 = nxt.to(torch.float16)
+    ds_dist.barrier()
+    with torch.cuda.stream(offload):
+        last = torch.zeros(n, device="cuda")
+    return acc, acc2, last
 
 
 # The release stream waits for the consumer after the release, but before
@@ -145,6 +165,21 @@ def returns_before_the_wait(n, ag):
     del w
     # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'w' is released on stream 'ag' while the current stream may still use it
     return y
+
+
+# An asynchronous barrier does not wait: its work handle would.
+def asynchronous_barrier_before_the_next_allocation(n, offload):
+    with torch.cuda.stream(offload):
+        acc = torch.zeros(n, device="cuda")
+    torch.cuda.current_stream().wait_stream(offload)
+    acc = acc.to(torch.float16)
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'acc' is released on stream 'offload' while the current stream may still use it
+    work = dist.barrier(async_op=True)
+    with torch.cuda.stream(offload):
+        nxt = torch.zeros(n, device="cuda")
+    work.wait()
+    torch.cuda.synchronize()
+    return acc, nxt
 
 
 # The host waits for another stream than the consumer's before allocating.
