@@ -8,10 +8,11 @@ Usage (from lit, through %check_streamlife):
       FILE CHECK-NAME [-- COMPILER-ARGS...]
 Python files (through %check_streamlife_py):
   check_streamlife.py --streamlife=BIN --filecheck=BIN [-check-suffixes=A,B]
-      FILE.py CHECK-NAME
+      [-wait-before-free] FILE.py CHECK-NAME
   runs `streamlife check FILE.py` (the Python front end) and keeps the
   warnings of CHECK-NAME with their notes; expectations are `# CHECK-...:`
-  comments.
+  comments. -wait-before-free passes `--wait-before-free` (every release
+  judged at the release).
 
 The file's own `// CHECK-MESSAGES[-SUFFIX]:` and `// CHECK-NOTES[-SUFFIX]:`
 lines are the expectations. They are blanked in a temporary copy (so that
@@ -61,6 +62,7 @@ def parse_args(argv):
     parser.add_argument("-fixed-file", "--fixed-file", default=None)
     parser.add_argument("-check-fixed-clean", "--check-fixed-clean", action="store_true")
     parser.add_argument("-expect-no-fixes", "--expect-no-fixes", action="store_true")
+    parser.add_argument("-wait-before-free", "--wait-before-free", action="store_true")
     parser.add_argument("input")
     parser.add_argument("check_name")
     args = parser.parse_args(argv)
@@ -72,6 +74,8 @@ def parse_args(argv):
         parser.error("a C++ input needs --clang-tidy and --plugin")
     if python and (args.fixed_file or args.check_fixed_clean or args.expect_no_fixes):
         parser.error("fix-it options are for C++ inputs")
+    if args.wait_before_free and not python:
+        parser.error("-wait-before-free is for .py inputs")
     for name in ("clang_tidy", "plugin", "streamlife", "filecheck", "input", "fixed_file"):
         value = getattr(args, name)
         if value and os.path.sep in value:
@@ -159,7 +163,8 @@ def run_streamlife_python(args, source, tmp):
                 with open(os.path.join(inputs, name), encoding="utf-8") as src, \
                         open(os.path.join(tmp, name), "w", encoding="utf-8") as dst:
                     dst.write(src.read())
-    result = subprocess.run([args.streamlife, "check", source],
+    strict = ["--wait-before-free"] if args.wait_before_free else []
+    result = subprocess.run([args.streamlife, "check"] + strict + [source],
                             capture_output=True, text=True, cwd=tmp)
     if result.returncode not in (0, 1):
         fail("streamlife check failed (exit %d):\n%s%s"

@@ -90,6 +90,8 @@ void markEarlierIteration(LifetimeState &State) {
     if (Object.Uses.size() > 1 && !normalizeGroups(Object.Uses))
       State.GroupsMerged = true;
   }
+  // Deferred releases stay as they are: their uses are in the iteration of
+  // the release, and only the reuse is in a later one.
 }
 
 class FixpointSolver {
@@ -131,6 +133,8 @@ public:
         continue;
       for (const Inst &I : F.Blocks[Block].Insts)
         Watching.apply(I, State);
+      if (Block == F.Exit)
+        Watching.judgeAtReturn(State);
     }
   }
 
@@ -275,6 +279,7 @@ void Analyzer::run(FunctionId Id) {
     return;
   }
   Transfer T(M, F, [this](FunctionId Callee) { return summary(Callee); });
+  T.setWaitBeforeFree(Options.WaitBeforeFree);
   FixpointSolver Solver(F, T);
   if (!Solver.solve(Options.MaxVisitsPerBlock))
     R.Findings.Limits.push_back(

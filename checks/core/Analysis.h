@@ -24,6 +24,9 @@ struct AnalysisOptions {
   /// finite height and the transfer is monotone, so the fixpoint ends long
   /// before this many block visits per block. Hitting it gives a LimitNote.
   unsigned MaxVisitsPerBlock = 10000;
+  /// Caching releases are judged at the release like every other ("wait
+  /// before free, never after"), not at the next reuse opportunity.
+  bool WaitBeforeFree = false;
 };
 
 /// Analyses the functions of one Module on demand. The Module may grow

@@ -52,7 +52,7 @@ void FindingCollector::racingRelease(SiteId Release, NameId Buffer,
                                      const StreamKey &ReleaseStream,
                                      bool ByLastOwner,
                                      const ObjectState &Object,
-                                     std::vector<Racing> Uses) {
+                                     std::vector<Racing> Uses, SiteId Reuse) {
   assert(!Uses.empty() && "a racing release without racing uses");
   auto [It, Inserted] =
       FreeBeforeWaitIndex.insert({{Release, Buffer}, Out.FreeBeforeWait.size()});
@@ -70,6 +70,11 @@ void FindingCollector::racingRelease(SiteId Release, NameId Buffer,
     Out.FreeBeforeWait.push_back(std::move(Finding));
   }
   FreeBeforeWaitFinding &Finding = Out.FreeBeforeWait[It->second];
+  // Judged at several allocations (paths, iterations): the first in source
+  // order is the one the note shows.
+  if (Reuse != NoId &&
+      (Finding.ReuseSite == NoId || before(Reuse, Finding.ReuseSite)))
+    Finding.ReuseSite = Reuse;
   // A name that may hold objects of several allocations (the one before a
   // loop and the one in it): the note names the first in source order.
   if (!Inserted && Object.AllocSite != NoId && Object.AllocStream &&

@@ -23,8 +23,8 @@ public:
 
   void racingRelease(SiteId Release, NameId Buffer,
                      const StreamKey &ReleaseStream, bool ByLastOwner,
-                     const ObjectState &Object,
-                     std::vector<Racing> Uses) override;
+                     const ObjectState &Object, std::vector<Racing> Uses,
+                     SiteId Reuse) override;
   void staleWait(SiteId Wait, const StreamKey &Waiter, NameId Event,
                  const StreamKey &Consumer, SiteId RecordSite, NameId Buffer,
                  const std::vector<SiteId> &StaleUses, SiteId LastUse,

@@ -54,6 +54,11 @@ struct FreeBeforeWaitFinding {
     }
   };
   std::vector<LateWait> LateWaits;
+  /// A caching release judged where the block could be reused (see
+  /// ir::Inst::Caching): the allocation on the release stream, or a call
+  /// that allocates there, that may be handed the block while a use runs.
+  /// NoId when judged at the release or at the function's return.
+  SiteId ReuseSite = NoId;
   /// Every racing use is explained by a stale wait that the
   /// missing-consumer-event check reports (see MissingConsumerEventFinding):
   /// one bug, one warning. Wait sites of those findings.

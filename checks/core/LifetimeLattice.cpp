@@ -318,6 +318,7 @@ bool ObjectState::join(const ObjectState &Other) {
   if (ReleaseStream != Other.ReleaseStream)
     ReleaseStream.reset();
   Escaped |= Other.Escaped;
+  Caching &= Other.Caching; // in doubt, judged at the release
   RecordedForCaller &= Other.RecordedForCaller;
   llvm::erase_if(RecordedOn, [&](const StreamKey &S) {
     return !llvm::is_contained(Other.RecordedOn, S);
@@ -325,21 +326,49 @@ bool ObjectState::join(const ObjectState &Other) {
   return WithinBound;
 }
 
-bool operator==(const ObjectState &A, const ObjectState &B) {
-  if (A.Uses.size() != B.Uses.size())
+static bool sameGroups(const llvm::SmallVectorImpl<UseGroup> &A,
+                       const llvm::SmallVectorImpl<UseGroup> &B) {
+  if (A.size() != B.size())
     return false;
-  for (size_t I = 0; I < A.Uses.size(); ++I)
-    if (A.Uses[I].Stream != B.Uses[I].Stream ||
-        !(A.Uses[I].Facts == B.Uses[I].Facts) ||
-        !(A.Uses[I].Sites == B.Uses[I].Sites))
+  for (size_t I = 0; I < A.size(); ++I)
+    if (A[I].Stream != B[I].Stream || !(A[I].Facts == B[I].Facts) ||
+        !(A[I].Sites == B[I].Sites))
       return false;
+  return true;
+}
+
+bool operator==(const ObjectState &A, const ObjectState &B) {
+  if (!sameGroups(A.Uses, B.Uses))
+    return false;
   return A.AllocSite == B.AllocSite && A.AllocName == B.AllocName &&
          A.AllocStream == B.AllocStream && A.AllocFacts == B.AllocFacts &&
          A.AllocPending == B.AllocPending && A.Own == B.Own &&
          A.RecordedForCaller == B.RecordedForCaller &&
          A.RecordedOn == B.RecordedOn &&
          A.ReleaseStream == B.ReleaseStream && A.Escaped == B.Escaped &&
-         A.EntryReleases == B.EntryReleases;
+         A.EntryReleases == B.EntryReleases && A.Caching == B.Caching;
+}
+
+bool DeferredRelease::join(const DeferredRelease &Other) {
+  ByLastOwner |= Other.ByLastOwner;
+  // The allocation the note names: the first in site id order, so that
+  // joins commute.
+  if (Other.AllocSite != NoId &&
+      (AllocSite == NoId || Other.AllocSite < AllocSite)) {
+    AllocSite = Other.AllocSite;
+    AllocName = Other.AllocName;
+    AllocStream = Other.AllocStream;
+  }
+  bool WithinBound = true;
+  for (const UseGroup &G : Other.Uses)
+    WithinBound &= addUse(Uses, G.Stream, G.Facts, G.Sites);
+  return WithinBound;
+}
+
+bool operator==(const DeferredRelease &A, const DeferredRelease &B) {
+  return A.ByLastOwner == B.ByLastOwner && A.AllocSite == B.AllocSite &&
+         A.AllocName == B.AllocName && A.AllocStream == B.AllocStream &&
+         sameGroups(A.Uses, B.Uses);
 }
 
 void unionInto(ObjectSet &Into, const ObjectSet &From) {
@@ -392,6 +421,12 @@ void LifetimeState::join(const LifetimeState &Other) {
     if (!Inserted)
       It->second = It->second.unite(Sites);
   }
+  for (const auto &[Key, Release] : Other.Deferred) {
+    auto [It, Inserted] = Deferred.insert({Key, Release});
+    if (!Inserted && !It->second.join(Release))
+      GroupsMerged = true;
+  }
+  AllocatesOn.insert(Other.AllocatesOn.begin(), Other.AllocatesOn.end());
   if (CurrentStack != Other.CurrentStack || Other.CurrentUnknown)
     CurrentUnknown = true;
   for (const auto &[Key, Work] : Other.Entry) {
@@ -410,7 +445,8 @@ bool operator==(const LifetimeState &A, const LifetimeState &B) {
          A.NonBlockingStreams == B.NonBlockingStreams &&
          A.CurrentStack == B.CurrentStack &&
          A.CurrentUnknown == B.CurrentUnknown && A.Entry == B.Entry &&
-         A.RacyReleases == B.RacyReleases &&
+         A.RacyReleases == B.RacyReleases && A.Deferred == B.Deferred &&
+         A.AllocatesOn == B.AllocatesOn &&
          A.GroupsMerged == B.GroupsMerged;
 }
 

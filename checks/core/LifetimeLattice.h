@@ -214,6 +214,9 @@ struct ObjectState {
   llvm::SmallVector<StreamKey, 1> RecordedOn;
   /// Summaries only: releases of this (caller's) object in the callee.
   std::set<EntryRelease> EntryReleases;
+  /// From a caching allocator (ir::Inst::Caching) on every path: a release
+  /// that races is deferred to the next allocation that could reuse it.
+  bool Caching = false;
 
   bool hasPendingWork() const { return AllocPending || !Uses.empty(); }
   /// record_stream on \p S: its uses, before and after, stop racing.
@@ -222,6 +225,25 @@ struct ObjectState {
   bool join(const ObjectState &Other);
   friend bool operator==(const ObjectState &A, const ObjectState &B);
 };
+
+/// A caching allocator's release that left uses on other streams unordered
+/// (see ir::Inst::Caching): the block is in its release stream's pool, and
+/// the release is a finding only if an allocation that could be handed the
+/// block comes while one of these uses may still run. Keyed in the state by
+/// (release site, buffer, release stream).
+struct DeferredRelease {
+  bool ByLastOwner = false;
+  /// The released object's allocation, for the finding's notes.
+  SiteId AllocSite = NoId;
+  NameId AllocName = NoId;
+  std::optional<StreamKey> AllocStream;
+  /// The uses neither complete nor ordered before the release stream yet.
+  llvm::SmallVector<UseGroup, 2> Uses;
+  /// False when the use groups had to be merged (see normalizeGroups).
+  bool join(const DeferredRelease &Other);
+  friend bool operator==(const DeferredRelease &A, const DeferredRelease &B);
+};
+using DeferredKey = std::tuple<SiteId, NameId, StreamKey>;
 
 /// The last record of an event.
 struct EventState {
@@ -270,6 +292,11 @@ struct LifetimeState {
   std::map<std::pair<StreamKey, StreamKey>, SiteList> RacyReleases;
   /// The caller's earlier work per stream (see EntryWork).
   std::map<StreamKey, EntryWork> Entry;
+  /// Caching releases waiting for their judgement (see DeferredRelease).
+  std::map<DeferredKey, DeferredRelease> Deferred;
+  /// Streams this function allocates on, on some path: a call to it is a
+  /// reuse opportunity there for the caller's deferred releases.
+  std::set<StreamKey> AllocatesOn;
   /// False until some path reaches the point (the bottom element).
   bool Reachable = false;
   /// Some object had more use groups on one stream than the analysis keeps

@@ -260,6 +260,14 @@ struct Inst {
   /// made on), but it is not known work on Stream: no use-before-alloc, and
   /// no "allocated here" note.
   bool Fresh = true;
+  /// Allocate: the block comes from a caching allocator (PyTorch's default
+  /// one): a released block goes back to the pool of its release stream and
+  /// is handed out again only by a later allocation there, so a release
+  /// that leaves another stream's use unordered is judged at the next
+  /// allocation that could be handed the block (see Transfer.h), not at the
+  /// release. False: judged at the release (stream-ordered pools, whose
+  /// free may hand the bytes out from the free's point on).
+  bool Caching = false;
   ValueKind Value = ValueKind::Buffer; ///< Bind, Move, Kill.
   bool Oldest = true;              ///< TakeEntry: FIFO (else LIFO) end.
   /// Use on the current stream: an operation that runs on the current

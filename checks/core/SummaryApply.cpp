@@ -138,6 +138,15 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
   LifetimeState Before = State;
   CallMapping Map(M, Callee, I, *this, Before);
 
+  // 0. The callee allocates on some of the caller's streams: a reuse
+  //    opportunity there for the caller's deferred releases, taken before
+  //    anything the callee waits for (it may allocate first).
+  for (const StreamKey &K : Exit->AllocatesOn)
+    if (std::optional<StreamKey> S = Map.stream(K)) {
+      reuseOpportunity(*S, I.Site, State);
+      State.AllocatesOn.insert(*S);
+    }
+
   auto initialObject = [&](NameId CalleeName) -> const ObjectState * {
     auto Found =
         Exit->Objects.find(objects::make(objects::Initial, CalleeName));
@@ -276,6 +285,7 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
     if (Inner.ReleaseStream)
       Fresh.ReleaseStream = Map.stream(*Inner.ReleaseStream);
     Fresh.Escaped = Inner.Escaped;
+    Fresh.Caching = Inner.Caching;
     for (const StreamKey &Recorded : Inner.RecordedOn)
       if (std::optional<StreamKey> S = Map.stream(Recorded))
         Fresh.RecordedOn.push_back(*S);

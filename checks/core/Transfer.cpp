@@ -33,6 +33,12 @@ template <typename Fn> void forEachWork(LifetimeState &State, Fn Callback) {
     if (Object.AllocPending && Object.AllocStream)
       Callback(*Object.AllocStream, Object.AllocFacts);
   }
+  for (auto &[Key, Release] : State.Deferred) {
+    for (UseGroup &G : Release.Uses)
+      Callback(G.Stream, G.Facts);
+    if (Release.Uses.size() > 1 && !normalizeGroups(Release.Uses))
+      State.GroupsMerged = true;
+  }
   for (auto &[Key, Work] : State.Entry)
     if (Work.Pending)
       Callback(Key, Work.Facts);
@@ -213,6 +219,10 @@ void Transfer::bindObject(NameId Name, ObjectId Id, ObjectState Fresh,
 
 void Transfer::allocate(const Inst &I, const StreamKey &S,
                         LifetimeState &State) const {
+  // The new block may be one a deferred release put in S's pool; the
+  // releases this allocation's rebinding makes come after it.
+  reuseOpportunity(S, I.Site, State);
+  State.AllocatesOn.insert(S);
   for (NameId Name : I.Names) {
     ObjectState Fresh;
     Fresh.AllocSite = I.Fresh ? I.Site : NoId;
@@ -221,6 +231,7 @@ void Transfer::allocate(const Inst &I, const StreamKey &S,
     Fresh.AllocPending = I.Fresh;
     Fresh.Own = I.Own;
     Fresh.ReleaseStream = S;
+    Fresh.Caching = I.Caching;
     bindObject(Name, objects::make(objects::RecentAlloc, I.Site),
                std::move(Fresh), I.Site, State);
   }
@@ -353,24 +364,27 @@ void Transfer::releaseObject(ObjectId Id, NameId Name,
   if (Object.Escaped)
     return;
   if (R) {
-    std::vector<Observer::Racing> Racing;
-    for (const UseGroup &G : Object.Uses) {
-      if (orderedBefore(G.Stream, G.Facts, *R, State))
-        continue;
-      auto &Releases = State.RacyReleases[{*R, G.Stream}];
-      Releases = Releases.with(Site);
-      if (!Watcher)
-        continue;
-      std::vector<std::pair<SiteId, StreamKey>> Wrong;
-      for (const auto &[Waiter, WaitSite] : G.Facts.OrderedStreams)
-        Wrong.push_back({WaitSite, Waiter});
-      for (SiteId UseSite : G.Sites.sites())
-        Racing.push_back(
-            {UseSite, G.Stream, G.Facts.FromEarlierIteration, Wrong});
+    llvm::SmallVector<UseGroup, 2> Racing;
+    for (const UseGroup &G : Object.Uses)
+      if (!orderedBefore(G.Stream, G.Facts, *R, State))
+        Racing.push_back(G);
+    if (!Racing.empty() && Object.Caching && !WaitBeforeFree) {
+      // The block waits in R's pool: judged where it could be reused.
+      DeferredRelease Release;
+      Release.ByLastOwner = ByLastOwner;
+      Release.AllocSite = Object.AllocSite;
+      Release.AllocName = Object.AllocName;
+      Release.AllocStream = Object.AllocStream;
+      Release.Uses = std::move(Racing);
+      DeferredKey Key{Site, Name, *R};
+      auto Found = State.Deferred.find(Key);
+      if (Found == State.Deferred.end())
+        State.Deferred.emplace(Key, std::move(Release));
+      else if (!Found->second.join(Release))
+        State.GroupsMerged = true;
+    } else if (!Racing.empty()) {
+      judgeRelease(Site, Name, *R, ByLastOwner, Object, Racing, NoId, State);
     }
-    if (Watcher && !Racing.empty())
-      Watcher->racingRelease(Site, Name, *R, ByLastOwner, Object,
-                             std::move(Racing));
     if (objects::tag(Id) == objects::Initial) {
       // Summaries: which of the caller's streams were ordered before this
       // release, for the caller to check its own pending uses.
@@ -386,6 +400,65 @@ void Transfer::releaseObject(ObjectId Id, NameId Name,
   Object.AllocPending = false;
   if (Object.EntryReleases.empty())
     State.Objects.erase(Found); // keep states small: nothing left to say
+}
+
+void Transfer::judgeRelease(SiteId Site, NameId Name, const StreamKey &R,
+                            bool ByLastOwner, const ObjectState &Object,
+                            const llvm::SmallVectorImpl<UseGroup> &Uses,
+                            SiteId Reuse, LifetimeState &State) const {
+  std::vector<Observer::Racing> Racing;
+  for (const UseGroup &G : Uses) {
+    auto &Releases = State.RacyReleases[{R, G.Stream}];
+    Releases = Releases.with(Site);
+    if (!Watcher)
+      continue;
+    std::vector<std::pair<SiteId, StreamKey>> Wrong;
+    for (const auto &[Waiter, WaitSite] : G.Facts.OrderedStreams)
+      Wrong.push_back({WaitSite, Waiter});
+    for (SiteId UseSite : G.Sites.sites())
+      Racing.push_back({UseSite, G.Stream, G.Facts.FromEarlierIteration, Wrong});
+  }
+  if (Watcher && !Racing.empty())
+    Watcher->racingRelease(Site, Name, R, ByLastOwner, Object,
+                           std::move(Racing), Reuse);
+}
+
+void Transfer::reuseOpportunity(const StreamKey &S, SiteId Site,
+                                LifetimeState &State) const {
+  for (auto It = State.Deferred.begin(); It != State.Deferred.end();) {
+    const auto &[ReleaseSite, Name, R] = It->first;
+    if (R != S) {
+      ++It;
+      continue;
+    }
+    const DeferredRelease &Release = It->second;
+    ObjectState Released;
+    Released.AllocSite = Release.AllocSite;
+    Released.AllocName = Release.AllocName;
+    Released.AllocStream = Release.AllocStream;
+    judgeRelease(ReleaseSite, Name, R, Release.ByLastOwner, Released,
+                 Release.Uses, Site, State);
+    It = State.Deferred.erase(It);
+  }
+}
+
+void Transfer::judgeAtReturn(LifetimeState &State) const {
+  while (!State.Deferred.empty()) {
+    StreamKey R = std::get<2>(State.Deferred.begin()->first);
+    reuseOpportunity(R, NoId, State);
+  }
+}
+
+void Transfer::settleDeferred(LifetimeState &State) const {
+  for (auto It = State.Deferred.begin(); It != State.Deferred.end();) {
+    const StreamKey &R = std::get<2>(It->first);
+    // Ordered before R: R's later allocations, and the work they do on the
+    // block, come after the use.
+    llvm::erase_if(It->second.Uses, [&](const UseGroup &G) {
+      return orderedBefore(G.Stream, G.Facts, R, State);
+    });
+    It = It->second.Uses.empty() ? State.Deferred.erase(It) : std::next(It);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -480,6 +553,10 @@ void Transfer::syncWhere(
         Done(*Object.AllocStream, Object.AllocFacts))
       Object.AllocPending = false;
   }
+  for (auto &[Key, Release] : State.Deferred)
+    llvm::erase_if(Release.Uses, [&](const UseGroup &G) {
+      return Done(G.Stream, G.Facts);
+    });
   for (auto &[Key, Work] : State.Entry)
     if (Work.Pending && Done(Key, Work.Facts))
       Work.Pending = false;
@@ -831,6 +908,10 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
     call(I, State);
     break;
   }
+  // A host wait completed deferred uses, or a wait ordered them before their
+  // release stream: their releases are safe whatever comes next.
+  if (!State.Deferred.empty())
+    settleDeferred(State);
 }
 
 } // namespace core

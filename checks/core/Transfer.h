@@ -13,6 +13,24 @@
 //                        before R, else free-before-wait.
 //   Kill(b)              the last name of an owned object: Release on its
 //                        release stream.
+//
+// Caching allocators (ir::Inst::Caching): a released block goes back to the
+// pool of its release stream R and only a later allocation on R can be
+// handed it, with no ordering at all. So a release that leaves a use on
+// another stream unordered is deferred (LifetimeState::Deferred), and is a
+// finding only if, at the next reuse opportunity, that use is still neither
+// complete (a host wait) nor ordered before R's later work (R waited for
+// it). The reuse opportunities, in the function: an allocation on R, a call
+// to a function of the module that allocates on R (its summary says so;
+// counted before the callee's own waits), a loop back edge that reaches one
+// of those (the dataflow carries the deferral around the loop), and the
+// function's return (the caller may allocate on R next). A call the module
+// cannot see is not one: its allocations are unknown, and taking every
+// opaque call as an allocation would judge nearly every release at once.
+// This is the runtime validator's rule for caching releases; with the
+// WaitBeforeFree option every release is judged at once ("wait before
+// free, never after"), as for stream-ordered pools, whose free may hand the
+// bytes out from the free's point on.
 //   Call(f, args)        f's summary (its own exit state) applied to the
 //                        caller's names, streams and events.
 //
@@ -50,11 +68,14 @@ public:
     bool FromEarlierIteration;
     std::vector<std::pair<SiteId, StreamKey>> WrongStreamWaits;
   };
-  /// A release on \p ReleaseStream while \p Uses may still run.
+  /// A release on \p ReleaseStream while \p Uses may still run. \p Reuse:
+  /// for a deferred caching release judged at an allocation (or a call that
+  /// allocates) on the release stream, that site; NoId when judged at the
+  /// release or at the function's return.
   virtual void racingRelease(SiteId Release, NameId Buffer,
                              const StreamKey &ReleaseStream, bool ByLastOwner,
                              const ObjectState &Object,
-                             std::vector<Racing> Uses) = 0;
+                             std::vector<Racing> Uses, SiteId Reuse) = 0;
   /// \p Waiter waits on \p Event recorded on \p Consumer before the uses
   /// \p StaleUses of an object; \p OnAllocationStream when the waiter is the
   /// object's allocation stream.
@@ -93,6 +114,13 @@ public:
     Copy.Watcher = W;
     return Copy;
   }
+  /// Every release is judged at the release, caching ones too ("wait before
+  /// free, never after": the runtime's --wait-before-free).
+  void setWaitBeforeFree(bool On) { WaitBeforeFree = On; }
+
+  /// The function returns: the caller may allocate on any stream next, so
+  /// every deferred release still racing is judged.
+  void judgeAtReturn(LifetimeState &State) const;
 
   /// The state at function entry: reachable, with the caller's earlier work
   /// on every stream the function can name (see EntryWork).
@@ -143,6 +171,20 @@ private:
   void releaseObject(ObjectId Id, NameId Name,
                      const std::optional<StreamKey> &R, SiteId Site,
                      bool ByLastOwner, LifetimeState &State) const;
+  /// Reports the racing groups \p Uses of a release (at the release, or at
+  /// \p Reuse for a deferred one) and remembers the release for late-wait
+  /// notes.
+  void judgeRelease(SiteId Site, NameId Name, const StreamKey &R,
+                    bool ByLastOwner, const ObjectState &Object,
+                    const llvm::SmallVectorImpl<UseGroup> &Uses, SiteId Reuse,
+                    LifetimeState &State) const;
+  /// An allocation on \p S (or a call that allocates there) at \p Site may
+  /// be handed the blocks of deferred releases on \p S: judged now.
+  void reuseOpportunity(const StreamKey &S, SiteId Site,
+                        LifetimeState &State) const;
+  /// Drops the deferred uses that are complete or ordered before their
+  /// release stream, and the deferred releases with none left.
+  void settleDeferred(LifetimeState &State) const;
   void wait(const ir::Inst &I, const StreamKey &R, LifetimeState &State) const;
   void recordEvent(NameId Event, const StreamKey &S, SiteId Site,
                    LifetimeState &State) const;
@@ -171,6 +213,7 @@ private:
   const ir::Function &F;
   SummaryLookup Summaries;
   Observer *Watcher;
+  bool WaitBeforeFree = false;
 };
 
 } // namespace core

@@ -90,6 +90,18 @@ Story tell(const ir::Module &M, const FreeBeforeWaitFinding &Finding) {
                                        ", not on the release " +
                                        describeStream(M, Finding.ReleaseStream)});
   }
+  if (Finding.ReuseSite != NoId) {
+    // Reached through a loop's back edge: the allocation comes before the
+    // release in the source.
+    bool NextIteration =
+        M.site(Finding.ReuseSite).Order < M.site(Finding.ReleaseSite).Order;
+    S.Notes.push_back({Finding.ReuseSite,
+                       "the released block is in the pool of " +
+                           shortName(M, Finding.ReleaseStream) +
+                           ", and this allocation there" +
+                           (NextIteration ? " in a later iteration" : "") +
+                           " may be handed it while the use runs"});
+  }
   for (const auto &Late : Finding.LateWaits)
     S.Notes.push_back({Late.WaitSite, describeStream(M, Late.Waiter) +
                                           " waits for " +

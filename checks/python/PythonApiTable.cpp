@@ -77,6 +77,9 @@ const PyApiRow FunctionRows[] = {
     {"torch.distributed.reduce", VK::Unknown, PyOp::Collective, {}, {}, kw("async_op")},
     {"torch.distributed.isend", VK::Unknown, PyOp::Collective, {}, {}, arg(0)},
     {"torch.distributed.irecv", VK::Unknown, PyOp::Collective, {}, {}, arg(0)},
+    // ProcessGroupNCCL's barrier is an all-reduce on the current stream
+    // whose wait synchronizes that stream with the host.
+    {"torch.distributed.barrier", VK::Unknown, PyOp::Barrier, {}, {}, kw("async_op")},
     // Comparisons that return a Python bool: the host waits for them.
     {"torch.equal", VK::Unknown, PyOp::HostRead},
     {"torch.allclose", VK::Unknown, PyOp::HostRead},

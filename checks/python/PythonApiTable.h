@@ -68,6 +68,7 @@ enum class PyOp : uint8_t {
   GraphCapture,  ///< torch.cuda.graph(g): a `with` body captured, not run.
   Metadata,      ///< t.size(), t.data_ptr(): no work, not a tensor.
   Collective,    ///< dist.all_reduce(t, async_op=...).
+  Barrier,       ///< dist.barrier(): the host waits for the current stream.
   NoOp,          ///< Known and irrelevant (torch.cuda.is_available()).
 };
 

@@ -10,14 +10,16 @@
 namespace streamlife::python {
 namespace {
 
-void analyze(PyCheckResult &Result) {
+void analyze(PyCheckResult &Result, const PyCheckOptions &Options) {
   if (auto Error = Result.Files->main().Source->syntaxError()) {
     Result.Syntax = *Error;
     return;
   }
   Result.Lowered = lowerPython(*Result.Files);
   const ir::Module &M = Result.Lowered.Module;
-  core::Analyzer Analyzer(M);
+  core::AnalysisOptions Analysis;
+  Analysis.WaitBeforeFree = Options.WaitBeforeFree;
+  core::Analyzer Analyzer(M, Analysis);
   for (ir::FunctionId F : Result.Lowered.Checked) {
     size_t First = Result.Diagnostics.size();
     reportFindings(M, Analyzer.findings(F), Result.Diagnostics);
@@ -56,7 +58,7 @@ PyCheckResult checkPythonFile(const std::string &Path,
   Result.Files =
       PyModuleSet::load(Path, Result.ReadError, Options.DeviceModules);
   if (Result.Files)
-    analyze(Result);
+    analyze(Result, Options);
   return Result;
 }
 
@@ -65,7 +67,7 @@ PyCheckResult checkPythonText(std::string Path, std::string Text,
   PyCheckResult Result;
   Result.Files = PyModuleSet::fromText(std::move(Path), std::move(Text),
                                        Options.DeviceModules);
-  analyze(Result);
+  analyze(Result, Options);
   return Result;
 }
 

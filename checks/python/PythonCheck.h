@@ -37,6 +37,12 @@ struct PyCheckResult {
 /// What a project configures for the Python front end.
 struct PyCheckOptions {
   PyDeviceModules DeviceModules = PyDeviceModules::defaults();
+  /// Every release is judged at the release ("wait before free, never
+  /// after"), not at the next allocation that could reuse its block: for
+  /// teams that enforce the invariant, and for programs run with PyTorch's
+  /// `backend:cudaMallocAsync`, whose stream-ordered free may hand the
+  /// bytes out at once.
+  bool WaitBeforeFree = false;
 };
 
 PyCheckResult checkPythonFile(const std::string &Path,

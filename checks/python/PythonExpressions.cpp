@@ -92,6 +92,7 @@ Value FunctionLowering::allocate(PyNode At, NameId Hint) {
   I.Names.push_back(Result);
   I.Stream = current();
   I.Own = ir::Ownership::Owned;
+  I.Caching = true; // PyTorch's caching allocator
   return {ValueKind::Tensor, Result, true, {}};
 }
 
@@ -583,6 +584,15 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     Record.Stream = Comm;
     Record.Event = Work;
     return {ValueKind::Work, Work, Hint == NoId, {}};
+  }
+  case PyOp::Barrier: {
+    lowerArguments(Call);
+    PyNode A = Args.keyword(Row.Async.Keyword);
+    if (!A || !A.is("true")) {
+      ir::Inst &I = emit(OpKind::SyncStream, site(Call));
+      I.Stream = current();
+    }
+    return other();
   }
   case PyOp::NoOp:
     lowerArguments(Call);

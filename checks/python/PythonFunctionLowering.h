@@ -229,6 +229,10 @@ private:
   streamInequality(PyNode Condition);
   void assumeNone(PyNode Name, PyNode At);
   void lowerFor(PyNode Stmt);
+  /// `for i in range(n): L[i].synchronize()` or `for s in L: s.synchronize()`
+  /// (at the body's top level, no `break`): the list L whose every element
+  /// the loop synchronizes, as written.
+  std::optional<std::string> listSynchronizedByLoop(PyNode Stmt);
   void lowerWhile(PyNode Stmt);
   /// The body, loop-back edge and `else` block shared by `for` and `while`;
   /// Cur is the body's first block.
@@ -336,6 +340,12 @@ private:
   std::map<std::string, std::string> ParamViews;
   /// Locals assigned a subscript of a name (`rows = w[i]`): the subscript.
   std::map<std::string, PyNode> SubscriptViews;
+  /// Lists (as written) and the locals bound to their elements
+  /// (`s = streams[i]`, `for s in streams:`): where a loop synchronizes
+  /// every element of the list, the host waited for each of those streams.
+  /// A list of streams is never taken for one stream: `[current, side]`
+  /// alternated holds two.
+  std::map<std::string, std::map<std::string, PyNode>> ListElements;
   /// Locals that are lists or deques (made from `[]`, `list()`, `deque()`).
   std::map<std::string, ContainerInfo> Containers;
   std::map<std::string, unsigned> AssignmentCount;

@@ -197,7 +197,8 @@ ValueKind FunctionLowering::staticKind(PyNode Expr) {
   if (const PyApiRow *Row = classifyFunction(Qualified)) {
     if (Row->Op == PyOp::Collective)
       return ValueKind::Work;
-    if (Row->Op == PyOp::NoOp || Row->Op == PyOp::SyncDevice)
+    if (Row->Op == PyOp::NoOp || Row->Op == PyOp::SyncDevice ||
+        Row->Op == PyOp::Barrier)
       return ValueKind::Other;
   }
   if (Callee.is("identifier") &&
@@ -301,6 +302,10 @@ void FunctionLowering::noteAssignment(PyNode Target, PyNode Value) {
       V.is("comparison_operator") || V.is("unary_operator") ||
       V.is("binary_operator"))
     MaskValues[Name] = V;
+  if (Value.is("subscript"))
+    if (PyNode List = Value.field("value");
+        List.is("identifier") || List.is("attribute"))
+      ListElements[List.text().str()].try_emplace(Name, Target);
   if (PyNode Base = viewBase(Value)) {
     if (ParamNames.count(Base.text()))
       ParamViews[Name] = Base.text().str();
@@ -415,6 +420,9 @@ void FunctionLowering::scanLocals(PyNode Body) {
     } else if (N.is("for_statement")) {
       noteTarget(N.field("left"));
       noteContainerLoop(N.field("left"), N.field("right"));
+      if (PyNode Left = N.field("left"), List = N.field("right");
+          Left.is("identifier") && (List.is("identifier") || List.is("attribute")))
+        ListElements[List.text().str()].try_emplace(Left.text().str(), Left);
       // `for i in range(n)`: i is a number.
       PyNode Iterable = N.field("right");
       PyNode Left = N.field("left");

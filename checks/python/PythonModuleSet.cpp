@@ -254,6 +254,12 @@ std::string qualifiedCallee(const PyFile &File, PyNode Callee,
   std::string Result = Head;
   for (llvm::StringRef Part : Parts)
     Result += "." + Part.str();
+  // DeepSpeed's communication module mirrors torch.distributed: the same
+  // collectives (async_op included) and barrier, on the same process groups.
+  constexpr llvm::StringLiteral DeepSpeedComm = "deepspeed.comm";
+  if (llvm::StringRef(Result).starts_with(DeepSpeedComm) &&
+      (Result.size() == DeepSpeedComm.size() || Result[DeepSpeedComm.size()] == '.'))
+    Result = "torch.distributed" + Result.substr(DeepSpeedComm.size());
   return Result;
 }
 

@@ -63,6 +63,7 @@ void FunctionLowering::assign(PyNode Target, const Value &V, PyNode At) {
     I.Stream = current();
     I.Own = ir::Ownership::Owned;
     I.Fresh = false;
+    I.Caching = true;
     return assign(Target, Value{ValueKind::Tensor, Made, true, {}}, At);
   }
   if (!Name) {
@@ -543,6 +544,66 @@ void FunctionLowering::lowerFor(PyNode Stmt) {
   if (!assignFromContainer(Target, Stmt.field("right"), Target))
     assign(Target, Value(), Target);
   lowerLoopRest(Stmt, Header, Header, After);
+  // Once the loop is done the host has waited for every stream of the list,
+  // so for each local that held one of them.
+  if (std::optional<std::string> List = listSynchronizedByLoop(Stmt))
+    for (const auto &[Element, Node] : ListElements[*List]) {
+      // Locals of other kinds (tensors of a list of tensors) hold no stream.
+      ValueKind Kind = kindOfName(Node);
+      if (Kind != ValueKind::Stream && Kind != ValueKind::Unknown)
+        continue;
+      StreamRef Stream = resolveStream(Node);
+      if (!Stream.known())
+        continue;
+      ir::Inst &I = emit(OpKind::SyncStream, site(Stmt));
+      I.Stream = Stream;
+    }
+}
+
+std::optional<std::string> FunctionLowering::listSynchronizedByLoop(PyNode Stmt) {
+  PyNode Target = Stmt.field("left"), Iterable = Stmt.field("right");
+  PyNode Body = Stmt.field("body");
+  if (!Target.is("identifier") || !Body || Stmt.field("alternative"))
+    return std::nullopt;
+  // A `break` may leave elements unsynchronized.
+  std::vector<PyNode> Work{Body};
+  while (!Work.empty()) {
+    PyNode N = Work.back();
+    Work.pop_back();
+    if (N.is("break_statement"))
+      return std::nullopt;
+    if (N.is("function_definition") || N.is("class_definition"))
+      continue;
+    for (PyNode Child : N.namedChildren())
+      Work.push_back(Child);
+  }
+  bool OverIndices = Iterable.is("call") &&
+                     Iterable.field("function").text() == "range";
+  bool OverList = Iterable.is("identifier") || Iterable.is("attribute");
+  for (PyNode Statement : Body.namedChildren()) {
+    if (!Statement.is("expression_statement") || Statement.namedChildren().empty())
+      continue;
+    PyNode Call = Statement.namedChildren().front();
+    if (!Call.is("call") || !Call.field("arguments").namedChildren().empty())
+      continue;
+    PyNode Callee = Call.field("function");
+    if (!Callee.is("attribute") || Callee.field("attribute").text() != "synchronize")
+      continue;
+    PyNode Stream = Callee.field("object");
+    // `for s in L: s.synchronize()`
+    if (OverList && Stream.is("identifier") && Stream.text() == Target.text())
+      return Iterable.text().str();
+    // `for i in range(n): L[i].synchronize()`: the range is taken to be the
+    // list's indices, as the loops that fill and use such a list run.
+    if (OverIndices && Stream.is("subscript")) {
+      PyNode List = Stream.field("value");
+      std::vector<PyNode> Index = Stream.fields("subscript");
+      if ((List.is("identifier") || List.is("attribute")) && Index.size() == 1 &&
+          Index.front().is("identifier") && Index.front().text() == Target.text())
+        return List.text().str();
+    }
+  }
+  return std::nullopt;
 }
 
 void FunctionLowering::lowerWhile(PyNode Stmt) {

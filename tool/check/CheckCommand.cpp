@@ -398,12 +398,14 @@ int runCheckCommand(int Argc, const char **Argv) {
       return ExitUsage;
     }
     for (const std::string &File : PythonSplit->PythonFiles) {
-      llvm::Expected<python::PyCheckOptions> Options = check::pythonOptionsFor(File);
-      if (!Options) {
-        std::string Message = llvm::toString(Options.takeError());
+      llvm::Expected<python::PyCheckOptions> FileOptions = check::pythonOptionsFor(File);
+      if (!FileOptions) {
+        std::string Message = llvm::toString(FileOptions.takeError());
         return inputError(Message);
       }
-      PythonOptions.push_back(std::move(*Options));
+      // The command line's strictness adds to the project's.
+      FileOptions->WaitBeforeFree |= Options.WaitBeforeFree;
+      PythonOptions.push_back(std::move(*FileOptions));
     }
   }
   for (size_t I = 0; I < PythonSplit->PythonFiles.size(); ++I)

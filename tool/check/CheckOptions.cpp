@@ -38,6 +38,7 @@ enum class OptionId {
   Color,
   Quiet,
   Fix,
+  WaitBeforeFree,
   Version,
   Help
 };
@@ -91,6 +92,11 @@ const OptionSpec Options[] = {
     {OptionId::Fix, "--fix", "", "", ValueKind::None,
      "apply the fix-its of the reported findings to the source files "
      "(where a fix is local and certain; others say how in a note)"},
+    {OptionId::WaitBeforeFree, "--wait-before-free", "", "", ValueKind::None,
+     "Python: report a tensor release that leaves another stream's use "
+     "unordered at the release, even when no allocation can be handed its "
+     "block before the use is waited for (the runtime's --wait-before-free; "
+     "also .clang-tidy's streamlife-python.WaitBeforeFree)"},
     {OptionId::Version, "--version", "", "", ValueKind::None, "print the version and exit"},
     {OptionId::Help, "--help", "-h", "", ValueKind::None, "print this help and exit"},
 };
@@ -192,6 +198,9 @@ llvm::Expected<CheckOptions> parseCheckOptions(llvm::ArrayRef<const char *> Args
       break;
     case OptionId::Fix:
       Result.Fix = true;
+      break;
+    case OptionId::WaitBeforeFree:
+      Result.WaitBeforeFree = true;
       break;
     case OptionId::Color: {
       std::optional<ColorMode> Mode = llvm::StringSwitch<std::optional<ColorMode>>(Value)

@@ -49,6 +49,9 @@ struct CheckOptions {
   bool Quiet = false;
   /// --fix: apply the findings' fix-its to the files.
   bool Fix = false;
+  /// --wait-before-free: Python releases are judged at the release, not at
+  /// the next allocation that could reuse the block.
+  bool WaitBeforeFree = false;
   /// Arguments after `--`: the whole compile command without -p, extra
   /// arguments appended to each database command with -p.
   std::vector<std::string> CompilerArgs;

@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
@@ -17,6 +18,8 @@ namespace {
 
 /// The .clang-tidy key of the device-module spellings (PyDeviceModules).
 constexpr llvm::StringLiteral DeviceModulesKey = "streamlife-python.DeviceModules";
+/// The .clang-tidy key of PyCheckOptions::WaitBeforeFree (true/false).
+constexpr llvm::StringLiteral WaitBeforeFreeKey = "streamlife-python.WaitBeforeFree";
 
 /// Whether the comma-separated \p List names \p CheckName (`streamlife-*`
 /// globs; an empty list names every check).
@@ -128,14 +131,31 @@ llvm::Expected<python::PyCheckOptions> pythonOptionsFor(const std::string &Path)
       clang::tidy::ClangTidyGlobalOptions(), clang::tidy::ClangTidyOptions::getDefaults(),
       clang::tidy::ClangTidyOptions(), llvm::vfs::getRealFileSystem());
   clang::tidy::ClangTidyOptions Found = Provider.getOptions(Path);
-  auto Entry = Found.CheckOptions.find(DeviceModulesKey);
-  if (Entry == Found.CheckOptions.end())
-    return Options;
-  if (std::optional<std::string> Error =
-          python::PyDeviceModules::parse(Entry->second.Value, Options.DeviceModules))
+  auto invalid = [&](llvm::StringRef Key, const llvm::Twine &Why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   ".clang-tidy: invalid option '" + DeviceModulesKey.str() +
-                                       "' for '" + Path + "': " + *Error);
+                                   ".clang-tidy: invalid option '" + Key + "' for '" + Path +
+                                       "': " + Why);
+  };
+  auto Entry = Found.CheckOptions.find(DeviceModulesKey);
+  if (Entry != Found.CheckOptions.end())
+    if (std::optional<std::string> Error =
+            python::PyDeviceModules::parse(Entry->second.Value, Options.DeviceModules))
+      return invalid(DeviceModulesKey, *Error);
+  Entry = Found.CheckOptions.find(WaitBeforeFreeKey);
+  if (Entry != Found.CheckOptions.end()) {
+    // clang-tidy's spellings of a boolean option.
+    std::optional<bool> On = llvm::StringSwitch<std::optional<bool>>(
+                                 llvm::StringRef(Entry->second.Value).trim().lower())
+                                 .Case("true", true)
+                                 .Case("1", true)
+                                 .Case("false", false)
+                                 .Case("0", false)
+                                 .Default(std::nullopt);
+    if (!On)
+      return invalid(WaitBeforeFreeKey,
+                     "expected true or false, not '" + Entry->second.Value + "'");
+    Options.WaitBeforeFree = *On;
+  }
   return Options;
 }
 

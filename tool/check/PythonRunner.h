@@ -27,7 +27,8 @@ llvm::ArrayRef<llvm::StringRef> pythonCheckNames();
 
 /// The project's settings for the Python front end that apply to \p Path,
 /// from the .clang-tidy files of its folder and the folders above (as
-/// clang-tidy reads them): `streamlife-python.DeviceModules`. A malformed
+/// clang-tidy reads them): `streamlife-python.DeviceModules` and
+/// `streamlife-python.WaitBeforeFree`. A malformed
 /// value is an error naming the entry.
 llvm::Expected<python::PyCheckOptions> pythonOptionsFor(const std::string &Path);
 

@@ -1,5 +1,6 @@
 # REQUIRES: checker
 # RUN: %check_streamlife_py %s streamlife-free-before-wait
+# RUN: %check_streamlife_py -check-suffixes=,STRICT -wait-before-free %s streamlife-free-before-wait
 #
 # Lists and deques of in-flight tensors: an entry lives until it is popped;
 # popping the oldest entry and dropping it is its release, on the tensor's
@@ -53,7 +54,9 @@ def pop_without_wait(side, depth, layers):
         del w
 
 
-# Pop first, wait after: the release already happened at `del oldest`.
+# Pop first, wait after: the release already happened at `del oldest`. The
+# wait still comes before the next gather allocates on 'side', so only "wait
+# before free" (--wait-before-free) reports it.
 def pop_then_wait(side, depth, layers):
     compute = torch.cuda.current_stream()
     in_flight = []
@@ -61,7 +64,7 @@ def pop_then_wait(side, depth, layers):
         if len(in_flight) == depth:
             oldest, oldest_done = in_flight.pop(0)
             del oldest
-            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'oldest' is released on stream 'side' while stream 'compute' may still use it
+            # CHECK-MESSAGES-STRICT: :[[@LINE-1]]:13: warning: 'oldest' is released on stream 'side' while stream 'compute' may still use it
             side.wait_event(oldest_done)
         w = gather(side, layer)
         compute.wait_stream(side)
@@ -84,7 +87,8 @@ def list_then_synchronize(side, layers):
 
 
 # The same list cleared before the synchronize: every entry is released
-# while 'compute' may still read it.
+# while 'compute' may still read it. Nothing allocates on 'side' before the
+# host waits, so only "wait before free" (--wait-before-free) reports it.
 def list_cleared_early(side, layers):
     compute = torch.cuda.current_stream()
     kept = []
@@ -94,7 +98,7 @@ def list_cleared_early(side, layers):
         out = w * 2
         kept.append(w)
     kept.clear()
-    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'kept[*]' is released on stream 'side' while stream 'compute' may still use it
+    # CHECK-MESSAGES-STRICT: :[[@LINE-1]]:5: warning: 'kept[*]' is released on stream 'side' while stream 'compute' may still use it
     torch.cuda.synchronize()
 
 

@@ -1,5 +1,6 @@
 # REQUIRES: checker
 # RUN: %check_streamlife_py %s streamlife-free-before-wait
+# RUN: %check_streamlife_py -check-suffixes=,STRICT -wait-before-free %s streamlife-free-before-wait
 #
 # Events and ordering: s.record_event(), torch.cuda.Event() with e.record(s)
 # and e.record(), s.wait_event(e), e.wait(s), s.wait_stream(o),
@@ -180,6 +181,8 @@ def collective_sync_on_side_stream_released_on_current():
 
 # Two consumers, each waited for only after the release: each late-wait note
 # names the consumer of its own wait (both once named the first consumer).
+# The wait comes before anything allocates on the release stream again, so
+# only "wait before free" (--wait-before-free) reports it.
 def two_late_waits():
     left = torch.cuda.Stream()
     right = torch.cuda.Stream()
@@ -194,12 +197,12 @@ def two_late_waits():
     left_done = left.record_event()
     right_done = right.record_event()
     del buf
-    # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'main' while stream 'left' may still use it
-    # CHECK-NOTES: :[[@LINE-11]]:11: note: 'buf' allocated on stream 'main' here
-    # CHECK-NOTES: :[[@LINE-8]]:13: note: used on stream 'left' here
-    # CHECK-NOTES: :[[@LINE-7]]:13: note: used on stream 'right' here
-    # CHECK-NOTES: :[[@LINE+3]]:5: note: stream 'main' waits for 'left' only after the release
-    # CHECK-NOTES: :[[@LINE+3]]:5: note: stream 'main' waits for 'right' only after the release
-    # CHECK-NOTES: :[[@LINE-10]]:13: note: record an event on 'right' after this use and make 'main' wait on it before the release
+    # CHECK-NOTES-STRICT: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'main' while stream 'left' may still use it
+    # CHECK-NOTES-STRICT: :[[@LINE-11]]:11: note: 'buf' allocated on stream 'main' here
+    # CHECK-NOTES-STRICT: :[[@LINE-8]]:13: note: used on stream 'left' here
+    # CHECK-NOTES-STRICT: :[[@LINE-7]]:13: note: used on stream 'right' here
+    # CHECK-NOTES-STRICT: :[[@LINE+3]]:5: note: stream 'main' waits for 'left' only after the release
+    # CHECK-NOTES-STRICT: :[[@LINE+3]]:5: note: stream 'main' waits for 'right' only after the release
+    # CHECK-NOTES-STRICT: :[[@LINE-10]]:13: note: record an event on 'right' after this use and make 'main' wait on it before the release
     main.wait_event(left_done)
     main.wait_event(right_done)

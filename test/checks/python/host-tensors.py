@@ -1,5 +1,6 @@
 # REQUIRES: checker
 # RUN: %check_streamlife_py %s streamlife-free-before-wait
+# RUN: %check_streamlife_py -check-suffixes=,STRICT -wait-before-free %s streamlife-free-before-wait
 # RUN: %check_streamlife_py -check-suffixes=UBA %s streamlife-use-before-alloc
 #
 # Host tensors are not blocks of the device's caching allocator: CPU tensors
@@ -49,6 +50,8 @@ def device_copy_used_unordered(n, side):
 
 # A host tensor's in-place copy from a device tensor reads the device tensor
 # on the current stream (a device-to-host copy): the offload pattern.
+# The wait comes before anything allocates on the release stream again, so
+# only "wait before free" (--wait-before-free) reports it.
 def offload_released_before_the_copy_completes(activation_shape, offload):
     compute = torch.cuda.current_stream()
     activation = torch.empty(activation_shape, device="cuda")
@@ -57,7 +60,7 @@ def offload_released_before_the_copy_completes(activation_shape, offload):
         offload.wait_stream(compute)
         host.copy_(activation, non_blocking=True)
     del activation
-    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'activation' is released on stream 'compute' while stream 'offload' may still use it
+    # CHECK-MESSAGES-STRICT: :[[@LINE-1]]:5: warning: 'activation' is released on stream 'compute' while stream 'offload' may still use it
     compute.wait_stream(offload)
     return host
 

@@ -1,5 +1,6 @@
 # REQUIRES: checker
 # RUN: %check_streamlife_py %s streamlife-free-before-wait
+# RUN: %check_streamlife_py -check-suffixes=,STRICT -wait-before-free %s streamlife-free-before-wait
 # RUN: %check_streamlife_py -check-suffixes=UBA %s streamlife-use-before-alloc
 #
 # A helper's summary keeps, with each use of a caller's buffer, the orderings
@@ -63,6 +64,8 @@ def early_return_helper_no_wait(side, n):
 # A helper that returns its argument on one path and a new tensor on the
 # other: on the second path the caller's rebinding drops the argument's last
 # reference while the side stream may still read it (a bug on that path).
+# The wait comes before anything allocates on the release stream again, so
+# only "wait before free" (--wait-before-free) reports it.
 def maybe_fresh(inp, side, n):
     if n == 1:
         return inp
@@ -75,6 +78,6 @@ def maybe_fresh(inp, side, n):
 def rebinding_to_maybe_the_argument(side, n):
     t = torch.empty(10, device="cuda")
     t = maybe_fresh(t, side, n)
-    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 't' is released on the current stream while stream 'side' may still use it
+    # CHECK-MESSAGES-STRICT: :[[@LINE-1]]:5: warning: 't' is released on the current stream while stream 'side' may still use it
     torch.cuda.current_stream().wait_stream(side)
     return t

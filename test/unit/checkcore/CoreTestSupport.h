@@ -55,6 +55,9 @@ public:
 
   SiteId alloc(const std::string &Buf, const std::string &S,
                Ownership Own = Ownership::Raw);
+  /// A tensor of a caching allocator (owned, released when its last name
+  /// goes, judged at the next reuse opportunity).
+  SiteId allocCaching(const std::string &Buf, const std::string &S);
   SiteId use(const std::string &Buf, const std::string &S);
   SiteId record(const std::string &Event, const std::string &S);
   SiteId wait(const std::string &S, const std::string &Event);
@@ -216,6 +219,15 @@ inline SiteId FunctionBuilder::alloc(const std::string &Buf,
   I.Stream = stream(S);
   I.Own = Own;
   return add(std::move(I), "alloc " + Buf);
+}
+inline SiteId FunctionBuilder::allocCaching(const std::string &Buf,
+                                            const std::string &S) {
+  Inst I{OpKind::Allocate};
+  I.Names.push_back(name(Buf));
+  I.Stream = stream(S);
+  I.Own = Ownership::Owned;
+  I.Caching = true;
+  return add(std::move(I), "alloc " + Buf + " (caching)");
 }
 inline SiteId FunctionBuilder::use(const std::string &Buf,
                                    const std::string &S) {

@@ -362,6 +362,88 @@ TEST(TransferTest, ACalleesRecordStreamCoversTheCallersLaterUses) {
   EXPECT_TRUE(P.findings(F).FreeBeforeWait.empty());
 }
 
+// A caching allocator's release that races is judged where the block could
+// be handed out again: an allocation on the release stream, a call that
+// allocates there, the next iteration, the return.
+TEST(TransferTest, CachingReleaseIsJudgedAtTheNextAllocationThere) {
+  Program P;
+  auto &F = P.function("f", {"ag", "compute"});
+  F.allocCaching("p", "ag");
+  F.use("p", "compute");
+  SiteId Drop = F.kill("p");
+  F.allocCaching("other", "compute"); // another stream's pool: no reuse
+  SiteId Reuse = F.allocCaching("q", "ag");
+  F.syncDevice();
+  const auto &R = P.findings(F);
+  ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
+  EXPECT_EQ(R.FreeBeforeWait[0].ReleaseSite, Drop);
+  EXPECT_EQ(R.FreeBeforeWait[0].ReuseSite, Reuse);
+}
+
+TEST(TransferTest, CachingReleaseCompletedOrOrderedBeforeReuseIsClean) {
+  for (bool HostWait : {true, false}) {
+    Program P;
+    auto &F = P.function("f", {"ag", "compute"});
+    F.allocCaching("p", "ag");
+    F.use("p", "compute");
+    F.kill("p");
+    if (HostWait)
+      F.syncStream("compute");
+    else
+      F.waitStream("ag", "compute"); // the release stream waits, late
+    F.allocCaching("q", "ag");
+    EXPECT_TRUE(P.findings(F).FreeBeforeWait.empty()) << HostWait;
+    // "Wait before free": judged at the release.
+    EXPECT_EQ(P.findings(F, AnalysisOptions{10000, /*WaitBeforeFree=*/true})
+                  .FreeBeforeWait.size(),
+              1u)
+        << HostWait;
+  }
+}
+
+TEST(TransferTest, CachingReleaseIsJudgedAtTheReturn) {
+  Program P;
+  auto &F = P.function("f", {"ag", "compute"});
+  F.allocCaching("p", "ag");
+  F.use("p", "compute");
+  F.kill("p");
+  const auto &R = P.findings(F);
+  ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
+  EXPECT_EQ(R.FreeBeforeWait[0].ReuseSite, NoId);
+}
+
+TEST(TransferTest, CachingReleaseIsJudgedAtTheNextIterationsAllocation) {
+  Program P;
+  auto &F = P.function("f", {"ag", "compute"});
+  SiteId Alloc = NoId;
+  F.loop([&] {
+    Alloc = F.allocCaching("p", "ag");
+    F.use("p", "compute");
+    F.kill("p");
+  });
+  F.syncDevice();
+  const auto &R = P.findings(F);
+  ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
+  EXPECT_EQ(R.FreeBeforeWait[0].ReuseSite, Alloc);
+  EXPECT_FALSE(R.FreeBeforeWait[0].Uses[0].FromEarlierIteration);
+}
+
+TEST(TransferTest, CachingReleaseIsJudgedAtACallThatAllocatesThere) {
+  Program P;
+  auto &Scratch = P.function("scratch", {"s"});
+  Scratch.allocCaching("t", "s");
+  Scratch.syncDevice();
+  auto &F = P.function("f", {"ag", "compute"});
+  F.allocCaching("p", "ag");
+  F.use("p", "compute");
+  F.kill("p");
+  F.call(Scratch, {"compute"}); // allocates on another stream
+  SiteId Call = F.call(Scratch, {"ag"});
+  const auto &R = P.findings(F);
+  ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
+  EXPECT_EQ(R.FreeBeforeWait[0].ReuseSite, Call);
+}
+
 } // namespace
 } // namespace test
 } // namespace core
