@@ -358,6 +358,25 @@ void FunctionLowering::noteTensorEvidence(PyNode Call) {
       TensorEvidence.insert(N.text());
   };
   PyNode Callee = Call.field("function");
+  // `isinstance(x, torch.Tensor)`, `isinstance(x, (torch.Tensor, Other))`:
+  // x may be a tensor, and its tensor methods are the tensor's (torchrec's
+  // `data` is a Tensor or a Multistreamable: record_stream is either's).
+  if (Callee.is("identifier") && Callee.text() == "isinstance") {
+    auto Args = Call.field("arguments").namedChildren();
+    if (Args.size() == 2) {
+      PyNode Types = withoutParentheses(Args[1]);
+      auto isTensorType = [&](PyNode T) {
+        return qualified(T) == "torch.Tensor";
+      };
+      bool Tensor = isTensorType(Types);
+      if (Types.is("tuple"))
+        for (PyNode T : Types.namedChildren())
+          Tensor |= isTensorType(T);
+      if (Tensor)
+        note(Args[0]);
+    }
+    return;
+  }
   if (Callee.is("attribute") &&
       TensorOnly.count(Callee.field("attribute").text()) &&
       !Ctx.Set.anyClassWithMethod(Callee.field("attribute").text()))

@@ -132,6 +132,14 @@ private:
   void resolveImports(PyFile &File, unsigned Depth);
   PyFile *loadModule(const PyFile &From, llvm::StringRef Dotted,
                      unsigned Level, unsigned Depth);
+  /// Module \p Dotted below directory \p Base; its own imports resolved
+  /// when \p Transitive.
+  PyFile *loadModuleAt(llvm::StringRef Base, llvm::StringRef Dotted,
+                       unsigned Depth, bool Transitive);
+  /// `from pkg.mod import X` in a file of package pkg, unresolved next to
+  /// the file: pkg.mod from the directory above the outermost package (where
+  /// Python's path finds it), without that module's own imports.
+  void resolvePackageImports(PyFile &File);
 
   std::vector<std::unique_ptr<PyFile>> Files;
   std::map<std::string, PyFile *> ByPath;

@@ -1,0 +1,13 @@
+import torch
+
+from shop.streamable import Multistreamable
+
+
+def prefetch(requests, contexts, side):
+    for name, request in requests.items():
+        data = request.wait()
+        context = contexts[name]
+        torch.cuda.current_stream().wait_stream(side)
+        assert isinstance(data, (torch.Tensor, Multistreamable))
+        data.record_stream(torch.cuda.current_stream())
+        context.record_stream(torch.cuda.current_stream())
