@@ -120,7 +120,10 @@ PyDeviceModules PyDeviceModules::defaults() {
                  // DeepSpeed (deepspeed.accelerator) and ColossalAI
                  // (colossalai.accelerator): the accelerator object mirrors
                  // torch.cuda's stream, event and synchronize calls.
-                 "get_accelerator"};
+                 "get_accelerator",
+                 // verl (verl.utils.device): getattr(torch, device name),
+                 // torch.cuda on a CUDA machine.
+                 "get_torch_device"};
   // FSDP's `_device_handle` (torch.distributed.fsdp), torchrec's and
   // others' `device_module`.
   D.Names = {"device_handle", "_device_handle", "device_module",

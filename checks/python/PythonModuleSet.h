@@ -65,7 +65,8 @@ struct ImportBinding {
 /// What denotes the device module (torch.cuda on a CUDA machine) besides
 /// `torch.cuda` itself: device-generic code reaches the stream API through
 /// `torch.get_device_module(d)`, `getattr(torch, d)`, or a framework's
-/// wrapper (DeepSpeed's and ColossalAI's `get_accelerator()`), and keeps the
+/// wrapper (DeepSpeed's and ColossalAI's `get_accelerator()`, verl's
+/// `get_torch_device()`), and keeps the
 /// module in a variable or attribute (FSDP's `device_handle`). Their stream
 /// and event calls are then read as torch.cuda's. Configurable: the
 /// `DeviceModules` option of `streamlife check` (README, "Python").
