@@ -358,25 +358,6 @@ void FunctionLowering::noteTensorEvidence(PyNode Call) {
       TensorEvidence.insert(N.text());
   };
   PyNode Callee = Call.field("function");
-  // `isinstance(x, torch.Tensor)`, `isinstance(x, (torch.Tensor, Other))`:
-  // x may be a tensor, and its tensor methods are the tensor's (torchrec's
-  // `data` is a Tensor or a Multistreamable: record_stream is either's).
-  if (Callee.is("identifier") && Callee.text() == "isinstance") {
-    auto Args = Call.field("arguments").namedChildren();
-    if (Args.size() == 2) {
-      PyNode Types = withoutParentheses(Args[1]);
-      auto isTensorType = [&](PyNode T) {
-        return qualified(T) == "torch.Tensor";
-      };
-      bool Tensor = isTensorType(Types);
-      if (Types.is("tuple"))
-        for (PyNode T : Types.namedChildren())
-          Tensor |= isTensorType(T);
-      if (Tensor)
-        note(Args[0]);
-    }
-    return;
-  }
   if (Callee.is("attribute") &&
       TensorOnly.count(Callee.field("attribute").text()) &&
       !Ctx.Set.anyClassWithMethod(Callee.field("attribute").text()))
@@ -399,6 +380,32 @@ void FunctionLowering::noteTensorEvidence(PyNode Call) {
     else
       note(E);
   }
+}
+
+void FunctionLowering::noteAssertedTensor(PyNode Assert) {
+  // `assert isinstance(x, (torch.Tensor, Other))`: from here on x may be a
+  // tensor, and its tensor methods are the tensor's (torchrec's `data`, a
+  // Tensor or a Multistreamable: record_stream is either's). Only an
+  // assertion says so for the rest of the function: `if isinstance(x,
+  // Tensor)` says nothing of x in its other branches (lmdeploy's
+  // `elif isinstance(value, VisionModelInputs): value.record_stream(s)`).
+  auto Tests = Assert.namedChildren();
+  if (Tests.empty())
+    return;
+  PyNode Call = withoutParentheses(Tests.front());
+  if (!Call.is("call") || !Call.field("function").is("identifier") ||
+      Call.field("function").text() != "isinstance")
+    return;
+  auto Args = Call.field("arguments").namedChildren();
+  if (Args.size() != 2 || !Args[0].is("identifier"))
+    return;
+  PyNode Types = withoutParentheses(Args[1]);
+  bool Tensor = qualified(Types) == "torch.Tensor";
+  if (Types.is("tuple"))
+    for (PyNode T : Types.namedChildren())
+      Tensor |= qualified(T) == "torch.Tensor";
+  if (Tensor)
+    TensorEvidence.insert(Args[0].text());
 }
 
 void FunctionLowering::scanLocals(PyNode Body) {
@@ -449,6 +456,8 @@ void FunctionLowering::scanLocals(PyNode Body) {
               noteTarget(T);
     } else if (N.is("named_expression")) {
       noteAssignment(N.field("name"), N.field("value"));
+    } else if (N.is("assert_statement")) {
+      noteAssertedTensor(N);
     } else if (N.is("call")) {
       noteContainerAppend(N);
       noteTensorEvidence(N);
