@@ -147,6 +147,7 @@ private:
   /// `x.copy_(y)`, `torch.cat([x, y])`): tensors, unless something says
   /// otherwise.
   void noteTensorEvidence(PyNode Call);
+  void noteAssertedTensor(PyNode Assert);
   llvm::StringSet<> TensorEvidence;
 
   /// qualifiedCallee, with the locals and attributes known to hold the

@@ -387,6 +387,32 @@ void FunctionLowering::noteTensorEvidence(PyNode Call) {
   }
 }
 
+void FunctionLowering::noteAssertedTensor(PyNode Assert) {
+  // `assert isinstance(x, (torch.Tensor, Other))`: from here on x may be a
+  // tensor, and its tensor methods are the tensor's (torchrec's `data`, a
+  // Tensor or a Multistreamable: record_stream is either's). Only an
+  // assertion says so for the rest of the function: `if isinstance(x,
+  // Tensor)` says nothing of x in its other branches (lmdeploy's
+  // `elif isinstance(value, VisionModelInputs): value.record_stream(s)`).
+  auto Tests = Assert.namedChildren();
+  if (Tests.empty())
+    return;
+  PyNode Call = withoutParentheses(Tests.front());
+  if (!Call.is("call") || !Call.field("function").is("identifier") ||
+      Call.field("function").text() != "isinstance")
+    return;
+  auto Args = Call.field("arguments").namedChildren();
+  if (Args.size() != 2 || !Args[0].is("identifier"))
+    return;
+  PyNode Types = withoutParentheses(Args[1]);
+  bool Tensor = qualified(Types) == "torch.Tensor";
+  if (Types.is("tuple"))
+    for (PyNode T : Types.namedChildren())
+      Tensor |= qualified(T) == "torch.Tensor";
+  if (Tensor)
+    TensorEvidence.insert(Args[0].text());
+}
+
 void FunctionLowering::scanLocals(PyNode Body) {
   std::function<void(PyNode)> Scan = [&](PyNode N) {
     if (N.is("function_definition") || N.is("class_definition") ||
@@ -438,6 +464,8 @@ void FunctionLowering::scanLocals(PyNode Body) {
               noteTarget(T);
     } else if (N.is("named_expression")) {
       noteAssignment(N.field("name"), N.field("value"));
+    } else if (N.is("assert_statement")) {
+      noteAssertedTensor(N);
     } else if (N.is("call")) {
       noteContainerAppend(N);
       noteTensorEvidence(N);

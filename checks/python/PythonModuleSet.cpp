@@ -127,7 +127,10 @@ PyDeviceModules PyDeviceModules::defaults() {
                  // DeepSpeed (deepspeed.accelerator) and ColossalAI
                  // (colossalai.accelerator): the accelerator object mirrors
                  // torch.cuda's stream, event and synchronize calls.
-                 "get_accelerator"};
+                 "get_accelerator",
+                 // verl (verl.utils.device): getattr(torch, device name),
+                 // torch.cuda on a CUDA machine.
+                 "get_torch_device"};
   // FSDP's `_device_handle` (torch.distributed.fsdp), torchrec's and
   // others' `device_module`.
   D.Names = {"device_handle", "_device_handle", "device_module",
@@ -524,11 +527,16 @@ PyFile *PyModuleSet::add(std::shared_ptr<const PySourceFile> Source) {
 
 PyFile *PyModuleSet::loadModule(const PyFile &From, llvm::StringRef Dotted,
                                 unsigned Level, unsigned Depth) {
-  if (Files.size() >= MaxFiles || Depth > MaxImportDepth)
-    return nullptr;
   llvm::SmallString<256> Base(llvm::sys::path::parent_path(From.Source->path()));
   for (unsigned I = 1; I < Level; ++I)
     llvm::sys::path::remove_filename(Base);
+  return loadModuleAt(Base, Dotted, Depth, /*Transitive=*/true);
+}
+
+PyFile *PyModuleSet::loadModuleAt(llvm::StringRef Base, llvm::StringRef Dotted,
+                                  unsigned Depth, bool Transitive) {
+  if (Files.size() >= MaxFiles || Depth > MaxImportDepth)
+    return nullptr;
   llvm::SmallVector<llvm::StringRef, 4> Parts;
   Dotted.split(Parts, '.', -1, false);
   llvm::SmallString<256> Candidate(Base);
@@ -550,10 +558,48 @@ PyFile *PyModuleSet::loadModule(const PyFile &From, llvm::StringRef Dotted,
     if (!Source || Source->syntaxError())
       return nullptr;
     PyFile *Loaded = add(std::move(Source));
-    resolveImports(*Loaded, Depth);
+    if (Transitive)
+      resolveImports(*Loaded, Depth);
     return Loaded;
   }
   return nullptr;
+}
+
+void PyModuleSet::resolvePackageImports(PyFile &File) {
+  llvm::SmallString<256> Root(llvm::sys::path::parent_path(File.Source->path()));
+  bool InPackage = false;
+  for (;;) {
+    llvm::SmallString<256> Init(Root);
+    llvm::sys::path::append(Init, "__init__.py");
+    if (Root.empty() || !llvm::sys::fs::is_regular_file(Init))
+      break;
+    InPackage = true;
+    Root = llvm::sys::path::parent_path(Root);
+  }
+  if (!InPackage)
+    return;
+  forEachModuleStatement(File.Source->root(), [&](PyNode Stmt) {
+    if (!Stmt.is("import_from_statement"))
+      return;
+    PyNode Module = Stmt.field("module_name");
+    if (Module.is("relative_import"))
+      return;
+    PyFile *Local = nullptr;
+    for (PyNode Name : Stmt.fields("name")) {
+      PyNode Symbol = Name.is("aliased_import") ? Name.field("name") : Name;
+      PyNode Alias = Name.is("aliased_import") ? Name.field("alias") : Symbol;
+      auto Known = File.Imports.find(Alias.text());
+      if (Known != File.Imports.end() && Known->second.Module)
+        continue;
+      if (!Local &&
+          !(Local = loadModuleAt(Root, Module.text(), 1, /*Transitive=*/false)))
+        return;
+      ImportBinding Binding;
+      Binding.Module = Local;
+      Binding.Symbol = Symbol.text().str();
+      File.Imports[Alias.text()] = Binding;
+    }
+  });
 }
 
 void PyModuleSet::resolveImports(PyFile &File, unsigned Depth) {
@@ -658,8 +704,16 @@ std::unique_ptr<PyModuleSet> PyModuleSet::load(const std::string &Path,
   auto Set = std::make_unique<PyModuleSet>();
   Set->DeviceModules = std::move(DeviceModules);
   Set->add(std::move(Source));
-  if (!Set->main().Source->syntaxError())
+  if (!Set->main().Source->syntaxError()) {
     Set->resolveImports(Set->main(), 0);
+    // Receivers of record_stream whose kind nothing says may be objects of
+    // a class of the package with a method of that name (torchrec's
+    // Multistreamable, imported from the package's root): the classes the
+    // file imports from its own package are looked at. Only for such files,
+    // to keep the cost of every other check as it was.
+    if (Set->main().Source->text().contains(".record_stream("))
+      Set->resolvePackageImports(Set->main());
+  }
   return Set;
 }
 

@@ -66,7 +66,8 @@ struct ImportBinding {
 /// What denotes the device module (torch.cuda on a CUDA machine) besides
 /// `torch.cuda` itself: device-generic code reaches the stream API through
 /// `torch.get_device_module(d)`, `getattr(torch, d)`, or a framework's
-/// wrapper (DeepSpeed's and ColossalAI's `get_accelerator()`), and keeps the
+/// wrapper (DeepSpeed's and ColossalAI's `get_accelerator()`, verl's
+/// `get_torch_device()`), and keeps the
 /// module in a variable or attribute (FSDP's `device_handle`). Their stream
 /// and event calls are then read as torch.cuda's. Configurable: the
 /// `DeviceModules` option of `streamlife check` (README, "Python").
@@ -162,6 +163,14 @@ private:
   void resolveImports(PyFile &File, unsigned Depth);
   PyFile *loadModule(const PyFile &From, llvm::StringRef Dotted,
                      unsigned Level, unsigned Depth);
+  /// Module \p Dotted below directory \p Base; its own imports resolved
+  /// when \p Transitive.
+  PyFile *loadModuleAt(llvm::StringRef Base, llvm::StringRef Dotted,
+                       unsigned Depth, bool Transitive);
+  /// `from pkg.mod import X` in a file of package pkg, unresolved next to
+  /// the file: pkg.mod from the directory above the outermost package (where
+  /// Python's path finds it), without that module's own imports.
+  void resolvePackageImports(PyFile &File);
 
   std::vector<std::unique_ptr<PyFile>> Files;
   std::map<std::string, PyFile *> ByPath;

@@ -383,29 +383,16 @@ std::vector<ClassValue> classesOf(const std::vector<const Atom *> &Tests) {
     for (const Atom *A : Tests)
       for (const ClassValue &C : A->Constants)
         if (C.K == ClassValue::Number)
-          for (double D : {C.Num - 0.5, C.Num, C.Num + 0.5}) {
-            ClassValue V;
-            V.K = ClassValue::Number;
-            V.Num = D;
-            Samples.push_back(V);
-          }
-    if (Truth) {
-      ClassValue Zero;
-      Zero.K = ClassValue::Number;
-      Samples.push_back(Zero);
-    }
+          for (double D : {C.Num - 0.5, C.Num, C.Num + 0.5})
+            Samples.push_back(ClassValue::number(D));
+    if (Truth)
+      Samples.push_back(ClassValue::number(0));
   } else {
-    for (bool T : {true, false}) {
-      ClassValue V;
-      V.Truthy = T;
-      Samples.push_back(V);
-    }
+    Samples.push_back(ClassValue::opaque(true));
+    Samples.push_back(ClassValue::opaque(false));
   }
-  if (NoneToo) {
-    ClassValue V;
-    V.K = ClassValue::None;
-    Samples.push_back(V);
-  }
+  if (NoneToo)
+    Samples.push_back(ClassValue::none());
   std::vector<ClassValue> Classes;
   std::set<std::vector<int>> Seen;
   for (const ClassValue &S : Samples) {

@@ -38,6 +38,23 @@ struct ClassValue {
   double Num = 0;
   std::string Str;
   bool Truthy = true;
+
+  static ClassValue number(double N) {
+    ClassValue V;
+    V.K = Number;
+    V.Num = N;
+    return V;
+  }
+  static ClassValue none() {
+    ClassValue V;
+    V.K = None;
+    return V;
+  }
+  static ClassValue opaque(bool Truthy) {
+    ClassValue V;
+    V.Truthy = Truthy;
+    return V;
+  }
 };
 
 /// One copy of the function: what each split parameter holds there.

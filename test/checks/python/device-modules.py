@@ -3,13 +3,14 @@
 #
 # Device-generic code reaches torch.cuda's stream API through the device
 # module: torch.get_device_module(d), getattr(torch, d), a framework's
-# wrapper (DeepSpeed's and ColossalAI's get_accelerator(), FSDP's
-# device_handle), a variable or attribute holding it, and stream contexts
+# wrapper (DeepSpeed's and ColossalAI's get_accelerator(), verl's
+# get_torch_device(), FSDP's device_handle), a variable or attribute holding it, and stream contexts
 # kept in a variable or an attribute. All of them are torch.cuda's calls.
 import contextlib
 
 import torch
 from deepspeed.accelerator import get_accelerator
+from verl.utils.device import get_device_name, get_torch_device
 
 
 def accelerator_wrapper(n):
@@ -19,6 +20,30 @@ def accelerator_wrapper(n):
         y = buf * 2
     del buf
     # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'buf' is released on the current stream while stream 's' may still use it
+
+
+# verl's wrapper, its stream and event calls.
+def torch_device_wrapper(n):
+    side = get_torch_device().Stream()
+    done = get_torch_device().Event()
+    buf = torch.empty(n, device="cuda")
+    side.wait_stream(get_torch_device().current_stream())
+    with get_torch_device().stream(side):
+        y = buf * 2
+        done.record()
+    del buf
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'buf' is released on the current stream while stream 'side' may still use it
+    return y
+
+
+# Its twin: a wrapper the list does not name (verl's get_device_name()
+# returns a string): an unknown call, nothing is reported.
+def device_name_only(n, side):
+    buf = torch.empty(n, device="cuda")
+    with get_device_name().stream(side):
+        y = buf * 2
+    del buf
+    return y
 
 
 def get_device_module(n, dev):
