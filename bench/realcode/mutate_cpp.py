@@ -76,16 +76,21 @@ class Op:
     joined: str | None = None     # a join's family of streams (the stream waited on)
 
 
-def norm_stream(toks, aliases, current):
+def norm_stream(toks, aliases, current, devices=None):
     """A stream argument's key: `s`, `s.stream()`, `s.value()`,
-    `at::cuda::getCurrentCUDAStream()` (the current stream), an alias of
-    it, `0`/`nullptr`/`cudaStreamLegacy` (the legacy default stream)."""
+    `at::cuda::getCurrentCUDAStream()` (the current stream; its spellings
+    `getCurrent<Backend>Stream`), an alias of it, `0`/`nullptr`/
+    `cudaStreamLegacy` (the legacy default stream). `devices`: a
+    DeviceStreams telling a device's current stream
+    (`getCurrentCUDAStream(d)`) apart from the current one."""
     t = cx.joined(toks)
     t = re.sub(r"\s+", "", t)
     t = re.sub(r"^(static_cast<[\w:]+>|\(cudaStream_t\))", "", t)
     t = re.sub(r"\.(stream|value|view)\(\)$", "", t)
-    if re.search(r"getCurrentCUDAStream\(|getCurrentStream\(|get_current_stream\(", t):
-        return current
+    m = CURRENT_STREAM.search(t)
+    if m:
+        arg = t[m.end():-1] if t.endswith(")") else ""
+        return devices.stream(arg, current) if devices and arg else current
     if t in aliases:
         return aliases[t]
     m = re.match(r"^(\w+)\[.*\]$", t)
@@ -94,6 +99,139 @@ def norm_stream(toks, aliases, current):
     if t in ("0", "nullptr", "NULL", "cudaStreamLegacy", "cudaStreamDefault", "CU_STREAM_LEGACY"):
         return LEGACY
     return t
+
+
+CURRENT_STREAM = re.compile(r"getCurrent\w*Stream\(|get_current_stream\(")
+# What makes another device current for a block: its current stream is then
+# that device's (the engine leaves such functions alone when they name two
+# devices).
+DEVICE_GUARD = re.compile(r"\b(?:CUDAGuard|OptionalCUDAGuard|DeviceGuard|OptionalDeviceGuard)\s+\w+\s*[({]\s*[^)}\s]|"
+                          r"\.\s*(?:set_device|set_index|reset_device)\s*\(")
+UNKNOWN_STREAM = "<unknown stream>"
+
+
+def device_key(text, aliases):
+    """A device expression's key, or None: `Device(kCUDA, i)` and
+    `d.index()` are i and d, `t.device()` / `t.get_device()` the tensor t's
+    device `t.device`, a local set once from a device expression its key."""
+    t = re.sub(r"\s+", "", text)
+    t = re.sub(r"\b(?:at|c10|torch)::", "", t)
+    for _ in range(6):
+        m = re.fullmatch(r"Device\((?:DeviceType::CUDA|kCUDA),(.+)\)", t)
+        if m:
+            t = m.group(1)
+            continue
+        m = re.fullmatch(r"(.+)\.index\(\)", t)
+        if m:
+            t = m.group(1)
+            continue
+        m = re.fullmatch(r"(\w+)\.(?:get_device|device)\(\)", t)
+        if m:
+            t = m.group(1) + ".device"
+            continue
+        if t in aliases:
+            t = aliases[t]
+            continue
+        break
+    return t if re.fullmatch(r"\w+(\.device)?", t) else None
+
+
+class DeviceStreams:
+    """The current streams of the devices a function names. As the checker
+    takes them: told apart only in a function naming two devices or more
+    (elsewhere every device's current stream is the current stream, the
+    usual `getCurrentCUDAStream(x.get_device())` of an extension)."""
+
+    def __init__(self, toks, fn, stmts, params):
+        self.aliases = {}
+        body = toks[fn.open:fn.close + 1]
+        # Locals set once from a device expression are that device.
+        for st in stmts:
+            txt = cx.joined(toks[st.lo:st.hi + 1])
+            m = re.match(r"^(?:const\s+)?(?:auto|(?:at\s*::\s*|c10\s*::\s*)?(?:Device|DeviceIndex)|int|int64_t)\s+"
+                         r"(?:const\s+)?(\w+)\s*=\s*(.*);$", txt)
+            if m and (txt.startswith("const") or not self._changed(body, m.group(1))):
+                key = device_key(m.group(2), self.aliases)
+                if key and key != m.group(1):
+                    self.aliases[m.group(1)] = key
+        text = cx.joined(body)
+        keys = set()
+        flat = text.replace(" ", "")
+        for m in re.finditer(r"getCurrent\w*Stream\(", flat):
+            arg = _balanced(flat, m.end() - 1)
+            if arg:
+                keys.add(device_key(arg, self.aliases))
+        for dev in self._factory_devices(flat):
+            keys.add(device_key(dev, self.aliases))
+        self.multi = len(keys) >= 2
+        self.guarded = bool(DEVICE_GUARD.search(text))
+
+    @staticmethod
+    def _changed(body, name):
+        seen_decl = False
+        for k in range(len(body) - 1):
+            if body[k].s != name or body[k].kind != "id":
+                continue
+            nxt = body[k + 1].s
+            prev = body[k - 1].s if k else ""
+            if nxt in ("+=", "-=", "++", "--") or prev in ("++", "--", "&"):
+                return True
+            if nxt == "=":
+                if seen_decl:
+                    return True
+                seen_decl = True
+        return False
+
+    @staticmethod
+    def _factory_devices(flat):
+        """The device arguments of tensor factories: `.device(d)` in
+        options, the second argument of a `_like` factory."""
+        out = []
+        for m in re.finditer(r"\.device\(", flat):
+            arg = _balanced(flat, m.end() - 1)
+            if arg:
+                out.append(arg)
+        for m in re.finditer(r"\w+_like\(", flat):
+            args = _split_top(_balanced(flat, m.end() - 1) or "")
+            if len(args) >= 2 and device_key(args[1], {}) is not None and "options" not in args[1]:
+                out.append(args[1])
+        return out
+
+    def stream(self, arg, current):
+        if not self.multi:
+            return current
+        key = device_key(arg, self.aliases)
+        return "<device " + key + ">" if key else UNKNOWN_STREAM
+
+
+def _balanced(flat, open_at):
+    """The text inside the parenthesis opening at flat[open_at]."""
+    depth = 0
+    for k in range(open_at, len(flat)):
+        if flat[k] in "([{":
+            depth += 1
+        elif flat[k] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return flat[open_at + 1:k]
+    return None
+
+
+def _split_top(text):
+    out, cur, depth = [], "", 0
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if text:
+        out.append(cur)
+    return out
 
 
 def _ids(toks):
@@ -127,6 +265,7 @@ class FunctionSites:
         self.fm, self.fn, self.toks = fm, fn, fm.toks
         self.stmts = cx.statements(self.toks, fn)
         self.params = self._params()
+        self.devices = DeviceStreams(self.toks, fn, self.stmts, self.params)
         self.ops = []
         self._model()
 
@@ -177,13 +316,13 @@ class FunctionSites:
                     args, _ = cx.split_args(toks, paren) if toks[paren].s == "(" else (
                         [toks[paren + 1:cx.match_close(toks, paren)]], None)
                     if args:
-                        guards.append((st.block, norm_stream(args[0], aliases, current)))
+                        guards.append((st.block, norm_stream(args[0], aliases, current, self.devices)))
             m = re.search(r"\bsetCurrentCUDAStream\s*\(", text)
             if m:
                 k = next(k for k in range(st.lo, st.hi) if toks[k].s == "setCurrentCUDAStream")
                 args, _ = cx.split_args(toks, k + 1)
                 if args:
-                    guards.append((st.blocks[0] if st.blocks else st.block, norm_stream(args[0], aliases, current)))
+                    guards.append((st.blocks[0] if st.blocks else st.block, norm_stream(args[0], aliases, current, self.devices)))
             self._calls(st, aliases, current)
 
     def _declarations(self, st, seg, aliases, current):
@@ -194,8 +333,9 @@ class FunctionSites:
                      r"CUDAStream|rmm\s*::\s*cuda_stream_view|cuda_stream_view)\s*&?\s*(\w+)\s*=\s*(.*)\s*;$", txt)
         if m:
             rhs = m.group(2)
-            if re.search(r"getCurrentCUDAStream|getCurrentStream", rhs):
-                aliases[m.group(1)] = current
+            if CURRENT_STREAM.search(rhs.replace(" ", "")):
+                k = next(k for k in range(st.lo, st.hi) if self.toks[k].s == "=")
+                aliases[m.group(1)] = norm_stream(self.toks[k + 1:st.hi], aliases, current, self.devices)
             else:
                 # A copy of a fork family's stream: `auto cur = streams[i % n]`.
                 b = re.match(r"^(\w+)\s*\[", rhs)
@@ -231,7 +371,7 @@ class FunctionSites:
                 args, _ = cx.split_args(self.toks, paren)
                 if len(args) >= 2:
                     self.rmm[name] = st
-                    self.ops.append(Op("alloc", st, name, norm_stream(args[1], aliases, current), front="cpp-owned",
+                    self.ops.append(Op("alloc", st, name, norm_stream(args[1], aliases, current, self.devices), front="cpp-owned",
                                        how="cudf::detail::" + m.group(2)))
         # Events.
         m = re.match(r"^(?:at\s*::\s*cuda\s*::\s*|c10\s*::\s*cuda\s*::\s*|c10\s*::\s*)?(?:CUDAEvent|Event)\s+(\w+)", txt)
@@ -259,7 +399,8 @@ class FunctionSites:
             if fac and (fac in ATEN_FACTORIES or fac.startswith("new_") or fac == "clone") and not re.search(
                     r"pinned_memory|kCPU|\bcpu\b|Device\s*\(\s*\"cpu|pin_memory", rhs):
                 self.tensors[name] = st
-                self.ops.append(Op("alloc", st, name, current, front="cpp-owned", how=f"at::{fac}"))
+                self.ops.append(Op("alloc", st, name, self._factory_stream(fac, rhs, current), front="cpp-owned",
+                                   how=f"at::{fac}"))
         # RMM: rmm::device_buffer NAME(n, s) / rmm::device_uvector<T> NAME(n, s)
         m = re.match(r"^(?:rmm\s*::\s*)(device_buffer|device_uvector\s*<.*?>)\s+(\w+)\s*[({]", txt)
         if m:
@@ -285,8 +426,23 @@ class FunctionSites:
                         args.append(cur)
                 if len(args) >= 2:
                     self.rmm[name] = st
-                    self.ops.append(Op("alloc", st, name, norm_stream(args[1], aliases, current), front="cpp-owned",
+                    self.ops.append(Op("alloc", st, name, norm_stream(args[1], aliases, current, self.devices), front="cpp-owned",
                                        how="rmm::" + m.group(1).split("<")[0].strip()))
+
+    def _factory_stream(self, fac, rhs, current):
+        """The stream a factory allocates on: the current one, or where the
+        function names two devices, the current stream of the device its
+        options or its `_like` device argument name (unknown when it
+        follows its operand's device)."""
+        if not self.devices.multi:
+            return current
+        flat = rhs.replace(" ", "")
+        devs = DeviceStreams._factory_devices(flat)
+        if devs:
+            return self.devices.stream(devs[-1], current)
+        if fac.endswith("_like") or fac.startswith("new_") or fac == "clone":
+            return UNKNOWN_STREAM
+        return current
 
     def _calls(self, st, aliases, current):
         toks = self.toks
@@ -310,7 +466,7 @@ class FunctionSites:
                         cur.append(toks[j])
                     j += 1
                 cfg.append(cur)
-                stream = norm_stream(cfg[3], aliases, current) if len(cfg) >= 4 else LEGACY
+                stream = norm_stream(cfg[3], aliases, current, self.devices) if len(cfg) >= 4 else LEGACY
                 if j + 1 <= st.hi and toks[j + 1].s == "(":
                     args, close = cx.split_args(toks, j + 1)
                     for a in args:
@@ -337,31 +493,31 @@ class FunctionSites:
             return ids[-1] if ids else None
         if name in ("cudaMallocAsync", "cuMemAllocAsync", "cudaMallocFromPoolAsync") and len(args) >= 3:
             buf = ident(0)
-            stream = norm_stream(args[-1], aliases, current)
+            stream = norm_stream(args[-1], aliases, current, self.devices)
             if buf:
                 self.ops.append(Op("alloc", st, buf, stream, front="cpp-runtime", how=name))
         elif name in ("cudaFreeAsync", "cuMemFreeAsync") and len(args) >= 2:
-            self.ops.append(Op("free", st, ident(0), norm_stream(args[1], aliases, current), how=name))
+            self.ops.append(Op("free", st, ident(0), norm_stream(args[1], aliases, current, self.devices), how=name))
         elif name in ("cudaEventRecord", "cuEventRecord", "cudaEventRecordWithFlags") and args:
-            stream = norm_stream(args[1], aliases, current) if len(args) >= 2 else LEGACY
+            stream = norm_stream(args[1], aliases, current, self.devices) if len(args) >= 2 else LEGACY
             self.ops.append(Op("record", st, event=a[0].replace(" ", ""), stream=stream, how=name))
         elif name in ("cudaStreamWaitEvent", "cuStreamWaitEvent") and len(args) >= 2:
-            self.ops.append(Op("wait", st, event=a[1].replace(" ", ""), stream=norm_stream(args[0], aliases, current),
+            self.ops.append(Op("wait", st, event=a[1].replace(" ", ""), stream=norm_stream(args[0], aliases, current, self.devices),
                                how=name))
         elif name in ("cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpy3DAsync", "cudaMemsetAsync",
                       "cudaMemset2DAsync", "cudaMemcpyPeerAsync", "cudaMemcpyToSymbolAsync",
                       "cudaMemcpyFromSymbolAsync") or re.match(r"cuMem(cpy|set)\w*Async$", name):
             if args:
-                stream = norm_stream(args[-1], aliases, current)
+                stream = norm_stream(args[-1], aliases, current, self.devices)
                 for x in args[:-1]:
                     self._use_ids(st, x, stream, name)
         elif name in RUNTIME_SYNC:
             self.ops.append(Op("sync", st, how=name))
         elif name in JOIN_FUNCTIONS and len(args) >= 2:
             # join_streams(streams, A): A waits on every stream of the family.
-            self.ops.append(Op("wait", st, event=None, stream=norm_stream(args[1], aliases, current),
+            self.ops.append(Op("wait", st, event=None, stream=norm_stream(args[1], aliases, current, self.devices),
                                how=f"join_streams({a[0].strip()}, {a[1].strip()})",
-                               joined=norm_stream(args[0], aliases, current)))
+                               joined=norm_stream(args[0], aliases, current, self.devices)))
         elif name not in FORK_FUNCTIONS and name not in CUDF_VECTOR_FACTORIES:
             self._opaque_call(st, name, args, aliases, current)
         elif name in ("recordStream",) and len(args) >= 2:
@@ -371,7 +527,7 @@ class FunctionSites:
             k = next((k for k, t in enumerate(args[0]) if t.s == "("), None)
             inner, _ = cx.split_args(args[0], k) if k is not None else ([], None)
             if inner:
-                stream = norm_stream(inner[0], aliases, current)
+                stream = norm_stream(inner[0], aliases, current, self.devices)
                 for x in args[1:]:
                     self._use_ids(st, x, stream, f"{name}(exec_policy)")
 
@@ -379,7 +535,7 @@ class FunctionSites:
         """A call handed exactly one known stream and an owned buffer, or a
         view of one, works on the buffer on that stream (a helper defined in
         another translation unit: cuDF's codecs, readers)."""
-        streams = [norm_stream(x, aliases, current) for x in args
+        streams = [norm_stream(x, aliases, current, self.devices) for x in args
                    if re.sub(r"\[.*\]$", "", cx.joined(x).replace(" ", "")) in self.stream_names]
         if len(streams) != 1:
             return
@@ -398,10 +554,10 @@ class FunctionSites:
         toks = self.toks
         args, _ = cx.split_args(toks, paren)
         if meth == "record" and recv in self.events:
-            stream = norm_stream(args[0], aliases, current) if args else current
+            stream = norm_stream(args[0], aliases, current, self.devices) if args else current
             self.ops.append(Op("record", st, event=recv, stream=stream, how=f"{recv}.record"))
         elif meth == "block" and recv in self.events and args:
-            self.ops.append(Op("wait", st, event=recv, stream=norm_stream(args[0], aliases, current),
+            self.ops.append(Op("wait", st, event=recv, stream=norm_stream(args[0], aliases, current, self.devices),
                                how=f"{recv}.block"))
         elif meth in ("synchronize",) and (recv in self.events or "stream" in recv.lower()):
             self.ops.append(Op("sync", st, how=f"{recv}.synchronize"))
@@ -512,7 +668,10 @@ class FunctionSites:
     # --- the operators ---------------------------------------------------------------------
     def mutants(self):
         out = []
-        for alloc in [o for o in self.ops if o.kind == "alloc" and not o.stmt.in_lambda]:
+        # Device guards in a function naming two devices change which
+        # device's stream is current: not modelled here.
+        guarded = self.devices.multi and self.devices.guarded
+        for alloc in [o for o in self.ops if o.kind == "alloc" and not o.stmt.in_lambda and not guarded]:
             out += self._consumer(alloc)
             out += self._fresh(alloc)
         out += self._record_stream_loop()
@@ -570,9 +729,9 @@ class FunctionSites:
         if not uses:
             return []
         out = []
-        if X == LEGACY:
+        if X in (LEGACY, UNKNOWN_STREAM):
             return []
-        for C in sorted({c for _, c in uses} - {LEGACY}):
+        for C in sorted({c for _, c in uses} - {LEGACY, UNKNOWN_STREAM}):
             last_use = [s for s, c in uses if c == C][-1]
             between = self._between(last_use.order, r_order)
             waits = []
@@ -622,11 +781,11 @@ class FunctionSites:
 
     def _fresh(self, alloc):
         A = alloc.stream
-        if A == LEGACY:
+        if A in (LEGACY, UNKNOWN_STREAM):
             return []
         firsts = {}
         for st, c in self._uses(alloc):
-            if c != A and c != LEGACY and c not in firsts:
+            if c not in (A, LEGACY, UNKNOWN_STREAM) and c not in firsts:
                 firsts[c] = st
         out = []
         for C, use in firsts.items():

@@ -146,8 +146,45 @@ at::Tensor escapes(const at::Tensor& x) {
 void rs(at::Tensor t, c10::cuda::CUDAStream s) {
   t.record_stream(s);
 }
+
+// Two devices: the tensor is made on dst's current stream, the copy runs on
+// the source device's, which waits for an event recorded on dst's.
+void peer(const at::Tensor& src, c10::DeviceIndex dst) {
+  auto out = at::empty_like(src, src.options().device(at::Device(at::kCUDA, dst)));
+  const auto src_index = src.get_device();
+  auto copy = at::cuda::getCurrentCUDAStream(src_index);
+  at::cuda::CUDAEvent ready;
+  ready.record(at::cuda::getCurrentCUDAStream(dst));
+  ready.block(copy);
+  cudaMemcpyAsync(out.data_ptr(), src.data_ptr(), src.nbytes(), cudaMemcpyDeviceToDevice, copy);
+  copy.synchronize();
+}
+
+// One device named: its current stream is the current stream, so the event
+// orders nothing new and dropping its wait is no bug (no site).
+void oneDevice(const at::Tensor& x) {
+  auto out = at::empty_like(x);
+  auto s = at::cuda::getCurrentCUDAStream(x.get_device());
+  at::cuda::CUDAEvent ready;
+  ready.record(at::cuda::getCurrentCUDAStream());
+  ready.block(s);
+  cudaMemcpyAsync(out.data_ptr(), x.data_ptr(), x.nbytes(), cudaMemcpyDeviceToDevice, s);
+}
+
+// A `_like` factory without a device follows its operand's device, which a
+// function naming two devices does not know: no site.
+void followsOperand(const at::Tensor& src, c10::DeviceIndex dst) {
+  auto out = at::empty_like(src);
+  auto copy = at::cuda::getCurrentCUDAStream(dst);
+  at::cuda::CUDAEvent ready;
+  ready.record(at::cuda::getCurrentCUDAStream(src.get_device()));
+  ready.block(copy);
+  cudaMemcpyAsync(out.data_ptr(), src.data_ptr(), src.nbytes(), cudaMemcpyDeviceToDevice, copy);
+  copy.synchronize();
+}
 '''
-ATEN_EXPECTED = {("drop-wait", "pipeline"), ("drop-fresh-wait", "pipeline"), ("record-stream-loop", "rs")}
+ATEN_EXPECTED = {("drop-wait", "pipeline"), ("drop-fresh-wait", "pipeline"), ("record-stream-loop", "rs"),
+                 ("drop-fresh-wait", "peer")}
 
 # libcudf's fork/join of pool streams over an RMM vector, reached through a
 # span: checked on the RMM/cudf mock headers of the checker's tests.
