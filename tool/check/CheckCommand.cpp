@@ -54,6 +54,19 @@ int inputError(const llvm::Twine &Message) {
   return ExitUsage;
 }
 
+/// The project's .clang-tidy files that apply to Files: a broken one is an
+/// input error (printed; false), a key clang-tidy retired a warning.
+bool validateConfigs(check::ProjectConfigValidator &Configs, llvm::ArrayRef<std::string> Files) {
+  llvm::Error Broken = Configs.validate(Files);
+  for (const std::string &Warning : Configs.takeWarnings())
+    llvm::errs() << "streamlife: warning: " << Warning << '\n';
+  if (!Broken)
+    return true;
+  llvm::handleAllErrors(std::move(Broken),
+                        [](const llvm::ErrorInfoBase &Error) { inputError(Error.message()); });
+  return false;
+}
+
 std::string currentDirectory() {
   llvm::SmallString<256> Cwd;
   if (llvm::sys::fs::current_path(Cwd))
@@ -339,6 +352,7 @@ int runCheckCommand(int Argc, const char **Argv) {
                       "files and directories");
 
   check::CheckReport Report;
+  check::ProjectConfigValidator Configs;
   std::vector<std::string> Inputs = PythonSplit->PythonFiles;
   // --fix leaves a file that changes from here on (its offsets would be
   // stale).
@@ -357,12 +371,8 @@ int runCheckCommand(int Argc, const char **Argv) {
       Inputs.push_back(databaseFile(*Options.BuildDir));
     if (std::string Error; !Output.checkNotAnInput(Inputs, Error))
       return inputError(Error);
-    if (llvm::Error Broken = check::validateProjectConfigs(Database->Files)) {
-      llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
-        inputError(Error.message());
-      });
+    if (!validateConfigs(Configs, Database->Files))
       return ExitUsage;
-    }
     noteUnusedCommands(*Database);
     noteAdjustedCommands(*Database);
 
@@ -391,12 +401,8 @@ int runCheckCommand(int Argc, const char **Argv) {
   // before anything is checked.
   std::vector<python::PyCheckOptions> PythonOptions;
   if (!PythonSplit->PythonFiles.empty()) {
-    if (llvm::Error Broken = check::validateProjectConfigs(PythonSplit->PythonFiles)) {
-      llvm::handleAllErrors(std::move(Broken), [](const llvm::ErrorInfoBase &Error) {
-        inputError(Error.message());
-      });
+    if (!validateConfigs(Configs, PythonSplit->PythonFiles))
       return ExitUsage;
-    }
     for (const std::string &File : PythonSplit->PythonFiles) {
       llvm::Expected<python::PyCheckOptions> FileOptions = check::pythonOptionsFor(File);
       if (!FileOptions) {

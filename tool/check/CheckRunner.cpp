@@ -2,6 +2,7 @@
 #include "CheckRunner.h"
 
 #include "ReportFormatters.h"
+#include "RetiredConfigKeys.h"
 #include "SourceFileCache.h"
 #include "ToolingNoiseFilter.h"
 
@@ -67,9 +68,7 @@ std::unique_ptr<clang::tidy::ClangTidyOptionsProvider> makeOptionsProvider() {
   if (llvm::sys::Process::GetEnv("CLANG_NO_DEFAULT_CONFIG"))
     return std::make_unique<clang::tidy::DefaultOptionsProvider>(
         clang::tidy::ClangTidyGlobalOptions(), Defaults.merge(Overrides, 0));
-  return std::make_unique<clang::tidy::FileOptionsProvider>(
-      clang::tidy::ClangTidyGlobalOptions(), std::move(Defaults), std::move(Overrides),
-      llvm::vfs::getRealFileSystem());
+  return makeRetiredKeyTolerantProvider(std::move(Defaults), std::move(Overrides));
 }
 
 /// Every check of every linked module that the options enable, sorted.

@@ -1,10 +1,10 @@
 //===- ProjectConfig.cpp - the project's .clang-tidy files, validated -----===//
 #include "ProjectConfig.h"
 
+#include "RetiredConfigKeys.h"
 #include "support/InputFile.h"
 
 #include "clang-tidy/ClangTidyOptions.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -14,13 +14,17 @@
 namespace streamlife::check {
 namespace {
 
-llvm::Error validateOne(llvm::StringRef ConfigPath) {
+llvm::Error validateOne(llvm::StringRef ConfigPath, std::vector<std::string> &Warnings) {
   // Found by searching up from the sources: a link to /dev/zero there must
   // not be read until memory runs out.
   std::string Text, Why;
   if (!readInputFile(ConfigPath.str(), ConfigFileLimit, Text, Why))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot read '" + ConfigPath + "': " + Why);
+  std::vector<RetiredKeyUse> Retired;
+  Text = withoutRetiredKeys(Text, &Retired);
+  for (const RetiredKeyUse &Use : Retired)
+    Warnings.push_back(retiredKeyWarning(ConfigPath, Use));
   std::string First;
   auto Parsed = clang::tidy::parseConfigurationWithDiags(
       llvm::MemoryBufferRef(Text, ConfigPath), [&](const llvm::SMDiagnostic &Diag) {
@@ -39,11 +43,10 @@ llvm::Error validateOne(llvm::StringRef ConfigPath) {
 
 } // namespace
 
-llvm::Error validateProjectConfigs(llvm::ArrayRef<std::string> Files) {
+llvm::Error ProjectConfigValidator::validate(llvm::ArrayRef<std::string> Files) {
   // Same switch as clang-tidy's (and CheckRunner's): no project files at all.
   if (llvm::sys::Process::GetEnv("CLANG_NO_DEFAULT_CONFIG"))
     return llvm::Error::success();
-  llvm::StringSet<> VisitedDirs;
   llvm::Error Errors = llvm::Error::success();
   for (const std::string &File : Files) {
     llvm::SmallString<256> Dir(File);
@@ -55,7 +58,7 @@ llvm::Error validateProjectConfigs(llvm::ArrayRef<std::string> Files) {
       llvm::SmallString<256> Config(D);
       llvm::sys::path::append(Config, ".clang-tidy");
       if (llvm::sys::fs::is_regular_file(Config))
-        if (llvm::Error E = validateOne(Config))
+        if (llvm::Error E = validateOne(Config, Warnings))
           Errors = llvm::joinErrors(std::move(Errors), std::move(E));
     }
   }

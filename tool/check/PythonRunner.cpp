@@ -3,6 +3,7 @@
 
 #include "CheckRunner.h"
 #include "PythonCheck.h"
+#include "RetiredConfigKeys.h"
 #include "Rules.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -127,10 +128,9 @@ llvm::Expected<python::PyCheckOptions> pythonOptionsFor(const std::string &Path)
   // Same switch as clang-tidy's: tests must not pick up a stray .clang-tidy.
   if (llvm::sys::Process::GetEnv("CLANG_NO_DEFAULT_CONFIG"))
     return Options;
-  clang::tidy::FileOptionsProvider Provider(
-      clang::tidy::ClangTidyGlobalOptions(), clang::tidy::ClangTidyOptions::getDefaults(),
-      clang::tidy::ClangTidyOptions(), llvm::vfs::getRealFileSystem());
-  clang::tidy::ClangTidyOptions Found = Provider.getOptions(Path);
+  std::unique_ptr<clang::tidy::FileOptionsProvider> Provider = makeRetiredKeyTolerantProvider(
+      clang::tidy::ClangTidyOptions::getDefaults(), clang::tidy::ClangTidyOptions());
+  clang::tidy::ClangTidyOptions Found = Provider->getOptions(Path);
   auto invalid = [&](llvm::StringRef Key, const llvm::Twine &Why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    ".clang-tidy: invalid option '" + Key + "' for '" + Path +
