@@ -14,9 +14,9 @@ streamlife timeline promises on top:
     which the viewers need to stack them;
   * flows are paired: every id has exactly one start (s) and one end (f) of
     the same category, and each end lies inside a complete event of its own
-    thread, the slice it binds to ("bp":"e" on ends); in a trace capped by
-    --timeline-limit (its summary counts dropped events) a flow may have lost
-    its second end, with its slice, to the cut;
+    thread, the slice it binds to ("bp":"e" on ends); a trace capped by
+    --timeline-limit keeps whole arrows only, so a lone end is an error there
+    too;
   * the trace says which clock placed the GPU work (streamlife_trace) and
     closes with a summary (streamlife_summary).
 Prints one line per problem and exits 1 when there is one; --summary prints
@@ -126,16 +126,10 @@ def check(events):
                 return True
         return False
 
-    capped = bool((summary or {}).get("events_dropped_by_limit"))
     flow_categories = collections.Counter()
     for flow_id, ends in flows.items():
         starts = [e for e in ends if e[0] == "s"]
         finishes = [e for e in ends if e[0] == "f"]
-        if capped and len(starts) + len(finishes) == 1:
-            # --timeline-limit stops writing at a byte count: a flow whose
-            # first end was written before the cut loses the other with the
-            # rest of the run (viewers draw no arrow for it).
-            continue
         if len(starts) != 1 or len(finishes) != 1:
             problem(ends[0][4], "flow %d has %d starts and %d ends (one of each expected)"
                     % (flow_id, len(starts), len(finishes)))

@@ -282,7 +282,7 @@ void TimelineRecorder::flowEnd(const FlowEnd &End, std::uint64_t Ns, const char 
   Scratch += "\",\"name\":";
   appendQuoted(Scratch, Name);
   Scratch += "}";
-  emit(Scratch);
+  Writer.appendFlowEnd(End.Id, Scratch);
 }
 
 /// Where a flow end binds inside a slice [From, To): just inside it, so that
@@ -411,7 +411,7 @@ void TimelineRecorder::addWork(StreamId S, std::uint32_t LabelId,
     U.Seq = Seq;
     U.Placed = false;
     for (auto It = RaceTargets.begin(); It != RaceTargets.end();)
-      if (It->Block == Id && It->Stream == S) {
+      if (It->Block == Id && It->Stream == S && !It->InLifetime) {
         Work.Flows.push_back(FlowEnd{It->Flow, false, U.Tid, RaceFlow});
         It = RaceTargets.erase(It);
       } else {
@@ -612,6 +612,13 @@ void TimelineRecorder::closeLifetime(const Block &B, std::uint64_t EndNs, const 
   Slice(B.AllocatedNs, std::max(Requested, B.AllocatedNs + 1), Name, false);
   if (EndNs > Requested + 1)
     Slice(Requested + 1, EndNs, "release requested, held back", true);
+  for (auto It = RaceTargets.begin(); It != RaceTargets.end();)
+    if (It->Block == B.Id && It->InLifetime) {
+      flowEnd(FlowEnd{It->Flow, false, It->Lane, RaceFlow}, It->InsideNs, FlowNames[RaceFlow]);
+      It = RaceTargets.erase(It);
+    } else {
+      ++It;
+    }
 }
 
 void TimelineRecorder::allocated(ThreadId, Range R, bool Pool, StreamId S, OpId Site) {
@@ -747,14 +754,22 @@ void TimelineRecorder::finding(const Finding &F, std::string_view Headline) {
   // comes; until then, and for a release judged at the release itself, the
   // arrow ends in the block's lifetime slice, drawn when the block is released.
   if (F.ReusedBy.Stream != NoStream && RaceTargets.size() < MaxFindingMarkers) {
-    RaceTargets.push_back(RaceTarget{Id, B->Id, F.ReusedBy.Stream, B->Lane, B->AllocatedNs + 1});
+    RaceTargets.push_back(
+        RaceTarget{Id, B->Id, F.ReusedBy.Stream, B->Lane, B->AllocatedNs + 1, false});
     return;
   }
   Arrive.Tid = B->Lane;
   std::uint64_t At = F.ReusedBy.Stream != NoStream || F.ReusedBy.Op != NoOp
                          ? B->AllocatedNs + 1
                          : (B->State == Block::Phase::Live ? Ns : B->RequestedNs);
-  flowEnd(Arrive, std::max(At, B->AllocatedNs), FlowNames[RaceFlow]);
+  At = std::max(At, B->AllocatedNs);
+  // The lifetime slice this end binds to is drawn when the lifetime closes:
+  // the end goes after it, so that a cut between them cannot keep the end.
+  if (B->State != Block::Phase::Released) {
+    RaceTargets.push_back(RaceTarget{Id, B->Id, NoStream, B->Lane, At, true});
+    return;
+  }
+  flowEnd(Arrive, At, FlowNames[RaceFlow]);
 }
 
 // --- GPU time ------------------------------------------------------------------------------

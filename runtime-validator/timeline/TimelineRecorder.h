@@ -200,13 +200,15 @@ private:
   std::uint64_t PeakLiveBytes = 0, PeakLiveBlocks = 0, PeakHeldBackBytes = 0;
   std::uint64_t FindingMarkers = 0;
   /// Race arrows waiting for their end: the next work on Block by Stream (the
-  /// allocation that was handed the block writes it next).
+  /// allocation that was handed the block writes it next), or, InLifetime,
+  /// the slice of Block's current lifetime, once it is drawn.
   struct RaceTarget {
     std::uint64_t Flow = 0;
     std::uint32_t Block = 0;
     StreamId Stream = NoStream;
     std::uint32_t Lane = 0;   ///< the block's lane, and a time inside its
     std::uint64_t InsideNs = 0; ///< current lifetime: where the arrow ends if no work comes
+    bool InLifetime = false;
   };
   std::vector<RaceTarget> RaceTargets;
   bool Finished = false;

@@ -141,19 +141,55 @@ bool TraceEventWriter::open(const std::string &File, std::uint64_t ByteLimit, st
   return true;
 }
 
+bool TraceEventWriter::fits(std::size_t Add, std::uint64_t Count) {
+  if (!Dropped && (!Limit || Bytes + Add <= Limit))
+    return true;
+  // Past the cut nothing is written, so no held end will be: their second
+  // ends, when they come, are dropped as first ends.
+  Dropped += Count + HeldFlowEnds.size();
+  HeldFlowEnds.clear();
+  return false;
+}
+
+void TraceEventWriter::put(std::string_view Event) {
+  if (Events) {
+    Buffer += Separator;
+    Bytes += 2;
+  }
+  Buffer += Event;
+  Bytes += Event.size();
+  ++Events;
+}
+
 bool TraceEventWriter::append(std::string_view Event) {
   if (Fd < 0)
     return false;
-  std::size_t Add = Event.size() + (Events ? 2 : 0);
-  if (Dropped || (Limit && Bytes + Add > Limit)) {
-    ++Dropped;
+  if (!fits(Event.size() + (Events ? 2 : 0), 1))
     return false;
+  put(Event);
+  if (Buffer.size() >= FlushBytes)
+    flush();
+  return true;
+}
+
+bool TraceEventWriter::appendFlowEnd(std::uint64_t Id, std::string_view Event) {
+  if (Fd < 0)
+    return false;
+  auto It = HeldFlowEnds.find(Id);
+  if (It == HeldFlowEnds.end()) {
+    if (Dropped) {
+      ++Dropped;
+      return false;
+    }
+    HeldFlowEnds.emplace(Id, std::string(Event));
+    return true;
   }
-  if (Events)
-    Buffer += Separator;
-  Buffer += Event;
-  Bytes += Add;
-  ++Events;
+  std::string First = std::move(It->second);
+  HeldFlowEnds.erase(It);
+  if (!fits(First.size() + Event.size() + (Events ? 4 : 2), 2))
+    return false;
+  put(First);
+  put(Event);
   if (Buffer.size() >= FlushBytes)
     flush();
   return true;
@@ -182,6 +218,9 @@ bool TraceEventWriter::finish(std::string_view ClosingEvents, std::string &Error
     Error = "the timeline was not open";
     return false;
   }
+  // A first end still held has no second: alone it would draw no arrow and
+  // make the trace invalid.
+  HeldFlowEnds.clear();
   if (!ClosingEvents.empty()) {
     if (Events)
       Buffer += Separator;

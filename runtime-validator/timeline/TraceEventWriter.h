@@ -17,7 +17,14 @@
 //     valid prefix that the trace viewers also accept;
 //   * a byte limit caps the file: the first event that would cross it is
 //     dropped, and so is every later one; finish() then writes a note saying
-//     how many were dropped (the closing events have a reserve of their own).
+//     how many were dropped (the closing events have a reserve of their own);
+//   * the cap keeps whole arrows only: the first end of a flow is held back
+//     until its second end comes, and the two are appended together or
+//     dropped together. The caller appends each end after the slice it binds
+//     to, so the cut, which keeps a prefix of what was appended, keeps an
+//     arrow's slices whenever it keeps the arrow (a lone end, or an end bound
+//     to no slice, is an error to the trace viewers). What is held is bounded
+//     by the arrows in flight, and is let go at the cut.
 //
 // Not thread-safe: the recorder calls it under its lock.
 //
@@ -28,6 +35,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace streamlife {
 namespace rt {
@@ -49,6 +57,11 @@ public:
   /// Appends one event (a JSON object, no separator). False when the byte
   /// limit dropped it.
   bool append(std::string_view Event);
+  /// Appends one end ("s" or "f" event) of flow Id, after the slice it binds
+  /// to: the first end is held, the second appends both, or drops both when
+  /// they would cross the limit. False when the limit dropped it (or its
+  /// pair). A held end whose flow never gets its second end is not written.
+  bool appendFlowEnd(std::uint64_t Id, std::string_view Event);
   /// Writes the buffer out when it is older than the flush interval.
   void flushIfDue(std::uint64_t NowNs);
   /// Writes the buffer out now.
@@ -58,6 +71,8 @@ public:
   bool finish(std::string_view ClosingEvents, std::string &Error);
 
   bool limitReached() const { return Dropped != 0; }
+  /// First ends waiting for their second.
+  std::size_t heldFlowEnds() const { return HeldFlowEnds.size(); }
   std::uint64_t droppedEvents() const { return Dropped; }
   std::uint64_t writtenEvents() const { return Events; }
   std::uint64_t bytes() const { return Bytes; }
@@ -66,6 +81,11 @@ public:
 
 private:
   bool flush();
+  /// True when Add more bytes fit; else the cut: this and every later event
+  /// are dropped (Count of them now), and so are the held flow ends.
+  bool fits(std::size_t Add, std::uint64_t Count);
+  /// Appends an event that fits.
+  void put(std::string_view Event);
 
   std::string Path;
   std::string Partial;
@@ -77,6 +97,8 @@ private:
   std::uint64_t LastFlushNs = 0;
   bool WriteFailed = false;
   std::string Buffer;
+  /// Flow id -> its first end, until the second comes (empty after the cut).
+  std::unordered_map<std::uint64_t, std::string> HeldFlowEnds;
 };
 
 /// The name a trace is written under until it is finished.

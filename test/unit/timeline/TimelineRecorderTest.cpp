@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace streamlife::rt;
 using namespace streamlife::rt::test;
 
@@ -227,6 +229,75 @@ TEST_F(TimelineRecorderTest, TheLimitIsSaidInTheLastEvent) {
   std::string Text = finish(*R);
   EXPECT_LE(Text.size(), 3000u + 1000u);
   EXPECT_NE(lineWith(Text, {"\"s\":\"g\"", "reached its limit of", "later events not written"}), "");
+}
+
+/// Every kind of arrow the recorder draws, with work after each: an event's
+/// (record to wait, the wait held back behind work waiting for its activity
+/// record in GPU-time mode), a race arrow to the reuse's work, and a race
+/// arrow that ends in a lifetime drawn only when the block is released.
+void drawEveryArrow(TimelineRecorder &R, bool GpuTime) {
+  auto Launch = [&](StreamId S, OpId Op, Addr P, std::uint32_t Correlation) {
+    PointerWord W{P, false};
+    R.work(0, S, Op, &W, 1, ::streamlife::rt::Correlation{GpuTime ? Correlation : 0, 0});
+  };
+  std::uint64_t Base = FakeNow;
+  R.allocated(0, Range{BlockA, 4096}, true, 0, 1);
+  Launch(0, 2, BlockA, 11);
+  Launch(1, 3, BlockA, 12); // the read that races with the reuse
+  R.eventRecorded(0, 0x7100, 0);
+  R.streamWaitsEvent(0, 1, 0x7100);
+  Launch(1, 4, BlockA, 13);
+  R.gpuInterval(11, Base + 50000, Base + 60000);
+  R.gpuInterval(12, Base + 70000, Base + 80000);
+  R.gpuInterval(13, Base + 90000, Base + 95000);
+  R.endOfGpuBatch();
+  R.releaseRequested(0, BlockA, 0, 5);
+  R.released(0, BlockA, 5);
+  R.allocated(0, Range{BlockA, 4096}, true, 0, 1); // the reuse
+  Finding F{};
+  F.Kind = FindingKind::UnsafeFree;
+  F.Bytes = F.Allocation = Range{BlockA, 4096};
+  F.Unordered = AccessPoint{1, 3};
+  F.Released = AccessPoint{0, 5};
+  F.ReusedBy = AccessPoint{0, 1};
+  R.finding(F, "unsafe-free: handed to stream #0");
+  Launch(0, 6, BlockA, 14); // the reuse's write: the arrow's end
+  F.ReusedBy = AccessPoint{};
+  R.finding(F, "unsafe-free: judged at the release"); // ends in the live lifetime
+  for (std::uint32_t I = 0; I < 4; ++I)
+    Launch(2, 7, 0, 20 + I);
+}
+
+TEST_F(TimelineRecorderTest, ACappedTraceHoldsWholeArrowsOnly) {
+  for (bool GpuTime : {false, true}) {
+    auto Whole = open(GpuTime);
+    drawEveryArrow(*Whole, GpuTime);
+    std::string Full = finish(*Whole);
+    ASSERT_EQ(arrowProblems(Full), std::vector<std::string>{}) << Full;
+    ASSERT_EQ(count(Full, "\"ph\":\"s\""), 3u) << Full;
+    // A cap cuts the trace after the last event that fits: one at each event's
+    // end (and a byte either side) is every cut there is, so the sweep puts
+    // one before each arrow's first slice, between its ends, between an end
+    // and its slice, and after it.
+    std::vector<std::uint64_t> Limits;
+    for (std::size_t At = Full.find("\n{"); At != std::string::npos; At = Full.find("\n{", At + 1))
+      for (std::uint64_t Near : {At - 1, At, At + 1})
+        Limits.push_back(Near);
+    std::set<std::size_t> Arrows; // how many each capped trace kept
+    for (std::uint64_t Limit : Limits) {
+      auto R = open(GpuTime, Limit);
+      drawEveryArrow(*R, GpuTime);
+      std::string Text = finish(*R);
+      std::vector<std::string> Problems = arrowProblems(Text);
+      EXPECT_EQ(Problems, std::vector<std::string>{})
+          << (GpuTime ? "gpu time" : "order") << ", limit " << Limit << ":\n" << Text;
+      if (!Problems.empty())
+        break; // one trace says it; the next caps cut the same arrow
+      Arrows.insert(count(Text, "\"ph\":\"s\""));
+    }
+    // The sweep cut before, inside and after each of the three arrows.
+    EXPECT_EQ(Arrows, (std::set<std::size_t>{0, 1, 2, 3}));
+  }
 }
 
 } // namespace
