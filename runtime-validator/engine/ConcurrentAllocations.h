@@ -25,7 +25,9 @@
 // knowledge of slot k is then the first such value for k from it towards the
 // newest, else the copy's: what a release asks of it (does it cover one
 // access's epoch) is a short walk, and rare (only releases that leave an
-// access unordered ask).
+// access unordered ask). Clocks of at most LoggedClock::NarrowWidth slots
+// are copied whole (a copy costs less there than finding what grew); since a
+// clock only widens, such entries come before every entry kept by changes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
@@ -51,8 +53,10 @@ struct RecentAllocation {
   /// The slots of the thread's clock that grew between this entry and the
   /// next one of its list, each with its value at this entry.
   std::vector<std::pair<ClockSlot, ClockTime>> Older;
-  /// Without changed-slot joins only: the thread's whole clock here.
+  /// The thread's whole clock here (Whole: narrow clocks, and every entry
+  /// without changed-slot joins); Older is then unused.
   VectorClock Knowledge;
+  bool Whole = false;
 };
 
 class ConcurrentAllocations {
@@ -76,21 +80,23 @@ public:
   class Knowledge {
   public:
     ClockTime get(ClockSlot S) const {
-      if (!L)
-        return E->Knowledge.get(S);
-      for (auto It = L->Entries.begin() + Index; It != L->Entries.end(); ++It)
+      // The value at entry I is its own where it is whole or S grew before
+      // the next entry, else the next entry's value.
+      for (auto It = L->Entries.begin() + Index; It != L->Entries.end(); ++It) {
+        if (It->Whole)
+          return It->Knowledge.get(S);
         for (const auto &[Slot, Time] : It->Older)
           if (Slot == S)
             return Time;
+      }
       return L->Newest.get(S);
     }
     bool covers(const Epoch &At) const { return get(At.Slot) >= At.Time; }
 
   private:
     friend class ConcurrentAllocations;
-    const List *L = nullptr; ///< null: E->Knowledge is whole
+    const List *L = nullptr;
     std::size_t Index = 0;
-    const RecentAllocation *E = nullptr;
   };
 
   /// A caching allocation of Pool on S by H, stamped Stamp. Returns false when
@@ -105,10 +111,16 @@ public:
     A.Stamp = Stamp;
     A.Site = Site;
     A.Pool = Pool;
-    if (!ChangedSlotJoins)
+    if (!ChangedSlotJoins || H.Clock.narrow()) {
       A.Knowledge.assign(H.Clock);
-    else
+      A.Whole = true;
+      ++Recorded;
+      ++WholeCopies;
+      // A later entry kept by changes starts from this one.
+      L.NewestAt = LoggedClock::Unknown;
+    } else {
       catchUp(L, H.Clock);
+    }
     L.Entries.push_back(std::move(A));
     if (L.Entries.size() <= CapPerThread)
       return true;
@@ -176,11 +188,8 @@ public:
 private:
   Knowledge knowledge(const List &L, std::size_t I) const {
     Knowledge K;
-    K.E = &L.Entries[I];
-    if (ChangedSlotJoins) {
-      K.L = &L;
-      K.Index = I;
-    }
+    K.L = &L;
+    K.Index = I;
     return K;
   }
 
@@ -188,14 +197,14 @@ private:
   /// that grew was there.
   void catchUp(List &L, const LoggedClock &Clock) {
     ++Recorded;
-    std::vector<std::pair<ClockSlot, ClockTime>> *Older =
-        L.Entries.empty() ? nullptr : &L.Entries.back().Older;
+    // Gathered first, then copied once: one allocation per entry, not one
+    // per doubling.
+    Scratch.clear();
     auto Grew = [&](ClockSlot S) {
       const ClockTime Now = Clock.get(S), Then = L.Newest.get(S);
       if (Now <= Then)
         return;
-      if (Older)
-        Older->emplace_back(S, Then);
+      Scratch.emplace_back(S, Then);
       L.Newest.raise(S, Now);
     };
     if (L.NewestAt != LoggedClock::Unknown && Clock.readsChangesSince(L.NewestAt)) {
@@ -206,12 +215,15 @@ private:
         Grew(S);
     }
     L.NewestAt = Clock.position();
+    if (!L.Entries.empty() && !L.Entries.back().Whole)
+      L.Entries.back().Older.assign(Scratch.begin(), Scratch.end());
   }
 
   std::size_t CapPerThread;
   bool ChangedSlotJoins;
   std::uint64_t WholeCopies = 0;
   std::uint64_t Recorded = 0;
+  std::vector<std::pair<ClockSlot, ClockTime>> Scratch;
   std::map<std::pair<StreamId, ThreadId>, List> Lists;
 };
 

@@ -107,7 +107,9 @@ Epoch StreamTable::enqueue(StreamState &S, const HostClock &H, const VectorClock
 
 void StreamTable::inheritHost(StreamState &S, const HostClock &H) {
   ++HostJoins;
-  if (!ChangedSlotJoins) {
+  // Narrow clocks join whole (cheaper than the bookkeeping there); the marks
+  // they leave behind stay true, only older.
+  if (!ChangedSlotJoins || H.Clock.narrow()) {
     ++WholeHostJoins;
     S.Clock.join(H.Clock);
     return;
