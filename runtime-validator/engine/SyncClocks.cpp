@@ -68,12 +68,18 @@ bool SyncClocks::acquire(HostClock &H, SyncClock &C) {
   SyncClock::Mark &M = markOf(C, H.Slot);
   if (M.Acquired == C.Clock.position())
     return false; // nothing released into it since H last knew it all
-  bool KnowsEveryRelease = true;
-  for (const SyncClock::Mark &R : C.Marks)
-    if (H.Clock.get(R.Host) < R.ReleasedAt) {
-      KnowsEveryRelease = false;
-      break;
-    }
+  // The epochs cost a compare per releaser; the walk below one per change
+  // since H's last acquire (a position counts changes). Ask the epochs only
+  // where the walk would read more (first contact: the whole clock).
+  const bool FewChanges = M.Acquired != LoggedClock::Unknown &&
+                          C.Clock.position() - M.Acquired <= C.Marks.size();
+  bool KnowsEveryRelease = !FewChanges;
+  if (KnowsEveryRelease)
+    for (const SyncClock::Mark &R : C.Marks)
+      if (H.Clock.get(R.Host) < R.ReleasedAt) {
+        KnowsEveryRelease = false;
+        break;
+      }
   if (KnowsEveryRelease) {
     STREAMLIFE_DCHECK(H.Clock.dominates(C.Clock));
     ++KnownByEpochs;
