@@ -16,90 +16,215 @@
 // clock covers its epoch: every later release happens after it. A cap per
 // stream and thread bounds the rest (the oldest go first, counted).
 //
+// Keeping a copy of the thread's clock per entry cost the clock's width per
+// caching allocation after every lock handover (FSDP2 on one rank: about 140
+// slots). A list keeps one copy instead, the thread's clock at its newest
+// entry, and each older entry keeps only the slots that grew between it and
+// the next one, with their values at it (read from the thread's LoggedClock:
+// the slots that grew since the newest entry's position). An entry's
+// knowledge of slot k is then the first such value for k from it towards the
+// newest, else the copy's: what a release asks of it (does it cover one
+// access's epoch) is a short walk, and rare (only releases that leave an
+// access unordered ask). Clocks of at most LoggedClock::NarrowWidth slots
+// are copied whole (a copy costs less there than finding what grew); since a
+// clock only widens, such entries come before every entry kept by changes.
+//
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
 #define STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
 
 #include "engine/Engine.h"
 #include "engine/HostClocks.h"
+#include "engine/LoggedClock.h"
 #include "engine/VectorClock.h"
 
 #include <deque>
 #include <map>
 #include <utility>
+#include <vector>
 
 namespace streamlife {
 namespace rt {
 
 struct RecentAllocation {
   Epoch Stamp;           ///< the allocating thread's epoch (HostClocks::stamp)
-  VectorClock Knowledge; ///< the thread's clock at that epoch's first allocation
   OpId Site = NoOp;      ///< that allocation's site, for "could be reused by"
   std::uint32_t Pool = 0;
+  /// The slots of the thread's clock that grew between this entry and the
+  /// next one of its list, each with its value at this entry.
+  std::vector<std::pair<ClockSlot, ClockTime>> Older;
+  /// The thread's whole clock here (Whole: narrow clocks, and every entry
+  /// without changed-slot joins); Older is then unused.
+  VectorClock Knowledge;
+  bool Whole = false;
 };
 
 class ConcurrentAllocations {
+  struct List {
+    std::deque<RecentAllocation> Entries;
+    /// The thread's clock at the newest entry (changed-slot joins), and the
+    /// position of the thread's LoggedClock it was read at.
+    VectorClock Newest;
+    LoggedClock::Position NewestAt = LoggedClock::Unknown;
+    /// Empty at the previous prune too: dropped at the next one.
+    bool Idle = false;
+  };
+
 public:
-  explicit ConcurrentAllocations(std::size_t CapPerThread)
-      : CapPerThread(CapPerThread ? CapPerThread : 1) {}
+  /// ChangedSlotJoins false: every entry copies the thread's whole clock (the
+  /// reference the engine's tests and benchmarks compare with).
+  explicit ConcurrentAllocations(std::size_t CapPerThread, bool ChangedSlotJoins = true)
+      : CapPerThread(CapPerThread ? CapPerThread : 1), ChangedSlotJoins(ChangedSlotJoins) {}
+
+  /// What the thread of one entry knew at it (the clock its new owner had).
+  class Knowledge {
+  public:
+    ClockTime get(ClockSlot S) const {
+      // The value at entry I is its own where it is whole or S grew before
+      // the next entry, else the next entry's value.
+      for (auto It = L->Entries.begin() + Index; It != L->Entries.end(); ++It) {
+        if (It->Whole)
+          return It->Knowledge.get(S);
+        for (const auto &[Slot, Time] : It->Older)
+          if (Slot == S)
+            return Time;
+      }
+      return L->Newest.get(S);
+    }
+    bool covers(const Epoch &At) const { return get(At.Slot) >= At.Time; }
+
+  private:
+    friend class ConcurrentAllocations;
+    const List *L = nullptr;
+    std::size_t Index = 0;
+  };
 
   /// A caching allocation of Pool on S by H, stamped Stamp. Returns false when
   /// the cap dropped an older entry.
   bool record(StreamId S, const HostClock &H, Epoch Stamp, OpId Site, std::uint32_t Pool) {
-    std::deque<RecentAllocation> &List = Lists[{S, H.Thread}];
-    if (!List.empty() && List.back().Stamp.Time == Stamp.Time && List.back().Pool == Pool)
+    List &L = Lists[{S, H.Thread}];
+    L.Idle = false;
+    if (!L.Entries.empty() && L.Entries.back().Stamp.Time == Stamp.Time &&
+        L.Entries.back().Pool == Pool)
       return true;
     RecentAllocation A;
     A.Stamp = Stamp;
-    A.Knowledge.assign(H.Clock);
     A.Site = Site;
     A.Pool = Pool;
-    List.push_back(std::move(A));
-    if (List.size() <= CapPerThread)
+    if (!ChangedSlotJoins || H.Clock.narrow()) {
+      A.Knowledge.assign(H.Clock);
+      A.Whole = true;
+      ++Recorded;
+      ++WholeCopies;
+      // A later entry kept by changes starts from this one.
+      L.NewestAt = LoggedClock::Unknown;
+    } else {
+      catchUp(L, H.Clock);
+    }
+    L.Entries.push_back(std::move(A));
+    if (L.Entries.size() <= CapPerThread)
       return true;
-    List.pop_front();
+    L.Entries.pop_front();
     return false;
   }
 
-  /// Calls Fn(const RecentAllocation &) with, for every thread other than
-  /// Releaser that allocated from Pool on S, its earliest allocation that the
-  /// clock Release does not cover (not ordered before the release): the one
-  /// whose new owner knew the least.
+  /// Calls Fn(const RecentAllocation &, const Knowledge &) with, for every
+  /// thread other than Releaser that allocated from Pool on S, its earliest
+  /// allocation that the clock Release does not cover (not ordered before the
+  /// release): the one whose new owner knew the least.
   template <typename Fn>
   void forEachUnorderedBefore(StreamId S, ThreadId Releaser, const VectorClock &Release,
                               std::uint32_t Pool, Fn &&F) const {
     for (auto It = Lists.lower_bound({S, 0}); It != Lists.end() && It->first.first == S; ++It) {
       if (It->first.second == Releaser)
         continue;
-      for (const RecentAllocation &A : It->second) {
+      const List &L = It->second;
+      for (std::size_t I = 0; I < L.Entries.size(); ++I) {
+        const RecentAllocation &A = L.Entries[I];
         if (A.Pool != Pool || Release.covers(A.Stamp))
           continue;
-        F(A);
+        F(A, knowledge(L, I));
         break;
       }
     }
   }
 
-  /// Drops the entries every CUDA thread is ordered after.
+  /// Calls Fn(StreamId, ThreadId, const RecentAllocation &, const Knowledge &)
+  /// for every entry (tests compare the two ways of keeping them).
+  template <typename Fn> void forEach(Fn &&F) const {
+    for (const auto &[Key, L] : Lists)
+      for (std::size_t I = 0; I < L.Entries.size(); ++I)
+        F(Key.first, Key.second, L.Entries[I], knowledge(L, I));
+  }
+
+  /// Drops the entries every CUDA thread is ordered after. A list keeps its
+  /// copy of the thread's clock while it is empty for one prune interval (a
+  /// stream in use allocates again soon; a new copy costs the whole width).
   void prune(const VectorClock &Common) {
     for (auto It = Lists.begin(); It != Lists.end();) {
-      std::deque<RecentAllocation> &List = It->second;
-      while (!List.empty() && Common.covers(List.front().Stamp))
-        List.pop_front();
-      It = List.empty() ? Lists.erase(It) : std::next(It);
+      List &L = It->second;
+      while (!L.Entries.empty() && Common.covers(L.Entries.front().Stamp))
+        L.Entries.pop_front();
+      if (L.Entries.empty() && L.Idle) {
+        It = Lists.erase(It);
+        continue;
+      }
+      L.Idle = L.Entries.empty();
+      ++It;
     }
   }
 
   std::size_t entries() const {
     std::size_t N = 0;
     for (const auto &Entry : Lists)
-      N += Entry.second.size();
+      N += Entry.second.Entries.size();
     return N;
   }
+  /// Entries whose knowledge was read from the thread's whole clock (a new
+  /// list, clocks too narrow to keep the order) and all of them.
+  std::uint64_t wholeCopies() const { return WholeCopies; }
+  std::uint64_t recorded() const { return Recorded; }
 
 private:
+  Knowledge knowledge(const List &L, std::size_t I) const {
+    Knowledge K;
+    K.L = &L;
+    K.Index = I;
+    return K;
+  }
+
+  /// Brings L.Newest up to Clock, noting in L's newest entry what each slot
+  /// that grew was there.
+  void catchUp(List &L, const LoggedClock &Clock) {
+    ++Recorded;
+    // Gathered first, then copied once: one allocation per entry, not one
+    // per doubling.
+    Scratch.clear();
+    auto Grew = [&](ClockSlot S) {
+      const ClockTime Now = Clock.get(S), Then = L.Newest.get(S);
+      if (Now <= Then)
+        return;
+      Scratch.emplace_back(S, Then);
+      L.Newest.raise(S, Now);
+    };
+    if (L.NewestAt != LoggedClock::Unknown && Clock.readsChangesSince(L.NewestAt)) {
+      Clock.forEachChangeSince(L.NewestAt, Grew);
+    } else {
+      ++WholeCopies;
+      for (ClockSlot S = 0; S < Clock.width(); ++S)
+        Grew(S);
+    }
+    L.NewestAt = Clock.position();
+    if (!L.Entries.empty() && !L.Entries.back().Whole)
+      L.Entries.back().Older.assign(Scratch.begin(), Scratch.end());
+  }
+
   std::size_t CapPerThread;
-  std::map<std::pair<StreamId, ThreadId>, std::deque<RecentAllocation>> Lists;
+  bool ChangedSlotJoins;
+  std::uint64_t WholeCopies = 0;
+  std::uint64_t Recorded = 0;
+  std::vector<std::pair<ClockSlot, ClockTime>> Scratch;
+  std::map<std::pair<StreamId, ThreadId>, List> Lists;
 };
 
 } // namespace rt

@@ -95,9 +95,11 @@ bool Engine::Impl::unorderedAtRelease(const std::shared_ptr<Allocation> &A, Rang
   // without happening before it: in another run they come right after it.
   bool Reported = false;
   Recent.forEachUnorderedBefore(R->Id, Releaser.Thread, Releaser.Clock, A->Pool,
-                                [&](const RecentAllocation &Other) {
+                                [&](const RecentAllocation &Other,
+                                    const ConcurrentAllocations::Knowledge &Knew) {
                                   if (Reported ||
-                                      Streams.nextWorkOrderedAfter(*R, Other.Knowledge, Rec.At))
+                                      Streams.nextWorkOrderedAfter(*R, Knew.covers(Rec.At),
+                                                                   Rec.At))
                                     return;
                                   reportUnsafeFree(A, Bytes, Rec, AccessPoint{R->Id, Other.Site},
                                                    true);

@@ -32,7 +32,8 @@ const char *findingKindName(FindingKind K) {
 }
 
 Engine::Impl::Impl(FindingSink &Sink, const EngineOptions &Opts)
-    : Sink(Sink), Opts(Opts), Hosts(Slots), Syncs(Opts.MaxSyncObjects), Streams(Slots) {
+    : Sink(Sink), Opts(Opts), Hosts(Slots, Opts.ChangedSlotJoins), Syncs(Opts.MaxSyncObjects, Opts.ChangedSlotJoins),
+      Streams(Slots, Opts.ChangedSlotJoins) {
   if (this->Opts.MaxRecordsPerSegment == 0)
     this->Opts.MaxRecordsPerSegment = 1;
 }

@@ -133,6 +133,12 @@ struct EngineOptions {
   /// At most this many caching allocations per stream and thread are kept for
   /// releases by other threads (ConcurrentAllocations.h).
   std::size_t MaxConcurrentAllocations = 4096;
+  /// Joins of a host thread's knowledge (into a lock, a stream, an
+  /// allocation's record) read only the slots that changed since the two
+  /// were last in step (LoggedClock.h). False: every join reads the whole
+  /// clock; the verdicts and clocks are the same, only slower (the reference
+  /// the engine's property tests and bench/runtime/cpu compare with).
+  bool ChangedSlotJoins = true;
 };
 
 enum class StreamFlavor : std::uint8_t {
@@ -342,8 +348,12 @@ public:
   /// Per distinct (release, access) pair, in order of first occurrence.
   std::vector<DeferredRelease> deferredReleases() const;
 
-private:
+  /// The engine's state, for the engine's own unit tests and benchmarks
+  /// (engine/EngineImpl.h); call with no other thread in the engine.
   struct Impl;
+  Impl &state() { return *P; }
+
+private:
   std::unique_ptr<Impl> P;
 };
 

@@ -73,7 +73,7 @@ struct Engine::Impl {
 
   // DeferredFrees.cpp
   PendingHazards Hazards;
-  ConcurrentAllocations Recent{Opts.MaxConcurrentAllocations};
+  ConcurrentAllocations Recent{Opts.MaxConcurrentAllocations, Opts.ChangedSlotJoins};
   DeferredReleases Deferred;
   std::size_t HazardsResolved = 0; ///< dropped unreported: ordered before any reuse
   /// Access Rec of lifetime A (bytes Bytes) is not ordered before A's release,

@@ -2,10 +2,13 @@
 
 #include "engine/HostClocks.h"
 
+#include <algorithm>
+
 namespace streamlife {
 namespace rt {
 
-HostClocks::HostClocks(SlotAllocator &Slots) : Slots(Slots) {}
+HostClocks::HostClocks(SlotAllocator &Slots, bool ChangedSlotJoins)
+    : Slots(Slots), ChangedSlotJoins(ChangedSlotJoins) {}
 
 HostClock &HostClocks::create(ThreadId T) {
   auto H = std::make_unique<HostClock>();
@@ -43,6 +46,7 @@ HostClock &HostClocks::of(ThreadId T) {
   H.UsesCuda = true;
   H.Finished = false;
   ++CudaThreads;
+  ++Members;
   learned(H);
   return H;
 }
@@ -67,6 +71,7 @@ void HostClocks::finished(ThreadId T) {
   if (H->UsesCuda) {
     H->UsesCuda = false;
     --CudaThreads;
+    ++Members;
   }
   ++Version;
 }
@@ -74,6 +79,48 @@ void HostClocks::finished(ThreadId T) {
 const VectorClock &HostClocks::commonKnowledge() {
   if (CommonVersion == Version)
     return Common;
+  ++CommonComputations;
+  if (!ChangedSlotJoins || CommonMembers != Members || !updateCommon()) {
+    ++WholeCommon;
+    recomputeCommon();
+  }
+  CommonMembers = Members;
+  CommonVersion = Version;
+  return Common;
+}
+
+bool HostClocks::updateCommon() {
+  for (const std::unique_ptr<HostClock> &H : Clocks)
+    if (H->UsesCuda && !H->Clock.readsChangesSince(H->CommonAt))
+      return false;
+  Grown.clear();
+  for (const std::unique_ptr<HostClock> &H : Clocks) {
+    if (!H->UsesCuda)
+      continue;
+    H->Clock.forEachChangeSince(H->CommonAt, [&](ClockSlot S) {
+      if (S >= GrownSeen.size())
+        GrownSeen.resize(std::size_t(S) + 1, false);
+      if (!GrownSeen[S]) {
+        GrownSeen[S] = true;
+        Grown.push_back(S);
+      }
+    });
+    H->CommonAt = H->Clock.position();
+  }
+  // A slot no thread's clock grew in keeps its minimum; one that grew in some
+  // thread's can only have risen (clocks only grow).
+  for (ClockSlot S : Grown) {
+    GrownSeen[S] = false;
+    ClockTime Min = ~ClockTime(0);
+    for (const std::unique_ptr<HostClock> &H : Clocks)
+      if (H->UsesCuda)
+        Min = std::min(Min, H->Clock.get(S));
+    Common.raise(S, Min);
+  }
+  return true;
+}
+
+void HostClocks::recomputeCommon() {
   Common.clear();
   bool First = true;
   for (const std::unique_ptr<HostClock> &H : Clocks) {
@@ -84,9 +131,8 @@ const VectorClock &HostClocks::commonKnowledge() {
     else
       Common.meet(H->Clock);
     First = false;
+    H->CommonAt = H->Clock.position();
   }
-  CommonVersion = Version;
-  return Common;
 }
 
 } // namespace rt

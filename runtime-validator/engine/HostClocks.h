@@ -23,6 +23,13 @@
 // thread that starts using CUDA first joins the common knowledge (that work
 // has completed, every CUDA thread saw it), so the rule stays true.
 //
+// The common knowledge is read after every change of any thread's clock (the
+// next allocation, release or access asks for it). Recomputing it is a meet
+// of every CUDA thread's whole clock; instead, while the same threads count,
+// only the slots that grew in some thread's clock since the last computation
+// are recomputed (each a minimum over the threads): its minimum cannot have
+// moved elsewhere (LoggedClock.h: each clock keeps the order of its changes).
+//
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ENGINE_HOSTCLOCKS_H
 #define STREAMLIFE_RT_ENGINE_HOSTCLOCKS_H
@@ -46,13 +53,17 @@ struct HostClock {
   bool UsesCuda = false;         ///< counted in the common knowledge
   bool Finished = false;         ///< the thread ended: no longer counted
   bool ReleasedSinceTick = false; ///< stamp() must tick before it stamps
+  /// The position of Clock when the common knowledge was last computed.
+  LoggedClock::Position CommonAt = LoggedClock::Unknown;
   /// The epoch of the thread's latest operation.
   Epoch now() const { return Epoch{Slot, Clock.get(Slot)}; }
 };
 
 class HostClocks {
 public:
-  explicit HostClocks(SlotAllocator &Slots);
+  /// ChangedSlotJoins false: the common knowledge is recomputed from every
+  /// thread's whole clock (the reference the engine's tests compare with).
+  explicit HostClocks(SlotAllocator &Slots, bool ChangedSlotJoins = true);
 
   /// The clock of thread T for a CUDA operation (created on first sight; joins
   /// the threads whose knowledge is common knowledge).
@@ -81,9 +92,16 @@ public:
   std::size_t threads() const { return Clocks.size(); }
   /// Threads that used CUDA and have not finished.
   std::size_t cudaThreads() const { return CudaThreads; }
+  /// Computations of the common knowledge from whole clocks, and all of them.
+  std::uint64_t wholeCommonComputations() const { return WholeCommon; }
+  std::uint64_t commonComputations() const { return CommonComputations; }
 
 private:
   HostClock &create(ThreadId T);
+  void recomputeCommon();
+  /// Recomputes the slots that grew since the last computation; false when
+  /// some thread's clock no longer knows their order (then recompute).
+  bool updateCommon();
 
   SlotAllocator &Slots;
   std::vector<std::unique_ptr<HostClock>> Clocks; ///< owned clocks
@@ -92,6 +110,14 @@ private:
   VectorClock Common;
   std::uint64_t Version = 1;
   std::uint64_t CommonVersion = 0;
+  bool ChangedSlotJoins;
+  /// Bumped when a thread starts or stops counting in the common knowledge.
+  std::uint64_t Members = 1;
+  std::uint64_t CommonMembers = 0;
+  std::uint64_t WholeCommon = 0;
+  std::uint64_t CommonComputations = 0;
+  std::vector<ClockSlot> Grown;   ///< scratch of updateCommon
+  std::vector<bool> GrownSeen;    ///< scratch: slot already in Grown
 };
 
 } // namespace rt

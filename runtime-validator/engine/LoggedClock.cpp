@@ -11,17 +11,26 @@ bool LoggedClock::absorbSince(const LoggedClock &Other, Position From) {
   if (!Other.readsChangesSince(From))
     return absorb(Other.Clock);
   bool Grew = false;
-  for (ClockSlot S = Other.Newest; S != NoSlot && Other.Links[S].ChangedAt > From;
-       S = Other.Links[S].Older) {
+  Other.forEachChangeSince(From, [&](ClockSlot S) {
     const ClockTime T = Other.Clock.get(S);
     if (T <= Clock.get(S))
-      continue;
+      return;
     Clock.raise(S, T);
     grew(S);
     Grew = true;
-  }
+  });
   STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
   return Grew;
+}
+
+bool LoggedClock::joinInto(VectorClock &Into, Position From) const {
+  if (!readsChangesSince(From)) {
+    Into.join(Clock);
+    return true;
+  }
+  forEachChangeSince(From, [&](ClockSlot S) { Into.raise(S, Clock.get(S)); });
+  STREAMLIFE_DCHECK(Into.dominates(Clock));
+  return false;
 }
 
 void LoggedClock::moveToNewest(ClockSlot S) {

@@ -68,6 +68,18 @@ public:
   bool readsChangesSince(Position From) const {
     return From != Unknown && From >= OrderedFrom && From <= Changes;
   }
+  /// Calls F(slot) for each slot that grew after position From, newest first,
+  /// once each. Only when readsChangesSince(From).
+  template <typename Fn> void forEachChangeSince(Position From, Fn &&F) const {
+    STREAMLIFE_DCHECK(readsChangesSince(From));
+    for (ClockSlot S = Newest; S != NoSlot && Links[S].ChangedAt > From; S = Links[S].Older)
+      F(S);
+  }
+  /// Into.join(clock()) for a clock Into that held everything this clock knew
+  /// at position From (a stream's clock after it last joined a thread's):
+  /// reads only the slots that grew since, when their order is kept, else the
+  /// whole clock. Returns whether it read the whole clock.
+  bool joinInto(VectorClock &Into, Position From) const;
 
 private:
   void grew(ClockSlot S) {

@@ -71,6 +71,7 @@ void StreamTable::destroy(StreamId Id) {
   Retiring.push_back(RetiredSlot{S->Slot, S->Clock.get(S->Slot)});
   S->Clock.clear();
   S->Clock.shrink();
+  S->HostMarks = {};
 }
 
 Epoch StreamTable::enqueue(StreamState &S, const HostClock &H, const VectorClock *Waited) {
@@ -79,7 +80,7 @@ Epoch StreamTable::enqueue(StreamState &S, const HostClock &H, const VectorClock
   // owner's latest tick; that is sound only because every change of a clock
   // ticks its owner's own component (VectorClock.h).
   if (S.Clock.get(H.Slot) < H.Clock.get(H.Slot))
-    S.Clock.join(H.Clock);
+    inheritHost(S, H);
   STREAMLIFE_DCHECK(S.Clock.dominates(H.Clock));
 
   if (S.Desc.Flavor == StreamFlavor::LegacyDefault) {
@@ -104,9 +105,31 @@ Epoch StreamTable::enqueue(StreamState &S, const HostClock &H, const VectorClock
   return S.now();
 }
 
-bool StreamTable::nextWorkOrderedAfter(const StreamState &S, const VectorClock &Host,
-                                       Epoch E) const {
-  if (S.Clock.covers(E) || Host.covers(E))
+void StreamTable::inheritHost(StreamState &S, const HostClock &H) {
+  ++HostJoins;
+  // Narrow clocks join whole (cheaper than the bookkeeping there); the marks
+  // they leave behind stay true, only older.
+  if (!ChangedSlotJoins || H.Clock.narrow()) {
+    ++WholeHostJoins;
+    S.Clock.join(H.Clock);
+    return;
+  }
+  StreamState::HostMark *M = nullptr;
+  for (StreamState::HostMark &Each : S.HostMarks)
+    if (Each.Host == H.Slot)
+      M = &Each;
+  if (!M) {
+    S.HostMarks.push_back(StreamState::HostMark{H.Slot, LoggedClock::Unknown});
+    M = &S.HostMarks.back();
+  }
+  // Clocks only grow: what S held at the mark it still holds, so only the
+  // slots that grew in H's clock since can be news.
+  WholeHostJoins += H.Clock.joinInto(S.Clock, M->Joined);
+  M->Joined = H.Clock.position();
+}
+
+bool StreamTable::nextWorkOrderedAfter(const StreamState &S, bool HostKnew, Epoch E) const {
+  if (HostKnew || S.Clock.covers(E))
     return true;
   const DeviceStreams *D = findDevice(S.Desc.Device);
   if (!D)

@@ -10,6 +10,12 @@
 //     PerThreadDefault), and their later work waits for prior legacy work.
 //     Non-blocking streams take no part; priorities have no effect.
 //
+// Inheriting the host's knowledge costs the slots the thread's clock gained
+// since this stream last joined it, not the clock's width (FSDP2 on one rank:
+// about 140 slots, and the thread's clock moves at most lock handovers): the
+// stream notes, per thread, the position of the thread's LoggedClock it holds
+// everything up to, and reads only the slots that grew after it.
+//
 // The legacy ordering costs one compare per blocking stream when the legacy
 // stream enqueues, and one compare when a blocking stream enqueues: a join only
 // happens when the other side ticked since we last joined it.
@@ -28,6 +34,7 @@
 
 #include "engine/Engine.h"
 #include "engine/HostClocks.h"
+#include "engine/LoggedClock.h"
 #include "engine/VectorClock.h"
 
 #include <map>
@@ -45,6 +52,13 @@ struct StreamState {
   ClockSlot Slot = NoSlot;
   VectorClock Clock;
   bool Destroyed = false;
+  /// Per host thread that enqueued here: Clock holds that thread's clock as
+  /// of this position of it (a handful of threads: a scan beats a map).
+  struct HostMark {
+    ClockSlot Host;
+    LoggedClock::Position Joined;
+  };
+  std::vector<HostMark> HostMarks;
 
   bool blocksOnLegacy() const {
     return Desc.Flavor == StreamFlavor::Blocking || Desc.Flavor == StreamFlavor::PerThreadDefault;
@@ -55,7 +69,10 @@ struct StreamState {
 
 class StreamTable {
 public:
-  explicit StreamTable(SlotAllocator &Slots) : Slots(Slots) {}
+  /// ChangedSlotJoins false: every join of a host's knowledge reads its whole
+  /// clock (the reference the engine's tests and benchmarks compare with).
+  explicit StreamTable(SlotAllocator &Slots, bool ChangedSlotJoins = true)
+      : Slots(Slots), ChangedSlotJoins(ChangedSlotJoins) {}
 
   /// The live stream with this (device, handle), created on first sight.
   /// Common is what every host thread knows (slots are recycled against it).
@@ -92,13 +109,24 @@ public:
     return nextWorkOrderedAfter(S, H.Clock, E);
   }
   /// The same for a host whose knowledge is Host (a thread's clock as it was).
-  bool nextWorkOrderedAfter(const StreamState &S, const VectorClock &Host, Epoch E) const;
+  bool nextWorkOrderedAfter(const StreamState &S, const VectorClock &Host, Epoch E) const {
+    return nextWorkOrderedAfter(S, Host.covers(E), E);
+  }
+  /// The same for a host that knew E exactly when HostKnew.
+  bool nextWorkOrderedAfter(const StreamState &S, bool HostKnew, Epoch E) const;
 
   /// Makes H wait for all work ever enqueued on Device, destroyed streams
   /// included (their work still completes before a device sync returns).
   void syncDevice(HostClock &H, int Device) const;
 
+  /// Joins of a host's knowledge into a stream that read the whole clock
+  /// (first contact, clocks too narrow to keep the order) and all of them.
+  std::uint64_t wholeHostJoins() const { return WholeHostJoins; }
+  std::uint64_t hostJoins() const { return HostJoins; }
+
 private:
+  void inheritHost(StreamState &S, const HostClock &H);
+
   struct DeviceStreams {
     StreamId Legacy = NoStream;
     std::vector<StreamId> Blocking; ///< live Blocking and PerThreadDefault streams
@@ -117,6 +145,9 @@ private:
   }
 
   SlotAllocator &Slots;
+  bool ChangedSlotJoins;
+  std::uint64_t WholeHostJoins = 0;
+  std::uint64_t HostJoins = 0;
   std::vector<std::unique_ptr<StreamState>> Streams;
   std::map<std::pair<int, Handle>, StreamId> Live;
   std::unordered_map<int, DeviceStreams> Devices;

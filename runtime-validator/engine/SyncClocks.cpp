@@ -29,6 +29,17 @@ void SyncClocks::release(HostClock &H, SyncId Sync) {
     Order.push_back(Sync);
     evictBeyondCap(Sync);
   }
+  if (!ChangedSlotJoins) {
+    if (!C.Clock.covers(H.now())) {
+      ++WholeClockJoins;
+      C.Clock.absorb(H.Clock);
+    }
+    return;
+  }
+  // Every release notes its epoch, narrow clocks' too: the epochs decide an
+  // acquire only while they name every release of the object.
+  SyncClock::Mark &M = markOf(C, H.Slot);
+  M.ReleasedAt = H.Clock.get(H.Slot);
   // Whoever knows H's latest epoch knows H's whole clock (VectorClock.h), so
   // a repeated release with nothing learned in between costs one compare.
   if (narrow(H.Clock, C.Clock)) {
@@ -38,7 +49,6 @@ void SyncClocks::release(HostClock &H, SyncId Sync) {
     }
     return;
   }
-  SyncClock::Mark &M = markOf(C, H.Slot);
   const bool KnewAll = Inserted || M.Acquired == C.Clock.position();
   if (!C.Clock.covers(H.now())) {
     WholeClockJoins += !H.Clock.readsChangesSince(M.Released);
@@ -51,11 +61,31 @@ void SyncClocks::release(HostClock &H, SyncId Sync) {
 }
 
 bool SyncClocks::acquire(HostClock &H, SyncClock &C) {
-  if (narrow(H.Clock, C.Clock)) {
+  if (!ChangedSlotJoins || narrow(H.Clock, C.Clock)) {
     ++WholeClockJoins;
     return H.Clock.absorb(C.Clock);
   }
   SyncClock::Mark &M = markOf(C, H.Slot);
+  if (M.Acquired == C.Clock.position())
+    return false; // nothing released into it since H last knew it all
+  // The epochs cost a compare per releaser; the walk below one per change
+  // since H's last acquire (a position counts changes). Ask the epochs only
+  // where the walk would read more (first contact: the whole clock).
+  const bool FewChanges = M.Acquired != LoggedClock::Unknown &&
+                          C.Clock.position() - M.Acquired <= C.Marks.size();
+  bool KnowsEveryRelease = !FewChanges;
+  if (KnowsEveryRelease)
+    for (const SyncClock::Mark &R : C.Marks)
+      if (H.Clock.get(R.Host) < R.ReleasedAt) {
+        KnowsEveryRelease = false;
+        break;
+      }
+  if (KnowsEveryRelease) {
+    STREAMLIFE_DCHECK(H.Clock.dominates(C.Clock));
+    ++KnownByEpochs;
+    M.Acquired = C.Clock.position();
+    return false;
+  }
   WholeClockJoins += !C.Clock.readsChangesSince(M.Acquired);
   const bool Grew = H.Clock.absorbSince(C.Clock, M.Acquired);
   M.Acquired = C.Clock.position();

@@ -18,6 +18,14 @@
 // than the scan. The clocks are exactly those of the plain joins
 // (SyncClocksTest plays random sequences against them).
 //
+// An acquire that learns nothing is decided without reading the object's
+// clock: the object's clock is the join of its releasers' clocks at their
+// releases, and knowing a thread's epoch means knowing its whole clock then
+// (VectorClock.h), so a thread that covers every releaser's latest release
+// epoch knows it all (one compare per thread that released it). That is the
+// acquire the intercept's RedundantSyncFilter cannot drop: another thread
+// released the object since, with news the acquirer had learned otherwise.
+//
 // Objects are named by an opaque 64-bit id (intercept/ uses the address of the
 // mutex or semaphore, or a token for thread start and end). Their memory is
 // bounded: beyond MaxObjects the oldest object is forgotten (counted), which
@@ -50,6 +58,8 @@ struct SyncClock {
     LoggedClock::Position Released;
     /// The thread's clock holds Clock as of this position of Clock.
     LoggedClock::Position Acquired;
+    /// The thread's own time at its latest release of the object (0: none).
+    ClockTime ReleasedAt = 0;
   };
   LoggedClock Clock;
   /// One per thread that released or acquired the object (a handful: a scan
@@ -59,7 +69,10 @@ struct SyncClock {
 
 class SyncClocks {
 public:
-  explicit SyncClocks(std::size_t MaxObjects) : MaxObjects(MaxObjects ? MaxObjects : 1) {}
+  /// ChangedSlotJoins false: every release and acquire joins the whole clock
+  /// (the reference the engine's tests and benchmarks compare with).
+  explicit SyncClocks(std::size_t MaxObjects, bool ChangedSlotJoins = true)
+      : MaxObjects(MaxObjects ? MaxObjects : 1), ChangedSlotJoins(ChangedSlotJoins) {}
 
   /// H releases Sync: Sync's clock joins H's (created on first use).
   void release(HostClock &H, SyncId Sync);
@@ -81,6 +94,8 @@ public:
   /// that changed (first contact between a thread and an object, or clocks
   /// too narrow for the bookkeeping to pay).
   std::uint64_t wholeClockJoins() const { return WholeClockJoins; }
+  /// Acquires decided by the releasers' epochs, without reading the clock.
+  std::uint64_t acquiresKnownByEpochs() const { return KnownByEpochs; }
 
 private:
   /// Keep was just created (and pushed last): a stale entry of its id from
@@ -105,6 +120,8 @@ private:
   }
 
   std::size_t MaxObjects;
+  bool ChangedSlotJoins;
+  std::uint64_t KnownByEpochs = 0;
   std::unordered_map<SyncId, SyncClock> Clocks;
   std::deque<SyncId> Order; ///< creation order, for eviction (may hold forgotten ids)
   std::size_t Evicted = 0;
