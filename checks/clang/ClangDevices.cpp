@@ -133,6 +133,10 @@ bool FunctionLowering::changedAfterInit(const VarDecl *Var) {
     return false;
   if (Var->getType()->isReferenceType())
     return true; // the object it refers to may change elsewhere
+  return mutatedInBody(Var);
+}
+
+bool FunctionLowering::mutatedInBody(const VarDecl *Var) {
   auto [It, Inserted] = ChangedLocals.try_emplace(Var, true);
   if (Inserted) {
     if (!Mutations)
@@ -171,9 +175,29 @@ StreamRef FunctionLowering::deviceStreamNamed(const EntityKey &Key) {
       Spelling += ".device()";
     ir::NameInfo Info{Spelling, NoId, NoId};
     Info.DeviceCurrent = true;
+    if (Key.Part == EntityKey::DeviceOf)
+      Info.DeviceOf = deviceTensor(Key);
     It->second = TU.mutableModule().addName(std::move(Info));
   }
   return StreamRef::named(It->second);
+}
+
+NameId FunctionLowering::deviceTensor(const EntityKey &DeviceOf) {
+  // The stream is named where the device is read (`auto idx =
+  // t.get_device()`), and used later: t must hold the same tensor at both.
+  // A local or parameter the function never assigns (nor passes on as
+  // non-const) does, as far as the function can change it: a reference
+  // into a container (`auto &t = v[i]`) is bound anew where it is
+  // declared, and the entry replaced before (`v[i] = copy`).
+  const auto *Var = dyn_cast_or_null<VarDecl>(DeviceOf.Base);
+  if (!Var || DeviceOf.Member ||
+      (!Var->isLocalVarDecl() && !isa<ParmVarDecl>(Var)))
+    return NoId;
+  if (!Var->getType().isConstQualified() && mutatedInBody(Var))
+    return NoId;
+  EntityKey Tensor = DeviceOf;
+  Tensor.Part = EntityKey::Whole;
+  return name(Tensor, [&] { return Var->getName().str(); });
 }
 
 StreamRef FunctionLowering::deviceStream(const Expr *Device) {

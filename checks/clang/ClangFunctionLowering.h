@@ -122,10 +122,16 @@ private:
   /// somewhere in the function (assigned, incremented, its address or a
   /// non-const reference taken).
   bool changedAfterInit(const VarDecl *Var);
+  /// Whether the function assigns \p Var, changes it through a method or
+  /// hands it on as non-const anywhere in its body.
+  bool mutatedInBody(const VarDecl *Var);
   bool multiDevice();
   StreamRef deviceStream(const Expr *Device);
   StreamRef guardStream(const Expr *Device);
   StreamRef deviceStreamNamed(const EntityKey &Key);
+  /// For a tensor's device (EntityKey::DeviceOf): the tensor's buffer name
+  /// when it holds one tensor throughout the function (NameInfo::DeviceOf).
+  NameId deviceTensor(const EntityKey &DeviceOf);
 
   // Elements.
   void lowerStmt(const Stmt *S);

@@ -86,6 +86,13 @@ struct NameInfo {
   /// (`getCurrentCUDAStream(d)`, what a tensor made on device d is
   /// allocated on), not a stream it made or picked from a pool.
   bool DeviceCurrent = false;
+  /// For a device's current stream named after a tensor's device
+  /// (`getCurrentCUDAStream(t.get_device())`): the buffer name t, which the
+  /// front end knows holds the same tensor wherever the stream is named.
+  /// For t's own objects allocated on a device's current stream, this
+  /// stream is the one they were allocated on (t is on that device), even
+  /// where the code cannot tell which device t is on. NoId otherwise.
+  NameId DeviceOf = NoId;
   /// A buffer name that stands for one entry of a container, which one not
   /// known: the container's entries (`v[*]`) or a name bound to an entry
   /// (`auto &dst = v[i]`). Its objects are entries side by side, not

@@ -303,6 +303,28 @@ StreamKey Transfer::operandDeviceStream(ObjectId Id, const StreamKey &S,
   return *Found->second.AllocStream;
 }
 
+StreamKey Transfer::ownDeviceStream(ObjectId Id, const StreamKey &S,
+                                    const LifetimeState &State) const {
+  // `getCurrentCUDAStream(t.get_device())` is the current stream of t's
+  // device. The front end names it after t's device, which may be any
+  // device (t an entry replaced by its copy on another device): for an
+  // object of t allocated on a device's current stream, t is on that
+  // device, so the stream is the one the object was allocated on.
+  if (S.Kind != StreamKey::Named || S.Name >= M.Names.size())
+    return S;
+  NameId Tensor = M.Names[S.Name].DeviceOf;
+  if (Tensor == NoId)
+    return S;
+  auto Found = State.Objects.find(Id);
+  if (Found == State.Objects.end() || !Found->second.AllocStream ||
+      !isDeviceCurrent(*Found->second.AllocStream))
+    return S;
+  auto Held = State.Names.find(Tensor);
+  if (Held == State.Names.end() || !llvm::is_contained(Held->second, Id))
+    return S;
+  return *Found->second.AllocStream;
+}
+
 bool Transfer::anotherEntryReady(NameId Name, const ObjectSet &Set,
                                  llvm::ArrayRef<StreamKey> On,
                                  const LifetimeState &State) const {
@@ -336,7 +358,8 @@ void Transfer::use(const Inst &I, const StreamKey &S,
     ObjectSet Set = objectsOf(Name, State);
     llvm::SmallVector<StreamKey, 4> On;
     for (ObjectId Id : Set)
-      On.push_back(I.OnOperandDevice ? operandDeviceStream(Id, S, State) : S);
+      On.push_back(I.OnOperandDevice ? operandDeviceStream(Id, S, State)
+                                     : ownDeviceStream(Id, S, State));
     // One entry of a container is used, which one is not known. Entries
     // allocated on one stream are one allocation stream for the use (the
     // newest is the one a keepalive queue uses); entries allocated on

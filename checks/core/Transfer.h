@@ -161,6 +161,11 @@ private:
   /// that resolved to \p S runs for object \p Id.
   StreamKey operandDeviceStream(ObjectId Id, const StreamKey &S,
                                 const LifetimeState &State) const;
+  /// Where a use on \p S (the current stream of a tensor's device,
+  /// NameInfo::DeviceOf) of object \p Id runs: for the tensor's own objects
+  /// allocated on a device's current stream, on that stream.
+  StreamKey ownDeviceStream(ObjectId Id, const StreamKey &S,
+                            const LifetimeState &State) const;
   /// A use through one entry of a container (NameInfo::OneEntry) whose
   /// entries were allocated on different streams, every entry of one of
   /// which is ordered before the use (\p On: the use's stream for each

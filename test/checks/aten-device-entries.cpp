@@ -14,6 +14,12 @@
 // - A `_like` factory reads only its template's sizes, type and device.
 // - A local set once from a device (`auto targetIndex = target.index()`)
 //   is that device wherever it is used.
+// - The current stream of a tensor's own device
+//   (`getCurrentCUDAStream(src.get_device())`) is, for the tensor's objects
+//   made on a device's current stream, the stream they were made on: an
+//   entry replaced by its copy on the intermediate device is read on that
+//   device's stream, whichever device the code cannot tell src is on. Not
+//   for another tensor's objects, nor after the tensor was reassigned.
 
 #include "aten_test.h"
 #include <vector>
@@ -176,5 +182,114 @@ void indexChanged(const at::Tensor &src, at::Device target,
   cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(),
                   cudaMemcpyDeviceToDevice, copy);
   // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'dst' is used on stream 'src.device()' before 'src.device()' is ordered after its allocation on stream 'target' [streamlife-use-before-alloc]
+  copy.synchronize();
+}
+
+// The last hop of a two-hop copy whose entries may have been replaced by
+// their copies on the intermediate device (reduced there, or moved on as
+// they are): the copy out of such an entry runs on the current stream of
+// the entry's own device, which is the stream it was made on.
+void replacedByHopCopy(std::vector<at::Tensor> inputs, c10::DeviceIndex hop,
+                       at::Device target) {
+  auto targetIndex = target.index();
+  const auto hopDevice = at::Device(at::kCUDA, hop);
+  std::vector<at::Tensor> staged(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto &src = inputs[i];
+    staged[i] = at::empty_like(src, hopDevice);
+    const auto srcIndex = src.get_device();
+    CUDAStream copy = c10::cuda::getCurrentCUDAStream(srcIndex);
+    at::cuda::CUDAEvent ready;
+    ready.record(c10::cuda::getCurrentCUDAStream(hop));
+    ready.block(copy);
+    auto &dst = staged[i];
+    cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(),
+                    cudaMemcpyDeviceToDevice, copy);
+    at::cuda::CUDAEvent copied;
+    copied.record(copy);
+    copied.block(c10::cuda::getCurrentCUDAStream(hop));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].get_device() != targetIndex)
+      inputs[i] = staged[i];
+  std::vector<at::Tensor> outputs(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto &src = inputs[i];
+    outputs[i] = at::empty_like(src, target);
+    const auto srcIndex = src.get_device();
+    CUDAStream copy = c10::cuda::getCurrentCUDAStream(srcIndex);
+    at::cuda::CUDAEvent ready;
+    ready.record(c10::cuda::getCurrentCUDAStream(targetIndex));
+    ready.block(copy);
+    auto &dst = outputs[i];
+    cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(),
+                    cudaMemcpyDeviceToDevice, copy);
+  }
+  c10::cuda::getCurrentCUDAStream(targetIndex).synchronize();
+}
+
+// The same hops, the last copy on the current stream of the destination's
+// device: a replaced entry is read there before that stream is ordered
+// after its copy on the intermediate device was made.
+void replacedReadOnDestinationDevice(std::vector<at::Tensor> inputs,
+                                     c10::DeviceIndex hop, at::Device target) {
+  const auto hopDevice = at::Device(at::kCUDA, hop);
+  std::vector<at::Tensor> staged(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    staged[i] = at::empty_like(inputs[i], hopDevice);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    inputs[i] = staged[i];
+  std::vector<at::Tensor> outputs(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto &src = inputs[i];
+    outputs[i] = at::empty_like(src, target);
+    auto &dst = outputs[i];
+    CUDAStream copy = c10::cuda::getCurrentCUDAStream(dst.get_device());
+    cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(),
+                    cudaMemcpyDeviceToDevice, copy);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: 'src' is used on stream 'dst.device()' before 'dst.device()' is ordered after its allocation on stream 'hop' [streamlife-use-before-alloc]
+    copy.synchronize();
+  }
+}
+
+// The copy on the current stream of the source's own device, with no event
+// from the destination's: the destination (another tensor) is still written
+// before its allocation.
+void replacedNoDestinationEvent(std::vector<at::Tensor> inputs,
+                                c10::DeviceIndex hop, at::Device target) {
+  const auto hopDevice = at::Device(at::kCUDA, hop);
+  std::vector<at::Tensor> staged(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    staged[i] = at::empty_like(inputs[i], hopDevice);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    inputs[i] = staged[i];
+  std::vector<at::Tensor> outputs(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto &src = inputs[i];
+    outputs[i] = at::empty_like(src, target);
+    CUDAStream copy = c10::cuda::getCurrentCUDAStream(src.get_device());
+    auto &dst = outputs[i];
+    cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(),
+                    cudaMemcpyDeviceToDevice, copy);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: 'dst' is used on stream 'src.device()' before 'src.device()' is ordered after its allocation on stream 'target' [streamlife-use-before-alloc]
+    copy.synchronize();
+  }
+}
+
+// The device read before the tensor is replaced by a copy on another device:
+// the stream is the old device's, not the one the copy was made on.
+void deviceReadBeforeReplace(const at::Tensor &input, c10::DeviceIndex hop,
+                             at::Device target) {
+  at::Tensor src = input;
+  const auto srcIndex = src.get_device();
+  CUDAStream copy = c10::cuda::getCurrentCUDAStream(srcIndex);
+  src = at::empty_like(input, at::Device(at::kCUDA, hop));
+  at::Tensor dst = at::empty_like(input, target);
+  at::cuda::CUDAEvent ready;
+  ready.record(c10::cuda::getCurrentCUDAStream(target.index()));
+  ready.block(copy);
+  cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(),
+                  cudaMemcpyDeviceToDevice, copy);
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'src' is used on stream 'src.device()' before 'src.device()' is ordered after its allocation on stream 'hop' [streamlife-use-before-alloc]
   copy.synchronize();
 }
