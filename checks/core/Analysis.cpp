@@ -22,6 +22,7 @@
 #include "Diagnose.h"
 #include "Transfer.h"
 #include "UseGroups.h"
+#include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <cassert>
 #include <memory>
@@ -84,7 +85,15 @@ struct BlockOrder {
 
 /// Marks every pending use as coming from an earlier loop iteration.
 void markEarlierIteration(LifetimeState &State) {
-  for (auto &[Id, Object] : State.Objects) {
+  for (auto It = State.Objects.begin(); It != State.Objects.end(); ++It) {
+    // Written only when something changes, so that objects without uses of
+    // this iteration stay shared with the back edge's state.
+    const auto &Uses = It->second.Uses;
+    if (llvm::all_of(Uses, [](const UseGroup &G) {
+          return G.Facts.FromEarlierIteration;
+        }) && !normalizingChanges(Uses))
+      continue;
+    ObjectState &Object = State.Objects.mutableAt(It);
     for (UseGroup &G : Object.Uses)
       G.Facts.FromEarlierIteration = true;
     if (Object.Uses.size() > 1 && !normalizeGroups(Object.Uses))

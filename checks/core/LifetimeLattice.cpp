@@ -263,6 +263,13 @@ bool normalizeGroups(llvm::SmallVectorImpl<UseGroup> &Groups) {
   return WithinBound;
 }
 
+bool normalizingChanges(const llvm::SmallVectorImpl<UseGroup> &Groups) {
+  if (Groups.size() < 2)
+    return false; // every group has sites: nothing to sort, merge or drop
+  llvm::SmallVector<UseGroup, 2> Copy(Groups.begin(), Groups.end());
+  return !normalizeGroups(Copy) || !sameGroups(Copy, Groups);
+}
+
 bool addUse(llvm::SmallVectorImpl<UseGroup> &Groups, const StreamKey &Stream,
             const WorkFacts &Facts, const SiteList &Sites) {
   for (UseGroup &G : Groups)
@@ -326,8 +333,8 @@ bool ObjectState::join(const ObjectState &Other) {
   return WithinBound;
 }
 
-static bool sameGroups(const llvm::SmallVectorImpl<UseGroup> &A,
-                       const llvm::SmallVectorImpl<UseGroup> &B) {
+bool sameGroups(const llvm::SmallVectorImpl<UseGroup> &A,
+                const llvm::SmallVectorImpl<UseGroup> &B) {
   if (A.size() != B.size())
     return false;
   for (size_t I = 0; I < A.size(); ++I)
@@ -390,11 +397,13 @@ void LifetimeState::join(const LifetimeState &Other) {
     if (!Inserted)
       unionInto(It->second, Set);
   }
-  for (const auto &[Id, Object] : Other.Objects) {
-    auto [It, Inserted] = Objects.insert({Id, Object});
-    if (!Inserted && !It->second.join(Object))
-      GroupsMerged = true;
-  }
+  // Objects both states share are skipped: joining an object with itself
+  // changes nothing.
+  Objects.joinWith(Other.Objects,
+                   [&](ObjectState &Mine, const ObjectState &Theirs) {
+                     if (!Mine.join(Theirs))
+                       GroupsMerged = true;
+                   });
   GroupsMerged |= Other.GroupsMerged;
   for (const auto &[Key, Event] : Other.Events) {
     auto [It, Inserted] = Events.insert({Key, Event});

@@ -21,6 +21,7 @@
 #ifndef STREAMLIFE_CHECKS_CORE_LIFETIMELATTICE_H
 #define STREAMLIFE_CHECKS_CORE_LIFETIMELATTICE_H
 
+#include "SharedMap.h"
 #include "StreamIR.h"
 #include "llvm/ADT/SmallVector.h"
 #include <map>
@@ -273,7 +274,9 @@ void unionInto(ObjectSet &Into, const ObjectSet &From);
 struct LifetimeState {
   /// Buffer names and the objects they may hold.
   std::map<NameId, ObjectSet> Names;
-  std::map<ObjectId, ObjectState> Objects;
+  /// Shared with the states this one was copied from or joined with until
+  /// written (see SharedMap.h): a block changes few of them.
+  SharedMap<ObjectId, ObjectState> Objects;
   std::map<NameId, EventState> Events;
   /// Stream names bound to another stream (ValueKind::Stream copies).
   std::map<NameId, StreamKey> StreamAliases;

@@ -134,8 +134,13 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
     return; // unknown, recursive (in progress) or never returns
   // A summary whose use groups were merged may carry weaker orderings.
   State.GroupsMerged |= Exit->GroupsMerged;
-  // The mapping reads the caller's state as it was before the call.
-  LifetimeState Before = State;
+  // The mapping reads the caller's state as it was before the call: only
+  // what resolves streams (a copy of the whole state was most of the cost
+  // of a call in a function of hundreds of objects).
+  LifetimeState Before;
+  Before.StreamAliases = State.StreamAliases;
+  Before.CurrentStack = State.CurrentStack;
+  Before.CurrentUnknown = State.CurrentUnknown;
   CallMapping Map(M, Callee, I, *this, Before);
 
   // 0. The callee allocates on some of the caller's streams: a reuse
@@ -174,10 +179,10 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
       };
       ObjectSet Held = objectsOf(Arg, State);
       for (ObjectId Id : Held) {
-        auto Found = State.Objects.find(Id);
-        if (Found == State.Objects.end())
+        ObjectState *Found = State.Objects.findMutable(Id);
+        if (!Found)
           continue;
-        ObjectState &Object = Found->second;
+        ObjectState &Object = *Found;
         if (R) {
           // Drop what the callee ordered; releaseObject checks the rest.
           auto &Uses = Object.Uses;
@@ -239,9 +244,27 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
     }
     return false;
   };
-  for (auto &[Id, Object] : State.Objects) {
-    if (Object.Escaped)
+  // Whether the call changes the object's work: tried on copies of its
+  // facts, so that the objects the callee leaves alone (most, in a function
+  // of hundreds of objects calling small helpers) stay shared with the
+  // states this one was copied from (see SharedMap.h).
+  auto changes = [&](const StreamKey &S, const WorkFacts &Facts) {
+    WorkFacts Tried = Facts;
+    return transform(S, Tried) || !(Tried == Facts);
+  };
+  auto callChanges = [&](const ObjectState &Object) {
+    for (const UseGroup &G : Object.Uses)
+      if (changes(G.Stream, G.Facts))
+        return true;
+    if (Object.AllocPending && Object.AllocStream &&
+        changes(*Object.AllocStream, Object.AllocFacts))
+      return true;
+    return normalizingChanges(Object.Uses);
+  };
+  for (auto It = State.Objects.begin(); It != State.Objects.end(); ++It) {
+    if (It->second.Escaped || !callChanges(It->second))
       continue;
+    ObjectState &Object = State.Objects.mutableAt(It);
     auto &Uses = Object.Uses;
     Uses.erase(std::remove_if(Uses.begin(), Uses.end(),
                               [&](UseGroup &G) {
@@ -317,8 +340,8 @@ void Transfer::call(const Inst &I, LifetimeState &State) const {
     for (const StreamKey &Recorded : Inner.RecordedOn)
       if (std::optional<StreamKey> S = Map.stream(Recorded))
         for (ObjectId Id : Held)
-          if (auto Object = State.Objects.find(Id); Object != State.Objects.end())
-            Object->second.recordStream(*S);
+          if (ObjectState *Object = State.Objects.findMutable(Id))
+            Object->recordStream(*S);
     if (Inner.Escaped)
       for (ObjectId Id : Held)
         State.Objects[Id].Escaped = true;

@@ -20,12 +20,21 @@ Observer::~Observer() = default;
 
 namespace {
 
+/// Whether the object has pending stream work: its uses, or an allocation
+/// not known complete on a known stream. An object without any is left
+/// alone by every walk over pending work.
+bool hasWork(const ObjectState &Object) {
+  return !Object.Uses.empty() || (Object.AllocPending && Object.AllocStream);
+}
+
 /// Calls \p Callback on every piece of pending stream work: consumer uses,
 /// allocations not yet known complete, and the caller's earlier work.
 template <typename Fn> void forEachWork(LifetimeState &State, Fn Callback) {
-  for (auto &[Id, Object] : State.Objects) {
-    if (Object.Escaped)
+  for (auto It = State.Objects.begin(); It != State.Objects.end(); ++It) {
+    // An object without pending work stays shared (see SharedMap.h).
+    if (It->second.Escaped || !hasWork(It->second))
       continue;
+    ObjectState &Object = State.Objects.mutableAt(It);
     for (UseGroup &G : Object.Uses)
       Callback(G.Stream, G.Facts);
     if (Object.Uses.size() > 1 && !normalizeGroups(Object.Uses))
@@ -195,9 +204,13 @@ void Transfer::bindObject(NameId Name, ObjectId Id, ObjectState Fresh,
   if (Previous != State.Objects.end() && namedElsewhere(Id, Name, State)) {
     ObjectId Older =
         objects::make(objects::OlderAlloc, objects::id(Id));
-    auto [OldIt, Inserted] = State.Objects.insert({Older, Previous->second});
-    if (!Inserted && !OldIt->second.join(Previous->second))
-      State.GroupsMerged = true;
+    auto OldIt = State.Objects.find(Older);
+    if (OldIt == State.Objects.end()) {
+      State.Objects.assignShared(Older, State.Objects, Previous);
+    } else if (!decltype(State.Objects)::shared(OldIt, Previous)) {
+      if (!State.Objects.mutableAt(OldIt).join(Previous->second))
+        State.GroupsMerged = true;
+    }
     // Every holder, this name included: its old value is the older
     // object now, and killing it below must see that others still hold it
     // (else the object a container keeps would be released here).
@@ -214,7 +227,7 @@ void Transfer::bindObject(NameId Name, ObjectId Id, ObjectState Fresh,
   }
   kill(Name, ValueKind::Buffer, Site, State);
   State.Names[Name] = ObjectSet{Id};
-  State.Objects[Id] = std::move(Fresh);
+  State.Objects.assign(Id, std::move(Fresh));
 }
 
 void Transfer::allocate(const Inst &I, const StreamKey &S,
@@ -245,9 +258,10 @@ void Transfer::useObject(ObjectId Id, NameId Name, const StreamKey &S,
                          SiteId Site, WorkFacts Facts, LifetimeState &State,
                          const std::set<StreamKey> &AfterStreams,
                          bool CheckAlloc) const {
+  if (auto Found = State.Objects.find(Id);
+      Found != State.Objects.end() && Found->second.Escaped)
+    return; // left shared: nothing changes
   ObjectState &Object = State.Objects[Id];
-  if (Object.Escaped)
-    return;
   auto BeforeUse = [&](const StreamKey &WorkStream, const WorkFacts &Work) {
     if (orderedBefore(WorkStream, Work, S, State))
       return true;
@@ -381,11 +395,12 @@ void Transfer::releaseObject(ObjectId Id, NameId Name,
     if (objects::tag(Id) != objects::Initial)
       return; // released before: nothing pending
     // A caller's buffer released here: the summary must say so.
-    Found = State.Objects.try_emplace(Id).first;
+    State.Objects[Id];
+    Found = State.Objects.find(Id);
   }
-  ObjectState &Object = Found->second;
-  if (Object.Escaped)
+  if (Found->second.Escaped)
     return;
+  ObjectState &Object = State.Objects.mutableAt(Found);
   if (R) {
     llvm::SmallVector<UseGroup, 2> Racing;
     for (const UseGroup &G : Object.Uses)
@@ -565,15 +580,26 @@ void Transfer::syncWhere(
     LifetimeState &State,
     const std::function<bool(const StreamKey &, const WorkFacts &)> &Done)
     const {
-  for (auto &[Id, Object] : State.Objects) {
+  auto AllocDone = [&](const ObjectState &Object) {
+    return Object.AllocPending && Object.AllocStream &&
+           Done(*Object.AllocStream, Object.AllocFacts);
+  };
+  for (auto It = State.Objects.begin(); It != State.Objects.end(); ++It) {
+    // Written only when some of its work completes, so that the others
+    // stay shared (see SharedMap.h).
+    const ObjectState &Read = It->second;
+    if (!AllocDone(Read) && llvm::none_of(Read.Uses, [&](const UseGroup &G) {
+          return Done(G.Stream, G.Facts);
+        }))
+      continue;
+    ObjectState &Object = State.Objects.mutableAt(It);
     auto &Uses = Object.Uses;
     Uses.erase(std::remove_if(Uses.begin(), Uses.end(),
                               [&](const UseGroup &G) {
                                 return Done(G.Stream, G.Facts);
                               }),
                Uses.end());
-    if (Object.AllocPending && Object.AllocStream &&
-        Done(*Object.AllocStream, Object.AllocFacts))
+    if (AllocDone(Object))
       Object.AllocPending = false;
   }
   for (auto &[Key, Release] : State.Deferred)
@@ -726,7 +752,7 @@ void Transfer::bind(const Inst &I, bool IsMove, LifetimeState &State) const {
     if (Object != State.Objects.end() && Object->second.AllocName != NoId &&
         Object->second.AllocName < M.Names.size() &&
         M.Names[Object->second.AllocName].Spelling.empty())
-      Object->second.AllocName = Dest;
+      State.Objects.mutableAt(Object).AllocName = Dest;
   }
   kill(Dest, ValueKind::Buffer, I.Site, State);
   if (!Held.empty())
@@ -862,16 +888,15 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
     // later, races with the release.
     for (NameId Name : I.Names) {
       for (ObjectId Id : ObjectSet(objectsOf(Name, State))) {
-        auto Object = State.Objects.find(Id);
+        ObjectState *Object = State.Objects.findMutable(Id);
         // A caller's buffer (a parameter): the summary must say so.
-        if (Object == State.Objects.end() &&
-            objects::tag(Id) == objects::Initial)
-          Object = State.Objects.try_emplace(Id).first;
-        if (Object == State.Objects.end())
+        if (!Object && objects::tag(Id) == objects::Initial)
+          Object = &State.Objects[Id];
+        if (!Object)
           continue;
-        Object->second.recordStream(*S);
+        Object->recordStream(*S);
         if (!isHiddenStream(*S))
-          Object->second.RecordedForCaller = true;
+          Object->RecordedForCaller = true;
       }
     }
     break;

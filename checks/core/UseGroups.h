@@ -30,6 +30,12 @@ constexpr size_t MaxUseGroupsPerStream = 32;
 /// MaxUseGroupsPerStream meets a stream's groups into one. Returns false
 /// when that bound fired.
 bool normalizeGroups(llvm::SmallVectorImpl<UseGroup> &Groups);
+/// The same groups in the same order (what state equality compares).
+bool sameGroups(const llvm::SmallVectorImpl<UseGroup> &A,
+                const llvm::SmallVectorImpl<UseGroup> &B);
+/// Whether normalizeGroups would change \p Groups, tried on a copy, so that
+/// a shared object is only copied when it does (see SharedMap.h).
+bool normalizingChanges(const llvm::SmallVectorImpl<UseGroup> &Groups);
 /// Adds \p Sites as uses on \p Stream with \p Facts; false as above.
 bool addUse(llvm::SmallVectorImpl<UseGroup> &Groups, const StreamKey &Stream,
             const WorkFacts &Facts, const SiteList &Sites);
