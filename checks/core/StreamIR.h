@@ -98,6 +98,12 @@ struct NameInfo {
   /// (`auto &dst = v[i]`). Its objects are entries side by side, not
   /// alternatives of paths (see Transfer::use).
   bool OneEntry = false;
+  /// A stream name: a stream the function made (`torch.cuda.Stream()`)
+  /// and hands to no one (never returned, stored, passed to a call, left
+  /// current or captured). After the function returns no one can name it,
+  /// so no allocation can be handed a block released to its pool (see
+  /// Transfer::judgeAtReturn).
+  bool PrivateStream = false;
 };
 
 /// Which stream an operation runs on.

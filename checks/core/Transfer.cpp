@@ -483,8 +483,26 @@ void Transfer::reuseOpportunity(const StreamKey &S, SiteId Site,
 void Transfer::judgeAtReturn(LifetimeState &State) const {
   while (!State.Deferred.empty()) {
     StreamKey R = std::get<2>(State.Deferred.begin()->first);
+    if (isPrivateAtReturn(R, State)) {
+      // No allocation will ever be handed these blocks: as the runtime
+      // validator's deferred releases that no allocation meets, not a
+      // finding.
+      for (auto It = State.Deferred.begin(); It != State.Deferred.end();)
+        It = std::get<2>(It->first) == R ? State.Deferred.erase(It)
+                                          : std::next(It);
+      continue;
+    }
     reuseOpportunity(R, NoId, State);
   }
+}
+
+bool Transfer::isPrivateAtReturn(const StreamKey &R,
+                                 const LifetimeState &State) const {
+  if (R.Kind != StreamKey::Named || R.Name >= M.Names.size() ||
+      !M.name(R.Name).PrivateStream)
+    return false;
+  // Left current (a set_stream not undone), the caller allocates on it.
+  return !State.CurrentUnknown && !llvm::is_contained(State.CurrentStack, R);
 }
 
 void Transfer::settleDeferred(LifetimeState &State) const {

@@ -24,7 +24,9 @@
 // to a function of the module that allocates on R (its summary says so;
 // counted before the callee's own waits), a loop back edge that reaches one
 // of those (the dataflow carries the deferral around the loop), and the
-// function's return (the caller may allocate on R next). A call the module
+// function's return (the caller may allocate on R next), unless R is a
+// stream the function made and handed to no one (NameInfo::PrivateStream):
+// then no allocation can ever be handed the block. A call the module
 // cannot see is not one: its allocations are unknown, and taking every
 // opaque call as an allocation would judge nearly every release at once.
 // This is the runtime validator's rule for caching releases; with the
@@ -118,8 +120,9 @@ public:
   /// free, never after": the runtime's --wait-before-free).
   void setWaitBeforeFree(bool On) { WaitBeforeFree = On; }
 
-  /// The function returns: the caller may allocate on any stream next, so
-  /// every deferred release still racing is judged.
+  /// The function returns: the caller may allocate on any stream it can
+  /// name next, so every deferred release still racing is judged, except
+  /// those on a private stream (isPrivateAtReturn).
   void judgeAtReturn(LifetimeState &State) const;
 
   /// The state at function entry: reachable, with the caller's earlier work
@@ -200,6 +203,10 @@ private:
   void store(const ir::Inst &I, LifetimeState &State) const;
   void takeEntry(const ir::Inst &I, LifetimeState &State) const;
   bool handedOffOnHiddenStream(const ObjectState &Object) const;
+  /// \p R is a stream the function made and handed to no one
+  /// (NameInfo::PrivateStream), and not the current stream it leaves to its
+  /// caller: nothing allocates on it after the return.
+  bool isPrivateAtReturn(const StreamKey &R, const LifetimeState &State) const;
   /// A name that holds an object from outside this function before it is
   /// first written (a parameter, a member or global, `*out`).
   bool holdsCallerObject(NameId Name) const;

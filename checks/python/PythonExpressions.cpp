@@ -357,6 +357,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
   };
   switch (Row.Op) {
   case PyOp::CreateStream: {
+    StreamConstructors.insert(Call.id());
     NameId Target = Hint != NoId ? Hint : temp("stream", site(Call));
     ir::Inst &I = emit(OpKind::CreateStream, site(Call));
     I.Stream = StreamRef::named(Target);

@@ -244,6 +244,10 @@ private:
   std::optional<StreamRef> streamContextOf(PyNode Item);
   void lowerMatch(PyNode Stmt);
   void lowerReturn(PyNode Stmt);
+  /// Marks the locals that hold a stream this function made and hands to
+  /// no one (NameInfo::PrivateStream), once the body is lowered
+  /// (PythonPrivateStreams.cpp).
+  void markPrivateStreams(PyNode Body);
   PyNode packedReturn(PyNode Expr);
   void lowerDelete(PyNode Stmt);
   void lowerAssignment(PyNode Stmt);
@@ -356,6 +360,9 @@ private:
   /// Locals assigned a tuple display: how many elements (the largest seen).
   std::map<std::string, size_t> TupleArity;
   llvm::StringSet<> Globals;
+  /// The stream constructor calls lowered (`torch.cuda.Stream()`), by
+  /// PyNode::id(): the assignments that make a private stream.
+  std::set<uint64_t> StreamConstructors;
   llvm::StringSet<> ParamNames;
   NameId EntryCurrent = NoId;
   std::vector<StreamRef> CurrentStack;

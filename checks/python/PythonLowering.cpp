@@ -550,6 +550,7 @@ void FunctionLowering::lowerFunction() {
   CurrentStack.push_back(StreamRef::named(EntryCurrent));
 
   lowerBodyPerValueClass(Node.field("body"));
+  markPrivateStreams(Node.field("body"));
 
   // Leaving the function drops the references its locals hold.
   Cur = F.Exit;

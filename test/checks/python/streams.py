@@ -8,7 +8,10 @@ import torch
 
 
 # The buffer is allocated on the side stream inside the `with` block, read by
-# the current stream after it, and released without a wait.
+# the current stream after it, and released without a wait before the side
+# stream allocates again. (Were that allocation not there, no one could be
+# handed the block: the stream is this function's own,
+# deferred-release-private-stream.py.)
 def with_block_no_wait():
     side = torch.cuda.Stream()
     compute = torch.cuda.current_stream()
@@ -20,7 +23,10 @@ def with_block_no_wait():
     # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'side' while stream 'compute' may still use it
     # CHECK-NOTES: :[[@LINE-5]]:15: note: 'buf' allocated on stream 'side' here
     # CHECK-NOTES: :[[@LINE-4]]:11: note: used on stream 'compute' here
-    # CHECK-NOTES: :[[@LINE-5]]:11: note: record an event on 'compute' after this use and make 'side' wait on it before the release
+    # CHECK-NOTES: :[[@LINE+3]]:15: note: the released block is in the pool of 'side', and this allocation there may be handed it while the use runs
+    # CHECK-NOTES: :[[@LINE-6]]:11: note: record an event on 'compute' after this use and make 'side' wait on it before the release
+    with torch.cuda.stream(side):
+        nxt = torch.empty(1024, device="cuda")
 
 
 # The same, with the consumer event recorded and waited on by the allocation
@@ -49,7 +55,10 @@ def default_stream_consumer():
     # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'side' while stream 'default' may still use it
     # CHECK-NOTES: :[[@LINE-5]]:15: note: 'buf' allocated on stream 'side' here
     # CHECK-NOTES: :[[@LINE-4]]:11: note: used on stream 'default' here
-    # CHECK-NOTES: :[[@LINE-5]]:11: note: record an event on 'default' after this use and make 'side' wait on it before the release
+    # CHECK-NOTES: :[[@LINE+3]]:15: note: the released block is in the pool of 'side', and this allocation there may be handed it while the use runs
+    # CHECK-NOTES: :[[@LINE-6]]:11: note: record an event on 'default' after this use and make 'side' wait on it before the release
+    with torch.cuda.stream(side):
+        nxt = torch.zeros(16, device="cuda")
 
 
 # Outside the `with` block the current stream is the caller's again: a buffer
@@ -91,7 +100,10 @@ def accelerator_spellings():
     # CHECK-NOTES: :[[@LINE-1]]:5: warning: 'buf' is released on stream 'side' while stream 'compute' may still use it
     # CHECK-NOTES: :[[@LINE-5]]:15: note: 'buf' allocated on stream 'side' here
     # CHECK-NOTES: :[[@LINE-4]]:11: note: used on stream 'compute' here
-    # CHECK-NOTES: :[[@LINE-5]]:11: note: record an event on 'compute' after this use and make 'side' wait on it before the release
+    # CHECK-NOTES: :[[@LINE+3]]:15: note: the released block is in the pool of 'side', and this allocation there may be handed it while the use runs
+    # CHECK-NOTES: :[[@LINE-6]]:11: note: record an event on 'compute' after this use and make 'side' wait on it before the release
+    with torch.cuda.stream(side):
+        nxt = torch.empty(8, device="cuda")
 
 
 # A stream held in an attribute.

@@ -69,6 +69,9 @@ public:
   SiteId releaseSync(const std::string &Buf);
   SiteId recordStream(const std::string &Buf, const std::string &S);
   SiteId createStream(const std::string &S, bool NonBlocking);
+  /// \p S is a stream the function made and hands to no one
+  /// (NameInfo::PrivateStream, which the Python front end finds).
+  void privateStream(const std::string &S);
   SiteId bind(const std::string &Dest, const std::string &Source,
               ValueKind Value = ValueKind::Buffer);
   SiteId move(const std::string &Dest, const std::string &Source);
@@ -289,6 +292,9 @@ inline SiteId FunctionBuilder::recordStream(const std::string &Buf,
   I.Names.push_back(name(Buf));
   I.Stream = stream(S);
   return add(std::move(I), "record-stream " + Buf);
+}
+inline void FunctionBuilder::privateStream(const std::string &S) {
+  P->M.Names[name(S)].PrivateStream = true;
 }
 inline SiteId FunctionBuilder::createStream(const std::string &S,
                                             bool NonBlocking) {

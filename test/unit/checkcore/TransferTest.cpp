@@ -412,6 +412,48 @@ TEST(TransferTest, CachingReleaseIsJudgedAtTheReturn) {
   EXPECT_EQ(R.FreeBeforeWait[0].ReuseSite, NoId);
 }
 
+// No one can name a private stream after the return: no allocation can be
+// handed the block, so the return is no reuse opportunity for it.
+TEST(TransferTest, CachingReleaseOnAPrivateStreamIsNotJudgedAtTheReturn) {
+  Program P;
+  auto &F = P.function("f", {"compute"});
+  F.createStream("ag", true);
+  F.privateStream("ag");
+  F.allocCaching("p", "ag");
+  F.use("p", "compute");
+  F.kill("p");
+  EXPECT_TRUE(P.findings(F).FreeBeforeWait.empty());
+}
+
+TEST(TransferTest, CachingReleaseOnAPrivateStreamIsJudgedWhereItIsReused) {
+  Program P;
+  auto &F = P.function("f", {"compute"});
+  F.createStream("ag", true);
+  F.privateStream("ag");
+  F.allocCaching("p", "ag");
+  F.use("p", "compute");
+  F.kill("p");
+  SiteId Reuse = F.allocCaching("q", "ag");
+  const auto &R = P.findings(F);
+  ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
+  EXPECT_EQ(R.FreeBeforeWait[0].ReuseSite, Reuse);
+}
+
+// Left current, the private stream is where the caller allocates next.
+TEST(TransferTest, CachingReleaseOnAPrivateStreamLeftCurrentIsJudgedAtTheReturn) {
+  Program P;
+  auto &F = P.function("f", {"compute"});
+  F.createStream("ag", true);
+  F.privateStream("ag");
+  F.allocCaching("p", "ag");
+  F.use("p", "compute");
+  F.kill("p");
+  F.push("ag");
+  const auto &R = P.findings(F);
+  ASSERT_EQ(R.FreeBeforeWait.size(), 1u);
+  EXPECT_EQ(R.FreeBeforeWait[0].ReuseSite, NoId);
+}
+
 TEST(TransferTest, CachingReleaseIsJudgedAtTheNextIterationsAllocation) {
   Program P;
   auto &F = P.function("f", {"ag", "compute"});
