@@ -32,6 +32,7 @@
 // valgrind --tool=callgrind at two --turns and divide the difference).
 //
 //===----------------------------------------------------------------------===//
+#include "BenchSupport.h"
 #include "engine/EngineImpl.h"
 
 #include <algorithm>
@@ -43,13 +44,14 @@
 #include <vector>
 
 using namespace streamlife::rt;
+using streamlife::bench::median;
+using streamlife::bench::split;
 
 namespace {
 
-struct NoFindings : FindingSink {
-  void report(const Finding &) override { ++Count; }
-  std::size_t Count = 0;
-};
+constexpr const char *Usage =
+    "engine_width_cost [--cases handover,launch,alloc] [--slots 16,140,300] [--turns N] "
+    "[--per-turn K] [--hot H] [--threads T] [--repeat R] [--only whole|changed]";
 
 enum class Case { Handover, Launch, Alloc };
 
@@ -68,19 +70,12 @@ struct Subject {
     EngineOptions O;
     O.ChangedSlotJoins = Changed;
     E = std::make_unique<Engine>(Sink, O);
-    for (unsigned S = P.Threads; S < P.Slots; ++S) {
-      StreamDesc D;
-      D.StreamHandle = 0x1000 + S;
-      D.Flavor = StreamFlavor::NonBlocking;
-      Streams.push_back(E->stream(0, D));
-    }
+    std::vector<ThreadId> Threads;
     for (ThreadId T = 1; T <= P.Threads; ++T)
-      for (std::size_t I = 0; I < Streams.size(); ++I) {
-        E->eventRecorded(T, /*Event=*/0x9000 + I, Streams[I]);
-        E->hostSyncsStream(T, Streams[I]);
-      }
+      Threads.push_back(T);
+    Streams = streamlife::bench::widen(*E, Threads, P.Slots);
   }
-  NoFindings Sink;
+  streamlife::bench::CountingSink Sink;
   std::unique_ptr<Engine> E;
   std::vector<StreamId> Streams;
 };
@@ -140,38 +135,10 @@ bool sameState(Subject &A, Subject &B, const Params &P) {
   return true;
 }
 
-double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  return V[V.size() / 2];
-}
-
-[[noreturn]] void usage(const char *Why) {
-  std::fprintf(stderr,
-               "error: %s\nusage: engine_width_cost [--cases handover,launch,alloc] "
-               "[--slots 16,140,300] [--turns N] [--per-turn K] [--hot H] [--threads T] "
-               "[--repeat R] [--only whole|changed]\n",
-               Why);
-  std::exit(2);
-}
+[[noreturn]] void usage(const std::string &Why) { streamlife::bench::usageError(Why, Usage); }
 
 unsigned long number(const char *Flag, const std::string &Text) {
-  char *End = nullptr;
-  unsigned long V = std::strtoul(Text.c_str(), &End, 10);
-  if (Text.empty() || *End)
-    usage((std::string("bad number for ") + Flag + ": '" + Text + "'").c_str());
-  return V;
-}
-
-std::vector<std::string> split(const std::string &List) {
-  std::vector<std::string> Out;
-  for (std::size_t Pos = 0; Pos <= List.size();) {
-    std::size_t Comma = List.find(',', Pos);
-    if (Comma == std::string::npos)
-      Comma = List.size();
-    Out.push_back(List.substr(Pos, Comma - Pos));
-    Pos = Comma + 1;
-  }
-  return Out;
+  return streamlife::bench::number(Flag, Text, Usage);
 }
 
 } // namespace
@@ -185,7 +152,7 @@ int main(int Argc, char **Argv) {
   for (int I = 1; I < Argc; ++I) {
     const char *Flag = Argv[I];
     if (I + 1 >= Argc)
-      usage((std::string("missing value for ") + Flag).c_str());
+      usage(std::string("missing value for ") + Flag);
     const std::string Value = Argv[++I];
     if (!std::strcmp(Flag, "--cases"))
       Cases = split(Value);
@@ -206,7 +173,7 @@ int main(int Argc, char **Argv) {
     else if (!std::strcmp(Flag, "--only") && (Value == "whole" || Value == "changed"))
       Only = Value;
     else
-      usage((std::string("unknown option '") + Flag + "'").c_str());
+      usage(std::string("unknown option '") + Flag + "'");
   }
   if (Threads < 1 || Repeat < 1 || Turns < 1 || PerTurn < 1 || Hot < 1)
     usage("--threads, --repeat, --turns, --per-turn and --hot must be positive");
@@ -227,7 +194,7 @@ int main(int Argc, char **Argv) {
     else if (Name == "alloc")
       C = Case::Alloc;
     else
-      usage(("unknown case '" + Name + "'").c_str());
+      usage("unknown case '" + Name + "'");
     for (unsigned W : Widths) {
       const Params P{W, Threads, Turns, PerTurn, Hot};
       std::vector<double> WholeNs, ChangedNs;

@@ -25,6 +25,7 @@
 // disagree; 2 on bad usage.
 //
 //===----------------------------------------------------------------------===//
+#include "BenchSupport.h"
 #include "engine/Engine.h"
 #include "engine/HostClocks.h"
 #include "engine/SyncClocks.h"
@@ -170,10 +171,6 @@ struct LoggedPath {
   }
 };
 
-struct NoFindings : FindingSink {
-  void report(const Finding &) override {}
-};
-
 /// Slots [0, Threads) are the host threads', the rest streams' that every
 /// thread has synchronized with once (the clocks are Slots wide).
 void setUp(PlainPath &Plain, LoggedPath &Logged, unsigned Threads, unsigned Slots) {
@@ -215,19 +212,12 @@ template <typename Path> double nsPerEvent(Path &P, const std::vector<Event> &Se
 /// are not played). The width comes from Slots - Threads streams with work
 /// each thread synchronized with.
 double engineNsPerEvent(const std::vector<Event> &Seq, unsigned Threads, unsigned Slots) {
-  NoFindings Sink;
+  streamlife::bench::CountingSink Sink;
   Engine E(Sink);
-  std::vector<StreamId> Streams;
-  for (unsigned S = Threads; S < Slots; ++S) {
-    StreamDesc D;
-    D.StreamHandle = 0x1000 + S;
-    Streams.push_back(E.stream(0, D));
-  }
+  std::vector<ThreadId> Ids;
   for (unsigned T = 0; T < Threads; ++T)
-    for (std::size_t I = 0; I < Streams.size(); ++I) {
-      E.eventRecorded(T, /*Event=*/0x9000 + I, Streams[I]);
-      E.hostSyncsStream(T, Streams[I]);
-    }
+    Ids.push_back(T);
+  streamlife::bench::widen(E, Ids, Slots, StreamFlavor::Blocking);
   auto Start = std::chrono::steady_clock::now();
   for (const Event &Ev : Seq) {
     if (Ev.What == Event::Acquire)
@@ -253,23 +243,13 @@ bool sameClocks(const PlainPath &Plain, LoggedPath &Logged, unsigned Threads) {
   return true;
 }
 
-double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  return V[V.size() / 2];
-}
+constexpr const char *Usage = "host_sync_cost [--slots 2,140,300] [--events N] [--repeat R] "
+                              "[--threads T] [--objects O] [--gpu-sync-every K]";
 
-[[noreturn]] void usage(const char *Why) {
-  std::fprintf(stderr, "error: %s\nusage: host_sync_cost [--slots 2,140,300] [--events N] "
-                       "[--repeat R] [--threads T] [--objects O] [--gpu-sync-every K]\n", Why);
-  std::exit(2);
-}
+[[noreturn]] void usage(const std::string &Why) { streamlife::bench::usageError(Why, Usage); }
 
-unsigned long number(const char *Flag, const char *Text) {
-  char *End = nullptr;
-  unsigned long V = std::strtoul(Text, &End, 10);
-  if (!*Text || *End)
-    usage((std::string("bad number for ") + Flag + ": '" + Text + "'").c_str());
-  return V;
+unsigned long number(const char *Flag, const std::string &Text) {
+  return streamlife::bench::number(Flag, Text, Usage);
 }
 
 } // namespace
@@ -281,18 +261,12 @@ int main(int Argc, char **Argv) {
   for (int I = 1; I < Argc; ++I) {
     const char *Flag = Argv[I];
     if (I + 1 >= Argc)
-      usage((std::string("missing value for ") + Flag).c_str());
+      usage(std::string("missing value for ") + Flag);
     const char *Value = Argv[++I];
     if (!std::strcmp(Flag, "--slots")) {
       Widths.clear();
-      std::string List = Value;
-      for (std::size_t Pos = 0; Pos <= List.size();) {
-        std::size_t Comma = List.find(',', Pos);
-        if (Comma == std::string::npos)
-          Comma = List.size();
-        Widths.push_back(static_cast<unsigned>(number(Flag, List.substr(Pos, Comma - Pos).c_str())));
-        Pos = Comma + 1;
-      }
+      for (const std::string &W : streamlife::bench::split(Value))
+        Widths.push_back(static_cast<unsigned>(number(Flag, W)));
     } else if (!std::strcmp(Flag, "--events"))
       Events = number(Flag, Value);
     else if (!std::strcmp(Flag, "--repeat"))
@@ -304,7 +278,7 @@ int main(int Argc, char **Argv) {
     else if (!std::strcmp(Flag, "--gpu-sync-every"))
       GpuSyncEvery = static_cast<unsigned>(number(Flag, Value));
     else
-      usage((std::string("unknown option '") + Flag + "'").c_str());
+      usage(std::string("unknown option '") + Flag + "'");
   }
   if (Threads < 1 || Threads > 255 || Objects < 1 || Repeat < 1 || Events < 2)
     usage("--threads 1..255, --objects, --repeat and --events (>= 2) must be positive");
@@ -338,7 +312,8 @@ int main(int Argc, char **Argv) {
       }
       EngineNs.push_back(engineNsPerEvent(Seq, Threads, W));
     }
-    const double P = median(PlainNs), L = median(LoggedNs), E = median(EngineNs);
+    const double P = streamlife::bench::median(PlainNs), L = streamlife::bench::median(LoggedNs),
+                 E = streamlife::bench::median(EngineNs);
     std::printf("%6u %12.1f %12.1f %12.1f %14.0f %14.0f %7.2fx\n", W, P, L, E, 1e9 / P, 1e9 / L,
                 P / L);
   }
