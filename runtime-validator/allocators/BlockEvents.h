@@ -21,6 +21,7 @@
 
 #include "engine/Engine.h"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -76,12 +77,16 @@ public:
   std::vector<StreamId> recordedStreams(Addr Base) const;
 
 private:
+  void forgetRecorded(Addr Base);
+
   Engine &E;
   AllocKind Alloc;
   ReleaseKind Release;
   PoolId Pool;
   mutable std::mutex Lock; ///< guards Recorded; never held across an engine call
   std::map<Addr, std::vector<StreamId>> Recorded;
+  /// Some block was recorded once (then Recorded must be kept up to date).
+  std::atomic<bool> AnyRecorded{false};
 };
 
 } // namespace rt
