@@ -7,7 +7,12 @@ namespace streamlife {
 namespace rt {
 
 AnnotatedAllocators::AnnotatedAllocators(Engine &E, SiteKeyFn SiteKey)
-    : E(E), SiteKey(std::move(SiteKey)) {}
+    : E(E), SiteKey(std::move(SiteKey)), ById(new std::atomic<Registered *>[MaxAllocators]) {
+  for (std::size_t I = 0; I < MaxAllocators; ++I)
+    ById[I].store(nullptr, std::memory_order_relaxed);
+}
+
+AnnotatedAllocators::~AnnotatedAllocators() = default;
 
 int AnnotatedAllocators::registerAllocator(const std::string &Name, int Policy) {
   AllocKind Alloc;
@@ -31,28 +36,66 @@ int AnnotatedAllocators::registerAllocator(const std::string &Name, int Policy) 
     return 0;
   }
   std::lock_guard<std::mutex> Guard(RegistryLock);
+  if (Allocators.size() >= MaxAllocators)
+    return 0;
   // The id names the pool: a caching block goes only to the same allocator.
   PoolId Pool = static_cast<PoolId>(Allocators.size() + 1);
-  Allocators.push_back(
-      Registered{Name, std::make_unique<EngineBlockEvents>(E, Alloc, Release, Pool)});
+  Allocators.push_back(std::make_unique<Registered>(
+      Registered{Name, std::make_unique<EngineBlockEvents>(E, Alloc, Release, Pool)}));
+  ById[Allocators.size() - 1].store(Allocators.back().get(), std::memory_order_release);
   return static_cast<int>(Allocators.size());
 }
 
 std::string AnnotatedAllocators::allocatorName(int Id) const {
-  std::lock_guard<std::mutex> Guard(RegistryLock);
-  return Id > 0 && static_cast<std::size_t>(Id) <= Allocators.size() ? Allocators[Id - 1].Name
-                                                                      : std::string();
-}
-
-bool AnnotatedAllocators::known(int Id) const {
-  std::lock_guard<std::mutex> Guard(RegistryLock);
-  return Id > 0 && static_cast<std::size_t>(Id) <= Allocators.size();
+  const Registered *R = registered(Id);
+  return R ? R->Name : std::string();
 }
 
 void AnnotatedAllocators::push(const BlockEvent &Event) {
   std::lock_guard<std::mutex> Guard(QueueLock);
+  noteQueued(Event);
   Queue.push_back(Event);
   Unapplied.fetch_add(1, std::memory_order_release);
+}
+
+bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
+  if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
+    return false;
+  std::lock_guard<std::mutex> Guard(QueueLock);
+  auto It = QueuedLives.find(Event.Ptr);
+  if (It == QueuedLives.end() || !It->second.ReleaseRequested || It->second.RequestSite == NoOp)
+    return false;
+  QueuedLives.erase(It);
+  Queue.push_back(Event);
+  Queue.back().Site = NoOp; // never reported: replay names the request's site
+  Unapplied.fetch_add(1, std::memory_order_release);
+  return true;
+}
+
+// The same decisions as apply() and the accounting make for the block's
+// life, in the same (queue) order: an allocator registered when the event is
+// queued is registered when it is applied, so a block noted live here is live
+// there, with the same first request.
+void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
+  switch (Event.What) {
+  case BlockEvent::Kind::Allocated:
+    if (Event.Ptr && Event.Size && registered(Event.Allocator))
+      QueuedLives[Event.Ptr] = QueuedLife{};
+    return;
+  case BlockEvent::Kind::ReleaseRequested:
+    if (registered(Event.Allocator)) {
+      auto It = QueuedLives.find(Event.Ptr);
+      if (It != QueuedLives.end() && !It->second.ReleaseRequested)
+        It->second = QueuedLife{true, Event.Site};
+    }
+    return;
+  case BlockEvent::Kind::Released:
+    if (registered(Event.Allocator))
+      QueuedLives.erase(Event.Ptr);
+    return;
+  default:
+    return;
+  }
 }
 
 void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
@@ -60,7 +103,6 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
     return;
   // Waiting here for another thread's batch is the point: see Unapplied.
   std::lock_guard<std::mutex> Drain(DrainLock);
-  std::vector<BlockEvent> Batch;
   {
     std::lock_guard<std::mutex> Guard(QueueLock);
     Batch.swap(Queue);
@@ -68,6 +110,11 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   for (const BlockEvent &Event : Batch)
     apply(Event, Resolve);
   Unapplied.fetch_sub(Batch.size(), std::memory_order_release);
+  Batch.clear();
+  // A burst (a thread that queued many host events before its next CUDA call)
+  // need not stay allocated twice.
+  if (Batch.capacity() > 4096)
+    std::vector<BlockEvent>().swap(Batch);
 }
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {
@@ -94,20 +141,17 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
   default:
     break;
   }
-  EngineBlockEvents *Blocks = nullptr;
-  {
-    std::lock_guard<std::mutex> Guard(RegistryLock);
-    if (Event.Allocator <= 0 || static_cast<std::size_t>(Event.Allocator) > Allocators.size())
-      return;
-    Blocks = Allocators[Event.Allocator - 1].Blocks.get();
-  }
+  const Registered *Allocator = registered(Event.Allocator);
+  if (!Allocator)
+    return;
+  EngineBlockEvents *Blocks = Allocator->Blocks.get();
   switch (Event.What) {
   case BlockEvent::Kind::Allocated: {
     if (!Event.Ptr || !Event.Size)
       return;
     StreamId S = Resolve(Event.Thread, Event.Stream);
-    int Device = S == NoStream ? 0 : E.streamInfo(S).Desc.Device;
-    accountAllocation(Event, Event.Site);
+    int Device = S == NoStream ? 0 : deviceOf(S);
+    accountAllocation(Event, siteOf(Event.Site, Event.Allocator));
     Blocks->blockAllocated(Event.Thread, Range{Event.Ptr, Event.Size}, S, Event.Site, Device);
     if (BlockObserver *O = Observer.load(std::memory_order_acquire))
       O->blockAllocated(Event.Thread, Range{Event.Ptr, Event.Size}, S, Event.Site);
@@ -144,35 +188,59 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
   }
 }
 
-void AnnotatedAllocators::accountAllocation(const BlockEvent &Event, OpId Site) {
-  std::uint64_t Key = SiteKey ? SiteKey(Site) : Site;
+std::size_t AnnotatedAllocators::siteOf(OpId Op, int Allocator) {
+  if (auto It = SiteOfOp.find(Op); It != SiteOfOp.end())
+    return It->second;
+  std::uint64_t Key = SiteKey ? SiteKey(Op) : Op; // may symbolize: outside StateLock
   std::lock_guard<std::mutex> Guard(StateLock);
-  // A block we never saw released (allocated before we attached, or a
-  // release we missed) is replaced.
-  if (auto Old = Live.find(Event.Ptr); Old != Live.end()) {
-    --Sites[Old->second.Account].LiveBlocks;
-    if (Old->second.ReleaseRequested)
-      holdBack(Old->second.Account, -static_cast<std::int64_t>(Old->second.Size));
-    Live.erase(Old);
-  }
   auto [It, New] = SiteIndex.emplace(Key, Sites.size());
   if (New) {
     Sites.emplace_back();
     Sites.back().Account.SiteKey = Key;
-    Sites.back().Account.Site = Site;
-    Sites.back().Account.Allocator = Event.Allocator;
+    Sites.back().Account.Site = Op;
+    Sites.back().Account.Allocator = Allocator;
   }
-  SiteState &State = Sites[It->second];
+  SiteOfOp.emplace(Op, It->second);
+  return It->second;
+}
+
+int AnnotatedAllocators::deviceOf(StreamId S) {
+  // A stream id is never reused, and a stream never changes device.
+  if (S >= DeviceOfStream.size())
+    DeviceOfStream.resize(S + 1, -1);
+  if (DeviceOfStream[S] < 0)
+    DeviceOfStream[S] = E.streamInfo(S).Desc.Device;
+  return DeviceOfStream[S];
+}
+
+void AnnotatedAllocators::accountAllocation(const BlockEvent &Event, std::size_t Site) {
+  std::lock_guard<std::mutex> Guard(StateLock);
+  KnownBlock &Block = Blocks[Event.Ptr];
+  // A block we never saw released (allocated before we attached, or a
+  // release we missed) is replaced.
+  if (Block.Live) {
+    --Sites[Block.Account].LiveBlocks;
+    if (Block.ReleaseRequested)
+      holdBack(Block.Account, -static_cast<std::int64_t>(Block.Size));
+  }
+  SiteState &State = Sites[Site];
   ++State.Account.Allocations;
-  if (State.Blocks.size() < MaxDistinctBlocks)
-    State.Blocks.insert(Event.Ptr);
-  State.Account.DistinctBlocks = State.Blocks.size();
+  const auto Index = static_cast<std::uint32_t>(Site);
+  if (State.Account.DistinctBlocks < MaxDistinctBlocks &&
+      std::find(Block.CountedBy.begin(), Block.CountedBy.end(), Index) == Block.CountedBy.end()) {
+    Block.CountedBy.push_back(Index);
+    ++State.Account.DistinctBlocks;
+  }
   ++State.LiveBlocks;
-  Live[Event.Ptr] = LiveBlock{Event.Size, It->second, false, NoOp};
+  Block.Size = Event.Size;
+  Block.Account = Index;
+  Block.Live = true;
+  Block.ReleaseRequested = false;
+  Block.RequestSite = NoOp;
   // Sample the peaks now: an allocation is when held-back memory costs.
   State.Account.PeakLiveBlocks = std::max(State.Account.PeakLiveBlocks, State.LiveBlocks);
-  for (std::size_t Index : HoldingBack) {
-    SiteState &S = Sites[Index];
+  for (std::size_t Holding : HoldingBack) {
+    SiteState &S = Sites[Holding];
     S.Account.PeakHeldBackBytes = std::max(S.Account.PeakHeldBackBytes, S.HeldBackBytes);
   }
 }
@@ -180,16 +248,22 @@ void AnnotatedAllocators::accountAllocation(const BlockEvent &Event, OpId Site) 
 void AnnotatedAllocators::holdBack(std::size_t Index, std::int64_t Bytes) {
   SiteState &S = Sites[Index];
   S.HeldBackBytes += Bytes;
-  if (S.HeldBackBytes)
-    HoldingBack.insert(Index);
-  else
-    HoldingBack.erase(Index);
+  if (S.HeldBackBytes && S.HoldingAt == NotHolding) {
+    S.HoldingAt = HoldingBack.size();
+    HoldingBack.push_back(Index);
+  } else if (!S.HeldBackBytes && S.HoldingAt != NotHolding) {
+    // Swap-remove: the order of HoldingBack means nothing.
+    Sites[HoldingBack.back()].HoldingAt = S.HoldingAt;
+    HoldingBack[S.HoldingAt] = HoldingBack.back();
+    HoldingBack.pop_back();
+    S.HoldingAt = NotHolding;
+  }
 }
 
 void AnnotatedAllocators::accountRequest(Addr Ptr, OpId Site) {
   std::lock_guard<std::mutex> Guard(StateLock);
-  auto It = Live.find(Ptr);
-  if (It == Live.end() || It->second.ReleaseRequested)
+  auto It = Blocks.find(Ptr);
+  if (It == Blocks.end() || !It->second.Live || It->second.ReleaseRequested)
     return;
   It->second.ReleaseRequested = true;
   It->second.RequestSite = Site;
@@ -198,15 +272,22 @@ void AnnotatedAllocators::accountRequest(Addr Ptr, OpId Site) {
 
 OpId AnnotatedAllocators::accountRelease(Addr Ptr) {
   std::lock_guard<std::mutex> Guard(StateLock);
-  auto It = Live.find(Ptr);
-  if (It == Live.end())
+  auto It = Blocks.find(Ptr);
+  if (It == Blocks.end() || !It->second.Live)
     return NoOp;
-  SiteState &State = Sites[It->second.Account];
+  KnownBlock &Block = It->second;
+  SiteState &State = Sites[Block.Account];
   --State.LiveBlocks;
-  OpId Requested = It->second.RequestSite;
-  if (It->second.ReleaseRequested)
-    holdBack(It->second.Account, -static_cast<std::int64_t>(It->second.Size));
-  Live.erase(It);
+  OpId Requested = Block.RequestSite;
+  if (Block.ReleaseRequested)
+    holdBack(Block.Account, -static_cast<std::int64_t>(Block.Size));
+  Block.Live = false;
+  Block.ReleaseRequested = false;
+  Block.RequestSite = NoOp;
+  // Kept only while a site counts it: past every site's cap the addresses
+  // seen would otherwise grow without bound.
+  if (Block.CountedBy.empty())
+    Blocks.erase(It);
   return Requested;
 }
 

@@ -37,7 +37,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -85,17 +84,31 @@ public:
   /// Maps the program's stream handle (as used by thread T) to an engine stream.
   using ResolveStreamFn = std::function<StreamId(ThreadId, Handle)>;
   /// Groups ops into allocation sites (report/CallSiteNames.h: the innermost user frame).
+  /// Must give one op the same key every time (the key is cached per op).
   using SiteKeyFn = std::function<std::uint64_t(OpId)>;
 
+  /// Allocators beyond this many are refused (registerAllocator returns 0):
+  /// their ids index a fixed table that replay reads without a lock.
+  static constexpr std::size_t MaxAllocators = 1024;
+
   AnnotatedAllocators(Engine &E, SiteKeyFn SiteKey);
+  ~AnnotatedAllocators();
 
   /// Returns the allocator's id (> 0), or 0 for an unknown policy.
   int registerAllocator(const std::string &Name, int Policy);
   std::string allocatorName(int Id) const;
-  bool known(int Id) const;
+  bool known(int Id) const { return registered(Id) != nullptr; }
 
   /// Any thread, any lock held: queues only (no CUDA, no engine call).
   void push(const BlockEvent &Event);
+  /// Queues a Released event whose site will not be reported, and returns
+  /// true, when replay will name the release by its request's site instead
+  /// (ReleaseRequested with a site came since the block's allocation: the
+  /// release reported is where the owner let go). Otherwise queues nothing
+  /// and returns false: the caller captures the release's own site and
+  /// pushes it. Decided and queued under one lock, so that no other event
+  /// can come between (the decision reads the queue's order).
+  bool pushReleaseNamedByRequest(const BlockEvent &Event);
   /// Events pushed and not yet applied.
   std::size_t unapplied() const { return Unapplied.load(std::memory_order_relaxed); }
   /// True while some pushed event has not been applied yet (queued, or in a
@@ -119,36 +132,65 @@ private:
     std::string Name;
     std::unique_ptr<EngineBlockEvents> Blocks;
   };
-  struct LiveBlock {
+  /// One block address as replay knows it. Kept after the release while some
+  /// site counts the address among its distinct blocks, so that a block
+  /// handed out again costs no allocation here.
+  struct KnownBlock {
     std::uint64_t Size = 0;
-    std::size_t Account = 0; ///< index into Accounts
+    std::uint32_t Account = 0; ///< index into Sites, while Live
+    bool Live = false;
     bool ReleaseRequested = false;
     OpId RequestSite = NoOp;
+    /// The sites that count this address in their DistinctBlocks.
+    std::vector<std::uint32_t> CountedBy;
   };
   struct SiteState {
     BlockAccount Account;
-    std::set<Addr> Blocks; ///< capped at MaxDistinctBlocks
     std::size_t LiveBlocks = 0;
     std::uint64_t HeldBackBytes = 0;
+    /// Position in HoldingBack while HeldBackBytes is not 0.
+    std::size_t HoldingAt = NotHolding;
+  };
+  /// What replay will know of a live block when it applies the events queued
+  /// so far (pushReleaseNamedByRequest).
+  struct QueuedLife {
+    bool ReleaseRequested = false;
+    OpId RequestSite = NoOp;
   };
   static constexpr std::size_t MaxDistinctBlocks = 1 << 16;
+  static constexpr std::size_t NotHolding = ~std::size_t(0);
   std::atomic<BlockObserver *> Observer{nullptr};
 
+  Registered *registered(int Id) const {
+    return Id > 0 && static_cast<std::size_t>(Id) <= MaxAllocators
+               ? ById[Id - 1].load(std::memory_order_acquire)
+               : nullptr;
+  }
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
-  void accountAllocation(const BlockEvent &Event, OpId Site);
+  /// Follows the queue's order in QueuedLives (QueueLock held).
+  void noteQueued(const BlockEvent &Event);
+  void accountAllocation(const BlockEvent &Event, std::size_t Site);
   void accountRequest(Addr Ptr, OpId Site);
   /// Forgets the block; returns the op its release was requested at, if any.
   OpId accountRelease(Addr Ptr);
   void holdBack(std::size_t Site, std::int64_t Bytes);
+  /// The index in Sites of the op's allocation site (DrainLock held).
+  std::size_t siteOf(OpId Op, int Allocator);
+  /// The device of engine stream S (DrainLock held).
+  int deviceOf(StreamId S);
 
   Engine &E;
   SiteKeyFn SiteKey;
 
-  mutable std::mutex RegistryLock;
-  std::vector<Registered> Allocators; ///< index = id - 1
+  mutable std::mutex RegistryLock; ///< guards registration
+  std::vector<std::unique_ptr<Registered>> Allocators;
+  /// Registered allocators by id - 1, published after they are complete.
+  std::unique_ptr<std::atomic<Registered *>[]> ById;
 
-  std::mutex QueueLock; ///< guards Queue only; taken under allocators' locks
+  std::mutex QueueLock; ///< guards Queue and QueuedLives only; taken under allocators' locks
   std::vector<BlockEvent> Queue;
+  /// Live blocks as the queue leaves them (the events pushed so far applied).
+  std::unordered_map<Addr, QueuedLife> QueuedLives;
   /// Pushed and not yet applied. A flag cleared when a batch is taken let a
   /// second thread return from drain() while the first was still applying an
   /// allocation the second had queued, and its launch on that block then
@@ -159,13 +201,19 @@ private:
   /// Held for a whole drain, so that batches taken by two threads are applied
   /// in the order they were queued. Stream resolution inside may query the
   /// driver; that is safe because waiters here are inside our CUPTI callbacks,
-  /// which hold no lock the driver needs.
+  /// which hold no lock the driver needs. Also guards what only replay reads:
   std::mutex DrainLock;
+  /// The batch being applied; swapped with Queue, so that both keep their
+  /// capacity and a push allocates nothing once the queue has grown.
+  std::vector<BlockEvent> Batch;
+  std::unordered_map<OpId, std::size_t> SiteOfOp; ///< op -> index into Sites
+  std::vector<int> DeviceOfStream;                ///< by StreamId; -1: not asked yet
+
   mutable std::mutex StateLock; ///< guards the accounting below
-  std::unordered_map<Addr, LiveBlock> Live;
+  std::unordered_map<Addr, KnownBlock> Blocks;
   std::vector<SiteState> Sites;
   std::unordered_map<std::uint64_t, std::size_t> SiteIndex;
-  std::set<std::size_t> HoldingBack; ///< sites with held-back bytes now
+  std::vector<std::size_t> HoldingBack; ///< sites with held-back bytes now
 };
 
 } // namespace rt

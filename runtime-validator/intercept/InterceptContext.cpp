@@ -219,6 +219,13 @@ void InterceptContext::queueBlockEvent(const BlockEvent &Event) const {
   redundant_sync::clockMayChange();
 }
 
+bool InterceptContext::queueReleaseNamedByRequest(const BlockEvent &Event) const {
+  if (!R.Annotated.pushReleaseNamedByRequest(Event))
+    return false;
+  redundant_sync::clockMayChange();
+  return true;
+}
+
 std::size_t InterceptContext::queuedBlockEvents() const { return R.Annotated.unapplied(); }
 
 void InterceptContext::countHostSync() const {

@@ -155,6 +155,10 @@ public:
   bool allocatorKnown(int Allocator) const;
   std::string allocatorName(int Allocator) const;
   void queueBlockEvent(const BlockEvent &Event) const;
+  /// Queues a block release without a site when replay names it by its
+  /// request (AnnotatedAllocators::pushReleaseNamedByRequest); false: nothing
+  /// queued, capture the site and queueBlockEvent.
+  bool queueReleaseNamedByRequest(const BlockEvent &Event) const;
   /// Block and host-synchronization events queued and not yet applied.
   std::size_t queuedBlockEvents() const;
   /// A host synchronization event was queued (intercept_stats).

@@ -72,6 +72,18 @@ TEST_F(AnnotatedAllocatorsTest, RegistrationChecksThePolicy) {
   EXPECT_FALSE(Annotated.known(99));
 }
 
+TEST_F(AnnotatedAllocatorsTest, RegistrationsBeyondTheTableAreRefused) {
+  // Replay finds an allocator by id in a fixed table, without a lock.
+  int Last = Caching;
+  while (Last < static_cast<int>(AnnotatedAllocators::MaxAllocators))
+    Last = Annotated.registerAllocator("pool", 1);
+  EXPECT_EQ(Last, static_cast<int>(AnnotatedAllocators::MaxAllocators));
+  EXPECT_EQ(Annotated.registerAllocator("one too many", 1), 0);
+  EXPECT_TRUE(Annotated.known(Last));
+  EXPECT_FALSE(Annotated.known(Last + 1));
+  EXPECT_EQ(Annotated.allocatorName(Last), "pool");
+}
+
 TEST_F(AnnotatedAllocatorsTest, EventsWaitForTheDrain) {
   push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
   EXPECT_TRUE(Annotated.hasPending());
@@ -291,6 +303,43 @@ TEST_F(AnnotatedAllocatorsTest, HeldBackBlocksCountUntilTheAllocatorTakesThemBac
   EXPECT_EQ(Accounts[0].DistinctBlocks, 4u);
   EXPECT_EQ(Accounts[0].PeakLiveBlocks, 4u);
   EXPECT_EQ(Accounts[0].PeakHeldBackBytes, 3 * Bytes) << "sampled at the 4th allocation";
+}
+
+TEST_F(AnnotatedAllocatorsTest, DistinctBlocksStopCountingAtTheCap) {
+  constexpr std::size_t Cap = 1 << 16;
+  for (std::size_t I = 0; I < Cap + 8; ++I) {
+    const Addr Block = 0x10000000 + Bytes * I;
+    push(BlockEvent::Kind::Allocated, Block, AgHandle, 100);
+    push(BlockEvent::Kind::Released, Block, AgHandle, 7);
+  }
+  // Counted addresses handed out again are not counted twice.
+  push(BlockEvent::Kind::Allocated, 0x10000000, AgHandle, 100);
+  push(BlockEvent::Kind::Allocated, 0x10000000 + Bytes * (Cap + 1), AgHandle, 100);
+  drain();
+  std::vector<BlockAccount> Accounts = Annotated.accounts();
+  ASSERT_EQ(Accounts.size(), 1u);
+  EXPECT_EQ(Accounts[0].Allocations, Cap + 10);
+  EXPECT_EQ(Accounts[0].DistinctBlocks, Cap);
+  EXPECT_EQ(Accounts[0].PeakLiveBlocks, 2u);
+}
+
+TEST_F(AnnotatedAllocatorsTest, AnAddressHandedOutBySeveralSitesCountsForEach) {
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 7);
+  push(BlockEvent::Kind::Released, BlockA, AgHandle, 7);
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 2);
+  push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 7); // held back...
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);        // ...until a missed release
+  push(BlockEvent::Kind::Allocated, BlockB, AgHandle, 1);
+  drain();
+  std::vector<BlockAccount> Accounts = Annotated.accounts();
+  ASSERT_EQ(Accounts.size(), 2u);
+  EXPECT_EQ(Accounts[0].Allocations, 3u);
+  EXPECT_EQ(Accounts[0].DistinctBlocks, 2u);
+  EXPECT_EQ(Accounts[0].PeakLiveBlocks, 2u);
+  EXPECT_EQ(Accounts[1].DistinctBlocks, 1u);
+  EXPECT_EQ(Accounts[1].PeakLiveBlocks, 1u);
+  EXPECT_EQ(Accounts[1].PeakHeldBackBytes, 0u) << "the missed release ended the hold";
 }
 
 TEST_F(AnnotatedAllocatorsTest, SitesAreKeptApart) {
