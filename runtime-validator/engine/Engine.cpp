@@ -250,7 +250,7 @@ Engine::Stats Engine::stats() const {
   std::lock_guard<std::mutex> Lock(P->Mu);
   Stats S;
   S.Streams = P->Streams.size();
-  S.LiveAllocations = P->LiveByBase.size();
+  S.LiveAllocations = P->LiveAllocations;
   S.ShadowSegments = P->Memory.segments();
   for (const auto &Entry : P->Memory.map())
     S.RecordedAccesses += Entry.second.Current.size() + Entry.second.Past.size();

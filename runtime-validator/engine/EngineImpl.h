@@ -44,8 +44,12 @@ struct Engine::Impl {
   StreamTable Streams;
   EventTable Events;
   Shadow Memory;
-  /// Live allocations by base address (released() names only the base).
-  std::unordered_multimap<Addr, std::shared_ptr<Allocation>> LiveByBase;
+  /// Live allocations by base address (released() names only the base);
+  /// most bases have one. A base's list is kept when it empties, so that a
+  /// caching allocator's block handed out again allocates nothing here; the
+  /// empty ones are dropped at the sweep's interval (RecordRetention.cpp).
+  std::unordered_map<Addr, std::vector<std::shared_ptr<Allocation>>> LiveByBase;
+  std::size_t LiveAllocations = 0;
   AllocId NextAllocation = 1;
 
   FindingQueue Findings{Opts.MaxRememberedReports};
@@ -70,6 +74,7 @@ struct Engine::Impl {
   void release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site);
   std::shared_ptr<Allocation> findLive(Addr Base, ReleaseKind Kind);
   void forgetLive(const Allocation &A);
+  void dropEmptyBases();
 
   // DeferredFrees.cpp
   PendingHazards Hazards;

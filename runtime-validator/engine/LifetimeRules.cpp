@@ -62,29 +62,41 @@ bool sameKindClass(AllocKind A, AllocKind B) {
 } // namespace
 
 std::shared_ptr<Allocation> Engine::Impl::findLive(Addr Base, ReleaseKind Kind) {
-  auto [Begin, End] = LiveByBase.equal_range(Base);
+  auto At = LiveByBase.find(Base);
+  if (At == LiveByBase.end())
+    return nullptr;
+  const std::vector<std::shared_ptr<Allocation>> &Here = At->second;
   std::shared_ptr<Allocation> Best;
-  for (auto It = Begin; It != End; ++It)
-    if (releases(Kind, It->second->Kind) && (!Best || It->second->Id > Best->Id))
-      Best = It->second;
+  for (const std::shared_ptr<Allocation> &A : Here)
+    if (releases(Kind, A->Kind) && (!Best || A->Id > Best->Id))
+      Best = A;
   if (Best)
     return Best;
   // The intercept layer may not know what kind the pointer is (cudaFree of a
   // pool pointer): fall back to the newest live allocation at Base.
-  for (auto It = Begin; It != End; ++It)
-    if (!Best || It->second->Id > Best->Id)
-      Best = It->second;
+  for (const std::shared_ptr<Allocation> &A : Here)
+    if (!Best || A->Id > Best->Id)
+      Best = A;
   return Best;
 }
 
 void Engine::Impl::forgetLive(const Allocation &A) {
-  auto [Begin, End] = LiveByBase.equal_range(A.Bytes.Begin);
-  for (auto It = Begin; It != End; ++It) {
-    if (It->second.get() == &A) {
-      LiveByBase.erase(It);
+  auto At = LiveByBase.find(A.Bytes.Begin);
+  if (At == LiveByBase.end())
+    return;
+  std::vector<std::shared_ptr<Allocation>> &Here = At->second;
+  for (auto It = Here.begin(); It != Here.end(); ++It) {
+    if (It->get() == &A) {
+      Here.erase(It);
+      --LiveAllocations;
       return;
     }
   }
+}
+
+void Engine::Impl::dropEmptyBases() {
+  for (auto It = LiveByBase.begin(); It != LiveByBase.end();)
+    It = It->second.empty() ? LiveByBase.erase(It) : std::next(It);
 }
 
 void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
@@ -120,7 +132,7 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
   // segment before the allocator's blocks were known (a pointer names an
   // allocation, not bytes), so they would make every first block a race.
   const VectorClock &Common = Hosts.commonKnowledge();
-  Memory.forEachIn(R, [&](Addr, Segment &Seg) {
+  const bool Covered = Memory.forEachIn(R, [&](Addr, Segment &Seg) {
     pruneDead(Seg, Common);
     if (Seg.Live && sameKindClass(Seg.Owner->Kind, Kind))
       for (const AccessRecord &Rec : Seg.Current)
@@ -129,19 +141,21 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
     Seg.Owner = A;
     Seg.Live = true;
   });
-  Memory.fillGaps(R, A);
+  if (!Covered)
+    Memory.fillGaps(R, A);
 
   // An older live allocation of the same kind fully inside R lost all its
   // bytes: it can no longer be released, so stop tracking it.
-  auto [Begin, End] = LiveByBase.equal_range(R.Begin);
-  for (auto It = Begin; It != End;) {
-    const Allocation &Old = *It->second;
-    if (sameKindClass(Old.Kind, Kind) && Old.Bytes.end() <= R.end())
-      It = LiveByBase.erase(It);
-    else
-      ++It;
-  }
-  LiveByBase.emplace(R.Begin, std::move(A));
+  std::vector<std::shared_ptr<Allocation>> &Here = LiveByBase[R.Begin];
+  const std::size_t Before = Here.size();
+  Here.erase(std::remove_if(Here.begin(), Here.end(),
+                            [&](const std::shared_ptr<Allocation> &Old) {
+                              return sameKindClass(Old->Kind, Kind) && Old->Bytes.end() <= R.end();
+                            }),
+             Here.end());
+  LiveAllocations -= Before - Here.size();
+  Here.push_back(std::move(A));
+  ++LiveAllocations;
 }
 
 void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site) {

@@ -85,6 +85,7 @@ void Engine::Impl::maybeSweep() {
   if (++OpsSinceSweep < std::max(MinSweepInterval, 2 * Memory.segments()))
     return;
   OpsSinceSweep = 0;
+  dropEmptyBases();
   if (Hosts.version() == SweptAtVersion)
     return; // nothing died since the last sweep
   SweptAtVersion = Hosts.version();

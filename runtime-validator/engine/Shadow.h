@@ -23,6 +23,7 @@
 #include "engine/Engine.h"
 #include "engine/VectorClock.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -107,16 +108,18 @@ public:
 
   /// Calls Fn(Begin, Segment &) for every segment overlapping R, in address
   /// order, after making R's ends segment boundaries. Fn must not add or remove
-  /// segments.
-  template <typename Fn> void forEachIn(Range R, Fn &&F) {
+  /// segments. Returns true when the segments covered every byte of R (then
+  /// fillGaps(R) would add nothing).
+  template <typename Fn> bool forEachIn(Range R, Fn &&F) {
     if (R.Size == 0)
-      return;
-    // The common case, a launch touching a whole allocation of one segment:
-    // one lookup instead of a split at each end and a search.
+      return true;
+    // The common case, a launch touching a whole allocation of one segment,
+    // or a caching allocator's block handed out again: one lookup instead of
+    // a split at each end and a search.
     auto Exact = Segments.find(R.Begin);
     if (Exact != Segments.end() && Exact->second.End == R.end()) {
       F(Exact->first, Exact->second);
-      return;
+      return true;
     }
     splitAt(R.Begin);
     splitAt(R.end());
@@ -126,8 +129,13 @@ public:
       if (Prev->second.End > R.Begin)
         It = Prev;
     }
-    for (; It != Segments.end() && It->first < R.end(); ++It)
+    Addr Covered = R.Begin; // every byte below it lies in a segment
+    for (; It != Segments.end() && It->first < R.end(); ++It) {
+      if (It->first <= Covered)
+        Covered = std::max(Covered, It->second.End);
       F(It->first, It->second);
+    }
+    return Covered >= R.end();
   }
 
   /// Creates a live segment owned by Owner for every byte of R not covered yet.

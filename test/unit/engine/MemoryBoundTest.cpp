@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EngineTestSupport.h"
+#include "engine/EngineImpl.h"
 
 #include <algorithm>
 #include <chrono>
@@ -35,6 +36,29 @@ TEST_F(MemoryBoundTest, RecordedAccessesAreDroppedOnceTheHostSynchronizedPastThe
   for (unsigned I = 0; I < Blocks; ++I)
     launch(A, Range{Block.Begin + I * 0x10000, 256}, ProducerKernel);
   EXPECT_EQ(E->stats().RecordedAccesses, Blocks); // only A's: B's died
+}
+
+TEST_F(MemoryBoundTest, BasesOfReleasedAllocationsAreForgottenAtTheSweepInterval) {
+  // A base keeps its (empty) list after its allocation is released, so that
+  // a block handed out again allocates nothing; those lists must not pile
+  // up in a program that keeps touching new addresses.
+  StreamId A = stream(0xa);
+  constexpr unsigned Blocks = 5000;
+  for (unsigned I = 0; I < Blocks; ++I) {
+    alloc(Range{Block.Begin + I * 0x1000, 256}, A);
+    freeOn(Block.Begin + I * 0x1000, A);
+  }
+  EXPECT_EQ(E->stats().LiveAllocations, 0u);
+  const Range Live{Block.Begin - 0x100000, 256};
+  alloc(Live, A);
+  // The sweep's interval is max(4096, twice the shadow's segments) calls.
+  for (unsigned I = 0; I < 4 * Blocks; ++I)
+    launch(A, Live, ProducerKernel);
+  EXPECT_EQ(E->stats().LiveAllocations, 1u);
+  EXPECT_LE(E->state().LiveByBase.size(), 1u);
+  // Handed out again: live once more.
+  alloc(Range{Block.Begin, 256}, A);
+  EXPECT_EQ(E->stats().LiveAllocations, 2u);
 }
 
 TEST_F(MemoryBoundTest, RecordsBeyondThePerSegmentCapAreDroppedAndCounted) {
