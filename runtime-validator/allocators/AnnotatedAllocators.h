@@ -19,6 +19,12 @@
 // main thread reads must reach the engine in that order, or the main thread's
 // next allocation would look unordered with the release.
 //
+// A release is reported where the owner let go of the block (its request),
+// when it was requested with a site; its own call site is then never read, so
+// the entry point asks pushReleaseNamedByRequest before capturing it. The
+// answer follows the queue's order (QueuedLives): what replay will know of
+// the block when it reaches that release.
+//
 // Block accounting (the summary's "blocks per allocation site"): per site,
 // how many distinct blocks it was handed, the most blocks alive at once, and
 // the most bytes whose release was requested but held back (record_stream:
