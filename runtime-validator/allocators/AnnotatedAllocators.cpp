@@ -53,7 +53,8 @@ std::string AnnotatedAllocators::allocatorName(int Id) const {
 
 void AnnotatedAllocators::push(const BlockEvent &Event) {
   std::lock_guard<std::mutex> Guard(QueueLock);
-  noteQueued(Event);
+  if (Event.Allocator) // not a host synchronization event nor a declared access
+    noteQueued(Event);
   Queue.push_back(Event);
   Unapplied.fetch_add(1, std::memory_order_release);
 }
@@ -63,9 +64,10 @@ bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
     return false;
   std::lock_guard<std::mutex> Guard(QueueLock);
   auto It = QueuedLives.find(Event.Ptr);
-  if (It == QueuedLives.end() || !It->second.ReleaseRequested || It->second.RequestSite == NoOp)
+  if (It == QueuedLives.end() || !It->second.Live || !It->second.ReleaseRequested ||
+      It->second.RequestSite == NoOp)
     return false;
-  QueuedLives.erase(It);
+  queuedRelease(It->second);
   Queue.push_back(Event);
   Queue.back().Site = NoOp; // never reported: replay names the request's site
   Unapplied.fetch_add(1, std::memory_order_release);
@@ -79,23 +81,41 @@ bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
 void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
   switch (Event.What) {
   case BlockEvent::Kind::Allocated:
-    if (Event.Ptr && Event.Size && registered(Event.Allocator))
-      QueuedLives[Event.Ptr] = QueuedLife{};
+    if (Event.Ptr && Event.Size && registered(Event.Allocator)) {
+      auto [It, New] = QueuedLives.try_emplace(Event.Ptr);
+      if (!New && !It->second.Live)
+        --QueuedReleased; // a released block handed out again
+      It->second = QueuedLife{true, false, NoOp};
+    }
     return;
   case BlockEvent::Kind::ReleaseRequested:
     if (registered(Event.Allocator)) {
       auto It = QueuedLives.find(Event.Ptr);
-      if (It != QueuedLives.end() && !It->second.ReleaseRequested)
-        It->second = QueuedLife{true, Event.Site};
+      if (It != QueuedLives.end() && It->second.Live && !It->second.ReleaseRequested)
+        It->second = QueuedLife{true, true, Event.Site};
     }
     return;
   case BlockEvent::Kind::Released:
-    if (registered(Event.Allocator))
-      QueuedLives.erase(Event.Ptr);
+    if (registered(Event.Allocator)) {
+      auto It = QueuedLives.find(Event.Ptr);
+      if (It != QueuedLives.end() && It->second.Live)
+        queuedRelease(It->second);
+    }
     return;
   default:
     return;
   }
+}
+
+void AnnotatedAllocators::queuedRelease(QueuedLife &Life) {
+  Life = QueuedLife{};
+  ++QueuedReleased;
+  // Forgetting them once they are most of the map costs O(1) per release.
+  if (QueuedReleased <= 4096 || 2 * QueuedReleased <= QueuedLives.size())
+    return;
+  for (auto It = QueuedLives.begin(); It != QueuedLives.end();)
+    It = It->second.Live ? std::next(It) : QueuedLives.erase(It);
+  QueuedReleased = 0;
 }
 
 void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {

@@ -115,6 +115,12 @@ public:
   /// pushes it. Decided and queued under one lock, so that no other event
   /// can come between (the decision reads the queue's order).
   bool pushReleaseNamedByRequest(const BlockEvent &Event);
+  /// Blocks the queue keeps what it knows of (live ones, and released ones
+  /// not forgotten yet): the memory bound's tests read it.
+  std::size_t queuedBlocksKnown() {
+    std::lock_guard<std::mutex> Guard(QueueLock);
+    return QueuedLives.size();
+  }
   /// Events pushed and not yet applied.
   std::size_t unapplied() const { return Unapplied.load(std::memory_order_relaxed); }
   /// True while some pushed event has not been applied yet (queued, or in a
@@ -157,9 +163,12 @@ private:
     /// Position in HoldingBack while HeldBackBytes is not 0.
     std::size_t HoldingAt = NotHolding;
   };
-  /// What replay will know of a live block when it applies the events queued
-  /// so far (pushReleaseNamedByRequest).
+  /// What replay will know of a block when it applies the events queued so
+  /// far (pushReleaseNamedByRequest). Kept after the release, so that a
+  /// block handed out again allocates nothing under the allocator's lock;
+  /// the released ones are forgotten once they are most of the map.
   struct QueuedLife {
+    bool Live = false;
     bool ReleaseRequested = false;
     OpId RequestSite = NoOp;
   };
@@ -195,8 +204,10 @@ private:
 
   std::mutex QueueLock; ///< guards Queue and QueuedLives only; taken under allocators' locks
   std::vector<BlockEvent> Queue;
-  /// Live blocks as the queue leaves them (the events pushed so far applied).
+  /// Blocks as the queue leaves them (the events pushed so far applied).
   std::unordered_map<Addr, QueuedLife> QueuedLives;
+  std::size_t QueuedReleased = 0; ///< entries of QueuedLives not Live
+  void queuedRelease(QueuedLife &Life);
   /// Pushed and not yet applied. A flag cleared when a batch is taken let a
   /// second thread return from drain() while the first was still applying an
   /// allocation the second had queued, and its launch on that block then

@@ -199,4 +199,67 @@ TEST(QueuedReleaseSiteTest, SkippingTheCaptureNeverChangesTheSiteReported) {
   }
 }
 
+// The queue keeps released blocks so that a block handed out again costs no
+// allocation under the allocator's lock, but forgets them once they are most
+// of what it keeps; the decisions stay right across that.
+TEST(QueuedReleaseSiteTest, ReleasedBlocksAreForgottenAndDecisionsStayRight) {
+  Subject S;
+  constexpr unsigned Blocks = 20000;
+  for (unsigned I = 0; I < Blocks; ++I) {
+    const Addr Ptr = 0x10000000 + 0x1000 * Addr(I);
+    S.push(BlockEvent::Kind::Allocated, Ptr, 1);
+    S.push(BlockEvent::Kind::ReleaseRequested, Ptr, 3);
+    ASSERT_TRUE(S.release(Ptr)) << I;
+    if (I % 1000 == 0)
+      S.drain();
+  }
+  EXPECT_LT(S.Annotated.queuedBlocksKnown(), std::size_t(10000));
+  // A forgotten block is unknown again: its request is ignored, its release captured.
+  S.push(BlockEvent::Kind::ReleaseRequested, 0x10000000, 3);
+  EXPECT_FALSE(S.release(0x10000000));
+  S.push(BlockEvent::Kind::Allocated, 0x10000000, 1);
+  S.push(BlockEvent::Kind::ReleaseRequested, 0x10000000, 3);
+  EXPECT_TRUE(S.release(0x10000000));
+  S.drain();
+  EXPECT_EQ(S.Seen.Seen.size(), Blocks + 2);
+  EXPECT_EQ(S.Seen.Seen[Blocks], std::to_string(0x10000000) + " op40");
+  EXPECT_EQ(S.Seen.Seen[Blocks + 1], std::to_string(0x10000000) + " op3");
+}
+
+// The random sequences again, over enough addresses that released blocks are
+// forgotten many times over.
+TEST(QueuedReleaseSiteTest, ForgettingReleasedBlocksNeverChangesTheSiteReported) {
+  std::mt19937 Rng(77);
+  Subject Always, Asks;
+  std::size_t Accepted = 0;
+  for (int Step = 0; Step < 200000; ++Step) {
+    const Addr Ptr = 0x100000 * (1 + Rng() % 12000);
+    const OpId Site = Rng() % 5 ? 10 + Rng() % 5 : NoOp;
+    switch (Rng() % 4) {
+    case 0:
+      for (Subject *S : {&Always, &Asks})
+        S->Annotated.push(S->event(BlockEvent::Kind::Allocated, Ptr, Site));
+      break;
+    case 1:
+      for (Subject *S : {&Always, &Asks})
+        S->Annotated.push(S->event(BlockEvent::Kind::ReleaseRequested, Ptr, Site));
+      break;
+    case 2:
+      Always.Annotated.push(Always.event(BlockEvent::Kind::Released, Ptr, ReleasedHere));
+      Accepted += Asks.release(Ptr);
+      break;
+    case 3:
+      if (Rng() % 64 == 0) {
+        Always.drain();
+        Asks.drain();
+      }
+      break;
+    }
+  }
+  Always.drain();
+  Asks.drain();
+  EXPECT_EQ(Always.Seen.Seen, Asks.Seen.Seen);
+  EXPECT_GT(Accepted, 1000u);
+}
+
 } // namespace
