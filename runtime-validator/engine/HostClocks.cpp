@@ -94,10 +94,15 @@ bool HostClocks::updateCommon() {
     if (H->UsesCuda && !H->Clock.readsChangesSince(H->CommonAt))
       return false;
   Grown.clear();
+  // A thread's own slot is where no other thread knows more than it does:
+  // its growth there moves the minimum only when no other thread counts.
+  const bool OwnSlotsMove = CudaThreads <= 1;
   for (const std::unique_ptr<HostClock> &H : Clocks) {
     if (!H->UsesCuda)
       continue;
     H->Clock.forEachChangeSince(H->CommonAt, [&](ClockSlot S) {
+      if (S == H->Slot && !OwnSlotsMove)
+        return;
       if (S >= GrownSeen.size())
         GrownSeen.resize(std::size_t(S) + 1, false);
       if (!GrownSeen[S]) {
