@@ -127,14 +127,42 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
     std::lock_guard<std::mutex> Guard(QueueLock);
     Batch.swap(Queue);
   }
-  for (const BlockEvent &Event : Batch)
+  // Runs of host synchronization events (most of a batch) go to the engine
+  // under one lock each; order with the block events is kept.
+  HostRun.clear();
+  for (const BlockEvent &Event : Batch) {
+    if (Event.What >= BlockEvent::Kind::HostReleased) {
+      HostRun.push_back(asHostSync(Event));
+      continue;
+    }
+    if (!HostRun.empty()) {
+      E.hostSyncs(HostRun.data(), HostRun.size());
+      HostRun.clear();
+    }
     apply(Event, Resolve);
+  }
+  if (!HostRun.empty())
+    E.hostSyncs(HostRun.data(), HostRun.size());
   Unapplied.fetch_sub(Batch.size(), std::memory_order_release);
   Batch.clear();
   // A burst (a thread that queued many host events before its next CUDA call)
   // need not stay allocated twice.
   if (Batch.capacity() > 4096)
     std::vector<BlockEvent>().swap(Batch);
+}
+
+Engine::HostSync AnnotatedAllocators::asHostSync(const BlockEvent &Event) {
+  using Kind = Engine::HostSync::Kind;
+  switch (Event.What) {
+  case BlockEvent::Kind::HostReleased:
+    return Engine::HostSync{Kind::Releases, Event.Thread, Event.Ptr};
+  case BlockEvent::Kind::HostAcquired:
+    return Engine::HostSync{Kind::Acquires, Event.Thread, Event.Ptr};
+  case BlockEvent::Kind::SyncDestroyed:
+    return Engine::HostSync{Kind::Destroyed, Event.Thread, Event.Ptr};
+  default: // HostFinished
+    return Engine::HostSync{Kind::Finished, Event.Thread, 0};
+  }
 }
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {
@@ -146,18 +174,6 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
       O->blockAccessed(Event.Thread, S, Range{Event.Ptr, Event.Size}, Event.Site);
     return;
   }
-  case BlockEvent::Kind::HostReleased:
-    E.hostReleases(Event.Thread, Event.Ptr);
-    return;
-  case BlockEvent::Kind::HostAcquired:
-    E.hostAcquires(Event.Thread, Event.Ptr);
-    return;
-  case BlockEvent::Kind::SyncDestroyed:
-    E.syncDestroyed(Event.Ptr);
-    return;
-  case BlockEvent::Kind::HostFinished:
-    E.hostFinished(Event.Thread);
-    return;
   default:
     break;
   }

@@ -60,6 +60,7 @@ struct BlockEvent {
     ReleaseRequested,
     Released,
     Accessed,
+    // The host synchronization events, last: replay tells them apart by order.
     HostReleased,  ///< Ptr names the synchronization object (Engine::hostReleases)
     HostAcquired,  ///< Engine::hostAcquires
     SyncDestroyed, ///< Engine::syncDestroyed
@@ -181,6 +182,9 @@ private:
                ? ById[Id - 1].load(std::memory_order_acquire)
                : nullptr;
   }
+  /// The engine call of a host synchronization event (What >= HostReleased).
+  static Engine::HostSync asHostSync(const BlockEvent &Event);
+  /// A block event or a declared access (host events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
   /// Follows the queue's order in QueuedLives (QueueLock held).
   void noteQueued(const BlockEvent &Event);
@@ -223,6 +227,7 @@ private:
   /// The batch being applied; swapped with Queue, so that both keep their
   /// capacity and a push allocates nothing once the queue has grown.
   std::vector<BlockEvent> Batch;
+  std::vector<Engine::HostSync> HostRun;          ///< host events waiting for the engine
   std::unordered_map<OpId, std::size_t> SiteOfOp; ///< op -> index into Sites
   std::vector<int> DeviceOfStream;                ///< by StreamId; -1: not asked yet
 

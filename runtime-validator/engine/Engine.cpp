@@ -121,31 +121,56 @@ void Engine::eventDestroyed(ThreadId, Handle Event) {
   P->Events.destroy(Event);
 }
 
+void Engine::Impl::hostSync(const HostSync &Event) {
+  switch (Event.What) {
+  case HostSync::Kind::Releases: {
+    HostClock &H = Hosts.forSync(Event.Thread);
+    Syncs.release(H, Event.Sync);
+    Hosts.released(H);
+    return;
+  }
+  case HostSync::Kind::Acquires: {
+    SyncClock *C = Syncs.find(Event.Sync);
+    if (!C)
+      return; // never released: orders nothing
+    HostClock &H = Hosts.forSync(Event.Thread);
+    if (Syncs.acquire(H, *C))
+      Hosts.learned(H);
+    return;
+  }
+  case HostSync::Kind::Destroyed:
+    Syncs.forget(Event.Sync);
+    return;
+  case HostSync::Kind::Finished:
+    Hosts.finished(Event.Thread);
+    return;
+  }
+}
+
 void Engine::hostReleases(ThreadId T, SyncId Sync) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  HostClock &H = P->Hosts.forSync(T);
-  P->Syncs.release(H, Sync);
-  P->Hosts.released(H);
+  P->hostSync(HostSync{HostSync::Kind::Releases, T, Sync});
 }
 
 void Engine::hostAcquires(ThreadId T, SyncId Sync) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  SyncClock *C = P->Syncs.find(Sync);
-  if (!C)
-    return; // never released: orders nothing
-  HostClock &H = P->Hosts.forSync(T);
-  if (P->Syncs.acquire(H, *C))
-    P->Hosts.learned(H);
+  P->hostSync(HostSync{HostSync::Kind::Acquires, T, Sync});
 }
 
 void Engine::syncDestroyed(SyncId Sync) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  P->Syncs.forget(Sync);
+  P->hostSync(HostSync{HostSync::Kind::Destroyed, 0, Sync});
 }
 
 void Engine::hostFinished(ThreadId T) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  P->Hosts.finished(T);
+  P->hostSync(HostSync{HostSync::Kind::Finished, T, 0});
+}
+
+void Engine::hostSyncs(const HostSync *Events, std::size_t Count) {
+  std::lock_guard<std::mutex> Lock(P->Mu);
+  for (std::size_t I = 0; I < Count; ++I)
+    P->hostSync(Events[I]);
 }
 
 void Engine::allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,

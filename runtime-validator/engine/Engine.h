@@ -270,6 +270,16 @@ public:
   void syncDestroyed(SyncId Sync);
   /// T ended: its knowledge no longer holds the common knowledge back.
   void hostFinished(ThreadId T);
+  /// One of the four calls above, for hostSyncs.
+  struct HostSync {
+    enum class Kind : std::uint8_t { Releases, Acquires, Destroyed, Finished };
+    Kind What = Kind::Releases;
+    ThreadId Thread = 0;
+    SyncId Sync = 0; ///< unused for Finished
+  };
+  /// The calls in order, under one lock: a replay of queued host events
+  /// (most of them come in runs) takes it once per run, not per event.
+  void hostSyncs(const HostSync *Events, std::size_t Count);
 
   // --- memory --------------------------------------------------------------
   /// S is the allocation stream (NoStream for AllocKind::Device / Managed).

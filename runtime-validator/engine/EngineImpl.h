@@ -59,6 +59,8 @@ struct Engine::Impl {
   std::uint64_t SweptAtVersion = 0;
 
   void syncDevice(HostClock &H, int Device);
+  /// hostReleases, hostAcquires, syncDestroyed or hostFinished.
+  void hostSync(const HostSync &Event);
 
   // AccessRules.cpp
   /// Work on S at epoch At touches R (WholeAllocation resolved).

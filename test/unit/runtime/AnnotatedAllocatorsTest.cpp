@@ -228,6 +228,48 @@ TEST_F(AnnotatedAllocatorsTest, ReleaseAfterTheHostSawTheConsumerEventIsClean) {
   EXPECT_TRUE(Sink.Found.empty());
 }
 
+TEST_F(AnnotatedAllocatorsTest, HostEventsKeepTheirPlaceAmongTheBlockEvents) {
+  // A worker (thread 1) releases a block a consumer still reads, then learns
+  // that the read completed and unlocks; the main thread (2) locks and
+  // allocates on the block's stream: ordered after the read through the
+  // lock, so clean, only if the unlock and the lock reach the engine between
+  // the release and the allocation, as they were queued.
+  auto queueHost = [&](BlockEvent::Kind What, ThreadId T) {
+    BlockEvent Ev;
+    Ev.What = What;
+    Ev.Thread = T;
+    Ev.Ptr = 0x5000;
+    Annotated.push(Ev);
+  };
+  auto queueBlock = [&](BlockEvent::Kind What, ThreadId T, Addr Ptr, OpId Site) {
+    BlockEvent Ev;
+    Ev.What = What;
+    Ev.Allocator = Caching;
+    Ev.Thread = T;
+    Ev.Ptr = Ptr;
+    Ev.Size = Bytes;
+    Ev.Stream = AgHandle;
+    Ev.Site = Site;
+    Annotated.push(Ev);
+  };
+  // Threads 2 and 3 use CUDA from the start: what thread 1 learns below is
+  // not every CUDA thread's knowledge.
+  E.launched(2, Compute, {}, 9);
+  E.launched(3, Compute, {}, 9);
+  queueBlock(BlockEvent::Kind::Allocated, 1, BlockA, 1);
+  drain();
+  E.accessed(1, Compute, Range{BlockA, Bytes}, 2); // never ordered before ag
+  queueBlock(BlockEvent::Kind::Released, 1, BlockA, 4);
+  drain();
+  E.hostSyncsStream(1, Compute); // the worker learns the read completed
+  queueHost(BlockEvent::Kind::HostReleased, 1);
+  queueHost(BlockEvent::Kind::HostAcquired, 2);
+  queueBlock(BlockEvent::Kind::Allocated, 2, BlockB, 5);
+  queueHost(BlockEvent::Kind::HostReleased, 2);
+  drain();
+  EXPECT_TRUE(Sink.Found.empty());
+}
+
 TEST_F(AnnotatedAllocatorsTest, AccessEventsReachTheEngine) {
   push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
   drain();
