@@ -8,10 +8,13 @@
 // (KernelInfoCache::get: the driver's parameter layout, faked here, the
 // demangling of a real PyTorch symbol, the names interned and the plan chosen).
 //
-//   launch_decode_cost [--launches N] [--family NAME]
+//   launch_decode_cost [--launches N] [--family NAME] [--engine]
 //
 // NAME is one of the families below or "first-sight" (each of the K kernels
-// seen once, K = N); by default all run. Prints one line per family:
+// seen once, K = N); by default all run. --engine hands each decoded launch
+// to the engine as well (Engine::launchedWithPointerWords, on one stream,
+// every pointer a live caching-allocator block among 4096), the rest of what
+// a launch costs past its parameters. Prints one line per family:
 //   launch_decode_cost: family=F plan=P words=W ns_per_call=X
 // Times move with the machine's load; for instructions run one family under
 // `valgrind --tool=callgrind` at two N and divide the difference by it.
@@ -21,6 +24,8 @@
 #include "intercept/CudaLibraries.h"
 #include "intercept/LaunchWords.h"
 
+#include "engine/Engine.h"
+
 #include "TorchKernelParams.h"
 
 #include <array>
@@ -29,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -131,6 +137,26 @@ CUresult paramInfo(CUkernel Kernel, size_t Index, size_t *Offset, size_t *Size) 
   return CUDA_SUCCESS;
 }
 
+struct IgnoreFindings : FindingSink {
+  void report(const Finding &) override {}
+};
+
+/// An engine with one stream and 4096 live 16-byte blocks from Live on: every
+/// pointer the families decode is inside one of them.
+struct EngineUnderTest {
+  EngineUnderTest() : E(Sink) {
+    StreamDesc D;
+    D.StreamHandle = 0x5000;
+    D.Flavor = StreamFlavor::NonBlocking;
+    S = E.stream(1, D);
+    for (Addr Block = 0; Block < 4096; ++Block)
+      E.allocated(1, Range{Live + 16 * Block, 16}, AllocKind::CachingAllocator, S, /*Site=*/1, 0);
+  }
+  IgnoreFindings Sink;
+  Engine E;
+  StreamId S = NoStream;
+};
+
 double nsPerCall(long N, const std::function<void(long)> &Body) {
   auto Start = std::chrono::steady_clock::now();
   for (long I = 0; I < N; ++I)
@@ -144,13 +170,16 @@ double nsPerCall(long N, const std::function<void(long)> &Body) {
 int main(int Argc, char **Argv) {
   long N = 200000;
   std::string Only;
+  bool WithEngine = false;
   for (int I = 1; I < Argc; ++I) {
     if (!std::strcmp(Argv[I], "--launches") && I + 1 < Argc) {
       N = std::atol(Argv[++I]);
     } else if (!std::strcmp(Argv[I], "--family") && I + 1 < Argc) {
       Only = Argv[++I];
+    } else if (!std::strcmp(Argv[I], "--engine")) {
+      WithEngine = true;
     } else {
-      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--family NAME]\n", Argv[I],
+      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--family NAME] [--engine]\n", Argv[I],
                    Argv[0]);
       return 2;
     }
@@ -180,11 +209,16 @@ int main(int Argc, char **Argv) {
       return 1;
     }
     std::size_t Count = Words.size();
+    std::unique_ptr<EngineUnderTest> Eng;
+    if (WithEngine)
+      Eng = std::make_unique<EngineUnderTest>();
     double Ns = nsPerCall(N, [&](long) {
       launchPointerWords(*Info, Fam.Params.data(), nullptr, Fam.Grid, Words);
+      if (Eng)
+        Eng->E.launchedWithPointerWords(1, Eng->S, Words.data(), Words.size(), /*Op=*/2, /*GenericOp=*/3);
     });
-    std::printf("launch_decode_cost: family=%s plan=%s words=%zu ns_per_call=%.1f\n", Fam.Name, First.Family,
-                Count, Ns);
+    std::printf("launch_decode_cost: family=%s plan=%s words=%zu%s ns_per_call=%.1f\n", Fam.Name, First.Family,
+                Count, WithEngine ? " with-engine" : "", Ns);
   }
   if (Only.empty() || Only == "first-sight") {
     Ran = true;
