@@ -6,25 +6,28 @@
 # event record + wait). --self-profile adds one validated run with
 # `--self-profile`, whose table says which callback and phase the time went to.
 #
-#   bench/runtime/cpu_launch_path.sh BUILD_DIR [--repeat R] [--launches N] [--depth D] [--self-profile]
+#   bench/runtime/cpu_launch_path.sh BUILD_DIR [--repeat R] [--launches N] [--depth D] [--struct] [--self-profile]
 #
+# --struct launches a kernel whose parameter is a by-value struct (its words
+# found by the generic rule), as cpu_launch_path --struct.
 # BUILD_DIR is a configured and built streamlife build (targets streamlife,
 # streamlife_rt and cpu_launch_path). Exit 0; 1 when a run failed; 2 on bad usage.
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--depth D] [--self-profile]" >&2
+  echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--depth D] [--struct] [--self-profile]" >&2
   exit 2
 }
 [[ $# -ge 1 ]] || usage
 build=$(cd "$1" 2>/dev/null && pwd) || { echo "error: build directory '$1' does not exist" >&2; exit 2; }
 shift
-repeat=5 launches=200000 depth=24 profile=0
+repeat=5 launches=200000 depth=24 profile=0 struct=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --repeat) repeat=${2:?}; shift 2 ;;
     --launches) launches=${2:?}; shift 2 ;;
     --depth) depth=${2:?}; shift 2 ;;
+    --struct) struct=(--struct); shift ;;
     --self-profile) profile=1; shift ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
   esac
@@ -35,7 +38,7 @@ for f in "$prog" "$build/bin/streamlife" "$fake/libcupti.so" "$fake/libcuda.so.1
   [[ -e $f ]] || { echo "error: $f not found (build cpu_launch_path and streamlife)" >&2; exit 2; }
 done
 export LD_LIBRARY_PATH=$fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} STREAMLIFE_CUPTI_LIBRARY=$fake/libcupti.so
-args=(--launches "$launches" --depth "$depth")
+args=(--launches "$launches" --depth "$depth" "${struct[@]}")
 
 median_of() { sed -n 's/.*ns_per_launch_median=\([0-9.]*\).*/\1/p'; }
 plain=() validated=()

@@ -4,6 +4,7 @@
 #include "callsites/FastUnwind.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace streamlife {
@@ -39,6 +40,8 @@ std::uint64_t hashOp(NameId Name, void *const *Frames, int Count, const PyFrameR
 } // namespace
 
 OpTable::OpTable() {
+  static std::atomic<std::uint64_t> Tables{0};
+  Serial = ++Tables;
   Names.emplace_back("");
   NameIds.emplace("", 0);
   Ops.emplace_back(); // NoOp
@@ -67,6 +70,11 @@ OpId OpTable::intern(NameId Name, void *const *Frames, int Count, const PyFrameR
     PythonCount = 0;
   std::uint64_t H = hashOp(Name, Frames, Count, Python, PythonCount);
   std::lock_guard<std::mutex> Guard(Lock);
+  return internLocked(H, Name, Frames, Count, Python, PythonCount);
+}
+
+OpId OpTable::internLocked(std::uint64_t H, NameId Name, void *const *Frames, int Count,
+                           const PyFrameRef *Python, int PythonCount) {
   auto Range = OpsByHash.equal_range(H);
   for (auto It = Range.first; It != Range.second; ++It) {
     const OpRecord &R = Ops[It->second];
@@ -77,16 +85,43 @@ OpId OpTable::intern(NameId Name, void *const *Frames, int Count, const PyFrameR
       return It->second;
   }
   OpId Id = static_cast<OpId>(Ops.size());
-  Ops.push_back(OpRecord{Name, std::vector<void *>(Frames, Frames + Count),
-                         std::vector<PyFrameRef>(Python, Python + PythonCount)});
+  // Built before the push: Frames and Python may point into Ops (sameStack).
+  OpRecord Record{Name, std::vector<void *>(Frames, Frames + Count),
+                  std::vector<PyFrameRef>(Python, Python + PythonCount)};
+  Ops.push_back(std::move(Record));
   OpsByHash.emplace(H, Id);
   return Id;
 }
 
 OpId OpTable::sameStack(OpId Op, NameId Name) {
-  OpRecord R = op(Op);
-  return intern(Name, R.Frames.data(), static_cast<int>(R.Frames.size()), R.Python.data(),
-                static_cast<int>(R.Python.size()));
+  // Every launch of a kernel whose parameters the generic rule read asks for
+  // the same pair again: remember the answer per thread. Ops are never removed
+  // or changed, so an answer holds for the table's whole life; the serial
+  // keeps a later table at the same address from reading this one's answers.
+  struct Answer {
+    std::uint64_t Table = 0;
+    OpId Op = NoOp;
+    NameId Name = 0;
+    OpId Same = NoOp;
+  };
+  static thread_local Answer Answers[256];
+  Answer &A = Answers[(static_cast<std::size_t>(Op) * 0x9E3779B1u ^ Name) % 256];
+  if (A.Table == Serial && A.Op == Op && A.Name == Name && A.Same != NoOp)
+    return A.Same;
+  OpId Same;
+  bool Known;
+  {
+    std::lock_guard<std::mutex> Guard(Lock);
+    static const OpRecord None; // an unknown op has no stack
+    Known = Op < Ops.size();
+    const OpRecord &R = Known ? Ops[Op] : None;
+    int Count = static_cast<int>(R.Frames.size()), PythonCount = static_cast<int>(R.Python.size());
+    std::uint64_t H = hashOp(Name, R.Frames.data(), Count, R.Python.data(), PythonCount);
+    Same = internLocked(H, Name, R.Frames.data(), Count, R.Python.data(), PythonCount);
+  }
+  if (Known) // an unknown id may later name an op with a stack
+    A = Answer{Serial, Op, Name, Same};
+  return Same;
 }
 
 std::string OpTable::name(NameId Id) const {

@@ -65,7 +65,15 @@ public:
   OpRecord op(OpId Op) const;
   std::size_t size() const;
 
+  /// Distinct for every table the process creates (never 0): what per-thread
+  /// caches of a table's answers are keyed on, as an address may be reused.
+  std::uint64_t serial() const { return Serial; }
+
 private:
+  OpId internLocked(std::uint64_t Hash, NameId Name, void *const *Frames, int Count, const PyFrameRef *Python,
+                    int PythonCount);
+
+  std::uint64_t Serial = 0;
   mutable std::mutex Lock;
   std::vector<std::string> Names;
   std::unordered_map<std::string, NameId> NameIds;

@@ -104,18 +104,14 @@ template <typename Reader> const void *currentFrame(const Reader &Read, const vo
   return Read(at(Slot, L.CFrameCurrent), Frame) ? Frame : nullptr;
 }
 
-/// One frame as read from memory: its code object and instruction index.
-struct RawFrame {
-  const void *Code = nullptr;
-  int Lasti = -1;
-};
-
-/// The frames of thread state T, innermost first, skipping the C-stack entry
-/// frames and frames that have not started (both are skipped by
-/// PyFrame_GetBack too). Depth-bounded: a frame chain is never cyclic, but a
-/// wrong read must not loop forever.
-template <typename Reader> int rawFrames(const Reader &Read, const void *T, RawFrame *Out, int Max) {
+/// The frames of thread state T, innermost first, with what names them (the
+/// code object's name objects and the instruction index), skipping the
+/// C-stack entry frames and frames that have not started (both are skipped by
+/// PyFrame_GetBack too) and frames whose names cannot be read. Depth-bounded:
+/// a frame chain is never cyclic, but a wrong read must not loop forever.
+template <typename Reader> int rawFrames(const Reader &Read, const void *T, RawPythonFrame *Out, int Max) {
   const Layout &L = TheLayout;
+  const void *const CodeType = Api->CodeType;
   int N = 0;
   const void *F = currentFrame(Read, T);
   for (int Steps = 0; F && N < Max && Steps < 4096; ++Steps) {
@@ -125,11 +121,12 @@ template <typename Reader> int rawFrames(const Reader &Read, const void *T, RawF
         !Read(at(F, L.FrameInstr), Instr) || !Read(at(F, L.FramePrevious), Previous))
       break;
     const void *Type = nullptr;
-    bool IsCode = Code && Read(at(Code, 8), Type) && Type == Api->CodeType; // ob_type
+    bool IsCode = Code && Read(at(Code, 8), Type) && Type == CodeType; // ob_type
     if (Owner != L.OwnerCStack && IsCode) {
       std::ptrdiff_t Units = (static_cast<const char *>(Instr) - at(Code, L.CodeUnits)) / 2;
-      if (Units >= 0 && Units < (1 << 28))
-        Out[N++] = RawFrame{Code, static_cast<int>(Units)};
+      const void *File = nullptr, *Name = nullptr;
+      if (Units >= 0 && Units < (1 << 28) && Read(at(Code, L.CodeFile), File) && Read(at(Code, L.CodeName), Name))
+        Out[N++] = RawPythonFrame{Code, File, Name, Units};
     }
     F = Previous;
   }
@@ -243,35 +240,29 @@ thread_local std::unique_ptr<ThreadCaches> Caches;
 
 std::size_t mix(std::uintptr_t V) { return static_cast<std::size_t>((V ^ V >> 17) * 0x9E3779B97F4A7C15ull >> 40); }
 
-template <typename Reader> bool describe(const Reader &Read, const RawFrame &F, PyFrameRef &Ref) {
-  const Layout &L = TheLayout;
-  if (!Caches)
-    Caches = std::make_unique<ThreadCaches>();
-  CodeKey Key{F.Code, nullptr, nullptr};
-  if (!Read(at(F.Code, L.CodeFile), Key.File) || !Read(at(F.Code, L.CodeName), Key.Name))
-    return false;
-  auto &CodeSlot = Caches->Codes[mix(reinterpret_cast<std::uintptr_t>(F.Code)) % Caches->Codes.size()];
+/// Names one frame from what identifies it (its code key and instruction).
+template <typename Reader>
+void describeKey(const Reader &Read, ThreadCaches &C, const CodeKey &Key, int Lasti, PyFrameRef &Ref) {
+  auto &CodeSlot = C.Codes[mix(reinterpret_cast<std::uintptr_t>(Key.Code)) % C.Codes.size()];
   if (!(CodeSlot.Key == Key) || !CodeSlot.Id)
     CodeSlot = {Key, codeIdOf(Read, Key)};
   Ref.Code = CodeSlot.Id;
-  auto &LineSlot = Caches->Lines[mix(std::uintptr_t(Ref.Code) << 20 ^ std::uintptr_t(F.Lasti)) %
-                                 Caches->Lines.size()];
-  if (LineSlot.Code != Ref.Code || LineSlot.Lasti != F.Lasti) {
-    int Line = Api->CodeAddr2Line(const_cast<void *>(F.Code), F.Lasti * 2);
-    LineSlot = {Ref.Code, F.Lasti, Line > 0 ? static_cast<std::uint32_t>(Line) : 0};
+  auto &LineSlot = C.Lines[mix(std::uintptr_t(Ref.Code) << 20 ^ std::uintptr_t(Lasti)) % C.Lines.size()];
+  if (LineSlot.Code != Ref.Code || LineSlot.Lasti != Lasti) {
+    int Line = Api->CodeAddr2Line(const_cast<void *>(Key.Code), Lasti * 2);
+    LineSlot = {Ref.Code, Lasti, Line > 0 ? static_cast<std::uint32_t>(Line) : 0};
   }
   Ref.Line = LineSlot.Line;
-  return true;
 }
 
-template <typename Reader> int walk(const Reader &Read, const void *T, PyFrameRef *Out, int Max) {
-  RawFrame Raw[MaxPythonFrames];
-  int N = rawFrames(Read, T, Raw, Max < MaxPythonFrames ? Max : MaxPythonFrames);
-  int Kept = 0;
-  for (int I = 0; I < N; ++I)
-    if (describe(Read, Raw[I], Out[Kept]))
-      ++Kept;
-  return Kept;
+ThreadCaches &threadCaches() {
+  if (!Caches)
+    Caches = std::make_unique<ThreadCaches>();
+  return *Caches;
+}
+
+template <typename Reader> void describe(const Reader &Read, const RawPythonFrame &F, PyFrameRef &Ref) {
+  describeKey(Read, threadCaches(), CodeKey{F.Code, F.File, F.Name}, static_cast<int>(F.Lasti), Ref);
 }
 
 // ---- calibration (GIL held) -------------------------------------------------
@@ -390,7 +381,7 @@ bool learnThreadState(Layout &L, const void *T, PyObj *FrameObject, std::string 
 /// and with the C API, and demands the same code objects, names and lines.
 bool verifyWalk(const void *T, PyObj *FrameObject, std::string &Why) {
   CheckedReader Read;
-  RawFrame Raw[MaxPythonFrames];
+  RawPythonFrame Raw[MaxPythonFrames];
   int N = rawFrames(Read, T, Raw, MaxPythonFrames);
   std::vector<std::unique_ptr<Ref>> Backs; // frames from PyFrame_GetBack are new references
   PyObj *F = FrameObject;
@@ -403,8 +394,7 @@ bool verifyWalk(const void *T, PyObj *FrameObject, std::string &Why) {
     if (Raw[I].Code != Code.P)
       return (Why = At + "another code object"), false;
     PyFrameRef Mine;
-    if (!describe(Read, Raw[I], Mine))
-      return (Why = At + "code object names unreadable"), false;
+    describe(Read, Raw[I], Mine);
     PyFrameText Text = describePythonFrame(Mine);
     Ref File(Api->GetAttrString(Code.P, "co_filename")), Name(Api->GetAttrString(Code.P, "co_name"));
     int Line = Api->FrameGetLineNumber(F);
@@ -468,10 +458,26 @@ std::string pythonFrameWalkerVersion() {
 }
 
 int walkPythonStack(PyFrameRef *Out, int Max) {
+  RawPythonFrame Raw[MaxPythonFrames];
+  int N = walkRawPythonStack(Raw, Max);
+  describeRawPythonStack(Raw, N, Out);
+  return N;
+}
+
+int walkRawPythonStack(RawPythonFrame *Out, int Max) {
   if (!Active.load(std::memory_order_acquire) || Max <= 0)
     return 0;
   const void *T = Api->ThisThreadState(); // a thread-local lookup; no GIL needed
-  return T ? walk(PlainReader(), T, Out, Max) : 0;
+  return T ? rawFrames(PlainReader(), T, Out, Max < MaxPythonFrames ? Max : MaxPythonFrames) : 0;
+}
+
+void describeRawPythonStack(const RawPythonFrame *Raw, int N, PyFrameRef *Out) {
+  if (N <= 0)
+    return;
+  PlainReader Read;
+  ThreadCaches &C = threadCaches();
+  for (int I = 0; I < N; ++I)
+    describeKey(Read, C, CodeKey{Raw[I].Code, Raw[I].File, Raw[I].Name}, static_cast<int>(Raw[I].Lasti), Out[I]);
 }
 
 } // namespace rt

@@ -32,6 +32,8 @@
 
 #include "callsites/PythonStacks.h"
 
+#include <cstdint>
+
 #include <string>
 
 namespace streamlife {
@@ -52,6 +54,20 @@ std::string pythonFrameWalkerVersion();
 /// Copies the calling thread's Python stack, innermost first, without the
 /// GIL; 0 when the walker is off or the thread runs no Python code.
 int walkPythonStack(PyFrameRef *Out, int Max);
+
+/// One frame as the walker reads it, before it is named: everything its
+/// PyFrameRef is made from (the code object with its immutable name objects,
+/// which identify it, and the instruction index), so that equal raw frames name
+/// equal PyFrameRefs. No padding and no initializers: stacks of them compare
+/// with memcmp, and a capture's array of 32 is filled, never cleared.
+struct RawPythonFrame {
+  const void *Code, *File, *Name;
+  std::int64_t Lasti;
+};
+/// walkPythonStack in two steps: the raw frames (a few loads each)...
+int walkRawPythonStack(RawPythonFrame *Out, int Max);
+/// ...and their names (code ids and lines), N of them into Out.
+void describeRawPythonStack(const RawPythonFrame *Raw, int N, PyFrameRef *Out);
 
 } // namespace rt
 } // namespace streamlife

@@ -21,49 +21,52 @@ namespace streamlife {
 namespace rt {
 
 void Engine::Impl::touch(StreamState &S, Epoch At, Range R, OpId Op, const Allocation *Only) {
-  const VectorClock &Common = Hosts.commonKnowledge();
   Memory.forEachIn(R, [&](Addr Begin, Segment &Seg) {
-    Allocation &A = *Seg.Owner;
-    if (Only && &A != Only)
+    if (Only && Seg.Owner.get() != Only)
       return;
-    Range Bytes{Begin, Seg.End - Begin};
-    if (!Seg.Live) {
-      Finding F = describeFinding(FindingKind::UseAfterFree, Bytes, A);
-      F.Released = AccessPoint{A.ReleaseStream, A.ReleaseSite};
-      F.NewAccess = AccessPoint{S.Id, Op};
-      Findings.offer(A, F);
-      return;
-    }
-
-    for (std::size_t I = 0; I < Seg.Past.size();) {
-      const PastAccess &Before = Seg.Past[I];
-      if (Common.covers(Before.Access.At)) {
-        Seg.Past.erase(Seg.Past.begin() + I);
-        continue;
-      }
-      ++I;
-      if (S.Clock.covers(Before.Access.At))
-        continue;
-      const Allocation &Old = *Before.Lifetime;
-      Finding F = describeFinding(FindingKind::ReuseRace, Bytes, Old);
-      F.Unordered = AccessPoint{Before.Access.Stream, Before.Access.Op};
-      F.Released = AccessPoint{Old.ReleaseStream, Old.ReleaseSite};
-      F.NewAccess = AccessPoint{S.Id, Op};
-      F.AfterUnsafeFree = Before.UnsafeAtRelease;
-      F.NewAllocation = A.Bytes;
-      F.Reallocated = AccessPoint{A.Stream, A.Site};
-      Findings.offer(A, F, Old.Id);
-    }
-
-    if (A.Kind == AllocKind::StreamOrdered && A.Point.Slot != NoSlot &&
-        !S.Clock.covers(A.Point)) {
-      Finding F = describeFinding(FindingKind::UseBeforeAlloc, Bytes, A);
-      F.NewAccess = AccessPoint{S.Id, Op};
-      Findings.offer(A, F);
-    }
-
-    recordAccess(Seg, S.Id, At, Op, Common);
+    touchSegment(S, At, Begin, Seg, Op);
   });
+}
+
+void Engine::Impl::touchSegment(StreamState &S, Epoch At, Addr Begin, Segment &Seg, OpId Op) {
+  const VectorClock &Common = Hosts.commonKnowledge();
+  Allocation &A = *Seg.Owner;
+  Range Bytes{Begin, Seg.End - Begin};
+  if (!Seg.Live) {
+    Finding F = describeFinding(FindingKind::UseAfterFree, Bytes, A);
+    F.Released = AccessPoint{A.ReleaseStream, A.ReleaseSite};
+    F.NewAccess = AccessPoint{S.Id, Op};
+    Findings.offer(A, F);
+    return;
+  }
+
+  for (std::size_t I = 0; I < Seg.Past.size();) {
+    const PastAccess &Before = Seg.Past[I];
+    if (Common.covers(Before.Access.At)) {
+      Seg.Past.erase(Seg.Past.begin() + I);
+      continue;
+    }
+    ++I;
+    if (S.Clock.covers(Before.Access.At))
+      continue;
+    const Allocation &Old = *Before.Lifetime;
+    Finding F = describeFinding(FindingKind::ReuseRace, Bytes, Old);
+    F.Unordered = AccessPoint{Before.Access.Stream, Before.Access.Op};
+    F.Released = AccessPoint{Old.ReleaseStream, Old.ReleaseSite};
+    F.NewAccess = AccessPoint{S.Id, Op};
+    F.AfterUnsafeFree = Before.UnsafeAtRelease;
+    F.NewAllocation = A.Bytes;
+    F.Reallocated = AccessPoint{A.Stream, A.Site};
+    Findings.offer(A, F, Old.Id);
+  }
+
+  if (A.Kind == AllocKind::StreamOrdered && A.Point.Slot != NoSlot && !S.Clock.covers(A.Point)) {
+    Finding F = describeFinding(FindingKind::UseBeforeAlloc, Bytes, A);
+    F.NewAccess = AccessPoint{S.Id, Op};
+    Findings.offer(A, F);
+  }
+
+  recordAccess(Seg, S.Id, At, Op, Common);
 }
 
 void Engine::Impl::access(StreamState &S, Epoch At, Range R, OpId Op) {

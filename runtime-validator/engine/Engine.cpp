@@ -244,7 +244,8 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
       const PointerWord &W = Words[I];
       if (W.FromGenericScan != Generic || !P->Memory.mayContain(W.Word))
         continue;
-      const Segment *Seg = P->Memory.find(W.Word);
+      Addr SegBegin = 0;
+      Segment *Seg = P->Memory.find(W.Word, &SegBegin);
       if (!Seg || !Seg->Owner)
         continue;
       const Allocation *Owner = Seg->Owner.get();
@@ -256,7 +257,13 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
       if (It != Touched.end() && *It == Owner)
         continue;
       Touched.insert(It, Owner);
-      P->touch(*St, At, Owner->Bytes, Generic ? GenericOp : Op, Owner);
+      OpId Access = Generic ? GenericOp : Op;
+      // An allocation that is one segment (the common case) is the segment
+      // just found: no second lookup of it.
+      if (SegBegin == Owner->Bytes.Begin && Seg->End == Owner->Bytes.end())
+        P->touchSegment(*St, At, SegBegin, *Seg, Access);
+      else
+        P->touch(*St, At, Owner->Bytes, Access, Owner);
     }
   }
   P->FindingCount += P->Findings.flush(P->Sink);

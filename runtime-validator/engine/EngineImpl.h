@@ -67,6 +67,9 @@ struct Engine::Impl {
   void access(StreamState &S, Epoch At, Range R, OpId Op);
   /// Only, when set, restricts the access to that allocation's segments.
   void touch(StreamState &S, Epoch At, Range R, OpId Op, const Allocation *Only);
+  /// touch() of one segment, which starts at Begin: what a launch does to an
+  /// allocation that is one segment, found already.
+  void touchSegment(StreamState &S, Epoch At, Addr Begin, Segment &Seg, OpId Op);
   /// Scratch of launchedWithPointerWords: allocations touched by this launch.
   std::vector<const Allocation *> LaunchScratch;
 

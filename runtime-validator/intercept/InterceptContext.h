@@ -17,7 +17,7 @@
 // capture call sites and queue.
 //
 // With the self_profile option every scope and each phase inside it (stack
-// capture, stream resolution, parameter decoding, the engine, replaying block
+// capture, stream resolution, parameter decoding, a kernel's first sight, the engine, replaying block
 // events, printing findings) is timed; the table is printed at exit
 // (SelfProfile.h).
 //

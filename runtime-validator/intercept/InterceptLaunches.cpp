@@ -15,6 +15,7 @@
 #include "intercept/CuptiCallContext.h"
 #include "intercept/Interposition.h"
 #include "intercept/KernelArguments.h"
+#include "intercept/LaunchWords.h"
 
 #include <cupti_driver_cbid.h>
 
@@ -22,45 +23,6 @@ namespace streamlife {
 namespace rt {
 
 namespace {
-
-/// Candidate pointers of one launch: the kernel's plan where the bytes fit it,
-/// else the generic rule (KernelPlans.h).
-void candidates(const InterceptContext &I, const KernelInfo &Info, const LaunchParams &P,
-                LaunchGrid Grid, std::vector<CandidatePointer> &Out) {
-  if (Info.Plan && Info.Plan->decode(P, Grid, Out)) {
-    I.countDecoded(Info.Plan->family());
-    return;
-  }
-  I.countDecoded("generic");
-  genericScan(P, Out);
-}
-
-/// The candidate pointers of one launch's parameters, as PointerWords.
-void pointerWords(const InterceptContext &I, const KernelInfo &Info, void **KernelParams, void **Extra,
-                  LaunchGrid Grid, std::vector<PointerWord> &Words) {
-  static thread_local std::vector<CandidatePointer> Found;
-  Found.clear();
-  if (Extra) {
-    const unsigned char *Packed = nullptr;
-    std::size_t Size = 0;
-    if (!packedArguments(Extra, Packed, Size)) {
-      I.notAnalysed(NotAnalysed::KernelParameters);
-    } else if (Info.LayoutKnown) {
-      candidates(I, Info, LaunchParams(Info.Layout, Packed, Size), Grid, Found);
-    } else { // one opaque blob: nothing in it can be trusted
-      std::vector<ParamSlot> Whole{ParamSlot{0, static_cast<std::uint32_t>(Size)}};
-      genericScan(LaunchParams(Whole, Packed, Size), Found);
-    }
-  } else if (KernelParams) {
-    if (Info.LayoutKnown)
-      candidates(I, Info, LaunchParams(Info.Layout, KernelParams), Grid, Found);
-    else
-      I.notAnalysed(NotAnalysed::KernelParameters);
-  }
-  Words.clear();
-  for (const CandidatePointer &P : Found)
-    Words.push_back(PointerWord{P.Word, P.Source == AccessSource::GenericScan});
-}
 
 void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelParams, void **Extra,
                   LaunchGrid Grid) {
@@ -80,7 +42,11 @@ void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelP
   static thread_local std::vector<PointerWord> Words;
   {
     ProfileTimer Decoding(I.profile(), ProfilePhase::Decode);
-    pointerWords(I, Info, KernelParams, Extra, Grid, Words);
+    LaunchDecoding Decoded = launchPointerWords(Info, KernelParams, Extra, Grid, Words);
+    if (!Decoded.Analysed)
+      I.notAnalysed(NotAnalysed::KernelParameters);
+    if (Decoded.Family)
+      I.countDecoded(Decoded.Family);
   }
   bool AnyGeneric = false;
   for (const PointerWord &W : Words)

@@ -5,6 +5,7 @@
 
 #include <cxxabi.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -70,13 +71,20 @@ bool packedArguments(void *const *Extra, const unsigned char *&Out, std::size_t 
   return true;
 }
 
-const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, OpTable &Ops) {
+KernelInfoCache::KernelInfoCache(const DriverApi &Driver) : Driver(Driver) {
+  static std::atomic<std::uint64_t> Caches{0};
+  Serial = ++Caches;
+}
+
+const KernelInfo *KernelInfoCache::find(void *Function) const {
   // A launch loop launches the same kernel again and again: remember the last
   // one per thread and skip the shared lock.
+  // Keyed on the cache's serial, not its address: a cache made where an
+  // earlier one was destroyed must not find that one's entries.
   static thread_local void *LastFunction = nullptr;
   static thread_local const KernelInfo *LastInfo = nullptr;
-  static thread_local const KernelInfoCache *LastCache = nullptr;
-  if (Function == LastFunction && LastCache == this)
+  static thread_local std::uint64_t LastCache = 0;
+  if (Function == LastFunction && LastCache == Serial)
     return LastInfo;
   const KernelInfo *Found = nullptr;
   {
@@ -88,9 +96,14 @@ const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, O
   if (Found) {
     LastFunction = Function;
     LastInfo = Found;
-    LastCache = this;
-    return Found;
+    LastCache = Serial;
   }
+  return Found;
+}
+
+const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, OpTable &Ops) {
+  if (const KernelInfo *Known = find(Function))
+    return Known;
   KernelInfo Info;
   std::string Name = SymbolName ? SymbolName : "<unnamed>";
   int Status = 0;
@@ -137,13 +150,12 @@ const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, O
   }
   if (Info.LayoutKnown)
     Info.Plan = planFor(Name, Info.Layout);
-  std::unique_lock<std::shared_mutex> Guard(Lock);
-  // Another thread may have inserted it meanwhile; emplace keeps the first.
-  const KernelInfo *Stored = &Infos.emplace(Function, std::move(Info)).first->second;
-  LastFunction = Function;
-  LastInfo = Stored;
-  LastCache = this;
-  return Stored;
+  {
+    std::unique_lock<std::shared_mutex> Guard(Lock);
+    // Another thread may have inserted it meanwhile; emplace keeps the first.
+    Infos.emplace(Function, std::move(Info));
+  }
+  return find(Function);
 }
 
 } // namespace rt

@@ -53,14 +53,17 @@ struct KernelInfo {
 
 class KernelInfoCache {
 public:
-  explicit KernelInfoCache(const DriverApi &Driver) : Driver(Driver) {}
+  explicit KernelInfoCache(const DriverApi &Driver);
   /// Info for f, asking the driver on first sight. SymbolName is CUPTI's name
   /// of the launched kernel (may be null). The entry lives as long as the
   /// cache (entries are never erased), so the pointer can be kept.
   const KernelInfo *get(void *Function, const char *SymbolName, OpTable &Ops);
+  /// Info for f when it was seen before, else null; never calls the driver.
+  const KernelInfo *find(void *Function) const;
 
 private:
   const DriverApi &Driver;
+  std::uint64_t Serial; ///< distinct per cache made (find()'s per-thread memory is keyed on it)
   mutable std::shared_mutex Lock; ///< never held across a driver call
   std::unordered_map<void *, KernelInfo> Infos;
 };

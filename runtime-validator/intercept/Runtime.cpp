@@ -27,6 +27,8 @@
 #include "intercept/Runtime.h"
 #include "intercept/RedundantSyncFilter.h"
 
+#include "callsites/PythonCallSites.h"
+
 #include "report/CallSiteNames.h"
 #include "report/LogFile.h"
 #include "report/SharedReport.h"
@@ -193,11 +195,9 @@ ThreadId currentThread() {
 OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // A Python program's call site is its Python stack, copied from the
   // thread's shadow stack (cheap, exact): no native unwinding, no sampling.
-  if (R.Opts.stack_depth > 0) {
-    PyFrameRef Python[MaxPythonFrames];
-    if (int N = capturePythonStack(Python, MaxPythonFrames))
-      return R.Ops.intern(Name, nullptr, 0, Python, N);
-  }
+  if (R.Opts.stack_depth > 0)
+    if (OpId Op = internPythonCallSite(R.Ops, Name); Op != NoOp)
+      return Op;
   // Unwinding through CUPTI, the driver and the runtime costs 2-6 us per call
   // (measured on the H200: 100k launches, 32 frames), several times the launch
   // itself. A launch-bound loop launches the same kernel from the same place

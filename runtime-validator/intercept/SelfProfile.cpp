@@ -34,6 +34,8 @@ const char *phaseName(ProfilePhase P) {
     return "block-event replay";
   case ProfilePhase::Findings:
     return "finding output";
+  case ProfilePhase::KernelFirstSight:
+    return "kernel first sight";
   case ProfilePhase::Count:
     break;
   }

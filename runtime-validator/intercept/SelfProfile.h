@@ -4,8 +4,8 @@
 // intercepted call is timed under its name (a CUPTI callback by driver
 // function, an interposed NCCL or cuBLAS call by its own), and so is each
 // phase inside it: call-site capture, stream resolution, kernel-parameter
-// decoding, the engine, replaying allocators' block events and printing
-// findings. The table is printed at exit, so that a regression of the launch
+// decoding (a kernel's first sight apart: once per kernel, not per launch),
+// the engine, replaying allocators' block events and printing findings. The table is printed at exit, so that a regression of the launch
 // cost shows which callback and which phase it came from.
 //
 // Off, a timer costs one predictable branch. On, a timer reads the time-stamp
@@ -35,12 +35,13 @@ constexpr ProfileSlot NoProfileSlot = 0xffff;
 
 /// The phases inside an intercepted call.
 enum class ProfilePhase : ProfileSlot {
-  CallSites,   ///< stack capture and op interning
-  Streams,     ///< stream handles to engine streams
-  Decode,      ///< kernel parameters, library arguments
-  Engine,      ///< the happens-before engine's verbs
-  BlockEvents, ///< replaying allocators' queued block events
-  Findings,    ///< resolving and printing findings
+  CallSites,        ///< stack capture and op interning
+  Streams,          ///< stream handles to engine streams
+  Decode,           ///< kernel parameters per launch, copies' and sets' arguments
+  Engine,           ///< the happens-before engine's verbs
+  BlockEvents,      ///< replaying allocators' queued block events
+  Findings,         ///< resolving and printing findings
+  KernelFirstSight, ///< a kernel's parameter layout, names and plan, once per kernel
   Count
 };
 

@@ -9,10 +9,13 @@
 // and a step costs a few nanoseconds, so the difference between the two runs
 // is the validator's own host time per launch (cpu_launch_path.sh pairs them).
 //
-//   cpu_launch_path [--launches N] [--batch B] [--depth D]
+//   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct]
 //
 // --depth D makes each call D frames deep (a framework's stack), which is
-// what stack capture pays for. Prints one line:
+// what stack capture pays for. --struct launches kernel 0x2000 instead, whose
+// one parameter is a 24-byte struct holding the slot pointer: words the
+// generic rule finds, so each launch also names its stack a second time
+// (OpTable::sameStack). Prints one line:
 //   cpu_launch_path: launches=N ns_per_launch_median=X ns_per_launch_mean=Y
 // Exit 0; 2 without the fake CUPTI; 3 on bad usage.
 //
@@ -36,6 +39,8 @@ CUstream const Streams[2] = {reinterpret_cast<CUstream>(0x5000), reinterpret_cas
 CUevent const Done[2] = {reinterpret_cast<CUevent>(0x7100), reinterpret_cast<CUevent>(0x7200)};
 CUdeviceptr const Slots[2] = {0x7f0000000000, 0x7f1000000000};
 CUfunction const Tick = reinterpret_cast<CUfunction>(0x1000); // (float *, float *, int), FakeDriver.cpp
+CUfunction const ByValue = reinterpret_cast<CUfunction>(0x2000); // one 24-byte struct, FakeDriver.cpp
+bool StructParams = false;
 
 void setUp() {
   for (int S = 0; S < 2; ++S) {
@@ -54,8 +59,15 @@ void step(long I) {
   CUdeviceptr Slot = Slots[S];
   int Count = 32;
   void *Params[] = {&Slot, &Slot, &Count};
-  cuLaunchKernel_params Launch{Tick, 1, 1, 1, 32, 1, 1, 0, Streams[S], Params, nullptr};
-  Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &Launch, CUDA_SUCCESS, "_Z4tickPfS_i");
+  struct {
+    int N, Flags;
+    CUdeviceptr In, Out;
+  } Args{Count, 0, Slot, Slot};
+  void *StructParamList[] = {&Args};
+  cuLaunchKernel_params Launch{StructParams ? ByValue : Tick, 1, 1, 1, 32, 1, 1, 0, Streams[S],
+                               StructParams ? StructParamList : Params, nullptr};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &Launch, CUDA_SUCCESS,
+       StructParams ? "_Z6byvalue4Args" : "_Z4tickPfS_i");
   cuEventRecord_params Record{Done[S], Streams[S]};
   Call(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", &Record, CUDA_SUCCESS, nullptr);
   cuStreamWaitEvent_params Wait{Streams[Other], Done[S], 0};
@@ -82,8 +94,10 @@ int main(int Argc, char **Argv) {
       Batch = std::atoi(Argv[++I]);
     else if (!std::strcmp(Argv[I], "--depth") && I + 1 < Argc)
       Depth = std::atoi(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--struct"))
+      StructParams = true;
     else {
-      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D]\n",
+      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct]\n",
                    Argv[I], Argv[0]);
       return 3;
     }

@@ -74,6 +74,19 @@ TEST_F(PointerWordsTest, AnAllocationNamedByManyWordsIsOneAccessByTheDecodedWord
   EXPECT_EQ(E->stats().RecordedAccesses, 1u);
 }
 
+TEST_F(PointerWordsTest, AWordIntoAnAllocationOfSeveralSegmentsTouchesThemAll) {
+  // A launch that touched the middle of the allocation split it in three
+  // segments; a pointer word into the first is an access to all of them, not
+  // only to the segment it points into.
+  StreamId A = stream(0x100), B = stream(0x200);
+  alloc({0x1000, 0x100}, A, AllocKind::StreamOrdered);
+  E->launched(0, A, {Range{0x1040, 0x40}}, ProducerKernel);
+  ASSERT_EQ(E->stats().ShadowSegments, 3u);
+  PointerWord W{0x1010, false};
+  E->launchedWithPointerWords(0, B, &W, 1, ConsumerKernel, OtherKernel);
+  EXPECT_EQ(E->stats().RecordedAccesses, 4u); // B's in each segment, A's in the middle one
+}
+
 TEST_F(PointerWordsTest, WordsIntoDifferentAllocationsAreEachAnAccess) {
   StreamId A = stream(0x100), B = stream(0x200);
   alloc({0x1000, 0x100}, A, AllocKind::StreamOrdered);

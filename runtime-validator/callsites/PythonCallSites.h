@@ -1,0 +1,55 @@
+//===- PythonCallSites.h - a Python call site's op, remembered -*- C++ -*-===//
+//
+// A training step makes the same CUDA calls from the same Python lines step
+// after step, and naming a stack (each frame's code id and line, through the
+// walker's caches) and interning it (hash, lock, lookup, compare) cost most of
+// a capture. The frame walker's raw frames identify a named stack exactly
+// (PythonFrameWalker.h: equal raw frames name equal frames), so each thread
+// remembers, per (op table, name, raw stack), the op that interning gave; a
+// capture that matches one exactly returns it without naming or locking.
+// Ops are never removed from a table, so a remembered op stays right.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_CALLSITES_PYTHONCALLSITES_H
+#define STREAMLIFE_RT_CALLSITES_PYTHONCALLSITES_H
+
+#include "callsites/CallSites.h"
+#include "callsites/PythonFrameWalker.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace streamlife {
+namespace rt {
+
+/// The op of (Name, the calling thread's Python stack) in Ops, as
+/// Ops.intern(Name, no native frames, capturePythonStack()) gives it; NoOp
+/// when the thread runs no Python code.
+OpId internPythonCallSite(OpTable &Ops, NameId Name);
+
+/// What one thread remembers: the op of each (table, name, raw stack) it
+/// interned last, direct-mapped (two sites that share a slot evict each other,
+/// which costs a naming and an intern, never a wrong op).
+class RawStackMemory {
+public:
+  /// The op remembered for exactly this key, else NoOp.
+  OpId find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N) const;
+  void remember(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, OpId Op);
+
+private:
+  struct Entry {
+    std::uint64_t Table = 0; ///< OpTable::serial(); 0: empty
+    std::uint64_t Hash = 0;
+    NameId Name = 0;
+    OpId Op = NoOp;
+    std::vector<RawPythonFrame> Frames;
+  };
+  static constexpr std::size_t Slots = 1024; ///< the distinct call sites of a training step
+  static std::uint64_t hashOf(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N);
+  std::vector<Entry> Entries = std::vector<Entry>(Slots);
+};
+
+} // namespace rt
+} // namespace streamlife
+
+#endif

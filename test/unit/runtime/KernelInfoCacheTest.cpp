@@ -1,0 +1,78 @@
+//===- KernelInfoCacheTest.cpp - a kernel's layout and plan, once ---------===//
+//
+// KernelInfoCache asks the driver once per kernel and remembers the last
+// kernel per thread; find() never asks. The driver's answers are faked.
+//
+//===----------------------------------------------------------------------===//
+#include "intercept/CudaLibraries.h"
+#include "intercept/KernelArguments.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+
+using namespace streamlife::rt;
+
+namespace {
+
+int Queries = 0;
+
+/// Every kernel has two pointer parameters.
+CUresult twoPointers(CUkernel, size_t Index, size_t *Offset, size_t *Size) {
+  ++Queries;
+  if (Index >= 2)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Offset = 8 * Index;
+  *Size = 8;
+  return CUDA_SUCCESS;
+}
+
+/// Every kernel has one 24-byte struct.
+CUresult oneStruct(CUkernel, size_t Index, size_t *Offset, size_t *Size) {
+  ++Queries;
+  if (Index >= 1)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Offset = 0;
+  *Size = 24;
+  return CUDA_SUCCESS;
+}
+
+void *kernel(std::uintptr_t Handle) { return reinterpret_cast<void *>(Handle); }
+
+TEST(KernelInfoCacheTest, AsksTheDriverOncePerKernel) {
+  DriverApi Driver;
+  Driver.KernelGetParamInfo = twoPointers;
+  KernelInfoCache Kernels(Driver);
+  OpTable Ops;
+  EXPECT_EQ(Kernels.find(kernel(0x10)), nullptr);
+  Queries = 0;
+  const KernelInfo *Info = Kernels.get(kernel(0x10), "_Z4tickPfS_", Ops);
+  ASSERT_NE(Info, nullptr);
+  EXPECT_TRUE(Info->LayoutKnown);
+  EXPECT_EQ(Info->Layout.size(), 2u);
+  EXPECT_EQ(Ops.name(Info->Name), "kernel 'tick(float*, float*)'");
+  int AfterFirstSight = Queries;
+  EXPECT_EQ(Kernels.get(kernel(0x10), "_Z4tickPfS_", Ops), Info);
+  EXPECT_EQ(Kernels.find(kernel(0x10)), Info);
+  Kernels.get(kernel(0x20), "_Z4tockPfS_", Ops); // another kernel in between
+  EXPECT_EQ(Kernels.find(kernel(0x10)), Info);
+  EXPECT_EQ(Queries, AfterFirstSight + 3); // only kernel 0x20's indices 0, 1 and 2
+}
+
+TEST(KernelInfoCacheTest, ANewCacheAtTheSameAddressDoesNotFindTheOldOnesKernels) {
+  DriverApi Pointers, Struct;
+  Pointers.KernelGetParamInfo = twoPointers;
+  Struct.KernelGetParamInfo = oneStruct;
+  OpTable Ops;
+  std::optional<KernelInfoCache> Kernels;
+  Kernels.emplace(Pointers);
+  ASSERT_EQ(Kernels->get(kernel(0x10), "_Z4tickPfS_", Ops)->Layout.size(), 2u);
+  // The last kernel this thread looked up was 0x10, in a cache now gone.
+  Kernels.emplace(Struct);
+  EXPECT_EQ(Kernels->find(kernel(0x10)), nullptr);
+  const KernelInfo *Info = Kernels->get(kernel(0x10), "_Z4tickPfS_", Ops);
+  ASSERT_EQ(Info->Layout.size(), 1u);
+  EXPECT_EQ(Info->Layout[0].Size, 24u);
+}
+
+} // namespace

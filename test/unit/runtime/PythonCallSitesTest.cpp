@@ -1,0 +1,76 @@
+//===- PythonCallSitesTest.cpp - remembered Python call sites -------------===//
+//
+// A remembered op is returned only for exactly the key it was interned under:
+// the same table, name and raw frames (each frame's code object, its name
+// objects and its instruction). Anything else must miss, so that it is named
+// and interned afresh.
+//
+//===----------------------------------------------------------------------===//
+#include "callsites/PythonCallSites.h"
+
+#include <gtest/gtest.h>
+
+using namespace streamlife::rt;
+
+namespace {
+
+const void *at(std::uintptr_t A) { return reinterpret_cast<const void *>(A); }
+
+struct RawStackMemoryTest : ::testing::Test {
+  RawStackMemory Memory;
+  RawPythonFrame Stack[3] = {{at(0x1000), at(0x1100), at(0x1200), 14},
+                             {at(0x2000), at(0x2100), at(0x2200), 40},
+                             {at(0x3000), at(0x3100), at(0x3200), 2}};
+  static constexpr std::uint64_t Table = 7;
+  static constexpr NameId Name = 3;
+  static constexpr OpId Op = 42;
+  void SetUp() override { Memory.remember(Table, Name, Stack, 3, Op); }
+};
+
+TEST_F(RawStackMemoryTest, TheSameKeyFindsTheOp) { EXPECT_EQ(Memory.find(Table, Name, Stack, 3), Op); }
+
+TEST_F(RawStackMemoryTest, AnotherTableOrNameMisses) {
+  EXPECT_EQ(Memory.find(Table + 1, Name, Stack, 3), NoOp);
+  EXPECT_EQ(Memory.find(Table, Name + 1, Stack, 3), NoOp);
+}
+
+TEST_F(RawStackMemoryTest, AnyFrameThatDiffersMisses) {
+  for (int Frame = 0; Frame < 3; ++Frame) {
+    for (int Field = 0; Field < 4; ++Field) {
+      RawPythonFrame Other[3] = {Stack[0], Stack[1], Stack[2]};
+      RawPythonFrame &F = Other[Frame];
+      switch (Field) {
+      case 0: // another instruction: another line
+        F.Lasti += 1;
+        break;
+      case 1: // a new code object at the same address with other names
+        F.File = at(0x9100);
+        break;
+      case 2:
+        F.Name = at(0x9200);
+        break;
+      case 3:
+        F.Code = at(0x9000);
+        break;
+      }
+      EXPECT_EQ(Memory.find(Table, Name, Other, 3), NoOp) << "frame " << Frame << ", field " << Field;
+    }
+  }
+}
+
+TEST_F(RawStackMemoryTest, ADeeperOrShallowerStackMisses) {
+  EXPECT_EQ(Memory.find(Table, Name, Stack, 2), NoOp);
+  RawPythonFrame Deeper[4] = {Stack[0], Stack[1], Stack[2], {at(0x4000), at(0x4100), at(0x4200), 1}};
+  EXPECT_EQ(Memory.find(Table, Name, Deeper, 4), NoOp);
+  EXPECT_EQ(Memory.find(Table, Name, Stack, 0), NoOp);
+}
+
+TEST_F(RawStackMemoryTest, RememberingAnotherKeyInTheSameSlotReplacesIt) {
+  RawPythonFrame Other[1] = {{at(0x5000), at(0x5100), at(0x5200), 8}};
+  Memory.remember(Table, Name, Other, 1, 43);
+  EXPECT_EQ(Memory.find(Table, Name, Other, 1), 43u);
+  OpId Found = Memory.find(Table, Name, Stack, 3);
+  EXPECT_TRUE(Found == Op || Found == NoOp); // kept, or evicted: never the other op
+}
+
+} // namespace
