@@ -74,6 +74,8 @@ def command(workload, mode, options):
         cmd = [sys.executable, path] + args
     if mode == "streamlife":
         cmd = [options.streamlife, "run"] + options.streamlife_args + ["--"] + cmd
+    elif mode == "baseline":  # another build (the one before a change), side by side with this one
+        cmd = [options.baseline, "run"] + options.streamlife_args + ["--"] + cmd
     elif mode == "streamlife-nostack":  # the cost of stack capture, for comparison
         cmd = [options.streamlife, "run", "--stack-depth", "0"] + options.streamlife_args + ["--"] + cmd
     elif mode == "streamlife-selfprofile":  # where the validator's own time goes, per callback and phase
@@ -92,8 +94,13 @@ def command(workload, mode, options):
     return cmd
 
 
+def validated(mode):
+    """Modes that run a streamlife build."""
+    return mode.startswith("streamlife") or mode == "baseline"
+
+
 def findings(mode, text):
-    if mode.startswith("streamlife"):
+    if validated(mode):
         found = [int(n) for n in re.findall(r"streamlife: summary: (\d+) finding", text)]
         return str(sum(found)) if found else "no summary"
     if mode == "csan":
@@ -132,7 +139,7 @@ def run(workload, mode, alloc, options, repeat=0):
         env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
     if mode == "csan":
         env["TORCH_CUDA_SANITIZER"] = "1"
-    if mode.startswith("streamlife"):
+    if validated(mode):
         env["STREAMLIFE_OPTIONS"] = ":".join(x for x in [env.get("STREAMLIFE_OPTIONS", ""), "intercept_stats=1"] if x)
     cmd = command(workload, mode, options)
     start = time.time()
@@ -150,17 +157,20 @@ def run(workload, mode, alloc, options, repeat=0):
     ok = "result: ok" in text and rc == 0
     loss = re.findall(r"^loss: ([-+0-9.eE]+|nan|inf)$", text, re.M)
     return {"ms": max(times) if times else None, "findings": findings(mode, text), "ok": ok, "rc": rc,
-            "wall": wall, "observed": observed(text) if mode.startswith("streamlife") else "", "log": log,
+            "wall": wall, "observed": observed(text) if validated(mode) else "", "log": log,
             "loss": float(loss[-1]) if loss else None}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--streamlife", required=True)
+    parser.add_argument("--baseline", help="another streamlife binary (e.g. the build before a change): "
+                        "mode 'baseline' runs it like 'streamlife', interleaved with the other modes")
     parser.add_argument("--streamlife-args", default="", help="extra `streamlife run` flags, space separated")
     parser.add_argument("--compute-sanitizer", default="/usr/local/cuda/bin/compute-sanitizer")
     parser.add_argument("--modes", default="plain,streamlife,csan,cs",
-                        help="any of plain, streamlife, streamlife-nostack (--stack-depth 0), "
+                        help="any of plain, streamlife, baseline (--baseline's build), "
+                             "streamlife-nostack (--stack-depth 0), "
                              "streamlife-pyprofile (--python-frame-walker=0), csan, cs")
     parser.add_argument("--alloc", default="async,native")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
@@ -176,6 +186,8 @@ def main():
                         help="also fail on findings and on a loss that changed under the validator")
     options = parser.parse_args()
     options.streamlife_args = options.streamlife_args.split()
+    if "baseline" in options.modes.split(",") and not options.baseline:
+        parser.error("mode 'baseline' needs --baseline PATH")
     for name in options.workloads.split(","):
         if name not in WORKLOADS:
             parser.error(f"unknown workload '{name}' (known: {', '.join(WORKLOADS)})")
@@ -209,7 +221,7 @@ def main():
                 result = "ok" if not failed else f"FAILED (rc {failed[0]['rc']})"
                 problems += len(failed)
                 found = "/".join(sorted(set(r["findings"] for r in rs)))
-                if options.expect_clean and mode.startswith("streamlife"):
+                if options.expect_clean and validated(mode):
                     if workload != "seed-buggy" and any(r["findings"] != "0" for r in rs):
                         result += ", NOT CLEAN"
                         problems += 1
