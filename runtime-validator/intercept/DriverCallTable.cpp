@@ -10,26 +10,20 @@
 namespace streamlife {
 namespace rt {
 
-thread_local bool DriverCallGuard::Inside = false;
+namespace detail {
+DriverRow Rows[CUPTI_DRIVER_TRACE_CBID_SIZE];
+std::atomic<std::uint64_t> Calls[CUPTI_DRIVER_TRACE_CBID_SIZE];
+} // namespace detail
 
 namespace {
 
+using detail::Calls;
+using detail::Rows;
 using Family = void (*)(const CallContext &);
 
 constexpr unsigned MaxCbid = CUPTI_DRIVER_TRACE_CBID_SIZE;
 
-/// One row, as the hot path reads it (filled before the runtime is published).
-struct Row {
-  Family Decode = nullptr;
-  const char *Name = nullptr;
-  bool PerThread = false;
-  bool AtEntryPoint = false;
-  unsigned Sites = 0;
-  ProfileSlot Slot = NoProfileSlot;
-};
-Row Rows[MaxCbid];
 std::atomic<NameId> ApiNames[MaxCbid];
-std::atomic<std::uint64_t> Calls[MaxCbid];
 
 Family familyFunction(CuptiFamily F) {
   switch (F) {
@@ -55,7 +49,7 @@ void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints) {
   for (const CuptiCall &Call : cuptiCalls()) {
     if (Call.Cbid >= MaxCbid)
       continue;
-    Row &Out = Rows[Call.Cbid];
+    DriverRow &Out = Rows[Call.Cbid];
     Out.Decode = familyFunction(Call.Family);
     Out.Name = Call.Name;
     Out.PerThread = Call.PerThread;
@@ -63,25 +57,6 @@ void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints) {
     Out.Sites = Call.Sites;
     Out.Slot = R.Profile.enabled() ? R.Profile.slot(Call.Name) : NoProfileSlot;
   }
-}
-
-bool carriedByCupti(CUpti_CallbackId Cbid) {
-  return Cbid < MaxCbid && Rows[Cbid].Decode && !Rows[Cbid].AtEntryPoint;
-}
-
-bool carriedAtEntryPoint(CUpti_CallbackId Cbid) { return Cbid < MaxCbid && Rows[Cbid].AtEntryPoint; }
-
-void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
-                         const void *Params, CUresult Result, const char *SymbolName, CUcontext Ctx) {
-  const Row &Call = Rows[Cbid];
-  if (At == CallContext::Site::Enter)
-    Calls[Cbid].fetch_add(1, std::memory_order_relaxed);
-  unsigned Site = At == CallContext::Site::Enter ? CuptiCall::AtEnter : CuptiCall::AtExit;
-  // The other site costs nothing: CUPTI calls back at both.
-  if (!(Call.Sites & Site))
-    return;
-  InterceptScope Scope(R, Call.Slot, Ctx, Call.PerThread);
-  Call.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName, Call.Name});
 }
 
 void countUnhandledDriverCall(CUpti_CallbackId Cbid) {

@@ -12,32 +12,67 @@
 #ifndef STREAMLIFE_RT_INTERCEPT_DRIVERCALLTABLE_H
 #define STREAMLIFE_RT_INTERCEPT_DRIVERCALLTABLE_H
 
+#include "intercept/CuptiCalls.h"
 #include "intercept/DriverCallContext.h"
+#include "intercept/InterceptContext.h"
 
 #include <cupti.h>
+#include <cupti_driver_cbid.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 
 namespace streamlife {
 namespace rt {
 
-class ValidatorRuntime;
 
 /// Fills the table from CuptiCalls.inc. AtEntryPoints: the driver's entry
 /// points are intercepted in this process, so the rows that allow it
 /// (STREAMLIFE_ENTRY_POINT_CALL) are carried there and not by CUPTI.
 void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints);
 
-/// A row CUPTI must enable and dispatch (false for unknown cbids).
-bool carriedByCupti(CUpti_CallbackId Cbid);
-/// A row the driver's entry points carry.
-bool carriedAtEntryPoint(CUpti_CallbackId Cbid);
+struct DriverRow {
+  void (*Decode)(const CallContext &) = nullptr; ///< the family; null: not a row
+  const char *Name = nullptr;
+  bool PerThread = false;
+  bool AtEntryPoint = false; ///< carried by the driver's entry points, not CUPTI
+  unsigned Sites = 0;        ///< CuptiCall::Site bits
+  ProfileSlot Slot = NoProfileSlot;
+};
 
-/// One call of a row, from the mechanism that carries it: counted at its
-/// Enter, and handed to its family at the sites its row uses, inside an
-/// InterceptScope on context Ctx (null: the thread's current one).
-void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
-                         const void *Params, CUresult Result, const char *SymbolName, CUcontext Ctx);
+namespace detail {
+/// By cbid; written by setUpDriverCalls before the runtime is published,
+/// read-only after. In the header so that the checks of every call inline.
+extern DriverRow Rows[CUPTI_DRIVER_TRACE_CBID_SIZE];
+extern std::atomic<std::uint64_t> Calls[CUPTI_DRIVER_TRACE_CBID_SIZE];
+} // namespace detail
+
+/// A row CUPTI must enable and dispatch (false for unknown cbids).
+inline bool carriedByCupti(CUpti_CallbackId Cbid) {
+  return Cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && detail::Rows[Cbid].Decode && !detail::Rows[Cbid].AtEntryPoint;
+}
+/// A row the driver's entry points carry.
+inline bool carriedAtEntryPoint(CUpti_CallbackId Cbid) {
+  return Cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && detail::Rows[Cbid].AtEntryPoint;
+}
+
+/// One call of a row (Cbid must be one), from the mechanism that carries it:
+/// counted at its Enter, and handed to its family at the sites its row uses,
+/// inside an InterceptScope on context Ctx (null: the thread's current one).
+/// Inline: it is the whole of both mechanisms' hot path but the family.
+inline void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
+                                const void *Params, CUresult Result, const char *SymbolName, CUcontext Ctx) {
+  bool Entering = At == CallContext::Site::Enter;
+  if (Entering)
+    detail::Calls[Cbid].fetch_add(1, std::memory_order_relaxed);
+  // The other site costs nothing: both mechanisms report both.
+  const DriverRow &Row = detail::Rows[Cbid];
+  if (!(Row.Sites & (Entering ? CuptiCall::AtEnter : CuptiCall::AtExit)))
+    return;
+  InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
+  Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName, Row.Name});
+}
 /// A call the table does not handle, seen by CUPTI with api_stats (counted only).
 void countUnhandledDriverCall(CUpti_CallbackId Cbid);
 
@@ -54,7 +89,7 @@ public:
   static bool inside() { return Inside; }
 
 private:
-  static thread_local bool Inside;
+  static inline thread_local bool Inside = false; // constant: no TLS wrapper on access
 };
 
 /// "streamlife: intercept-stats: driver cuLaunchKernel (cbid 307): N" per

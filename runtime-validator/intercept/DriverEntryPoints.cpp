@@ -370,12 +370,19 @@ bool prepareDriverEntryPoints(std::string &Why) {
     E.Own = realDlsym()(Lib, E.Name);
   CtxGetCurrent = reinterpret_cast<CUresult (*)(CUcontext *)>(realDlsym()(Lib, "cuCtxGetCurrent"));
   auto DriverGetVersion = reinterpret_cast<CUresult (*)(int *)>(realDlsym()(Lib, "cuDriverGetVersion"));
+  bool HasFuncGetName = realDlsym()(Lib, "cuFuncGetName") != nullptr;
   dlclose(Lib); // NOLOAD took a reference; the library stays loaded
   auto GetProc = reinterpret_cast<CUresult (*)(const char *, void **, int, cuuint64_t,
                                                CUdriverProcAddressQueryResult *)>(Entries[GetProcAddressV2].Own);
   if (!GetProc || !CtxGetCurrent || !DriverGetVersion) {
     Why = "libcuda.so.1 lacks cuGetProcAddress_v2, cuCtxGetCurrent or cuDriverGetVersion (a driver "
           "older than CUDA 12)";
+    return false;
+  }
+  // Kernels are named and their parameter plans chosen by name; without
+  // CUPTI's symbol name only the driver can say it.
+  if (!HasFuncGetName) {
+    Why = "libcuda.so.1 lacks cuFuncGetName (a driver older than CUDA 12.3), so launches would be unnamed";
     return false;
   }
   // The runtime's lookups are mapped by address: the driver must hand out
