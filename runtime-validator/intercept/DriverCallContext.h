@@ -8,7 +8,7 @@
 // the cbid, the site (before the driver acts, or after it returned), the
 // result, the parameter struct CUPTI defines for it (<Name>_params of
 // generated_cuda_meta.h, which the entry points build from their arguments),
-// the kernel's name where the mechanism knows it and the API's name. Nothing
+// the kernel's name where the mechanism knows it. Nothing
 // of CUPTI's callback data reaches a family.
 //
 //===----------------------------------------------------------------------===//
@@ -36,12 +36,12 @@ struct CallContext {
   /// A launch's kernel as CUPTI names it; null where the mechanism cannot
   /// say (the driver is then asked once per kernel, InterceptContext::kernel).
   const char *SymbolName;
-  const char *ApiName; ///< "cuMemcpyAsync"
 
   bool entering() const { return At == Site::Enter; }
   bool exitedOk() const { return At == Site::Exit && Result == CUDA_SUCCESS; }
   template <typename P> const P &params() const { return *static_cast<const P *>(Params); }
-  /// The API's own name ("cuMemcpyAsync") as an op with the caller's stack.
+  /// The API's own name ("cuMemcpyAsync", the call table's) as an op with
+  /// the caller's stack.
   OpId apiOp() const;
 };
 

@@ -67,6 +67,7 @@ void countUnhandledDriverCall(CUpti_CallbackId Cbid) {
 OpId CallContext::apiOp() const {
   NameId Name = Cbid < MaxCbid ? ApiNames[Cbid].load(std::memory_order_relaxed) : 0;
   if (Name == 0) {
+    const char *ApiName = Cbid < MaxCbid ? Rows[Cbid].Name : nullptr;
     Name = Intercept.name(ApiName ? ApiName : "CUDA call");
     if (Cbid < MaxCbid)
       ApiNames[Cbid].store(Name, std::memory_order_relaxed);

@@ -71,7 +71,7 @@ inline void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, Call
   if (!(Row.Sites & (Entering ? CuptiCall::AtEnter : CuptiCall::AtExit)))
     return;
   InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
-  Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName, Row.Name});
+  Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName});
 }
 /// A call the table does not handle, seen by CUPTI with api_stats (counted only).
 void countUnhandledDriverCall(CUpti_CallbackId Cbid);
