@@ -85,7 +85,9 @@ CUresult (*CtxGetCurrent)(CUcontext *) = nullptr;
 // global scope. A lookup in a given handle does not depend on its caller
 // (except for LD_AUDIT's notification), so it goes to the handler, which asks
 // the real dlsym and maps a result that is one of the driver's own wrapped
-// functions to the wrapper.
+// functions to the wrapper. It starts with endbr64 (a no-op elsewhere): it is
+// reached through the PLT, an indirect jump, and the library is marked
+// compatible with indirect-branch tracking like the rest of the code.
 
 using DlsymFn = void *(*)(void *, const char *);
 
@@ -119,6 +121,7 @@ asm(R"(
   .p2align 4
 dlsym:
   .cfi_startproc
+  endbr64
   cmpq $-1, %rdi
   je 1f
   testq %rdi, %rdi
