@@ -198,6 +198,11 @@ int main(int Argc, char **Argv) {
     Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx", &L, CUDA_SUCCESS, "_Z7consumePKfPfi");
     freeAsync(Buffer, StreamA);
     nextAllocation(StreamA);
+  } else if (Scenario == "local-default-lookup") {
+    // A library loaded RTLD_LOCAL looks up its own dependency's function
+    // with dlsym(RTLD_DEFAULT) (the validator's dlsym must keep the caller).
+    auto Sees = fakeTorch<int (*)()>("fakeTorchSeesItsNccl");
+    std::printf("default lookup from a local library: %s\n", Sees() ? "found" : "not found");
   } else if (Scenario == "loop") {
     // The same bug ten times from the same call sites: one finding.
     createStream(StreamA);
