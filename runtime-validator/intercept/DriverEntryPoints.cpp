@@ -310,8 +310,10 @@ CUresult getProcAddress(const char *Symbol, void **Pfn, int CudaVersion, cuuint6
 #define STREAMLIFE_CBID(Name) CUPTI_DRIVER_TRACE_CBID_##Name
 
 /// The wrappers lookups hand out (hidden functions of ours, so that another
-/// definition of the exported names cannot take their place).
-const bool WrappersSet = [] {
+/// definition of the exported names cannot take their place). Set by
+/// prepareDriverEntryPoints, which the runtime's constructor calls: not by a
+/// static initializer, whose order against that constructor is the link's.
+void setWrappers() {
   Entries[LaunchKernel].Wrapper =
       reinterpret_cast<void *>(&launchKernel<LaunchKernel, STREAMLIFE_CBID(cuLaunchKernel)>);
   Entries[LaunchKernelPtsz].Wrapper =
@@ -334,8 +336,7 @@ const bool WrappersSet = [] {
       reinterpret_cast<void *>(&streamWaitEvent<StreamWaitEventPtsz, STREAMLIFE_CBID(cuStreamWaitEvent_ptsz)>);
   Entries[GetProcAddress].Wrapper = reinterpret_cast<void *>(&getProcAddress);
   Entries[GetProcAddressV2].Wrapper = reinterpret_cast<void *>(&getProcAddressV2);
-  return true;
-}();
+}
 
 const Entry *entryOfRow(CUpti_CallbackId Cbid) {
   for (const Entry &E : Entries)
@@ -347,6 +348,7 @@ const Entry *entryOfRow(CUpti_CallbackId Cbid) {
 } // namespace
 
 bool prepareDriverEntryPoints(std::string &Why) {
+  setWrappers();
   // One list: every entry-point row has a wrapper, and every wrapper a row.
   for (const CuptiCall &Call : cuptiCalls())
     if (Call.Carrier == CallCarrier::EntryPointWhereSupported && !entryOfRow(Call.Cbid)) {
