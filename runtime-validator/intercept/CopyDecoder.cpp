@@ -127,6 +127,7 @@ bool decodeCopy(CUpti_CallbackId Cbid, const void *Params, DecodedCopy &Out) {
     return true;                                                                                   \
   }
 #define STREAMLIFE_CUPTI_CALL(Name, Family, Null, Site)
+#define STREAMLIFE_ENTRY_POINT_CALL(Name, Family, Null, Site)
 #define STREAMLIFE_CUPTI_COPY(Name, Null, Dst, Src, Bytes, Stream, SyncKind)                           \
   STREAMLIFE_ROW(CUPTI_DRIVER_TRACE_CBID_##Name, Name##_params,                                      \
                  linear(Out, address(Dst), address(Src), Bytes, Stream, SyncKind))

@@ -33,6 +33,8 @@ bool loadDriver(DriverApi &Api, std::string &Why) {
   bind(Lib, "cuStreamGetPriority", Api.StreamGetPriority);
   bind(Lib, "cuStreamGetDevice", Api.StreamGetDevice);
   bind(Lib, "cuStreamIsCapturing", Api.StreamIsCapturing);
+  bind(Lib, "cuKernelGetName", Api.KernelGetName);
+  bind(Lib, "cuFuncGetName", Api.FuncGetName);
   if (!Api.CtxGetDevice || !Api.StreamGetFlags) {
     Why = "libcuda.so.1 lacks cuCtxGetDevice or cuStreamGetFlags";
     return false;

@@ -27,6 +27,10 @@ struct DriverApi {
   CUresult (*StreamGetPriority)(CUstream, int *) = nullptr;
   CUresult (*StreamGetDevice)(CUstream, CUdevice *) = nullptr; ///< CUDA 12.8+; may be null
   CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *) = nullptr;
+  /// A launched kernel's name where the mechanism did not give it (the
+  /// driver's entry points); CUDA 12.3+, may be null.
+  CUresult (*KernelGetName)(const char **, CUkernel) = nullptr;
+  CUresult (*FuncGetName)(const char **, CUfunction) = nullptr;
 };
 
 struct CuptiApi {

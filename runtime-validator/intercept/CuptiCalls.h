@@ -16,8 +16,14 @@
 namespace streamlife {
 namespace rt {
 
-/// The interceptor family of a row (intercept<Family>, CuptiCallContext.h).
+/// The interceptor family of a row (intercept<Family>, DriverCallContext.h).
 enum class CuptiFamily { Launches, Streams, EventsAndSync, Memory, CopiesAndSets, StreamMemOps };
+
+/// The mechanism a row names (CuptiCalls.inc, "Which mechanism carries a row").
+enum class CallCarrier : unsigned char {
+  Cupti,                    ///< always CUPTI's callbacks
+  EntryPointWhereSupported, ///< the driver's entry points, where they can be intercepted
+};
 
 struct CuptiCall {
   enum Site : unsigned { AtEnter = 1, AtExit = 2 };
@@ -26,6 +32,7 @@ struct CuptiCall {
   CuptiFamily Family;
   bool PerThread; ///< a NULL stream is the calling thread's per-thread default stream
   unsigned Sites; ///< the callbacks its family uses (Site bits)
+  CallCarrier Carrier;
 };
 
 /// Every row of CuptiCalls.inc, in table order.

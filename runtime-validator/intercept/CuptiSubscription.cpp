@@ -1,14 +1,14 @@
-//===- CuptiSubscription.cpp - the CUPTI callback and its dispatch table ---===//
+//===- CuptiSubscription.cpp - the CUPTI callback ---------------------------===//
 //
 // One CUPTI subscriber; the driver-API cbids of the call table (CuptiCalls.inc)
-// are enabled one by one, and each goes to its family with an
-// InterceptContext for the call. The resource domain gives the teardown path
-// (context destruction). With api_stats=1 the runtime domain is enabled as
-// well, only to count calls (diagnostics).
+// that CUPTI carries (DriverCallTable.h) are enabled one by one, and each goes
+// to its family through the table. The resource domain gives the teardown path
+// (context destruction). With api_stats=1 the driver and runtime domains are
+// enabled whole, only to count calls (diagnostics).
 //
 //===----------------------------------------------------------------------===//
-#include "intercept/CuptiCallContext.h"
 #include "intercept/CuptiCalls.h"
+#include "intercept/DriverCallTable.h"
 #include "intercept/Runtime.h"
 
 #include <cupti_driver_cbid.h>
@@ -24,69 +24,43 @@ void flushAtCudaTeardown(ValidatorRuntime &R);
 
 namespace {
 
-using Family = void (*)(const CallContext &);
-
 constexpr unsigned MaxCbid = CUPTI_DRIVER_TRACE_CBID_SIZE;
-Family Dispatch[MaxCbid] = {};
-bool PerThreadCbid[MaxCbid] = {};
-unsigned CbidSites[MaxCbid] = {};
-ProfileSlot CbidSlot[MaxCbid];
-std::atomic<NameId> ApiNames[MaxCbid];
 CuptiApi Cupti;
 CUpti_SubscriberHandle TheSubscriber = nullptr;
 
 constexpr unsigned MaxRuntimeCbid = CUPTI_RUNTIME_TRACE_CBID_SIZE;
-std::atomic<std::uint64_t> DriverCalls[MaxCbid];
 std::atomic<std::uint64_t> RuntimeCalls[MaxRuntimeCbid];
-
-thread_local bool InsideCallback = false;
-
-Family familyFunction(CuptiFamily F) {
-  switch (F) {
-  case CuptiFamily::Launches:
-    return interceptLaunches;
-  case CuptiFamily::Streams:
-    return interceptStreams;
-  case CuptiFamily::EventsAndSync:
-    return interceptEventsAndSync;
-  case CuptiFamily::Memory:
-    return interceptMemory;
-  case CuptiFamily::CopiesAndSets:
-    return interceptCopiesAndSets;
-  case CuptiFamily::StreamMemOps:
-    return interceptStreamMemOps;
-  }
-  return nullptr;
-}
 
 void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId Cbid,
                          const void *RawData) {
   // Our own driver calls (parameter info, stream flags) come back here: drop them.
-  if (InsideCallback)
+  if (DriverCallGuard::inside())
     return;
   ValidatorRuntime *R = runtime();
   if (!R)
     return;
-  InsideCallback = true;
+  DriverCallGuard Guard;
   if (Domain == CUPTI_CB_DOMAIN_DRIVER_API && Cbid < MaxCbid) {
     const auto &Data = *static_cast<const CUpti_CallbackData *>(RawData);
-    Family F = Dispatch[Cbid];
-    // Handled calls are always counted (intercept_stats); the rest of the
-    // domain only reaches us with api_stats.
-    if ((F || R->Opts.api_stats) && Data.callbackSite == CUPTI_API_ENTER)
-      DriverCalls[Cbid].fetch_add(1, std::memory_order_relaxed);
-    unsigned Site = Data.callbackSite == CUPTI_API_ENTER ? CuptiCall::AtEnter : CuptiCall::AtExit;
-    // CUPTI calls back at both sites; the family's row says which it uses.
-    if (F && (CbidSites[Cbid] & Site)) {
+    CallContext::Site At =
+        Data.callbackSite == CUPTI_API_ENTER ? CallContext::Site::Enter : CallContext::Site::Exit;
+    if (carriedByCupti(Cbid)) {
       // The timeline matches the work enqueued here with its activity record
       // (without a timeline, nothing is kept).
       bool Timeline = R->Recording.load(std::memory_order_relaxed) != nullptr;
       if (Timeline)
         setDriverCorrelation(Data.correlationId);
-      InterceptScope Scope(*R, CbidSlot[Cbid], Data.context, PerThreadCbid[Cbid]);
-      F(CallContext{Scope.context(), Cbid, Data});
+      // The result exists only once the call returned.
+      CUresult Result = At == CallContext::Site::Exit
+                            ? *static_cast<const CUresult *>(Data.functionReturnValue)
+                            : CUDA_SUCCESS;
+      interceptDriverCall(*R, Cbid, At, Data.functionParams, Result, Data.symbolName, Data.context);
       if (Timeline)
         setDriverCorrelation(0);
+    } else if (!carriedAtEntryPoint(Cbid) && At == CallContext::Site::Enter) {
+      // The rest of the domain only reaches us with api_stats; the entry
+      // points count the rows they carry themselves.
+      countUnhandledDriverCall(Cbid);
     }
   } else if (Domain == CUPTI_CB_DOMAIN_RUNTIME_API && Cbid < MaxRuntimeCbid) {
     const auto &Data = *static_cast<const CUpti_CallbackData *>(RawData);
@@ -99,7 +73,6 @@ void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain, CUpti_CallbackId C
              Cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     flushAtCudaTeardown(*R);
   }
-  InsideCallback = false;
 }
 
 std::string cuptiError(CUptiResult Rc) {
@@ -112,22 +85,11 @@ std::string cuptiError(CUptiResult Rc) {
 } // namespace
 
 void drainQueuedEventsOutsideCuda(ValidatorRuntime &R) {
-  if (InsideCallback)
+  if (DriverCallGuard::inside())
     return;
-  InsideCallback = true; // stream resolution may call the driver
+  DriverCallGuard Guard; // stream resolution may call the driver
   InterceptContext(R).replayBlockEvents();
   R.Report.drain(R);
-  InsideCallback = false;
-}
-
-OpId CallContext::apiOp() const {
-  NameId Name = Cbid < MaxCbid ? ApiNames[Cbid].load(std::memory_order_relaxed) : 0;
-  if (Name == 0) {
-    Name = Intercept.name(Data.functionName ? Data.functionName : "CUDA call");
-    if (Cbid < MaxCbid)
-      ApiNames[Cbid].store(Name, std::memory_order_relaxed);
-  }
-  return Intercept.op(Name);
 }
 
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why) {
@@ -143,12 +105,8 @@ bool subscribeCupti(ValidatorRuntime &R, std::string &Why) {
     return false;
   }
   for (const CuptiCall &Call : cuptiCalls()) {
-    if (Call.Cbid >= MaxCbid)
+    if (!carriedByCupti(Call.Cbid))
       continue;
-    Dispatch[Call.Cbid] = familyFunction(Call.Family);
-    PerThreadCbid[Call.Cbid] = Call.PerThread;
-    CbidSites[Call.Cbid] = Call.Sites;
-    CbidSlot[Call.Cbid] = R.Profile.enabled() ? R.Profile.slot(Call.Name) : NoProfileSlot;
     Rc = Cupti.EnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Call.Cbid);
     if (Rc != CUPTI_SUCCESS) {
       Why = "cuptiEnableCallback failed: " + cuptiError(Rc);
@@ -183,42 +141,25 @@ void enableRuntimeCorrelation() {
 
 namespace {
 
-void printCounts(std::FILE *Out, const char *Prefix, CUpti_CallbackDomain Domain,
-                 std::atomic<std::uint64_t> *Counts, unsigned N, const char *Label, bool HandledOnly) {
-  for (unsigned I = 0; I < N; ++I) {
-    std::uint64_t Count = Counts[I].load();
-    if (!Count || (HandledOnly && !Dispatch[I]))
-      continue;
-    const char *Name = nullptr;
-    if (!Cupti.GetCallbackName || Cupti.GetCallbackName(Domain, I, &Name) != CUPTI_SUCCESS)
-      Name = "?";
-    std::fprintf(Out, "streamlife: %s: %s %s (cbid %u): %llu\n", Prefix, Label, Name ? Name : "?", I,
-                 static_cast<unsigned long long>(Count));
-  }
+const char *callbackName(CUpti_CallbackDomain Domain, unsigned Cbid) {
+  const char *Name = nullptr;
+  if (!Cupti.GetCallbackName || Cupti.GetCallbackName(Domain, Cbid, &Name) != CUPTI_SUCCESS || !Name)
+    return "?";
+  return Name;
 }
 
 } // namespace
 
-void printInterceptStats(std::FILE *Out) {
-  printCounts(Out, "intercept-stats", CUPTI_CB_DOMAIN_DRIVER_API, DriverCalls, MaxCbid, "driver", true);
-}
-
 void printApiStats(std::FILE *Out) {
-  auto Print = [&](CUpti_CallbackDomain Domain, std::atomic<std::uint64_t> *Counts, unsigned N,
-                   const char *Label) {
-    for (unsigned I = 0; I < N; ++I) {
-      std::uint64_t Count = Counts[I].load();
-      if (!Count)
-        continue;
-      const char *Name = nullptr;
-      if (!Cupti.GetCallbackName || Cupti.GetCallbackName(Domain, I, &Name) != CUPTI_SUCCESS)
-        Name = "?";
-      std::fprintf(Out, "streamlife: api-stats: %s %s (cbid %u): %llu\n", Label, Name ? Name : "?",
-                   I, static_cast<unsigned long long>(Count));
-    }
-  };
-  Print(CUPTI_CB_DOMAIN_DRIVER_API, DriverCalls, MaxCbid, "driver");
-  Print(CUPTI_CB_DOMAIN_RUNTIME_API, RuntimeCalls, MaxRuntimeCbid, "runtime");
+  forEachDriverCallCount([&](unsigned Cbid, std::uint64_t Count) {
+    std::fprintf(Out, "streamlife: api-stats: driver %s (cbid %u): %llu\n",
+                 callbackName(CUPTI_CB_DOMAIN_DRIVER_API, Cbid), Cbid,
+                 static_cast<unsigned long long>(Count));
+  });
+  for (unsigned I = 0; I < MaxRuntimeCbid; ++I)
+    if (std::uint64_t Count = RuntimeCalls[I].load())
+      std::fprintf(Out, "streamlife: api-stats: runtime %s (cbid %u): %llu\n",
+                   callbackName(CUPTI_CB_DOMAIN_RUNTIME_API, I), I, static_cast<unsigned long long>(Count));
 }
 
 } // namespace rt

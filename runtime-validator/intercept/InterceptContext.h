@@ -1,7 +1,8 @@
 //===- InterceptContext.h - what an interception mechanism may touch -*- C++ -*-===//
 //
-// Every mechanism that learns of a CUDA call -- CUPTI driver callbacks, NCCL
-// and cuBLAS/cuBLASLt/cuDNN interposition, the annotation entry points, the
+// Every mechanism that learns of a CUDA call -- CUPTI driver callbacks, the
+// driver's entry points (launches, records, waits), NCCL and
+// cuBLAS/cuBLASLt/cuDNN interposition, the annotation entry points, the
 // PyTorch allocator feed -- translates it into engine events through this one
 // context, as each of ThreadSanitizer's interceptors goes through one
 // ScopedInterceptor: the calling thread, its call site as an op, stream handles

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/CopyDecoder.h"
-#include "intercept/CuptiCallContext.h"
+#include "intercept/DriverCallContext.h"
 
 namespace streamlife {
 namespace rt {
@@ -18,7 +18,7 @@ void interceptCopiesAndSets(const CallContext &C) {
   static thread_local DecodedCopy Copy;
   {
     ProfileTimer Decoding(I.profile(), ProfilePhase::Decode);
-    if (!decodeCopy(C.Cbid, C.Data.functionParams, Copy))
+    if (!decodeCopy(C.Cbid, C.Params, Copy))
       return;
   }
   if (Copy.Unanalysed) {

@@ -6,7 +6,7 @@
 // learns that a block is free).
 //
 //===----------------------------------------------------------------------===//
-#include "intercept/CuptiCallContext.h"
+#include "intercept/DriverCallContext.h"
 
 #include <cupti_driver_cbid.h>
 

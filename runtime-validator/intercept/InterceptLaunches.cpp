@@ -12,7 +12,7 @@
 // they are noted as "not analysed" once, never passed silently.
 //
 //===----------------------------------------------------------------------===//
-#include "intercept/CuptiCallContext.h"
+#include "intercept/DriverCallContext.h"
 #include "intercept/Interposition.h"
 #include "intercept/KernelArguments.h"
 #include "intercept/LaunchWords.h"
@@ -38,7 +38,7 @@ void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelP
     I.libraryKernelLaunched(S);
     return;
   }
-  const KernelInfo &Info = I.kernel(F, C.Data.symbolName);
+  const KernelInfo &Info = I.kernel(F, C.SymbolName);
   static thread_local std::vector<PointerWord> Words;
   {
     ProfileTimer Decoding(I.profile(), ProfilePhase::Decode);

@@ -16,7 +16,7 @@
 // like the captured work and the captured frees.
 //
 //===----------------------------------------------------------------------===//
-#include "intercept/CuptiCallContext.h"
+#include "intercept/DriverCallContext.h"
 #include "intercept/TorchFeed.h"
 
 #include <cupti_driver_cbid.h>

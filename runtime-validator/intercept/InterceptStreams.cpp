@@ -1,5 +1,5 @@
 //===- InterceptStreams.cpp - stream creation, destruction, capture -------===//
-#include "intercept/CuptiCallContext.h"
+#include "intercept/DriverCallContext.h"
 
 #include <cupti_driver_cbid.h>
 

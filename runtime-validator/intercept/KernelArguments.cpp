@@ -105,6 +105,15 @@ const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, O
   if (const KernelInfo *Known = find(Function))
     return Known;
   KernelInfo Info;
+  // CUPTI names the kernel with each launch; the driver's entry points do
+  // not, so the driver is asked here, once per kernel. The handle is a
+  // CUkernel or a CUfunction, as for the parameter layout below.
+  if (!SymbolName && Driver.KernelGetName &&
+      Driver.KernelGetName(&SymbolName, reinterpret_cast<CUkernel>(Function)) != CUDA_SUCCESS)
+    SymbolName = nullptr;
+  if (!SymbolName && Driver.FuncGetName &&
+      Driver.FuncGetName(&SymbolName, reinterpret_cast<CUfunction>(Function)) != CUDA_SUCCESS)
+    SymbolName = nullptr;
   std::string Name = SymbolName ? SymbolName : "<unnamed>";
   int Status = 0;
   if (char *Demangled = abi::__cxa_demangle(Name.c_str(), nullptr, nullptr, &Status)) {

@@ -55,7 +55,7 @@ class KernelInfoCache {
 public:
   explicit KernelInfoCache(const DriverApi &Driver);
   /// Info for f, asking the driver on first sight. SymbolName is CUPTI's name
-  /// of the launched kernel (may be null). The entry lives as long as the
+  /// of the launched kernel (null: the driver is asked for it). The entry lives as long as the
   /// cache (entries are never erased), so the pointer can be kept.
   const KernelInfo *get(void *Function, const char *SymbolName, OpTable &Ops);
   /// Info for f when it was seen before, else null; never calls the driver.

@@ -19,12 +19,21 @@
 //     streams with events): median host time per launch 3.05 us without the
 //     validator, 3.39-3.46 us with it (+0.35-0.4 us; one noisy run +1.9 us);
 //     compute-sanitizer memcheck with stream-ordered race tracking: 39 us.
+// Later measured (bench/runtime/README.md, "Where the launch cost goes"):
+// CUPTI's dispatch of the enter and exit callbacks of a launch, an event
+// record and a stream wait alone costs 0.82 us per step on the H200, more
+// than the whole launch budget. So those rows are carried at the driver's
+// entry points instead where that is possible (DriverEntryPoints.h: the
+// direct, cuGetProcAddress and dlsym paths all chased there), and CUPTI keeps
+// every other row, whose calls are not hot.
 // Cost: CUPTI allows one subscriber per process; when another tool holds it
 // (Nsight, a PyTorch profiler session started first), we print one line and
 // stay passive rather than break the program.
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
+#include "intercept/DriverCallTable.h"
+#include "intercept/DriverEntryPoints.h"
 #include "intercept/RedundantSyncFilter.h"
 
 #include "callsites/PythonCallSites.h"
@@ -50,7 +59,6 @@ namespace rt {
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why);
 void enableRuntimeCorrelation();
 void printApiStats(std::FILE *Out);
-void printInterceptStats(std::FILE *Out);
 
 namespace {
 
@@ -273,6 +281,19 @@ __attribute__((constructor)) static void attachToProcess() {
     return;
   }
   auto *R = new ValidatorRuntime(Opts, Driver); // never deleted: CUDA calls back during exit
+  // Launches, records and waits at the driver's entry points where they can
+  // be (DriverEntryPoints.h), decided once for the whole process. A timeline
+  // keeps them with CUPTI: it matches each enqueue with its activity record
+  // by CUPTI's correlation id of the call, which only a callback carries.
+  std::string NoEntryPoints;
+  bool AtEntryPoints = false;
+  if (!Opts.driver_entry_points)
+    NoEntryPoints = "driver_entry_points=0";
+  else if (!Opts.timeline.empty())
+    NoEntryPoints = "a timeline is recorded";
+  else
+    AtEntryPoints = prepareDriverEntryPoints(NoEntryPoints);
+  setUpDriverCalls(*R, AtEntryPoints);
   if (!subscribeCupti(*R, Why)) {
     // Every process of `run -- sh -c '...'` fails alike: say it once per run.
     if (claimWarning(Why))
@@ -282,12 +303,23 @@ __attribute__((constructor)) static void attachToProcess() {
   }
   if (!Opts.timeline.empty())
     openTimeline(*R);
+  if (AtEntryPoints)
+    activateDriverEntryPoints();
   TheRuntime.store(R, std::memory_order_release);
   std::atexit(atExit);
   pthread_atfork(nullptr, nullptr, inForkedChild);
-  if (Opts.verbosity > 0)
-    std::fprintf(validatorLog(), "streamlife: note: attached to pid %d through CUPTI driver-API callbacks\n",
-                 getpid());
+  if (Opts.verbosity > 0) {
+    if (AtEntryPoints)
+      std::fprintf(validatorLog(),
+                   "streamlife: note: attached to pid %d through CUPTI driver-API callbacks, with "
+                   "launches, event records and stream waits at the driver's entry points\n",
+                   getpid());
+    else
+      std::fprintf(validatorLog(),
+                   "streamlife: note: attached to pid %d through CUPTI driver-API callbacks (launches, "
+                   "event records and stream waits too: %s)\n",
+                   getpid(), NoEntryPoints.c_str());
+  }
 }
 
 /// Also finishes when the library is unloaded without exit() (dlclose).

@@ -3,8 +3,12 @@
 // launch_bound.cu's loop played through the fake CUPTI and driver
 // (test/unit/runtime/fakecuda): per step, one kernel launch on stream s whose
 // parameters point at s's slot buffer, an event record on s and a wait of the
-// other stream on it -- the three driver callbacks the validator intercepts per
-// launch on the GPU, through the same CUPTI callback path, interceptors and
+// other stream on it -- the three driver calls the validator intercepts per
+// launch on the GPU. The fake CUPTI plays them through the fake driver's
+// functions, reached through cuGetProcAddress as nvcc's static runtime reaches
+// them (FAKE_DRIVER_PATH chooses another way), so the validator intercepts
+// them at the driver's entry points, or through CUPTI's callbacks with
+// STREAMLIFE_OPTIONS=driver_entry_points=0, then the same interceptors and
 // engine. Without the validator preloaded the fake CUPTI has no subscriber
 // and a step costs a few nanoseconds, so the difference between the two runs
 // is the validator's own host time per launch (cpu_launch_path.sh pairs them).

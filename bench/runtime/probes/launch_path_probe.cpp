@@ -31,6 +31,7 @@ void CUPTIAPI onCallback(void *, CUpti_CallbackDomain, CUpti_CallbackId, const v
 
 const CUpti_CallbackId ValidatorCbids[] = {
 #define STREAMLIFE_CUPTI_CALL(Name, Family, Null, Site) CUPTI_DRIVER_TRACE_CBID_##Name,
+#define STREAMLIFE_ENTRY_POINT_CALL(Name, Family, Null, Site) CUPTI_DRIVER_TRACE_CBID_##Name,
 #define STREAMLIFE_CUPTI_COPY(Name, Null, ...) CUPTI_DRIVER_TRACE_CBID_##Name,
 #define STREAMLIFE_CUPTI_SET(Name, Null, ...) CUPTI_DRIVER_TRACE_CBID_##Name,
 #define STREAMLIFE_CUPTI_SET2D(Name, Null, ...) CUPTI_DRIVER_TRACE_CBID_##Name,

@@ -32,6 +32,26 @@ TEST(CuptiCallsTest, PerThreadColumnAgreesWithTheName) {
   }
 }
 
+TEST(CuptiCallsTest, TheEntryPointRowsAreTheLaunchesRecordsAndWaitsInBothStreamFlavours) {
+  // The rows DriverEntryPoints.cpp wraps: launch-bound steps make them, and
+  // each has a legacy and a per-thread variant, which must go together (the
+  // driver hands out either for the same lookup).
+  std::set<std::string> AtEntryPoints;
+  for (const CuptiCall &Call : cuptiCalls())
+    if (Call.Carrier == CallCarrier::EntryPointWhereSupported) {
+      AtEntryPoints.insert(Call.Name);
+      EXPECT_TRUE(Call.Family == CuptiFamily::Launches || Call.Family == CuptiFamily::EventsAndSync)
+          << Call.Name;
+    }
+  std::set<std::string> Expected;
+  for (const char *Name :
+       {"cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRecordWithFlags", "cuStreamWaitEvent"}) {
+    Expected.insert(Name);
+    Expected.insert(std::string(Name) + "_ptsz");
+  }
+  EXPECT_EQ(AtEntryPoints, Expected);
+}
+
 TEST(CuptiCallsTest, EveryRowUsesACallbackSiteAndOnlySynchronousCopiesTheExit) {
   DecodedCopy Out;
   alignas(16) unsigned char Zero[512] = {};

@@ -2,9 +2,14 @@
 //
 // Just enough of CUPTI's callback API for libstreamlife_rt.so to subscribe,
 // plus fakeCuptiCall(), with which fake_cuda_program plays the driver: it
-// raises the ENTER and EXIT callbacks of one driver call, if enabled. Lets the
-// whole path (callbacks -> interceptors -> engine -> reports -> exit status)
-// run in CI, where there is no GPU.
+// raises the ENTER and EXIT callbacks of one driver call, if enabled. The
+// launches, event records and stream waits go through the fake driver's own
+// functions instead (FakeDriver.cpp), reached as FAKE_DRIVER_PATH says a
+// program reaches them (see fakeCuptiCall), and the driver raises their
+// callbacks: so that the validator's interception at the driver's entry
+// points is exercised as on a GPU. Lets the whole path (callbacks or entry
+// points -> interceptors -> engine -> reports -> exit status) run in CI,
+// where there is no GPU.
 //
 // FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as it does when a profiler
 // already holds CUPTI.
@@ -21,9 +26,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include <cupti.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -320,10 +327,37 @@ bool fakeCuptiEventDone(CUevent E) {
   return It == EventTime.end() || It->second <= HostNow.load();
 }
 
+} // extern "C"
+
+// A program linked against libcuda.so.1 calls these by name.
+extern "C" CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, CUstream, void **, void **);
+extern "C" CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *, CUfunction, void **, void **);
+extern "C" CUresult cuEventRecord_ptsz(CUevent, CUstream);
+extern "C" CUresult cuEventRecordWithFlags_ptsz(CUevent, CUstream, unsigned);
+extern "C" CUresult cuStreamWaitEvent_ptsz(CUstream, CUevent, unsigned);
+extern "C" void fakeDriverConnect(void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *));
+extern "C" void fakeDriverNameKernel(CUfunction, const char *);
+
+namespace {
+
+const char *wrappedName(CUpti_CallbackId Cbid, bool &PerThread);
+
+/// Callbacks raised for the launches, records and waits (FAKE_CUPTI_REPORT=1
+/// prints their number at exit): 0 where the validator intercepts them at the
+/// driver's entry points and CUPTI does not enable them.
+std::atomic<unsigned long> EntryPointCallbacks{0};
+const bool Reporting = std::getenv("FAKE_CUPTI_REPORT") &&
+                       std::atexit([] {
+                         std::fprintf(stderr, "fake cupti: launch, record and wait callbacks raised: %lu\n",
+                                      EntryPointCallbacks.load());
+                       }) == 0;
+
 /// Raises the ENTER and EXIT callbacks of one driver call, and plays it on the
-/// fake GPU.
-void fakeCuptiCall(CUpti_CallbackId Cbid, const char *FunctionName, void *Params, CUresult Result,
-                   const char *SymbolName) {
+/// fake GPU: what the driver does for every call (the fake driver's own
+/// functions call it, FakeDriver.cpp).
+void raiseDriverCall(CUpti_CallbackId Cbid, const char *FunctionName, void *Params, CUresult Result,
+                     const char *SymbolName) {
   std::uint32_t Correlation;
   {
     std::lock_guard<std::mutex> Guard(GpuLock);
@@ -333,6 +367,9 @@ void fakeCuptiCall(CUpti_CallbackId Cbid, const char *FunctionName, void *Params
       simulate(Cbid, Params, SymbolName, Correlation);
   }
   if (Callback && Cbid < 1024 && Enabled[CUPTI_CB_DOMAIN_DRIVER_API][Cbid]) {
+    bool PerThread;
+    if (wrappedName(Cbid, PerThread))
+      EntryPointCallbacks.fetch_add(2, std::memory_order_relaxed);
     CUpti_CallbackData Data;
     std::memset(&Data, 0, sizeof(Data));
     Data.functionName = FunctionName;
@@ -348,6 +385,177 @@ void fakeCuptiCall(CUpti_CallbackId Cbid, const char *FunctionName, void *Params
   }
   std::lock_guard<std::mutex> Guard(GpuLock);
   deliver(HostNow.load());
+}
+
+// --- how a program reaches the driver's launch, record and wait functions --------
+
+enum class DriverPath {
+  ProcAddress,   ///< the CUDA runtime's way: dlsym(libcuda, "cuGetProcAddress_v2"), then lookups
+  ProcAddressV1, ///< the same through CUDA 11's cuGetProcAddress
+  Dlsym,         ///< dlsym(libcuda, "cuLaunchKernelEx"), as Triton's launcher does
+  Direct,        ///< a call of the function a program linked against libcuda.so.1 binds
+};
+
+DriverPath driverPath() {
+  static const DriverPath Path = [] {
+    const char *Env = std::getenv("FAKE_DRIVER_PATH");
+    std::string P = Env ? Env : "proc-address";
+    if (P == "proc-address-v1")
+      return DriverPath::ProcAddressV1;
+    if (P == "dlsym")
+      return DriverPath::Dlsym;
+    if (P == "direct")
+      return DriverPath::Direct;
+    return DriverPath::ProcAddress;
+  }();
+  return Path;
+}
+
+/// FAKE_DRIVER_PER_THREAD=1: the program was built with --default-stream
+/// per-thread, so its lookups ask for the per-thread variants.
+bool perThreadProgram() {
+  static const bool PerThread = std::getenv("FAKE_DRIVER_PER_THREAD") != nullptr;
+  return PerThread;
+}
+
+/// The driver function of a cbid that the fake driver defines, and whether
+/// it is a per-thread variant; null for any other cbid.
+const char *wrappedName(CUpti_CallbackId Cbid, bool &PerThread) {
+  PerThread = false;
+  switch (Cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    PerThread = true;
+    [[fallthrough]];
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    return "cuLaunchKernel";
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+    PerThread = true;
+    [[fallthrough]];
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    return "cuLaunchKernelEx";
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz:
+    PerThread = true;
+    [[fallthrough]];
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
+    return "cuEventRecord";
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
+    PerThread = true;
+    [[fallthrough]];
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
+    return "cuEventRecordWithFlags";
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz:
+    PerThread = true;
+    [[fallthrough]];
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
+    return "cuStreamWaitEvent";
+  default:
+    return nullptr;
+  }
+}
+
+/// The function a program gets for Name by the configured path (looked up
+/// once per cbid, as the runtime fills its table once).
+void *lookUp(CUpti_CallbackId Cbid, const char *Name, bool PerThread) {
+  static std::atomic<void *> Found[1024];
+  if (void *F = Found[Cbid].load(std::memory_order_acquire))
+    return F;
+  void *Lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!Lib) {
+    std::fprintf(stderr, "fake cupti: libcuda.so.1: %s\n", dlerror());
+    std::abort();
+  }
+  cuuint64_t Flags = PerThread ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_DEFAULT;
+  void *F = nullptr;
+  switch (driverPath()) {
+  case DriverPath::ProcAddress: {
+    auto GetProc = reinterpret_cast<CUresult (*)(const char *, void **, int, cuuint64_t,
+                                                 CUdriverProcAddressQueryResult *)>(
+        dlsym(Lib, "cuGetProcAddress_v2"));
+    CUdriverProcAddressQueryResult Status;
+    if (GetProc)
+      GetProc(Name, &F, 12000, Flags, &Status);
+    break;
+  }
+  case DriverPath::ProcAddressV1: {
+    auto GetProc =
+        reinterpret_cast<CUresult (*)(const char *, void **, int, cuuint64_t)>(dlsym(Lib, "cuGetProcAddress"));
+    if (GetProc)
+      GetProc(Name, &F, 11080, Flags);
+    break;
+  }
+  case DriverPath::Dlsym:
+  case DriverPath::Direct:
+    F = dlsym(Lib, (std::string(Name) + (PerThread ? "_ptsz" : "")).c_str());
+    break;
+  }
+  if (!F) {
+    std::fprintf(stderr, "fake cupti: the driver does not hand out %s\n", Name);
+    std::abort();
+  }
+  Found[Cbid].store(F, std::memory_order_release);
+  return F;
+}
+
+/// The launch, record or wait of Cbid through the driver's function, reached
+/// as the program would; false for any other cbid.
+bool callDriver(CUpti_CallbackId Cbid, void *Params, const char *SymbolName) {
+  bool PerThread = false;
+  const char *Name = wrappedName(Cbid, PerThread);
+  if (!Name)
+    return false;
+  PerThread |= perThreadProgram();
+  bool Direct = driverPath() == DriverPath::Direct;
+  void *F = Direct ? nullptr : lookUp(Cbid, Name, PerThread);
+  if (std::strcmp(Name, "cuLaunchKernel") == 0) {
+    auto &P = *static_cast<cuLaunchKernel_params *>(Params);
+    if (SymbolName)
+      fakeDriverNameKernel(P.f, SymbolName);
+    auto Fn = Direct ? (PerThread ? &cuLaunchKernel_ptsz : &cuLaunchKernel) : reinterpret_cast<decltype(&cuLaunchKernel)>(F);
+    Fn(P.f, P.gridDimX, P.gridDimY, P.gridDimZ, P.blockDimX, P.blockDimY, P.blockDimZ, P.sharedMemBytes, P.hStream,
+       P.kernelParams, P.extra);
+  } else if (std::strcmp(Name, "cuLaunchKernelEx") == 0) {
+    auto &P = *static_cast<cuLaunchKernelEx_params *>(Params);
+    if (SymbolName)
+      fakeDriverNameKernel(P.f, SymbolName);
+    auto Fn = Direct ? (PerThread ? &cuLaunchKernelEx_ptsz : &cuLaunchKernelEx)
+                     : reinterpret_cast<decltype(&cuLaunchKernelEx)>(F);
+    Fn(P.config, P.f, P.kernelParams, P.extra);
+  } else if (std::strcmp(Name, "cuEventRecord") == 0) {
+    auto &P = *static_cast<cuEventRecord_params *>(Params);
+    auto Fn = Direct ? (PerThread ? &cuEventRecord_ptsz : &cuEventRecord) : reinterpret_cast<decltype(&cuEventRecord)>(F);
+    Fn(P.hEvent, P.hStream);
+  } else if (std::strcmp(Name, "cuEventRecordWithFlags") == 0) {
+    auto &P = *static_cast<cuEventRecordWithFlags_params *>(Params);
+    auto Fn = Direct ? (PerThread ? &cuEventRecordWithFlags_ptsz : &cuEventRecordWithFlags)
+                     : reinterpret_cast<decltype(&cuEventRecordWithFlags)>(F);
+    Fn(P.hEvent, P.hStream, P.flags);
+  } else {
+    auto &P = *static_cast<cuStreamWaitEvent_params *>(Params);
+    auto Fn = Direct ? (PerThread ? &cuStreamWaitEvent_ptsz : &cuStreamWaitEvent)
+                     : reinterpret_cast<decltype(&cuStreamWaitEvent)>(F);
+    Fn(P.hStream, P.hEvent, P.Flags);
+  }
+  return true;
+}
+
+/// The fake driver raises its calls' callbacks through us.
+const bool Connected = (fakeDriverConnect(raiseDriverCall), true);
+
+} // namespace
+
+extern "C" {
+
+/// Plays one driver call: the launches, records and waits that a program
+/// makes through the driver's functions go through the fake driver's (which
+/// raises their callbacks), reached by FAKE_DRIVER_PATH (proc-address, the
+/// default: as the CUDA runtime does; proc-address-v1; dlsym; direct); every
+/// other call raises its callbacks here. Launches, records and waits always
+/// succeed.
+void fakeCuptiCall(CUpti_CallbackId Cbid, const char *FunctionName, void *Params, CUresult Result,
+                   const char *SymbolName) {
+  if (Result == CUDA_SUCCESS && callDriver(Cbid, Params, SymbolName))
+    return;
+  raiseDriverCall(Cbid, FunctionName, Params, Result, SymbolName);
 }
 
 } // extern "C"

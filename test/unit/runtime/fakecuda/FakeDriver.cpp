@@ -8,10 +8,183 @@
 // kernel 0x5000 has (const float *, const float *, float *, int), a matmul's.
 // Stream 0x8000 is capturing.
 //
+// The calls a launch-bound step makes (launches, event records, stream waits)
+// are defined here as a driver defines them, and are what the fake CUPTI's
+// fakeCuptiCall reaches for those rows, by the way a program would
+// (FakeCupti.cpp): each raises the fake CUPTI's callbacks for its own cbid and
+// plays the call on the fake GPU, as the real driver raises CUPTI's. They are
+// handed out by cuGetProcAddress(_v2) too, the _ptsz variant for
+// CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, as the real driver does.
+// Kernel names (cuKernelGetName, cuFuncGetName, and CUPTI's symbol name of a
+// launch) are those fakeDriverNameKernel() gave. Every call succeeds.
+//
 //===----------------------------------------------------------------------===//
 #include <cuda.h>
+#include <cupti.h>
+
+#include <atomic>
+#include <cstring>
+
+#undef cuGetProcAddress
+
+namespace {
+
+using RaiseFn = void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *);
+std::atomic<RaiseFn> Raise{nullptr};
+
+/// Kernel names by handle: a few kernels per test, written before their
+/// first launch and read by any thread.
+struct KernelName {
+  std::atomic<CUfunction> Function{nullptr};
+  std::atomic<const char *> Name{nullptr};
+};
+KernelName Names[64];
+
+const char *nameOf(const void *Function) {
+  for (const KernelName &K : Names) {
+    CUfunction F = K.Function.load(std::memory_order_acquire);
+    if (!F)
+      return nullptr;
+    if (F == Function)
+      return K.Name.load(std::memory_order_acquire);
+  }
+  return nullptr;
+}
+
+CUresult raised(CUpti_CallbackId Cbid, const char *Name, void *Params, const char *Symbol = nullptr) {
+  if (RaiseFn F = Raise.load(std::memory_order_acquire))
+    F(Cbid, Name, Params, CUDA_SUCCESS, Symbol);
+  return CUDA_SUCCESS;
+}
+
+} // namespace
 
 extern "C" {
+
+/// The fake CUPTI's way to raise a driver call's callbacks (it connects at load).
+void fakeDriverConnect(RaiseFn F) { Raise.store(F, std::memory_order_release); }
+
+/// Names kernel F (a program's or a library's, before it launches it).
+void fakeDriverNameKernel(CUfunction F, const char *Name) {
+  for (KernelName &K : Names) {
+    CUfunction Seen = K.Function.load(std::memory_order_acquire);
+    if (!Seen) {
+      K.Name.store(Name, std::memory_order_release);
+      if (K.Function.compare_exchange_strong(Seen, F) || Seen == F) {
+        K.Name.store(Name, std::memory_order_release);
+        return;
+      }
+      continue;
+    }
+    if (Seen == F) {
+      K.Name.store(Name, std::memory_order_release);
+      return;
+    }
+  }
+}
+
+CUresult cuDriverGetVersion(int *Version) {
+  *Version = 13000;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext *Ctx) {
+  *Ctx = reinterpret_cast<CUcontext>(0xc0); // the fake CUPTI's context
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetName(const char **Name, CUkernel Kernel) {
+  *Name = nameOf(Kernel);
+  return *Name ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuFuncGetName(const char **Name, CUfunction Function) {
+  *Name = nameOf(Function);
+  return *Name ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+#define FAKE_LAUNCH_KERNEL(Name)                                                                   \
+  CUresult Name(CUfunction f, unsigned gridDimX, unsigned gridDimY, unsigned gridDimZ,            \
+                unsigned blockDimX, unsigned blockDimY, unsigned blockDimZ, unsigned sharedMemBytes, \
+                CUstream hStream, void **kernelParams, void **extra) {                            \
+    Name##_params P{f,         gridDimX,       gridDimY, gridDimZ,     blockDimX, blockDimY,      \
+                    blockDimZ, sharedMemBytes, hStream,  kernelParams, extra};                    \
+    return raised(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, &P, nameOf(f));                           \
+  }
+FAKE_LAUNCH_KERNEL(cuLaunchKernel)
+FAKE_LAUNCH_KERNEL(cuLaunchKernel_ptsz)
+
+#define FAKE_LAUNCH_KERNEL_EX(Name)                                                                \
+  CUresult Name(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra) {   \
+    Name##_params P{config, f, kernelParams, extra};                                               \
+    return raised(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, &P, nameOf(f));                           \
+  }
+FAKE_LAUNCH_KERNEL_EX(cuLaunchKernelEx)
+FAKE_LAUNCH_KERNEL_EX(cuLaunchKernelEx_ptsz)
+
+#define FAKE_EVENT_RECORD(Name)                                                                    \
+  CUresult Name(CUevent hEvent, CUstream hStream) {                                                \
+    Name##_params P{hEvent, hStream};                                                              \
+    return raised(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, &P);                                      \
+  }
+FAKE_EVENT_RECORD(cuEventRecord)
+FAKE_EVENT_RECORD(cuEventRecord_ptsz)
+
+#define FAKE_EVENT_RECORD_WITH_FLAGS(Name)                                                         \
+  CUresult Name(CUevent hEvent, CUstream hStream, unsigned flags) {                                \
+    Name##_params P{hEvent, hStream, flags};                                                       \
+    return raised(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, &P);                                      \
+  }
+FAKE_EVENT_RECORD_WITH_FLAGS(cuEventRecordWithFlags)
+FAKE_EVENT_RECORD_WITH_FLAGS(cuEventRecordWithFlags_ptsz)
+
+#define FAKE_STREAM_WAIT_EVENT(Name)                                                               \
+  CUresult Name(CUstream hStream, CUevent hEvent, unsigned Flags) {                                \
+    Name##_params P{hStream, hEvent, Flags};                                                       \
+    return raised(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, &P);                                      \
+  }
+FAKE_STREAM_WAIT_EVENT(cuStreamWaitEvent)
+FAKE_STREAM_WAIT_EVENT(cuStreamWaitEvent_ptsz)
+
+CUresult cuGetProcAddress_v2(const char *Symbol, void **Pfn, int, cuuint64_t Flags,
+                             CUdriverProcAddressQueryResult *Status);
+
+CUresult cuGetProcAddress(const char *Symbol, void **Pfn, int Version, cuuint64_t Flags) {
+  return cuGetProcAddress_v2(Symbol, Pfn, Version, Flags, nullptr);
+}
+
+CUresult cuGetProcAddress_v2(const char *Symbol, void **Pfn, int, cuuint64_t Flags,
+                             CUdriverProcAddressQueryResult *Status) {
+  struct Row {
+    const char *Name;
+    void *Legacy, *PerThread;
+  };
+  static const Row Table[] = {
+      {"cuLaunchKernel", reinterpret_cast<void *>(&cuLaunchKernel), reinterpret_cast<void *>(&cuLaunchKernel_ptsz)},
+      {"cuLaunchKernelEx", reinterpret_cast<void *>(&cuLaunchKernelEx),
+       reinterpret_cast<void *>(&cuLaunchKernelEx_ptsz)},
+      {"cuEventRecord", reinterpret_cast<void *>(&cuEventRecord), reinterpret_cast<void *>(&cuEventRecord_ptsz)},
+      {"cuEventRecordWithFlags", reinterpret_cast<void *>(&cuEventRecordWithFlags),
+       reinterpret_cast<void *>(&cuEventRecordWithFlags_ptsz)},
+      {"cuStreamWaitEvent", reinterpret_cast<void *>(&cuStreamWaitEvent),
+       reinterpret_cast<void *>(&cuStreamWaitEvent_ptsz)},
+      {"cuGetProcAddress", reinterpret_cast<void *>(&cuGetProcAddress_v2), nullptr},
+      {"cuDriverGetVersion", reinterpret_cast<void *>(&cuDriverGetVersion), nullptr},
+      {"cuCtxGetCurrent", reinterpret_cast<void *>(&cuCtxGetCurrent), nullptr},
+  };
+  for (const Row &R : Table)
+    if (std::strcmp(R.Name, Symbol) == 0) {
+      bool PerThread = (Flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && R.PerThread;
+      *Pfn = PerThread ? R.PerThread : R.Legacy;
+      if (Status)
+        *Status = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
+  *Pfn = nullptr;
+  if (Status)
+    *Status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  return CUDA_ERROR_NOT_FOUND;
+}
 
 CUresult cuCtxGetDevice(CUdevice *Device) {
   *Device = 0;

@@ -12,6 +12,8 @@
 #include <cublas_api.h>
 #endif
 
+#include <dlfcn.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -101,4 +103,10 @@ __attribute__((visibility("default"))) int fakeTorchLtMatmul(void *Stream, void 
                         static_cast<cudaStream_t>(Stream));
 }
 #endif
+
+/// Whether dlsym(RTLD_DEFAULT) made here finds a function only this
+/// library's own dependency defines: loaded RTLD_LOCAL (as Python loads
+/// torch), its NCCL is outside the global scope, and the lookup searches the
+/// scope of the object that called dlsym.
+int fakeTorchSeesItsNccl() { return dlsym(RTLD_DEFAULT, "ncclCommCount") != nullptr; }
 }

@@ -174,6 +174,35 @@ int main(int Argc, char **Argv) {
     nextAllocation(StreamA);
     if (Scenario == "abort")
       std::abort();
+  } else if (Scenario == "unsafe-free-ex") {
+    // unsafe-free with the calls Triton's launcher and newer runtimes make:
+    // the producer is ordered with cuEventRecordWithFlags, the consumer
+    // launched with cuLaunchKernelEx.
+    createStream(StreamA);
+    createStream(StreamB);
+    allocSync(Output);
+    allocAsync(Buffer, StreamA);
+    cuEventRecordWithFlags_params R{Event1, StreamA, CU_EVENT_RECORD_DEFAULT};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, "cuEventRecordWithFlags", &R, CUDA_SUCCESS, nullptr);
+    cuStreamWaitEvent_params W{StreamB, Event1, 0};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", &W, CUDA_SUCCESS, nullptr);
+    CUdeviceptr In = Buffer, Out = Output;
+    int N = 1024;
+    void *Params[] = {&In, &Out, &N};
+    CUlaunchConfig Config{};
+    Config.gridDimX = Config.gridDimY = Config.gridDimZ = 1;
+    Config.blockDimX = 32;
+    Config.blockDimY = Config.blockDimZ = 1;
+    Config.hStream = StreamB;
+    cuLaunchKernelEx_params L{&Config, Kernel3Params, Params, nullptr};
+    Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx", &L, CUDA_SUCCESS, "_Z7consumePKfPfi");
+    freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
+  } else if (Scenario == "local-default-lookup") {
+    // A library loaded RTLD_LOCAL looks up its own dependency's function
+    // with dlsym(RTLD_DEFAULT) (the validator's dlsym must keep the caller).
+    auto Sees = fakeTorch<int (*)()>("fakeTorchSeesItsNccl");
+    std::printf("default lookup from a local library: %s\n", Sees() ? "found" : "not found");
   } else if (Scenario == "loop") {
     // The same bug ten times from the same call sites: one finding.
     createStream(StreamA);

@@ -1,0 +1,91 @@
+//===- DriverCallTable.cpp - per-row state, dispatch and counts ------------===//
+#include "intercept/DriverCallTable.h"
+#include "intercept/CuptiCalls.h"
+#include "intercept/Runtime.h"
+
+#include <cupti_driver_cbid.h>
+
+#include <atomic>
+
+namespace streamlife {
+namespace rt {
+
+namespace detail {
+DriverRow Rows[CUPTI_DRIVER_TRACE_CBID_SIZE];
+std::atomic<std::uint64_t> Calls[CUPTI_DRIVER_TRACE_CBID_SIZE];
+} // namespace detail
+
+namespace {
+
+using detail::Calls;
+using detail::Rows;
+using Family = void (*)(const CallContext &);
+
+constexpr unsigned MaxCbid = CUPTI_DRIVER_TRACE_CBID_SIZE;
+
+std::atomic<NameId> ApiNames[MaxCbid];
+
+Family familyFunction(CuptiFamily F) {
+  switch (F) {
+  case CuptiFamily::Launches:
+    return interceptLaunches;
+  case CuptiFamily::Streams:
+    return interceptStreams;
+  case CuptiFamily::EventsAndSync:
+    return interceptEventsAndSync;
+  case CuptiFamily::Memory:
+    return interceptMemory;
+  case CuptiFamily::CopiesAndSets:
+    return interceptCopiesAndSets;
+  case CuptiFamily::StreamMemOps:
+    return interceptStreamMemOps;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints) {
+  for (const CuptiCall &Call : cuptiCalls()) {
+    if (Call.Cbid >= MaxCbid)
+      continue;
+    DriverRow &Out = Rows[Call.Cbid];
+    Out.Decode = familyFunction(Call.Family);
+    Out.Name = Call.Name;
+    Out.PerThread = Call.PerThread;
+    Out.AtEntryPoint = AtEntryPoints && Call.Carrier == CallCarrier::EntryPointWhereSupported;
+    Out.Sites = Call.Sites;
+    Out.Slot = R.Profile.enabled() ? R.Profile.slot(Call.Name) : NoProfileSlot;
+  }
+}
+
+void countUnhandledDriverCall(CUpti_CallbackId Cbid) {
+  if (Cbid < MaxCbid)
+    Calls[Cbid].fetch_add(1, std::memory_order_relaxed);
+}
+
+OpId CallContext::apiOp() const {
+  NameId Name = Cbid < MaxCbid ? ApiNames[Cbid].load(std::memory_order_relaxed) : 0;
+  if (Name == 0) {
+    const char *ApiName = Cbid < MaxCbid ? Rows[Cbid].Name : nullptr;
+    Name = Intercept.name(ApiName ? ApiName : "CUDA call");
+    if (Cbid < MaxCbid)
+      ApiNames[Cbid].store(Name, std::memory_order_relaxed);
+  }
+  return Intercept.op(Name);
+}
+
+void printInterceptStats(std::FILE *Out) {
+  for (unsigned I = 0; I < MaxCbid; ++I)
+    if (std::uint64_t Count = Calls[I].load(); Count && Rows[I].Decode)
+      std::fprintf(Out, "streamlife: intercept-stats: driver %s (cbid %u): %llu\n", Rows[I].Name, I,
+                   static_cast<unsigned long long>(Count));
+}
+
+namespace detail {
+std::uint64_t driverCallCount(unsigned Cbid) { return Cbid < MaxCbid ? Calls[Cbid].load() : 0; }
+unsigned driverCallCbids() { return MaxCbid; }
+} // namespace detail
+
+} // namespace rt
+} // namespace streamlife
