@@ -173,6 +173,8 @@ void Engine::hostSyncs(const HostSync *Events, std::size_t Count) {
     P->hostSync(Events[I]);
 }
 
+Engine::HostState Engine::hostState(ThreadId T) const { return P->Hosts.published(T); }
+
 void Engine::allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
                        PoolId Pool) {
   std::lock_guard<std::mutex> Lock(P->Mu);

@@ -280,6 +280,20 @@ public:
   /// The calls in order, under one lock: a replay of queued host events
   /// (most of them come in runs) takes it once per run, not per event.
   void hostSyncs(const HostSync *Events, std::size_t Count);
+  /// What thread T's clock is now, read without the engine lock: the
+  /// intercept's RedundantSyncFilter asks it around each CUDA call, to learn
+  /// whether the call changed the thread's clock (a change always ticks the
+  /// thread's own time: VectorClock.h) and what the engine will do with the
+  /// thread's next queued events. Exact once every event T queued before has
+  /// been applied (a replay returns only then); T's own reads are ordered
+  /// with its own engine calls.
+  struct HostState {
+    std::uint64_t Time = 0;        ///< T's own time; 0: no clock yet
+    bool ReleasedSinceTick = false; ///< T's next stamp ticks (HostClocks::stamp)
+    bool UsesCuda = false;         ///< T's next CUDA operation does not join the common knowledge
+    bool Known = true;             ///< false: T is beyond the published threads, assume anything
+  };
+  HostState hostState(ThreadId T) const;
 
   // --- memory --------------------------------------------------------------
   /// S is the allocation stream (NoStream for AllocKind::Device / Managed).

@@ -15,6 +15,7 @@ HostClock &HostClocks::create(ThreadId T) {
   H->Thread = T;
   H->Slot = Slots.allocate();
   H->Clock.tick(H->Slot);
+  publish(*H);
   Clocks.push_back(std::move(H));
   ++Version;
   return *Clocks.back();
@@ -54,7 +55,42 @@ HostClock &HostClocks::of(ThreadId T) {
 void HostClocks::learned(HostClock &H) {
   H.Clock.tick(H.Slot);
   H.ReleasedSinceTick = false;
+  publish(H);
   ++Version;
+}
+
+void HostClocks::publish(const HostClock &H) {
+  const std::size_t Chunk = H.Thread / PublishedPerChunk;
+  if (Chunk >= PublishedChunks)
+    return;
+  PublishedWord *Words = Published[Chunk].load(std::memory_order_relaxed);
+  if (!Words) {
+    PublishedOwned.push_back(std::make_unique<PublishedWord[]>(PublishedPerChunk));
+    Words = PublishedOwned.back().get();
+    for (std::size_t I = 0; I < PublishedPerChunk; ++I)
+      Words[I].store(0, std::memory_order_relaxed);
+    Published[Chunk].store(Words, std::memory_order_release);
+  }
+  const std::uint64_t Word = H.Clock.get(H.Slot) << 2 | std::uint64_t(H.ReleasedSinceTick) << 1 |
+                             std::uint64_t(H.UsesCuda);
+  Words[H.Thread % PublishedPerChunk].store(Word, std::memory_order_release);
+}
+
+Engine::HostState HostClocks::published(ThreadId T) const {
+  Engine::HostState S;
+  const std::size_t Chunk = T / PublishedPerChunk;
+  if (Chunk >= PublishedChunks) {
+    S.Known = false;
+    return S;
+  }
+  const PublishedWord *Words = Published[Chunk].load(std::memory_order_acquire);
+  if (!Words)
+    return S; // no thread of the chunk has a clock yet
+  const std::uint64_t Word = Words[T % PublishedPerChunk].load(std::memory_order_acquire);
+  S.Time = Word >> 2;
+  S.ReleasedSinceTick = Word & 2;
+  S.UsesCuda = Word & 1;
+  return S;
 }
 
 Epoch HostClocks::stamp(HostClock &H) {
@@ -72,6 +108,7 @@ void HostClocks::finished(ThreadId T) {
     H->UsesCuda = false;
     --CudaThreads;
     ++Members;
+    publish(*H);
   }
   ++Version;
 }

@@ -38,6 +38,7 @@
 #include "engine/LoggedClock.h"
 #include "engine/VectorClock.h"
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -77,12 +78,21 @@ public:
   /// that streams notice with one compare (VectorClock.h invariant).
   void learned(HostClock &H);
   /// H released a synchronization object (its clock was copied there).
-  void released(HostClock &H) { H.ReleasedSinceTick = true; }
+  void released(HostClock &H) {
+    if (!H.ReleasedSinceTick) {
+      H.ReleasedSinceTick = true;
+      publish(H);
+    }
+  }
   /// The epoch of an operation of H that other threads' clocks are compared
   /// with: ticks first if H released something since its last tick.
   Epoch stamp(HostClock &H);
   /// The thread ended: its knowledge no longer holds the common knowledge back.
   void finished(ThreadId T);
+
+  /// Thread T's own time and flags as last published; any thread, no lock
+  /// (Engine::hostState).
+  Engine::HostState published(ThreadId T) const;
 
   /// What every CUDA-using thread knows. An access record this clock covers can
   /// never race again: every future enqueue starts from one of their clocks.
@@ -98,6 +108,8 @@ public:
 
 private:
   HostClock &create(ThreadId T);
+  /// Stores H's own time and flags where published() reads them.
+  void publish(const HostClock &H);
   void recomputeCommon();
   /// Recomputes the slots that grew since the last computation; false when
   /// some thread's clock no longer knows their order (then recompute).
@@ -118,6 +130,16 @@ private:
   std::uint64_t CommonComputations = 0;
   std::vector<ClockSlot> Grown;   ///< scratch of updateCommon
   std::vector<bool> GrownSeen;    ///< scratch: slot already in Grown
+
+  /// Each thread's state as one word, (time << 2) | ReleasedSinceTick << 1 |
+  /// UsesCuda, read by other threads without the lock: chunks of threads by
+  /// id, allocated (under the lock) when a thread of theirs gets a clock and
+  /// never moved, so a reader needs no lock. Threads beyond them are not
+  /// published (HostState::Known false).
+  static constexpr std::size_t PublishedPerChunk = 1024, PublishedChunks = 64;
+  using PublishedWord = std::atomic<std::uint64_t>;
+  std::atomic<PublishedWord *> Published[PublishedChunks] = {};
+  std::vector<std::unique_ptr<PublishedWord[]>> PublishedOwned;
 };
 
 } // namespace rt
