@@ -15,6 +15,7 @@ HostClock &HostClocks::create(ThreadId T) {
   H->Thread = T;
   H->Slot = Slots.allocate();
   H->Clock.tick(H->Slot);
+  H->Published = publishedWord(T);
   publish(*H);
   Clocks.push_back(std::move(H));
   ++Version;
@@ -59,10 +60,10 @@ void HostClocks::learned(HostClock &H) {
   ++Version;
 }
 
-void HostClocks::publish(const HostClock &H) {
-  const std::size_t Chunk = H.Thread / PublishedPerChunk;
+std::atomic<std::uint64_t> *HostClocks::publishedWord(ThreadId T) {
+  const std::size_t Chunk = T / PublishedPerChunk;
   if (Chunk >= PublishedChunks)
-    return;
+    return nullptr;
   PublishedWord *Words = Published[Chunk].load(std::memory_order_relaxed);
   if (!Words) {
     PublishedOwned.push_back(std::make_unique<PublishedWord[]>(PublishedPerChunk));
@@ -71,9 +72,7 @@ void HostClocks::publish(const HostClock &H) {
       Words[I].store(0, std::memory_order_relaxed);
     Published[Chunk].store(Words, std::memory_order_release);
   }
-  const std::uint64_t Word = H.Clock.get(H.Slot) << 2 | std::uint64_t(H.ReleasedSinceTick) << 1 |
-                             std::uint64_t(H.UsesCuda);
-  Words[H.Thread % PublishedPerChunk].store(Word, std::memory_order_release);
+  return &Words[T % PublishedPerChunk];
 }
 
 Engine::HostState HostClocks::published(ThreadId T) const {

@@ -56,6 +56,9 @@ struct HostClock {
   bool ReleasedSinceTick = false; ///< stamp() must tick before it stamps
   /// The position of Clock when the common knowledge was last computed.
   LoggedClock::Position CommonAt = LoggedClock::Unknown;
+  /// Where the thread's time and flags are published (HostClocks::published);
+  /// null beyond the published threads.
+  std::atomic<std::uint64_t> *Published = nullptr;
   /// The epoch of the thread's latest operation.
   Epoch now() const { return Epoch{Slot, Clock.get(Slot)}; }
 };
@@ -108,8 +111,16 @@ public:
 
 private:
   HostClock &create(ThreadId T);
-  /// Stores H's own time and flags where published() reads them.
-  void publish(const HostClock &H);
+  /// Stores H's own time and flags where published() reads them: one store
+  /// per change of them (release: the reader is another thread).
+  static void publish(const HostClock &H) {
+    if (H.Published)
+      H.Published->store(H.Clock.get(H.Slot) << 2 | std::uint64_t(H.ReleasedSinceTick) << 1 |
+                             std::uint64_t(H.UsesCuda),
+                         std::memory_order_release);
+  }
+  /// The word of thread T, its chunk created if need be (null beyond them).
+  std::atomic<std::uint64_t> *publishedWord(ThreadId T);
   void recomputeCommon();
   /// Recomputes the slots that grew since the last computation; false when
   /// some thread's clock no longer knows their order (then recompute).
