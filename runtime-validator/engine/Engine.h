@@ -75,6 +75,7 @@
 #ifndef STREAMLIFE_RT_ENGINE_ENGINE_H
 #define STREAMLIFE_RT_ENGINE_ENGINE_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -294,6 +295,25 @@ public:
     bool Known = true;             ///< false: T is beyond the published threads, assume anything
   };
   HostState hostState(ThreadId T) const;
+  /// Where T's state is published, to read it with one load and
+  /// hostState(Word): null while no thread of T's chunk has a clock, and
+  /// beyond the published threads (ask hostState(T) then). Never moves.
+  const std::atomic<std::uint64_t> *hostStateWord(ThreadId T) const;
+  /// A HostState as the published word: Time << 2 | ReleasedSinceTick << 1
+  /// | UsesCuda, UnknownHostWord when not Known (what the filter compares).
+  static constexpr std::uint64_t UnknownHostWord = ~std::uint64_t(0);
+  static std::uint64_t hostWord(const HostState &S) {
+    return S.Known ? S.Time << 2 | std::uint64_t(S.ReleasedSinceTick) << 1 | std::uint64_t(S.UsesCuda)
+                   : UnknownHostWord;
+  }
+  static HostState hostState(std::uint64_t Word) {
+    HostState S;
+    S.Time = Word >> 2;
+    S.ReleasedSinceTick = Word & 2;
+    S.UsesCuda = Word & 1;
+    S.Known = Word != UnknownHostWord;
+    return S;
+  }
 
   // --- memory --------------------------------------------------------------
   /// S is the allocation stream (NoStream for AllocKind::Device / Managed).

@@ -75,20 +75,19 @@ std::atomic<std::uint64_t> *HostClocks::publishedWord(ThreadId T) {
   return &Words[T % PublishedPerChunk];
 }
 
-Engine::HostState HostClocks::published(ThreadId T) const {
-  Engine::HostState S;
+const std::atomic<std::uint64_t> *HostClocks::publishedWordIfAny(ThreadId T) const {
   const std::size_t Chunk = T / PublishedPerChunk;
-  if (Chunk >= PublishedChunks) {
-    S.Known = false;
-    return S;
-  }
+  if (Chunk >= PublishedChunks)
+    return nullptr;
   const PublishedWord *Words = Published[Chunk].load(std::memory_order_acquire);
-  if (!Words)
-    return S; // no thread of the chunk has a clock yet
-  const std::uint64_t Word = Words[T % PublishedPerChunk].load(std::memory_order_acquire);
-  S.Time = Word >> 2;
-  S.ReleasedSinceTick = Word & 2;
-  S.UsesCuda = Word & 1;
+  return Words ? &Words[T % PublishedPerChunk] : nullptr;
+}
+
+Engine::HostState HostClocks::published(ThreadId T) const {
+  if (const PublishedWord *Word = publishedWordIfAny(T))
+    return Engine::hostState(Word->load(std::memory_order_acquire));
+  Engine::HostState S; // no thread of the chunk has a clock yet
+  S.Known = T / PublishedPerChunk < PublishedChunks;
   return S;
 }
 

@@ -96,6 +96,8 @@ public:
   /// Thread T's own time and flags as last published; any thread, no lock
   /// (Engine::hostState).
   Engine::HostState published(ThreadId T) const;
+  /// Where published() reads T's state (Engine::hostStateWord).
+  const std::atomic<std::uint64_t> *publishedWordIfAny(ThreadId T) const;
 
   /// What every CUDA-using thread knows. An access record this clock covers can
   /// never race again: every future enqueue starts from one of their clocks.

@@ -274,6 +274,24 @@ void InterceptContext::replayBlockEvents() const {
 
 // --- InterceptScope ------------------------------------------------------------------
 
+namespace {
+/// The calling thread's state in the engine as its word (Engine::hostWord),
+/// read with one load once the engine has given the word's address: twice
+/// per CUDA call.
+thread_local const std::atomic<std::uint64_t> *PublishedWord = nullptr;
+
+__attribute__((noinline)) std::uint64_t askPublishedState(const Engine &E, ThreadId T) {
+  PublishedWord = E.hostStateWord(T);
+  return Engine::hostWord(E.hostState(T));
+}
+
+inline std::uint64_t publishedState(const Engine &E, ThreadId T) {
+  if (const std::atomic<std::uint64_t> *Word = PublishedWord)
+    return Word->load(std::memory_order_acquire);
+  return askPublishedState(E, T);
+}
+} // namespace
+
 thread_local int ValidatorCode::Depth = 0;
 
 bool processUsedCuda() {
@@ -298,8 +316,8 @@ void InterceptScope::enter(ProfileSlot Slot) {
   // Whether the call changes the thread's clock is read from its time before
   // and after (RedundantSyncFilter.h); before the replay, which may apply
   // the thread's own queued events.
-  FilterMark = redundant_sync::thisThread().cudaCallEntered(
-      Context->R.Eng.hostState(Context->thread()));
+  Filter = &redundant_sync::thisThread();
+  FilterMark = Filter->cudaCallEntered(publishedState(Context->R.Eng, Context->thread()));
   // Read before written: a store on every call would bounce the flag's cache
   // line between the threads that launch.
   if (!Context->R.UsedCuda.load(std::memory_order_relaxed)) {
@@ -317,7 +335,7 @@ InterceptScope::~InterceptScope() {
   if (!Context)
     return;
   ValidatorRuntime &R = Context->R;
-  redundant_sync::thisThread().cudaCallLeft(FilterMark, R.Eng.hostState(Context->thread()));
+  Filter->cudaCallLeft(FilterMark, publishedState(R.Eng, Context->thread()));
   if (R.Report.hasPending()) {
     ProfileTimer Printing(R.Profile, ProfilePhase::Findings);
     R.Report.drain(R);

@@ -199,6 +199,7 @@ private:
   ValidatorCode Running; ///< first: the scope's own locks are the validator's
   std::optional<InterceptContext> Context;
   ProfileTimer Timer;
+  redundant_sync::ThreadFilter *Filter = nullptr; ///< the calling thread's
   redundant_sync::ThreadFilter::CallMark FilterMark{};
 };
 

@@ -109,18 +109,6 @@ void ThreadFilter::queued(Queued What) {
   clockMayChange();
 }
 
-void ThreadFilter::cudaCallLeft(const CallMark &Mark, const Engine::HostState &After) {
-  if (!After.Known || !Mark.Before.Known || After.Time != Mark.Before.Time)
-    clockMayChange();
-  // Every event queued before the call was applied when it began (a replay
-  // returns only then); when none was queued since, the engine's flags are
-  // what it will find at the thread's next event.
-  if (After.Known && QueuedCount == Mark.Queued) {
-    PendingStamp = After.ReleasedSinceTick;
-    MayJoin = !After.UsesCuda;
-  }
-}
-
 std::uint64_t dropped() { return Dropped.load(std::memory_order_relaxed); }
 
 } // namespace redundant_sync

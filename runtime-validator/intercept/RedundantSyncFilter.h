@@ -92,7 +92,7 @@ class ThreadFilter {
 public:
   /// Where a CUDA call began, for cudaCallLeft.
   struct CallMark {
-    Engine::HostState Before;
+    std::uint64_t Before; ///< Engine::hostWord
     std::uint64_t Queued;
   };
 
@@ -109,11 +109,22 @@ public:
   /// Every event the thread queues, after it is queued (host and block events).
   void queued(Queued What);
 
-  /// A CUDA call of the thread enters the engine: Before is
-  /// Engine::hostState of the thread, read before the queue is replayed.
-  CallMark cudaCallEntered(const Engine::HostState &Before) const { return {Before, QueuedCount}; }
+  /// A CUDA call of the thread enters the engine: Before is the thread's
+  /// Engine::hostWord, read before the queue is replayed.
+  CallMark cudaCallEntered(std::uint64_t Before) const { return {Before, QueuedCount}; }
   /// ... and left it: After read once the call's engine work is done.
-  void cudaCallLeft(const CallMark &Mark, const Engine::HostState &After);
+  void cudaCallLeft(const CallMark &Mark, std::uint64_t After) {
+    // The time is the word's high bits; an unknown word never matches.
+    if ((After ^ Mark.Before) >> 2 || After == Engine::UnknownHostWord)
+      clockMayChange();
+    // Every event queued before the call was applied when it began (a
+    // replay returns only then); when none was queued since, the engine's
+    // flags are what it will find at the thread's next event.
+    if (After != Engine::UnknownHostWord && QueuedCount == Mark.Queued) {
+      PendingStamp = After & 2;
+      MayJoin = !(After & 1);
+    }
+  }
 
   /// The thread's clock may have changed.
   void clockMayChange() { ++Changes; }

@@ -511,11 +511,11 @@ struct Validator {
     if (Mode == FilterMode::Coarse)
       F.clockMayChange();
     else if (Mode == FilterMode::Exact)
-      Mark = F.cudaCallEntered(E.hostState(C.Thread));
+      Mark = F.cudaCallEntered(Engine::hostWord(E.hostState(C.Thread)));
     replay();
     call(C);
     if (Mode == FilterMode::Exact)
-      F.cudaCallLeft(Mark, E.hostState(C.Thread));
+      F.cudaCallLeft(Mark, Engine::hostWord(E.hostState(C.Thread)));
   }
   void call(const Call &C) {
     switch (C.What) {

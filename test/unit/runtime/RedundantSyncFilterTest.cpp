@@ -172,12 +172,13 @@ std::uint64_t playRandom(unsigned Threads, unsigned Objects, unsigned Steps, uns
       }
       case Op::CudaCall:
       case Op::Launch: {
-        filter::ThreadFilter::CallMark Mark = F.cudaCallEntered(Filtered.state(T));
+        filter::ThreadFilter::CallMark Mark =
+            F.cudaCallEntered(Engine::hostWord(Filtered.state(T)));
         if (What == Op::CudaCall) {
           Full.cudaCall(T);
           Filtered.cudaCall(T);
         }
-        F.cudaCallLeft(Mark, Filtered.state(T));
+        F.cudaCallLeft(Mark, Engine::hostWord(Filtered.state(T)));
         return;
       }
       case Op::Allocation:
@@ -239,7 +240,8 @@ TEST(RedundantSyncFilter, OnlyAnAllocationAfterAReleaseOrTheFirstCudaUseCounts) 
     Engine::HostState Counted;
     Counted.Time = 3;
     Counted.UsesCuda = true;
-    F.cudaCallLeft(F.cudaCallEntered(Counted), Counted); // a CUDA thread, nothing released
+    F.cudaCallLeft(F.cudaCallEntered(Engine::hostWord(Counted)),
+                   Engine::hostWord(Counted)); // a CUDA thread, nothing released
     F.queued(filter::Queued::Allocation);                // no stamp to tick
     Release();                                           // kept: the first
     F.queued(filter::Queued::ReleaseRequest);
@@ -314,7 +316,7 @@ TEST(RedundantSyncFilter, AReleaseAfterACudaCallOrAnotherThreadsReleaseIsKept) {
     Before.Time = From;
     After.Time = To;
     Before.UsesCuda = After.UsesCuda = true;
-    F.cudaCallLeft(F.cudaCallEntered(Before), After);
+    F.cudaCallLeft(F.cudaCallEntered(Engine::hostWord(Before)), Engine::hostWord(After));
   };
   bool R1 = true, R2 = false, R3 = true, R4 = false, Acq = true;
   A.run([&] {

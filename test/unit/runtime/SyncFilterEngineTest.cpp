@@ -217,10 +217,11 @@ private:
     Full.replay();
     Verb(Full);
     filter::ThreadFilter &F = Filters[T];
-    filter::ThreadFilter::CallMark Mark = F.cudaCallEntered(Filtered.E.hostState(T));
+    filter::ThreadFilter::CallMark Mark =
+        F.cudaCallEntered(Engine::hostWord(Filtered.E.hostState(T)));
     Filtered.replay();
     Verb(Filtered);
-    F.cudaCallLeft(Mark, Filtered.E.hostState(T));
+    F.cudaCallLeft(Mark, Engine::hostWord(Filtered.E.hostState(T)));
   }
 
   void playOne() {
