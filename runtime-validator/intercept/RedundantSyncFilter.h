@@ -24,7 +24,7 @@
 // apply the thread's events (one thread's events are applied in the order it
 // queued them and made its CUDA calls):
 //   * a CUDA call: the engine publishes each thread's own time, lock-free
-//     (Engine::hostState), and every change of a clock ticks it
+//     (Engine::hostStateWord), and every change of a clock ticks it
 //     (VectorClock.h): the call changed the clock when the time read after
 //     it differs from the time read when it began. A launch, a record, a wait
 //     or an async copy changes nothing: only a stream learns the thread's
@@ -42,7 +42,10 @@
 // released since its last tick, whether it counts as a CUDA thread) is
 // mirrored from those events and read back from the engine after each CUDA
 // call that applied all of them. A point counted where nothing changed only
-// keeps an event the engine would ignore.
+// keeps an event the engine would ignore. (The engine forgets the oldest
+// objects beyond EngineOptions::MaxSyncObjects; a release of a forgotten
+// object that the filter drops leaves it forgotten: an ordering lost, which
+// can only add findings.)
 //
 // What it keeps, per thread, is a small direct-mapped cache of the objects it
 // synchronized on last; across threads, a counter per bucket of objects of the
