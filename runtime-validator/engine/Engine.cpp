@@ -173,6 +173,12 @@ void Engine::hostSyncs(const HostSync *Events, std::size_t Count) {
     P->hostSync(Events[I]);
 }
 
+Engine::HostState Engine::hostState(ThreadId T) const { return P->Hosts.published(T); }
+
+const std::atomic<std::uint64_t> *Engine::hostStateWord(ThreadId T) const {
+  return P->Hosts.publishedWordIfAny(T);
+}
+
 void Engine::allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
                        PoolId Pool) {
   std::lock_guard<std::mutex> Lock(P->Mu);

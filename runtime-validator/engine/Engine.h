@@ -75,6 +75,7 @@
 #ifndef STREAMLIFE_RT_ENGINE_ENGINE_H
 #define STREAMLIFE_RT_ENGINE_ENGINE_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -280,6 +281,39 @@ public:
   /// The calls in order, under one lock: a replay of queued host events
   /// (most of them come in runs) takes it once per run, not per event.
   void hostSyncs(const HostSync *Events, std::size_t Count);
+  /// What thread T's clock is now, read without the engine lock: the
+  /// intercept's RedundantSyncFilter asks it around each CUDA call, to learn
+  /// whether the call changed the thread's clock (a change always ticks the
+  /// thread's own time: VectorClock.h) and what the engine will do with the
+  /// thread's next queued events. Exact once every event T queued before has
+  /// been applied (a replay returns only then); T's own reads are ordered
+  /// with its own engine calls.
+  struct HostState {
+    std::uint64_t Time = 0;        ///< T's own time; 0: no clock yet
+    bool ReleasedSinceTick = false; ///< T's next stamp ticks (HostClocks::stamp)
+    bool UsesCuda = false;         ///< T's next CUDA operation does not join the common knowledge
+    bool Known = true;             ///< false: T is beyond the published threads, assume anything
+  };
+  HostState hostState(ThreadId T) const;
+  /// Where T's state is published, to read it with one load and
+  /// hostState(Word): null while no thread of T's chunk has a clock, and
+  /// beyond the published threads (ask hostState(T) then). Never moves.
+  const std::atomic<std::uint64_t> *hostStateWord(ThreadId T) const;
+  /// A HostState as the published word: Time << 2 | ReleasedSinceTick << 1
+  /// | UsesCuda, UnknownHostWord when not Known (what the filter compares).
+  static constexpr std::uint64_t UnknownHostWord = ~std::uint64_t(0);
+  static std::uint64_t hostWord(const HostState &S) {
+    return S.Known ? S.Time << 2 | std::uint64_t(S.ReleasedSinceTick) << 1 | std::uint64_t(S.UsesCuda)
+                   : UnknownHostWord;
+  }
+  static HostState hostState(std::uint64_t Word) {
+    HostState S;
+    S.Time = Word >> 2;
+    S.ReleasedSinceTick = Word & 2;
+    S.UsesCuda = Word & 1;
+    S.Known = Word != UnknownHostWord;
+    return S;
+  }
 
   // --- memory --------------------------------------------------------------
   /// S is the allocation stream (NoStream for AllocKind::Device / Managed).

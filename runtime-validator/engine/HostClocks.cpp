@@ -15,6 +15,8 @@ HostClock &HostClocks::create(ThreadId T) {
   H->Thread = T;
   H->Slot = Slots.allocate();
   H->Clock.tick(H->Slot);
+  H->Published = publishedWord(T);
+  publish(*H);
   Clocks.push_back(std::move(H));
   ++Version;
   return *Clocks.back();
@@ -54,7 +56,39 @@ HostClock &HostClocks::of(ThreadId T) {
 void HostClocks::learned(HostClock &H) {
   H.Clock.tick(H.Slot);
   H.ReleasedSinceTick = false;
+  publish(H);
   ++Version;
+}
+
+std::atomic<std::uint64_t> *HostClocks::publishedWord(ThreadId T) {
+  const std::size_t Chunk = T / PublishedPerChunk;
+  if (Chunk >= PublishedChunks)
+    return nullptr;
+  PublishedWord *Words = Published[Chunk].load(std::memory_order_relaxed);
+  if (!Words) {
+    PublishedOwned.push_back(std::make_unique<PublishedWord[]>(PublishedPerChunk));
+    Words = PublishedOwned.back().get();
+    for (std::size_t I = 0; I < PublishedPerChunk; ++I)
+      Words[I].store(0, std::memory_order_relaxed);
+    Published[Chunk].store(Words, std::memory_order_release);
+  }
+  return &Words[T % PublishedPerChunk];
+}
+
+const std::atomic<std::uint64_t> *HostClocks::publishedWordIfAny(ThreadId T) const {
+  const std::size_t Chunk = T / PublishedPerChunk;
+  if (Chunk >= PublishedChunks)
+    return nullptr;
+  const PublishedWord *Words = Published[Chunk].load(std::memory_order_acquire);
+  return Words ? &Words[T % PublishedPerChunk] : nullptr;
+}
+
+Engine::HostState HostClocks::published(ThreadId T) const {
+  if (const PublishedWord *Word = publishedWordIfAny(T))
+    return Engine::hostState(Word->load(std::memory_order_acquire));
+  Engine::HostState S; // no thread of the chunk has a clock yet
+  S.Known = T / PublishedPerChunk < PublishedChunks;
+  return S;
 }
 
 Epoch HostClocks::stamp(HostClock &H) {
@@ -72,6 +106,7 @@ void HostClocks::finished(ThreadId T) {
     H->UsesCuda = false;
     --CudaThreads;
     ++Members;
+    publish(*H);
   }
   ++Version;
 }

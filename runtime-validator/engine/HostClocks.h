@@ -38,6 +38,7 @@
 #include "engine/LoggedClock.h"
 #include "engine/VectorClock.h"
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct HostClock {
   bool ReleasedSinceTick = false; ///< stamp() must tick before it stamps
   /// The position of Clock when the common knowledge was last computed.
   LoggedClock::Position CommonAt = LoggedClock::Unknown;
+  /// Where the thread's time and flags are published (HostClocks::published);
+  /// null beyond the published threads.
+  std::atomic<std::uint64_t> *Published = nullptr;
   /// The epoch of the thread's latest operation.
   Epoch now() const { return Epoch{Slot, Clock.get(Slot)}; }
 };
@@ -77,12 +81,23 @@ public:
   /// that streams notice with one compare (VectorClock.h invariant).
   void learned(HostClock &H);
   /// H released a synchronization object (its clock was copied there).
-  void released(HostClock &H) { H.ReleasedSinceTick = true; }
+  void released(HostClock &H) {
+    if (!H.ReleasedSinceTick) {
+      H.ReleasedSinceTick = true;
+      publish(H);
+    }
+  }
   /// The epoch of an operation of H that other threads' clocks are compared
   /// with: ticks first if H released something since its last tick.
   Epoch stamp(HostClock &H);
   /// The thread ended: its knowledge no longer holds the common knowledge back.
   void finished(ThreadId T);
+
+  /// Thread T's own time and flags as last published; any thread, no lock
+  /// (Engine::hostState).
+  Engine::HostState published(ThreadId T) const;
+  /// Where published() reads T's state (Engine::hostStateWord).
+  const std::atomic<std::uint64_t> *publishedWordIfAny(ThreadId T) const;
 
   /// What every CUDA-using thread knows. An access record this clock covers can
   /// never race again: every future enqueue starts from one of their clocks.
@@ -98,6 +113,16 @@ public:
 
 private:
   HostClock &create(ThreadId T);
+  /// Stores H's own time and flags where published() reads them: one store
+  /// per change of them (release: the reader is another thread).
+  static void publish(const HostClock &H) {
+    if (H.Published)
+      H.Published->store(H.Clock.get(H.Slot) << 2 | std::uint64_t(H.ReleasedSinceTick) << 1 |
+                             std::uint64_t(H.UsesCuda),
+                         std::memory_order_release);
+  }
+  /// The word of thread T, its chunk created if need be (null beyond them).
+  std::atomic<std::uint64_t> *publishedWord(ThreadId T);
   void recomputeCommon();
   /// Recomputes the slots that grew since the last computation; false when
   /// some thread's clock no longer knows their order (then recompute).
@@ -118,6 +143,16 @@ private:
   std::uint64_t CommonComputations = 0;
   std::vector<ClockSlot> Grown;   ///< scratch of updateCommon
   std::vector<bool> GrownSeen;    ///< scratch: slot already in Grown
+
+  /// Each thread's state as one word, (time << 2) | ReleasedSinceTick << 1 |
+  /// UsesCuda, read by other threads without the lock: chunks of threads by
+  /// id, allocated (under the lock) when a thread of theirs gets a clock and
+  /// never moved, so a reader needs no lock. Threads beyond them are not
+  /// published (HostState::Known false).
+  static constexpr std::size_t PublishedPerChunk = 1024, PublishedChunks = 64;
+  using PublishedWord = std::atomic<std::uint64_t>;
+  std::atomic<PublishedWord *> Published[PublishedChunks] = {};
+  std::vector<std::unique_ptr<PublishedWord[]>> PublishedOwned;
 };
 
 } // namespace rt

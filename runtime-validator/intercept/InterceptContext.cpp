@@ -219,15 +219,41 @@ std::string InterceptContext::allocatorName(int Allocator) const {
   return R.Annotated.allocatorName(Allocator);
 }
 
+namespace {
+/// What the thread's RedundantSyncFilter must know of an event it queued.
+redundant_sync::Queued filterKind(BlockEvent::Kind What) {
+  using redundant_sync::Queued;
+  switch (What) {
+  case BlockEvent::Kind::Allocated:
+    return Queued::Allocation;
+  case BlockEvent::Kind::ReleaseRequested:
+    return Queued::ReleaseRequest;
+  case BlockEvent::Kind::Released:
+    return Queued::BlockRelease;
+  case BlockEvent::Kind::Accessed:
+    return Queued::Access;
+  case BlockEvent::Kind::HostReleased:
+    return Queued::Release;
+  case BlockEvent::Kind::HostAcquired:
+    return Queued::Acquire;
+  case BlockEvent::Kind::SyncDestroyed:
+    return Queued::Destruction;
+  case BlockEvent::Kind::HostFinished:
+    return Queued::ThreadEnd;
+  }
+  return Queued::Acquire; // counts as a change
+}
+} // namespace
+
 void InterceptContext::queueBlockEvent(const BlockEvent &Event) const {
   R.Annotated.push(Event);
-  redundant_sync::clockMayChange();
+  redundant_sync::thisThread().queued(filterKind(Event.What));
 }
 
 bool InterceptContext::queueReleaseNamedByRequest(const BlockEvent &Event) const {
   if (!R.Annotated.pushReleaseNamedByRequest(Event))
     return false;
-  redundant_sync::clockMayChange();
+  redundant_sync::thisThread().queued(filterKind(Event.What));
   return true;
 }
 
@@ -247,6 +273,24 @@ void InterceptContext::replayBlockEvents() const {
 }
 
 // --- InterceptScope ------------------------------------------------------------------
+
+namespace {
+/// The calling thread's state in the engine as its word (Engine::hostWord),
+/// read with one load once the engine has given the word's address: twice
+/// per CUDA call.
+thread_local const std::atomic<std::uint64_t> *PublishedWord = nullptr;
+
+__attribute__((noinline)) std::uint64_t askPublishedState(const Engine &E, ThreadId T) {
+  PublishedWord = E.hostStateWord(T);
+  return Engine::hostWord(E.hostState(T));
+}
+
+inline std::uint64_t publishedState(const Engine &E, ThreadId T) {
+  if (const std::atomic<std::uint64_t> *Word = PublishedWord)
+    return Word->load(std::memory_order_acquire);
+  return askPublishedState(E, T);
+}
+} // namespace
 
 thread_local int ValidatorCode::Depth = 0;
 
@@ -269,8 +313,11 @@ InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext 
 
 void InterceptScope::enter(ProfileSlot Slot) {
   Timer.start(Context->profile(), Slot);
-  // The call may tick or join the thread's clock (RedundantSyncFilter.h).
-  redundant_sync::clockMayChange();
+  // Whether the call changes the thread's clock is read from its time before
+  // and after (RedundantSyncFilter.h); before the replay, which may apply
+  // the thread's own queued events.
+  Filter = &redundant_sync::thisThread();
+  FilterMark = Filter->cudaCallEntered(publishedState(Context->R.Eng, Context->thread()));
   // Read before written: a store on every call would bounce the flag's cache
   // line between the threads that launch.
   if (!Context->R.UsedCuda.load(std::memory_order_relaxed)) {
@@ -288,6 +335,7 @@ InterceptScope::~InterceptScope() {
   if (!Context)
     return;
   ValidatorRuntime &R = Context->R;
+  Filter->cudaCallLeft(FilterMark, publishedState(R.Eng, Context->thread()));
   if (R.Report.hasPending()) {
     ProfileTimer Printing(R.Profile, ProfilePhase::Findings);
     R.Report.drain(R);

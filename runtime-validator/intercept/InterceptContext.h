@@ -29,6 +29,7 @@
 #include "allocators/AnnotatedAllocators.h"
 #include "callsites/CallSites.h"
 #include "engine/Engine.h"
+#include "intercept/RedundantSyncFilter.h"
 #include "intercept/SelfProfile.h"
 #include "report/Reporter.h"
 
@@ -199,6 +200,8 @@ private:
   ValidatorCode Running; ///< first: the scope's own locks are the validator's
   std::optional<InterceptContext> Context;
   ProfileTimer Timer;
+  redundant_sync::ThreadFilter *Filter = nullptr; ///< the calling thread's
+  redundant_sync::ThreadFilter::CallMark FilterMark{};
 };
 
 /// The self-profile slot of an interposed call named Name (a lookup under a

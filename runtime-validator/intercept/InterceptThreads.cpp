@@ -111,23 +111,25 @@ void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) 
 // the same lock again with nothing learned in between.
 void released(ValidatorRuntime &R, const void *Sync) {
   auto Id = reinterpret_cast<SyncId>(Sync);
-  if (redundant_sync::releaseIsRedundant(Id))
+  redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
+  if (Filter.releaseIsRedundant(Id))
     return;
   queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id);
-  redundant_sync::releaseQueued(Id);
+  Filter.releaseQueued(Id);
 }
 void acquired(ValidatorRuntime &R, const void *Sync) {
   auto Id = reinterpret_cast<SyncId>(Sync);
-  redundant_sync::AcquireCheck Check = redundant_sync::checkAcquire(Id);
+  redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
+  redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id);
   if (Check.Redundant)
     return;
   queue(R, BlockEvent::Kind::HostAcquired, currentThread(), Id);
-  redundant_sync::acquireQueued(Id, Check.Seen);
+  Filter.acquireQueued(Id, Check.Seen);
 }
 /// The object's clock is forgotten (destroyed, or a thread token consumed).
 void destroyed(ValidatorRuntime &R, SyncId Id) {
   queue(R, BlockEvent::Kind::SyncDestroyed, currentThread(), Id);
-  redundant_sync::destroyQueued(Id);
+  redundant_sync::thisThread().destroyQueued(Id);
 }
 /// After the real release: keeps a queue that CUDA calls do not drain bounded.
 void drainIfLong(ValidatorRuntime &R) {

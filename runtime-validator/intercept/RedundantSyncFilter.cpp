@@ -23,43 +23,32 @@ unsigned bucket(SyncObject Sync) {
   return static_cast<unsigned>(((Sync >> 3) * 0x9E3779B97F4A7C15ull) >> (64 - BucketBits));
 }
 
-/// What the calling thread knows of one object.
-struct Known {
-  SyncObject Sync = 0;
-  /// The bucket's release count up to which the thread knows the object's
-  /// whole clock (Never: not known).
-  std::uint64_t Releases = Never;
-  /// The thread's change count when it last released the object, and the
-  /// bucket's destruction count then (Never: not released).
-  std::uint64_t ChangesAtRelease = Never;
-  std::uint64_t DestructionsAtRelease = Never;
-};
+thread_local ThreadFilter ThisThread;
 
-constexpr unsigned CacheBits = 6;
-thread_local Known Cache[1u << CacheBits];
-thread_local std::uint64_t Changes = 0;
+} // namespace
 
-Known &entry(SyncObject Sync) {
+ThreadFilter &thisThread() { return ThisThread; }
+
+ThreadFilter::Known &ThreadFilter::entry(SyncObject Sync) {
   Known &K = Cache[(Sync >> 3) & ((1u << CacheBits) - 1)];
   if (K.Sync != Sync)
     K = Known{Sync};
   return K;
 }
 
-} // namespace
-
-void clockMayChange() { ++Changes; }
-
-bool releaseIsRedundant(SyncObject Sync) {
+bool ThreadFilter::releaseIsRedundant(SyncObject Sync) {
   Known &K = entry(Sync);
   if (K.ChangesAtRelease != Changes ||
       K.DestructionsAtRelease != Destructions[bucket(Sync)].load(std::memory_order_seq_cst))
     return false;
+  // The engine's flag is set already (nothing ticked since the release this
+  // one repeats); noted anyway, it only makes the next allocation count.
+  PendingStamp = true;
   Dropped.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
-void releaseQueued(SyncObject Sync) {
+void ThreadFilter::releaseQueued(SyncObject Sync) {
   Known &K = entry(Sync);
   unsigned B = bucket(Sync);
   std::uint64_t Before = Releases[B].fetch_add(1, std::memory_order_seq_cst);
@@ -70,7 +59,7 @@ void releaseQueued(SyncObject Sync) {
   K.DestructionsAtRelease = Destructions[B].load(std::memory_order_seq_cst);
 }
 
-AcquireCheck checkAcquire(SyncObject Sync) {
+AcquireCheck ThreadFilter::checkAcquire(SyncObject Sync) {
   Known &K = entry(Sync);
   std::uint64_t Seen = Releases[bucket(Sync)].load(std::memory_order_seq_cst);
   bool Redundant = K.Releases == Seen;
@@ -79,13 +68,45 @@ AcquireCheck checkAcquire(SyncObject Sync) {
   return {Redundant, Seen};
 }
 
-void acquireQueued(SyncObject Sync, std::uint64_t Seen) { entry(Sync).Releases = Seen; }
+void ThreadFilter::acquireQueued(SyncObject Sync, std::uint64_t Seen) { entry(Sync).Releases = Seen; }
 
-void destroyQueued(SyncObject Sync) {
+void ThreadFilter::destroyQueued(SyncObject Sync) {
   unsigned B = bucket(Sync);
   Destructions[B].fetch_add(1, std::memory_order_seq_cst);
   Releases[B].fetch_add(1, std::memory_order_seq_cst);
   entry(Sync) = Known{Sync};
+}
+
+void ThreadFilter::queued(Queued What) {
+  ++QueuedCount;
+  switch (What) {
+  case Queued::Release:
+    // Engine: the object's clock joins ours, and the next stamp will tick.
+    PendingStamp = true;
+    return;
+  case Queued::Acquire:
+    clockMayChange(); // it may learn
+    return;
+  case Queued::Destruction:
+  case Queued::ReleaseRequest:
+    return;
+  case Queued::ThreadEnd:
+    MayJoin = true; // no longer counted: a later CUDA operation joins again
+    return;
+  case Queued::Allocation:
+    // Engine::Impl::allocate: joins on first use, stamps a caching block.
+    if (PendingStamp || MayJoin)
+      clockMayChange();
+    return;
+  case Queued::BlockRelease:
+  case Queued::Access:
+    // Engine::Impl::release / Engine::accessed: only the first use joins (a
+    // synchronous free is a CUDA call, never queued).
+    if (MayJoin)
+      clockMayChange();
+    return;
+  }
+  clockMayChange();
 }
 
 std::uint64_t dropped() { return Dropped.load(std::memory_order_relaxed); }

@@ -31,6 +31,20 @@
 // Between the block events, --host-per-block lock events (threads 1-4 taking
 // --locks locks in turn; FSDP2 on one rank kept about 3 per block event)
 // go through the same queue. Clocks are --slots wide (FSDP2: about 140).
+// With --op-locks K each launch is made holding a framework's lock K times
+// over (a dispatcher or registry lock per op: acquire before the launch,
+// release after it), every thread the same locks; with --inplace N each
+// activation (forward and backward) and each unit's optimizer step is
+// followed by N in-place ops (an activation function, the optimizer's
+// foreach updates): launches with no allocation before them.
+//
+// --filter says which of the host events are queued: none (all, as given:
+// the handovers are the kept ones), coarse (through the intercept's
+// RedundantSyncFilter, every CUDA call and queued event counting as a
+// change of the thread's clock, as before rtsync) or exact (counting only
+// where the engine can change it: RedundantSyncFilter.h). The threads'
+// filters are played on this thread, one ThreadFilter each; the digest
+// must be the same in every mode.
 //
 // The program is correct: the run must end with no finding (exit 1 if not).
 // It prints the counts and a digest of the engine's state and the allocation
@@ -38,6 +52,7 @@
 //
 //   block_replay_cost [--steps N] [--units U] [--acts A] [--slots W]
 //                     [--host-per-block X] [--locks L] [--repeat R]
+//                     [--op-locks K] [--inplace N] [--filter none|coarse|exact]
 //
 // Instructions per block event: run under valgrind --tool=callgrind at two
 // --steps and divide the difference of AnnotatedAllocators::drain's
@@ -47,6 +62,7 @@
 #include "BenchSupport.h"
 
 #include "allocators/AnnotatedAllocators.h"
+#include "intercept/RedundantSyncFilter.h"
 #include "intercept/StreamResolver.h"
 
 #include <array>
@@ -67,7 +83,10 @@ namespace bench = streamlife::bench;
 namespace {
 
 constexpr const char *Usage = "block_replay_cost [--steps N] [--units U] [--acts A] [--slots W] "
-                              "[--host-per-block X] [--locks L] [--repeat R]";
+                              "[--host-per-block X] [--locks L] [--repeat R] [--op-locks K] [--inplace N] "
+                              "[--filter none|coarse|exact]";
+
+enum class FilterMode { None, Coarse, Exact };
 
 struct Shape {
   std::size_t Steps = 20;
@@ -76,6 +95,9 @@ struct Shape {
   unsigned Slots = 140;
   double HostPerBlock = 3.0;
   unsigned Locks = 8;
+  unsigned OpLocks = 0;
+  unsigned InPlace = 0;
+  FilterMode Filter = FilterMode::None;
 };
 
 /// One call of the program: a queued event, or a CUDA call that replays the queue first.
@@ -202,7 +224,25 @@ private:
     ++CudaCalls;
   }
   void launch(ThreadId T, Handle Stream, std::initializer_list<Addr> Words) {
+    for (unsigned K = 0; K < S.OpLocks; ++K)
+      opLock(BlockEvent::Kind::HostAcquired, T, K);
     cuda(Call::Launch, T, Stream, 0, Words);
+    for (unsigned K = S.OpLocks; K-- > 0;)
+      opLock(BlockEvent::Kind::HostReleased, T, K);
+  }
+  /// --inplace ops on Words: launches that allocate nothing.
+  void inPlace(ThreadId T, Handle Stream, std::initializer_list<Addr> Words) {
+    for (unsigned I = 0; I < S.InPlace; ++I)
+      launch(T, Stream, Words);
+  }
+  /// The framework's lock K, held around an op.
+  void opLock(BlockEvent::Kind What, ThreadId T, unsigned K) {
+    BlockEvent E;
+    E.What = What;
+    E.Thread = T;
+    E.Ptr = 0x8000 + 64 * K;
+    queue(E);
+    ++HostEvents;
   }
   Handle record(ThreadId T, Handle Stream) {
     Handle Ev = 0xe0000 + 16 * (NextEvent++ % 64);
@@ -279,6 +319,7 @@ private:
       for (unsigned K = 0; K < S.Acts; ++K) {
         Addr A = allocate(Main, Compute, 1 << 20, Activation, K);
         launch(Main, Compute, {Params, Prev, A});
+        inPlace(Main, Compute, {A});
         if (K % 2)
           release(Main, Prev, Compute, Activation, K);
         else if (K)
@@ -299,6 +340,7 @@ private:
         Addr G = allocate(Autograd, Compute, 1 << 20, ActivationGrad, K);
         Addr Act = K < Saved[U].size() ? Saved[U][Saved[U].size() - 1 - K] : Params;
         launch(Autograd, Compute, {Params, Act, G});
+        inPlace(Autograd, Compute, {G});
         if (K < Saved[U].size())
           release(Autograd, Act, Compute, Activation, K); // thread 1's block
         if (Prev)
@@ -325,6 +367,7 @@ private:
     for (unsigned U = 0; U < S.Units; ++U) {
       Addr Temp = allocate(Main, Compute, 1 << 20, ForeachTemp, U);
       launch(Main, Compute, {Shards[U], Grads[U], States[U], Temp});
+      inPlace(Main, Compute, {Shards[U], States[U]});
       release(Main, Temp, Compute, ForeachTemp, U);
     }
     for (unsigned U = 0; U < S.Units; ++U)
@@ -355,7 +398,8 @@ CUresult deviceZero(CUdevice *D) {
 /// The validator's side: engine, stream resolver, annotated allocators.
 struct Validator {
   explicit Validator(const Shape &S)
-      : E(Sink), Resolver(E, driver()), Annotated(E, [this](OpId Op) { return siteKey(Op); }) {
+      : Mode(S.Filter), E(Sink), Resolver(E, driver()),
+        Annotated(E, [this](OpId Op) { return siteKey(Op); }), Filters(8) {
     Annotated.registerAllocator("PyTorch caching allocator", 1);
     for (Handle H : {CopyIn, AllGather, ReduceScatter})
       Resolver.created(Main, reinterpret_cast<CUstream>(H), CU_STREAM_NON_BLOCKING, 0, Ctx);
@@ -394,19 +438,86 @@ struct Validator {
     if (Annotated.hasPending())
       Annotated.drain([this](ThreadId Owner, Handle H) { return stream(Owner, H); });
   }
+  /// As InterceptContext tells the thread's filter of an event it queued.
+  void queued(const BlockEvent &Event) {
+    redundant_sync::ThreadFilter &F = Filters[Event.Thread];
+    if (Mode == FilterMode::Coarse) {
+      F.clockMayChange();
+      return;
+    }
+    using redundant_sync::Queued;
+    switch (Event.What) {
+    case BlockEvent::Kind::Allocated:
+      return F.queued(Queued::Allocation);
+    case BlockEvent::Kind::ReleaseRequested:
+      return F.queued(Queued::ReleaseRequest);
+    case BlockEvent::Kind::Released:
+      return F.queued(Queued::BlockRelease);
+    case BlockEvent::Kind::HostReleased:
+      return F.queued(Queued::Release);
+    default: // the program queues no other kind
+      return F.queued(Queued::Acquire);
+    }
+  }
+  /// A host event through the filter, as InterceptThreads.cpp queues it.
+  void hostEvent(const BlockEvent &Event) {
+    redundant_sync::ThreadFilter &F = Filters[Event.Thread];
+    if (Event.What == BlockEvent::Kind::HostReleased) {
+      if (F.releaseIsRedundant(Event.Ptr)) {
+        ++DroppedHostEvents;
+        return;
+      }
+      Annotated.push(Event);
+      queued(Event);
+      F.releaseQueued(Event.Ptr);
+    } else {
+      redundant_sync::AcquireCheck Check = F.checkAcquire(Event.Ptr);
+      if (Check.Redundant) {
+        ++DroppedHostEvents;
+        return;
+      }
+      Annotated.push(Event);
+      queued(Event);
+      F.acquireQueued(Event.Ptr, Check.Seen);
+    }
+    ++KeptHostEvents;
+  }
   void play(const Call &C) {
     if (C.What == Call::Queue) {
+      if (C.Event.What >= BlockEvent::Kind::HostReleased) {
+        if (Mode != FilterMode::None)
+          return hostEvent(C.Event);
+        ++KeptHostEvents;
+        Annotated.push(C.Event);
+        return;
+      }
       // As the annotation entry point: a release named by its request is
       // queued without capturing its own site.
       if (C.Event.What == BlockEvent::Kind::Released &&
           Annotated.pushReleaseNamedByRequest(C.Event)) {
         ++UncapturedReleases;
+        if (Mode != FilterMode::None)
+          queued(C.Event);
         return;
       }
       Annotated.push(C.Event);
+      if (Mode != FilterMode::None)
+        queued(C.Event);
       return;
     }
+    // As InterceptScope: the thread's time read before the replay and after the call.
+    redundant_sync::ThreadFilter &F = Filters[C.Thread];
+    redundant_sync::ThreadFilter::CallMark Mark{};
+    if (Mode == FilterMode::Coarse)
+      F.clockMayChange();
+    else if (Mode == FilterMode::Exact)
+      Mark = F.cudaCallEntered(Engine::hostWord(E.hostState(C.Thread)));
     replay();
+    call(C);
+    if (Mode == FilterMode::Exact)
+      F.cudaCallLeft(Mark, Engine::hostWord(E.hostState(C.Thread)));
+  }
+  void call(const Call &C) {
     switch (C.What) {
     case Call::Launch: {
       PointerWord Words[4];
@@ -429,6 +540,7 @@ struct Validator {
     }
   }
 
+  FilterMode Mode;
   CUcontext Ctx = reinterpret_cast<CUcontext>(0xc000);
   bench::CountingSink Sink;
   Engine E;
@@ -437,6 +549,8 @@ struct Validator {
   std::mutex SiteKeyLock;
   std::unordered_map<OpId, std::uint64_t> SiteKeys;
   std::size_t UncapturedReleases = 0; ///< releases whose site needed no capture
+  std::vector<redundant_sync::ThreadFilter> Filters; ///< by thread
+  std::size_t KeptHostEvents = 0, DroppedHostEvents = 0;
 };
 
 /// Plays the program once; returns ns per block event.
@@ -491,7 +605,20 @@ int main(int Argc, char **Argv) {
       S.HostPerBlock = std::strtod(Value.c_str(), nullptr);
     else if (!std::strcmp(Flag, "--locks"))
       S.Locks = static_cast<unsigned>(bench::number(Flag, Value, Usage));
-    else if (!std::strcmp(Flag, "--repeat"))
+    else if (!std::strcmp(Flag, "--op-locks"))
+      S.OpLocks = static_cast<unsigned>(bench::number(Flag, Value, Usage));
+    else if (!std::strcmp(Flag, "--inplace"))
+      S.InPlace = static_cast<unsigned>(bench::number(Flag, Value, Usage));
+    else if (!std::strcmp(Flag, "--filter")) {
+      if (Value == "none")
+        S.Filter = FilterMode::None;
+      else if (Value == "coarse")
+        S.Filter = FilterMode::Coarse;
+      else if (Value == "exact")
+        S.Filter = FilterMode::Exact;
+      else
+        usage("--filter is none, coarse or exact");
+    } else if (!std::strcmp(Flag, "--repeat"))
       Repeat = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else
       usage(std::string("unknown option '") + Flag + "'");
@@ -504,17 +631,23 @@ int main(int Argc, char **Argv) {
               "events, %zu host events, %zu CUDA calls\n",
               S.Steps, S.Units, S.Acts, S.Slots, P.BlockEvents, P.HostEvents, P.CudaCalls);
   std::vector<double> Ns;
-  std::size_t Findings = 0, Uncaptured = 0;
+  std::size_t Findings = 0, Uncaptured = 0, Kept = 0, Dropped = 0;
   for (unsigned R = 0; R < Repeat; ++R) {
     Validator V(S);
     Ns.push_back(play(P, V));
     Findings = V.Sink.Count;
     Uncaptured = V.UncapturedReleases;
+    Kept = V.KeptHostEvents;
+    Dropped = V.DroppedHostEvents;
     if (R + 1 == Repeat)
       printDigest(V);
   }
   std::printf("releases queued without capturing their site: %zu of %zu block events\n", Uncaptured,
               P.BlockEvents);
+  std::printf("host events: %zu queued, %zu dropped by the filter (%s)\n", Kept, Dropped,
+              S.Filter == FilterMode::None     ? "none"
+              : S.Filter == FilterMode::Coarse ? "coarse"
+                                               : "exact");
   std::printf("ns per block event (the whole program, median of %u): %.1f\n", Repeat,
               bench::median(Ns));
   if (Findings) {

@@ -3,10 +3,11 @@
 // The filter is right when the engine's clocks are the same with and without
 // it. Each test plays host threads (real threads: the filter's state is
 // thread-local) through a model of the engine's host synchronization
-// (Engine::hostReleases / hostAcquires / syncDestroyed and a CUDA call's
-// stamp), once with every event and once with the events the filter lets
-// through, and compares every thread's and every object's clock after each
-// step.
+// (Engine::hostReleases / hostAcquires / syncDestroyed, a queued caching
+// allocation's stamp, a CUDA call that stamps and one that changes nothing),
+// once with every event and once with the events the filter lets through,
+// and compares every thread's and every object's clock after each step.
+// SyncFilterEngineTest (engine tests) does the same with the real engine.
 //
 //===----------------------------------------------------------------------===//
 #include "engine/VectorClock.h"
@@ -61,6 +62,14 @@ struct EngineModel {
       H.ReleasedSinceTick = false;
     }
   }
+  Engine::HostState state(unsigned T) const {
+    Engine::HostState S;
+    S.Time = Hosts[T].Clock.get(Hosts[T].Slot);
+    S.ReleasedSinceTick = Hosts[T].ReleasedSinceTick;
+    S.UsesCuda = true;
+    return S;
+  }
+  /// A stamped operation (a caching allocation, a CUDA call that stamps).
   void cudaCall(unsigned T) {
     Host &H = Hosts[T];
     if (H.ReleasedSinceTick) {
@@ -112,7 +121,7 @@ private:
   std::thread Thread;
 };
 
-enum class Op { Release, Acquire, CudaCall, Destroy };
+enum class Op { Release, Acquire, CudaCall, Launch, Allocation, Destroy };
 
 /// Plays Steps random operations of Threads threads on Objects objects,
 /// comparing the filtered model with the full one after each. Returns the
@@ -130,41 +139,58 @@ std::uint64_t playRandom(unsigned Threads, unsigned Objects, unsigned Steps, uns
     // Objects 8 bytes apart, as mutexes in an array; Base keeps tests apart.
     std::uint64_t S = Base + 8 * (Rng() % Objects);
     unsigned Pick = Rng() % 100;
-    Op What = Pick < 40 ? Op::Release : Pick < 80 ? Op::Acquire : Pick < 97 ? Op::CudaCall : Op::Destroy;
+    Op What = Pick < 40   ? Op::Release
+              : Pick < 75 ? Op::Acquire
+              : Pick < 82 ? Op::CudaCall
+              : Pick < 90 ? Op::Launch
+              : Pick < 97 ? Op::Allocation
+                          : Op::Destroy;
     Workers[T]->run([&] {
+      filter::ThreadFilter &F = filter::thisThread();
       switch (What) {
       case Op::Release:
         Full.release(T, S);
-        if (filter::releaseIsRedundant(S)) {
+        if (F.releaseIsRedundant(S)) {
           ++Dropped;
           return;
         }
         Filtered.release(T, S);
-        filter::clockMayChange(); // the queued event
-        filter::releaseQueued(S);
+        F.queued(filter::Queued::Release);
+        F.releaseQueued(S);
         return;
       case Op::Acquire: {
         Full.acquire(T, S);
-        filter::AcquireCheck Check = filter::checkAcquire(S);
+        filter::AcquireCheck Check = F.checkAcquire(S);
         if (Check.Redundant) {
           ++Dropped;
           return;
         }
         Filtered.acquire(T, S);
-        filter::clockMayChange();
-        filter::acquireQueued(S, Check.Seen);
+        F.queued(filter::Queued::Acquire);
+        F.acquireQueued(S, Check.Seen);
         return;
       }
       case Op::CudaCall:
+      case Op::Launch: {
+        filter::ThreadFilter::CallMark Mark =
+            F.cudaCallEntered(Engine::hostWord(Filtered.state(T)));
+        if (What == Op::CudaCall) {
+          Full.cudaCall(T);
+          Filtered.cudaCall(T);
+        }
+        F.cudaCallLeft(Mark, Engine::hostWord(Filtered.state(T)));
+        return;
+      }
+      case Op::Allocation:
+        F.queued(filter::Queued::Allocation);
         Full.cudaCall(T);
-        filter::clockMayChange();
         Filtered.cudaCall(T);
         return;
       case Op::Destroy:
         Full.destroy(S);
         Filtered.destroy(S);
-        filter::clockMayChange();
-        filter::destroyQueued(S);
+        F.queued(filter::Queued::Destruction);
+        F.destroyQueued(S);
         return;
       }
     });
@@ -197,6 +223,41 @@ TEST(RedundantSyncFilter, ClocksAreTheSameWithAndWithoutItOnRandomSequences) {
   EXPECT_GT(Dropped, 1000u);
 }
 
+TEST(RedundantSyncFilter, OnlyAnAllocationAfterAReleaseOrTheFirstCudaUseCounts) {
+  Worker W;
+  const std::uint64_t M = 0x7200008;
+  std::vector<bool> Kept;
+  W.run([&] {
+    filter::ThreadFilter &F = filter::thisThread();
+    auto Release = [&] {
+      bool Redundant = F.releaseIsRedundant(M);
+      if (!Redundant) {
+        F.queued(filter::Queued::Release);
+        F.releaseQueued(M);
+      }
+      Kept.push_back(!Redundant);
+    };
+    Engine::HostState Counted;
+    Counted.Time = 3;
+    Counted.UsesCuda = true;
+    F.cudaCallLeft(F.cudaCallEntered(Engine::hostWord(Counted)),
+                   Engine::hostWord(Counted)); // a CUDA thread, nothing released
+    F.queued(filter::Queued::Allocation);                // no stamp to tick
+    Release();                                           // kept: the first
+    F.queued(filter::Queued::ReleaseRequest);
+    F.queued(filter::Queued::BlockRelease);
+    F.queued(filter::Queued::Access);
+    F.queued(filter::Queued::Destruction);
+    Release(); // dropped: none of those changes the clock
+    F.queued(filter::Queued::Allocation);
+    Release(); // kept: the allocation's stamp ticked
+    F.queued(filter::Queued::ThreadEnd);
+    F.queued(filter::Queued::BlockRelease);
+    Release(); // kept: a block event after the thread's end joins again
+  });
+  EXPECT_EQ(Kept, (std::vector<bool>{true, false, true, true}));
+}
+
 TEST(RedundantSyncFilter, ManyThreadsFewObjects) {
   std::uint64_t Dropped = 0;
   for (unsigned Seed = 100; Seed < 110 && !::testing::Test::HasFailure(); ++Seed)
@@ -209,17 +270,18 @@ TEST(RedundantSyncFilter, OneThreadTakingOneLockAgainQueuesItOnce) {
   unsigned Queued = 0;
   W.run([&] {
     const std::uint64_t M = 0x7000008;
+    filter::ThreadFilter &F = filter::thisThread();
     for (int I = 0; I < 1000; ++I) {
-      filter::AcquireCheck Check = filter::checkAcquire(M);
+      filter::AcquireCheck Check = F.checkAcquire(M);
       if (!Check.Redundant) {
         ++Queued;
-        filter::clockMayChange();
-        filter::acquireQueued(M, Check.Seen);
+        F.queued(filter::Queued::Acquire);
+        F.acquireQueued(M, Check.Seen);
       }
-      if (!filter::releaseIsRedundant(M)) {
+      if (!F.releaseIsRedundant(M)) {
         ++Queued;
-        filter::clockMayChange();
-        filter::releaseQueued(M);
+        F.queued(filter::Queued::Release);
+        F.releaseQueued(M);
       }
     }
   });
@@ -230,26 +292,45 @@ TEST(RedundantSyncFilter, AReleaseAfterACudaCallOrAnotherThreadsReleaseIsKept) {
   Worker A, B;
   const std::uint64_t M = 0x7100008;
   auto Release = [&] {
-    bool Redundant = filter::releaseIsRedundant(M);
+    filter::ThreadFilter &F = filter::thisThread();
+    bool Redundant = F.releaseIsRedundant(M);
     if (!Redundant) {
-      filter::clockMayChange();
-      filter::releaseQueued(M);
+      F.queued(filter::Queued::Release);
+      F.releaseQueued(M);
     }
     return Redundant;
   };
   auto Acquire = [&] {
-    filter::AcquireCheck Check = filter::checkAcquire(M);
+    filter::ThreadFilter &F = filter::thisThread();
+    filter::AcquireCheck Check = F.checkAcquire(M);
     if (!Check.Redundant) {
-      filter::clockMayChange();
-      filter::acquireQueued(M, Check.Seen);
+      F.queued(filter::Queued::Acquire);
+      F.acquireQueued(M, Check.Seen);
     }
     return Check.Redundant;
   };
-  bool R1 = true, R2 = false, R3 = true, Acq = true;
-  A.run([&] { R1 = Release(); R2 = Release(); filter::clockMayChange(); R3 = Release(); });
+  /// A CUDA call during which the thread's own time went from From to To.
+  auto CudaCall = [](std::uint64_t From, std::uint64_t To) {
+    filter::ThreadFilter &F = filter::thisThread();
+    Engine::HostState Before, After;
+    Before.Time = From;
+    After.Time = To;
+    Before.UsesCuda = After.UsesCuda = true;
+    F.cudaCallLeft(F.cudaCallEntered(Engine::hostWord(Before)), Engine::hostWord(After));
+  };
+  bool R1 = true, R2 = false, R3 = true, R4 = false, Acq = true;
+  A.run([&] {
+    R1 = Release();
+    R2 = Release();
+    CudaCall(5, 5); // a launch: the thread's clock did not move
+    R3 = Release();
+    CudaCall(5, 6); // a sync: it did
+    R4 = Release();
+  });
   EXPECT_FALSE(R1);
   EXPECT_TRUE(R2);  // nothing changed since the first
-  EXPECT_FALSE(R3); // a CUDA call in between
+  EXPECT_TRUE(R3);  // nor during the launch
+  EXPECT_FALSE(R4); // the sync in between changed the clock
   B.run([&] { Release(); });
   A.run([&] { Acq = Acquire(); });
   EXPECT_FALSE(Acq); // B's release is news to A

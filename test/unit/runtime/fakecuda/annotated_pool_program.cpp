@@ -242,6 +242,21 @@ int main(int Argc, char **Argv) {
     streamlife_buffer_accessed(reinterpret_cast<void *>(W), BlockBytes, Compute, 0);
     Pool.release(W);
     Pool.allocate(Ag); // the next block on ag: W itself
+  } else if (Scenario == "locked-launches") {
+    // A framework's dispatcher lock around each op: 100 launches, each
+    // under the lock, a stream synchronization before every tenth. Only
+    // the first lock and unlock and the unlock after each synchronization
+    // change a clock (RedundantSyncFilter.h): a launch changes none.
+    pthread_mutex_t Dispatch = PTHREAD_MUTEX_INITIALIZER;
+    CUdeviceptr W = Pool.allocate(Ag);
+    for (int Op = 0; Op < 100; ++Op) {
+      if (Op % 10 == 9)
+        syncStream(Ag);
+      pthread_mutex_lock(&Dispatch);
+      launch(W, Ag, "touch");
+      pthread_mutex_unlock(&Dispatch);
+    }
+    Pool.release(W);
   } else if (Scenario.rfind("worker-", 0) == 0) {
     // A worker thread reads the main thread's block on its own stream and
     // drops it; the main thread allocates on the block's stream meanwhile.
