@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "engine/EngineImpl.h"
 
+#include "EngineDigest.h"
 #include "EngineTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -35,33 +36,9 @@
 
 using namespace streamlife::rt;
 using streamlife::rt::test::CollectingSink;
+using streamlife::rt::test::describe;
 
 namespace {
-
-std::string describe(const Finding &F) {
-  std::ostringstream O;
-  auto P = [&](const AccessPoint &A) { O << A.Stream << ':' << A.Op << ' '; };
-  O << findingKindName(F.Kind) << ' ' << F.Bytes.Begin << '+' << F.Bytes.Size << ' '
-    << F.Allocation.Begin << '+' << F.Allocation.Size << ' ' << int(F.Alloc) << ' ';
-  P(F.Allocated);
-  P(F.Unordered);
-  P(F.Released);
-  P(F.NewAccess);
-  P(F.ReusedBy);
-  P(F.Reallocated);
-  O << F.ReusedConcurrently << F.AfterUnsafeFree << ' ' << F.NewAllocation.Begin << '+'
-    << F.NewAllocation.Size;
-  return O.str();
-}
-
-std::string describe(const Engine::Stats &S) {
-  std::ostringstream O;
-  O << S.Streams << ' ' << S.LiveAllocations << ' ' << S.ShadowSegments << ' '
-    << S.RecordedAccesses << ' ' << S.Findings << ' ' << S.DroppedRecords << ' ' << S.HostClocks
-    << ' ' << S.ClockSlots << ' ' << S.Events << ' ' << S.DeferredNotReported << ' '
-    << S.DeferredPending << ' ' << S.SyncObjects << ' ' << S.ConcurrentAllocations;
-  return O.str();
-}
 
 bool sameClock(const VectorClock &A, const VectorClock &B) {
   return A.dominates(B) && B.dominates(A);

@@ -28,6 +28,7 @@
 #include "engine/EngineImpl.h"
 #include "intercept/RedundantSyncFilter.h"
 
+#include "../engine/EngineDigest.h"
 #include "../engine/EngineTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -40,34 +41,13 @@
 
 using namespace streamlife::rt;
 using streamlife::rt::test::CollectingSink;
+using streamlife::rt::test::describe;
 namespace filter = streamlife::rt::redundant_sync;
 
 namespace {
 
 bool sameClock(const VectorClock &A, const VectorClock &B) {
   return A.dominates(B) && B.dominates(A);
-}
-
-std::string describe(const Finding &F) {
-  std::ostringstream O;
-  auto P = [&](const AccessPoint &A) { O << A.Stream << ':' << A.Op << ' '; };
-  O << findingKindName(F.Kind) << ' ' << F.Bytes.Begin << '+' << F.Bytes.Size << ' ';
-  P(F.Allocated);
-  P(F.Unordered);
-  P(F.Released);
-  P(F.NewAccess);
-  P(F.ReusedBy);
-  O << F.ReusedConcurrently << F.AfterUnsafeFree;
-  return O.str();
-}
-
-std::string describe(const Engine::Stats &S) {
-  std::ostringstream O;
-  O << S.Streams << ' ' << S.LiveAllocations << ' ' << S.ShadowSegments << ' '
-    << S.RecordedAccesses << ' ' << S.Findings << ' ' << S.DroppedRecords << ' ' << S.HostClocks
-    << ' ' << S.ClockSlots << ' ' << S.Events << ' ' << S.DeferredNotReported << ' '
-    << S.DeferredPending << ' ' << S.SyncObjects << ' ' << S.ConcurrentAllocations;
-  return O.str();
 }
 
 constexpr int Caching = 1; // the first allocator registered
