@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "allocators/AnnotatedAllocators.h"
 
+#include "../engine/EngineTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,14 +18,9 @@
 #include <vector>
 
 using namespace streamlife::rt;
+using streamlife::rt::test::CollectingSink;
 
 namespace {
-
-class Collect : public FindingSink {
-public:
-  void report(const Finding &F) override { Found.push_back(F); }
-  std::vector<Finding> Found;
-};
 
 constexpr Handle AgHandle = 0xa000, ComputeHandle = 0xc000;
 constexpr Addr BlockA = 0x100000, BlockB = 0x200000;
@@ -55,7 +52,7 @@ struct AnnotatedAllocatorsTest : ::testing::Test {
     E.streamWaitsEvent(0, Compute, 0xe0);
     E.accessed(0, Compute, Range{Ptr, Bytes}, Op);
   }
-  Collect Sink;
+  CollectingSink Sink;
   Engine E;
   AnnotatedAllocators Annotated;
   StreamId Ag, Compute;
@@ -126,11 +123,11 @@ TEST_F(AnnotatedAllocatorsTest, ReleaseWithNoWaitIsAnUnsafeFreeAtTheRequestedSit
   push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 3);
   push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
   drain();
-  EXPECT_TRUE(Sink.Found.empty()) << "nothing could reuse the block yet";
+  EXPECT_TRUE(Sink.Findings.empty()) << "nothing could reuse the block yet";
   push(BlockEvent::Kind::Allocated, BlockB, AgHandle, 5); // ag's next block
   drain();
-  ASSERT_EQ(Sink.Found.size(), 1u);
-  const Finding &F = Sink.Found.front();
+  ASSERT_EQ(Sink.Findings.size(), 1u);
+  const Finding &F = Sink.Findings.front();
   EXPECT_EQ(F.Kind, FindingKind::UnsafeFree);
   EXPECT_EQ(F.Alloc, AllocKind::CachingAllocator);
   EXPECT_EQ(F.Allocated.Stream, Ag);
@@ -154,7 +151,7 @@ TEST_F(AnnotatedAllocatorsTest, SameStreamPolicyReleaseIsCleanWhenItsStreamWaits
   E.streamWaitsEvent(0, Ag, 0xe1); // late, but before ag allocates
   push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 5);
   drain();
-  EXPECT_TRUE(Sink.Found.empty());
+  EXPECT_TRUE(Sink.Findings.empty());
 }
 
 TEST_F(AnnotatedAllocatorsTest, StreamOrderedPolicyReleaseBeforeTheWaitIsReportedAtTheRelease) {
@@ -176,14 +173,14 @@ TEST_F(AnnotatedAllocatorsTest, StreamOrderedPolicyReleaseBeforeTheWaitIsReporte
   consume(BlockA, 2);
   pushPool(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
   drain();
-  ASSERT_EQ(Sink.Found.size(), 1u);
-  EXPECT_EQ(Sink.Found.front().Kind, FindingKind::UnsafeFree);
-  EXPECT_EQ(Sink.Found.front().ReusedBy.Stream, NoStream);
+  ASSERT_EQ(Sink.Findings.size(), 1u);
+  EXPECT_EQ(Sink.Findings.front().Kind, FindingKind::UnsafeFree);
+  EXPECT_EQ(Sink.Findings.front().ReusedBy.Stream, NoStream);
   E.eventRecorded(0, 0xe1, Compute);
   E.streamWaitsEvent(0, Ag, 0xe1); // too late
   pushPool(BlockEvent::Kind::Allocated, BlockB, AgHandle, 5);
   drain();
-  EXPECT_EQ(Sink.Found.size(), 1u);
+  EXPECT_EQ(Sink.Findings.size(), 1u);
 }
 
 TEST_F(AnnotatedAllocatorsTest, ReleaseWithoutARequestReportsItsOwnSite) {
@@ -193,8 +190,8 @@ TEST_F(AnnotatedAllocatorsTest, ReleaseWithoutARequestReportsItsOwnSite) {
   push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
   push(BlockEvent::Kind::Allocated, BlockB, AgHandle, 5);
   drain();
-  ASSERT_EQ(Sink.Found.size(), 1u);
-  EXPECT_EQ(Sink.Found.front().Released.Op, 4u);
+  ASSERT_EQ(Sink.Findings.size(), 1u);
+  EXPECT_EQ(Sink.Findings.front().Released.Op, 4u);
 }
 
 TEST_F(AnnotatedAllocatorsTest, WaitOnTheAllocationStreamFirstIsClean) {
@@ -208,7 +205,7 @@ TEST_F(AnnotatedAllocatorsTest, WaitOnTheAllocationStreamFirstIsClean) {
   push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
   drain();
   E.accessed(0, Ag, Range{BlockA, Bytes}, 5);
-  EXPECT_TRUE(Sink.Found.empty());
+  EXPECT_TRUE(Sink.Findings.empty());
 }
 
 TEST_F(AnnotatedAllocatorsTest, ReleaseAfterTheHostSawTheConsumerEventIsClean) {
@@ -225,7 +222,7 @@ TEST_F(AnnotatedAllocatorsTest, ReleaseAfterTheHostSawTheConsumerEventIsClean) {
   push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
   drain();
   E.accessed(0, Ag, Range{BlockA, Bytes}, 5);
-  EXPECT_TRUE(Sink.Found.empty());
+  EXPECT_TRUE(Sink.Findings.empty());
 }
 
 TEST_F(AnnotatedAllocatorsTest, HostEventsKeepTheirPlaceAmongTheBlockEvents) {
@@ -267,7 +264,7 @@ TEST_F(AnnotatedAllocatorsTest, HostEventsKeepTheirPlaceAmongTheBlockEvents) {
   queueBlock(BlockEvent::Kind::Allocated, 2, BlockB, 5);
   queueHost(BlockEvent::Kind::HostReleased, 2);
   drain();
-  EXPECT_TRUE(Sink.Found.empty());
+  EXPECT_TRUE(Sink.Findings.empty());
 }
 
 TEST_F(AnnotatedAllocatorsTest, AccessEventsReachTheEngine) {
@@ -283,8 +280,8 @@ TEST_F(AnnotatedAllocatorsTest, AccessEventsReachTheEngine) {
   push(BlockEvent::Kind::Released, BlockA, AgHandle, 4);
   push(BlockEvent::Kind::Allocated, BlockB, AgHandle, 5);
   drain();
-  ASSERT_EQ(Sink.Found.size(), 1u);
-  EXPECT_EQ(Sink.Found.front().Unordered.Op, 2u);
+  ASSERT_EQ(Sink.Findings.size(), 1u);
+  EXPECT_EQ(Sink.Findings.front().Unordered.Op, 2u);
 }
 
 TEST_F(AnnotatedAllocatorsTest, EventsOfAnUnknownAllocatorAreDropped) {

@@ -6,19 +6,16 @@
 //===----------------------------------------------------------------------===//
 #include "allocators/StreamOrderedPool.h"
 
+#include "../engine/EngineTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
 using namespace streamlife::rt;
+using streamlife::rt::test::CollectingSink;
 
 namespace {
-
-class Collect : public FindingSink {
-public:
-  void report(const Finding &F) override { Found.push_back(F); }
-  std::vector<Finding> Found;
-};
 
 struct BlockEventsTest : ::testing::Test {
   BlockEventsTest() : E(Sink), Pool(E) {
@@ -31,7 +28,7 @@ struct BlockEventsTest : ::testing::Test {
     E.streamWaitsEvent(0, B, 0xe0);
     E.accessed(0, B, Range{Block, 4096}, Op);
   }
-  Collect Sink;
+  CollectingSink Sink;
   Engine E;
   StreamOrderedPool Pool;
   StreamId A, B;
@@ -42,8 +39,8 @@ TEST_F(BlockEventsTest, ReleaseWhileAnotherStreamUsesTheBlockIsAnUnsafeFree) {
   Pool.allocatedAsync(0, Block, 4096, A, /*Site=*/1, 0);
   consumeOnB(/*Op=*/2);
   Pool.freedAsync(0, Block, A, /*Site=*/3); // CUDA's contract: judged here
-  ASSERT_FALSE(Sink.Found.empty());
-  const Finding &F = Sink.Found.front();
+  ASSERT_FALSE(Sink.Findings.empty());
+  const Finding &F = Sink.Findings.front();
   EXPECT_EQ(F.Kind, FindingKind::UnsafeFree);
   EXPECT_EQ(F.Alloc, AllocKind::StreamOrdered);
   EXPECT_EQ(F.Allocated.Stream, A);
@@ -58,15 +55,15 @@ TEST_F(BlockEventsTest, WaitBeforeReleaseIsClean) {
   E.eventRecorded(0, 0xe1, B);
   E.streamWaitsEvent(0, A, 0xe1);
   Pool.freedAsync(0, Block, A, 3);
-  EXPECT_TRUE(Sink.Found.empty());
+  EXPECT_TRUE(Sink.Findings.empty());
 }
 
 TEST_F(BlockEventsTest, UseOnAStreamNotOrderedAfterTheAllocation) {
   Pool.allocatedAsync(0, Block, 4096, A, 1, 0);
   E.accessed(0, B, Range{Block, 4096}, 2);
-  ASSERT_FALSE(Sink.Found.empty());
-  EXPECT_EQ(Sink.Found.front().Kind, FindingKind::UseBeforeAlloc);
-  EXPECT_EQ(Sink.Found.front().NewAccess.Stream, B);
+  ASSERT_FALSE(Sink.Findings.empty());
+  EXPECT_EQ(Sink.Findings.front().Kind, FindingKind::UseBeforeAlloc);
+  EXPECT_EQ(Sink.Findings.front().NewAccess.Stream, B);
 }
 
 TEST_F(BlockEventsTest, NullAndEmptyBlocksAreIgnored) {
@@ -74,7 +71,7 @@ TEST_F(BlockEventsTest, NullAndEmptyBlocksAreIgnored) {
   Pool.allocatedAsync(0, Block, 0, A, 1, 0);
   Pool.freedAsync(0, 0, A, 3);
   EXPECT_FALSE(E.isTracked(Block));
-  EXPECT_TRUE(Sink.Found.empty());
+  EXPECT_TRUE(Sink.Findings.empty());
 }
 
 TEST_F(BlockEventsTest, RecordedStreamsArePerLiveBlock) {

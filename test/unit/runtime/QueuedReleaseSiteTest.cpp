@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "allocators/AnnotatedAllocators.h"
 
+#include "../engine/EngineTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -18,14 +20,9 @@
 #include <vector>
 
 using namespace streamlife::rt;
+using streamlife::rt::test::CollectingSink;
 
 namespace {
-
-class Collect : public FindingSink {
-public:
-  void report(const Finding &F) override { Found.push_back(F); }
-  std::vector<Finding> Found;
-};
 
 /// The release sites replay hands on, in order.
 class Releases : public BlockObserver {
@@ -74,7 +71,7 @@ struct Subject {
   void drain() {
     Annotated.drain([this](ThreadId, Handle H) { return H == AgHandle ? Ag : Compute; });
   }
-  Collect Sink;
+  CollectingSink Sink;
   Engine E{Sink};
   AnnotatedAllocators Annotated;
   Releases Seen;
@@ -93,9 +90,9 @@ TEST(QueuedReleaseSiteTest, ARequestedReleaseIsReportedAtTheRequestWithoutItsOwn
   EXPECT_TRUE(S.release(BlockA)) << "the request has a site: no capture needed";
   S.push(BlockEvent::Kind::Allocated, BlockB, 5);
   S.drain();
-  ASSERT_EQ(S.Sink.Found.size(), 1u);
-  EXPECT_EQ(S.Sink.Found.front().Kind, FindingKind::UnsafeFree);
-  EXPECT_EQ(S.Sink.Found.front().Released.Op, 3u);
+  ASSERT_EQ(S.Sink.Findings.size(), 1u);
+  EXPECT_EQ(S.Sink.Findings.front().Kind, FindingKind::UnsafeFree);
+  EXPECT_EQ(S.Sink.Findings.front().Released.Op, 3u);
   EXPECT_EQ(S.Seen.Seen, std::vector<std::string>{std::to_string(BlockA) + " op3"});
 }
 
