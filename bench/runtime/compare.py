@@ -53,6 +53,9 @@ def parse_args(argv):
     parser.add_argument("--timeline", action="store_true",
                         help="also run each workload under streamlife run --timeline (its cost, "
                              "side by side with streamlife run alone)")
+    parser.add_argument("--cpus", default="",
+                        help="run every mode on these CPUs (taskset -c LIST): a run that lands on other "
+                             "cores, or migrates, does not move its time")
     parser.add_argument("--self-profile", action="store_true",
                         help="after the table, one run per workload with streamlife's --self-profile")
     return parser.parse_args(argv)
@@ -78,6 +81,8 @@ def run_once(args, workload, mode, index):
               "compute-sanitizer": [args.sanitizer, "--tool", "memcheck",
                                     "--track-stream-ordered-races", "all"]}[mode]
     command = prefix + program
+    if args.cpus:
+        command = ["taskset", "-c", args.cpus] + command
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:

@@ -13,20 +13,25 @@
 # and prints the median host µs per step of each, its cost over plain, and the
 # mutex locks per step.
 #
-#   bench/runtime/launch_path_probe.sh BUILD_DIR [--repeat R] [--launches N]
+#   bench/runtime/launch_path_probe.sh BUILD_DIR [--repeat R] [--launches N] [--cpus LIST]
+#
+# --cpus runs every mode on those CPUs (taskset -c): on a shared host a run
+# that lands on other cores or migrates moves its time by more than the cost
+# measured here.
 #
 # Needs nvcc, g++ and CUPTI (the GPU machine). Exit 0, 1 when a run failed,
 # 2 on bad usage or a missing tool.
 set -euo pipefail
-usage() { echo "usage: $0 BUILD_DIR [--repeat R] [--launches N]" >&2; exit 2; }
+usage() { echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--cpus LIST]" >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 build_dir=$(cd "$1" 2>/dev/null && pwd) || { echo "error: build directory '$1' does not exist" >&2; exit 2; }
 shift
-repeat=3 launches=100000
+repeat=3 launches=100000 pin=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --repeat) repeat=${2:?}; shift 2 ;;
     --launches) launches=${2:?}; shift 2 ;;
+    --cpus) pin=(taskset -c "${2:?}"); shift 2 ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
   esac
 done
@@ -56,7 +61,7 @@ g++ "${probe_flags[@]}" -o "$out/libprobe_cupti.so"
 g++ -DPROBE_MUTEXES "${probe_flags[@]}" -o "$out/libprobe_mutex.so"
 
 run_mode() { # MODE -> prints "host_us_per_launch_median" of one run; the probe line to $out/MODE.probe
-  local mode=$1 cmd=("$out/launch_bound" --launches "$launches")
+  local mode=$1 cmd=("${pin[@]}" "$out/launch_bound" --launches "$launches")
   case $mode in
     plain) "${cmd[@]}" ;;
     cupti-noop) PROBE_CUPTI=1 LD_PRELOAD="$out/libprobe_cupti.so" "${cmd[@]}" 2>"$out/$mode.probe" ;;

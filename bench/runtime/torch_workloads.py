@@ -129,6 +129,13 @@ def observed(text):
     return "; ".join(parts)
 
 
+def pinned(cmd, options):
+    """The command on the --cpus set, when one is given: every mode on the same
+    cores, so that a run landing on other cores (or migrating) does not move
+    its time; the program's threads, the validator's and the driver's alike."""
+    return ["taskset", "-c", options.cpus] + cmd if options.cpus else cmd
+
+
 def run(workload, mode, alloc, options, repeat=0):
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
@@ -141,7 +148,7 @@ def run(workload, mode, alloc, options, repeat=0):
         env["TORCH_CUDA_SANITIZER"] = "1"
     if validated(mode):
         env["STREAMLIFE_OPTIONS"] = ":".join(x for x in [env.get("STREAMLIFE_OPTIONS", ""), "intercept_stats=1"] if x)
-    cmd = command(workload, mode, options)
+    cmd = pinned(command(workload, mode, options), options)
     start = time.time()
     try:
         proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -180,6 +187,8 @@ def main():
     parser.add_argument("--nproc", type=int, default=1)
     parser.add_argument("--timeout", type=int, default=300)
     parser.add_argument("--log-dir", default="torch_workloads_logs")
+    parser.add_argument("--cpus", default="",
+                        help="run every mode on these CPUs (taskset -c LIST), e.g. 2-9: steadier timings")
     parser.add_argument("--jobs", type=int, default=1,
                         help="runs at a time (evidence runs; ms/step is then not comparable)")
     parser.add_argument("--expect-clean", action="store_true",

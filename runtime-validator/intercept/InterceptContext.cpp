@@ -342,6 +342,8 @@ InterceptScope::~InterceptScope() {
   }
 }
 
+SelfProfile &selfProfile(ValidatorRuntime &R) { return R.Profile; }
+
 ProfileSlot profileSlot(const char *Name) {
   ValidatorRuntime *R = runtime();
   return R && R->Profile.enabled() ? R->Profile.slot(Name) : NoProfileSlot;

@@ -209,6 +209,10 @@ private:
 /// the validator is passive or not profiling.
 ProfileSlot profileSlot(const char *Name);
 
+/// The runtime's self-profile, for a callback outside CUDA calls that holds
+/// the runtime but no context (ProfileCallback).
+SelfProfile &selfProfile(ValidatorRuntime &R);
+
 } // namespace rt
 } // namespace streamlife
 

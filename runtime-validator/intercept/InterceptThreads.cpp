@@ -110,6 +110,7 @@ void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) 
 // (RedundantSyncFilter.h): most of a framework's locking is one thread taking
 // the same lock again with nothing learned in between.
 void released(ValidatorRuntime &R, const void *Sync) {
+  ProfileTimer Timer(selfProfile(R), ProfileCallback::HostSync);
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   if (Filter.releaseIsRedundant(Id))
@@ -118,6 +119,7 @@ void released(ValidatorRuntime &R, const void *Sync) {
   Filter.releaseQueued(Id);
 }
 void acquired(ValidatorRuntime &R, const void *Sync) {
+  ProfileTimer Timer(selfProfile(R), ProfileCallback::HostSync);
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id);
@@ -128,6 +130,7 @@ void acquired(ValidatorRuntime &R, const void *Sync) {
 }
 /// The object's clock is forgotten (destroyed, or a thread token consumed).
 void destroyed(ValidatorRuntime &R, SyncId Id) {
+  ProfileTimer Timer(selfProfile(R), ProfileCallback::HostSync);
   queue(R, BlockEvent::Kind::SyncDestroyed, currentThread(), Id);
   redundant_sync::thisThread().destroyQueued(Id);
 }
@@ -135,6 +138,7 @@ void destroyed(ValidatorRuntime &R, SyncId Id) {
 void drainIfLong(ValidatorRuntime &R) {
   if (InterceptContext(R).queuedBlockEvents() < DrainBeyond)
     return;
+  ProfileTimer Timer(selfProfile(R), ProfileCallback::HostSync);
   ValidatorCode Running;
   drainQueuedEventsOutsideCuda(R);
 }

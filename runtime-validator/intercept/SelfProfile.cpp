@@ -42,6 +42,18 @@ const char *phaseName(ProfilePhase P) {
   return "?";
 }
 
+const char *callbackName(ProfileCallback C) {
+  switch (C) {
+  case ProfileCallback::HostSync:
+    return "host synchronization";
+  case ProfileCallback::BlockEvents:
+    return "allocator block events";
+  case ProfileCallback::Count:
+    break;
+  }
+  return "?";
+}
+
 } // namespace
 
 std::uint64_t SelfProfile::now() {
@@ -55,6 +67,8 @@ std::uint64_t SelfProfile::now() {
 SelfProfile::SelfProfile() : StartTicks(now()), StartNs(steadyNs()) {
   for (unsigned P = 0; P < static_cast<unsigned>(ProfilePhase::Count); ++P)
     Names.emplace_back(phaseName(static_cast<ProfilePhase>(P)));
+  for (unsigned C = 0; C < static_cast<unsigned>(ProfileCallback::Count); ++C)
+    Names.emplace_back(callbackName(static_cast<ProfileCallback>(C)));
 }
 
 void SelfProfile::enable() {
@@ -68,7 +82,8 @@ void SelfProfile::enable() {
 
 ProfileSlot SelfProfile::slot(const char *Name) {
   std::lock_guard<std::mutex> Guard(NamesLock);
-  for (std::size_t I = 0; I < Names.size(); ++I)
+  // Calls only: a call that shares a phase's or callback's name is another row.
+  for (std::size_t I = callbackSlot(ProfileCallback::Count); I < Names.size(); ++I)
     if (Names[I] == Name)
       return static_cast<ProfileSlot>(I);
   if (Names.size() >= MaxSlots)
@@ -91,14 +106,17 @@ std::vector<SelfProfile::Row> SelfProfile::rows() const {
       continue;
     Row R;
     R.Name = Names[I];
-    R.Phase = I < static_cast<std::size_t>(ProfilePhase::Count);
+    if (I < static_cast<std::size_t>(ProfilePhase::Count))
+      R.Kind = RowKind::Phase;
+    else if (I < static_cast<std::size_t>(callbackSlot(ProfileCallback::Count)))
+      R.Kind = RowKind::Callback;
     R.Calls = N;
     R.TotalNs = static_cast<double>(Total[I].load(std::memory_order_relaxed)) * NsPerTick;
     Out.push_back(std::move(R));
   }
   std::stable_sort(Out.begin(), Out.end(), [](const Row &A, const Row &B) {
-    if (A.Phase != B.Phase)
-      return !A.Phase;
+    if (A.Kind != B.Kind)
+      return A.Kind < B.Kind;
     return A.TotalNs > B.TotalNs;
   });
   return Out;
@@ -114,10 +132,14 @@ void SelfProfile::print(std::FILE *Out) const {
                2 * ClockReadNs);
   std::fprintf(Out, "streamlife: self-profile: %-34s %12s %12s %10s\n", "intercepted call / phase",
                "calls", "total ms", "ns/call");
-  bool PhasesSaid = false;
+  bool CallbacksSaid = false, PhasesSaid = false;
   for (const Row &R : Rows) {
-    if (R.Phase && !PhasesSaid) {
-      std::fprintf(Out, "streamlife: self-profile: phases, inside the calls above:\n");
+    if (R.Kind == RowKind::Callback && !CallbacksSaid) {
+      std::fprintf(Out, "streamlife: self-profile: callbacks outside CUDA calls:\n");
+      CallbacksSaid = true;
+    }
+    if (R.Kind == RowKind::Phase && !PhasesSaid) {
+      std::fprintf(Out, "streamlife: self-profile: phases, inside the calls and callbacks above:\n");
       PhasesSaid = true;
     }
     std::fprintf(Out, "streamlife: self-profile: %-34s %12llu %12.3f %10.0f\n", R.Name.c_str(),

@@ -5,8 +5,15 @@
 // function, an interposed NCCL or cuBLAS call by its own), and so is each
 // phase inside it: call-site capture, stream resolution, kernel-parameter
 // decoding (a kernel's first sight apart: once per kernel, not per launch),
-// the engine, replaying allocators' block events and printing findings. The table is printed at exit, so that a regression of the launch
-// cost shows which callback and which phase it came from.
+// the engine, replaying allocators' block events and printing findings. So is
+// the validator's work outside CUDA calls, in the callbacks a program makes
+// into it between them: the host-synchronization interposers of the locks that
+// order threads (InterceptThreads.cpp) and the allocators' block events
+// (Annotations.cpp: PyTorch's trace tracker, CuPy's hooks). On a framework that
+// locks and allocates far more often than it launches (FSDP2: about 30 lock
+// events and 7 block events per launch) that is half the validator's cost. The
+// table is printed at exit, so that a regression of the launch cost shows which
+// callback and which phase it came from.
 //
 // Off, a timer costs one predictable branch. On, a timer reads the time-stamp
 // counter twice (x86-64; elsewhere the monotonic clock) and adds to two
@@ -45,6 +52,16 @@ enum class ProfilePhase : ProfileSlot {
   Count
 };
 
+/// The program's callbacks into the validator outside CUDA calls. Their slots
+/// are fixed (after the phases), so timing one takes no lock: an interposer
+/// runs inside the program's own locks, where a slot lookup under the
+/// profile's mutex could deadlock the program.
+enum class ProfileCallback : ProfileSlot {
+  HostSync,     ///< a lock, semaphore or thread event that orders threads: filter and queue
+  BlockEvents,  ///< an allocator's block event: call site and queue
+  Count
+};
+
 class SelfProfile {
 public:
   SelfProfile();
@@ -59,6 +76,9 @@ public:
   /// once the table is full.
   ProfileSlot slot(const char *Name);
   static ProfileSlot phaseSlot(ProfilePhase P) { return static_cast<ProfileSlot>(P); }
+  static ProfileSlot callbackSlot(ProfileCallback C) {
+    return static_cast<ProfileSlot>(static_cast<ProfileSlot>(ProfilePhase::Count) + static_cast<ProfileSlot>(C));
+  }
 
   void add(ProfileSlot S, std::uint64_t Ticks) {
     if (S >= MaxSlots)
@@ -69,12 +89,14 @@ public:
 
   static std::uint64_t now();
 
-  /// The table, calls first by total time; nothing when nothing was timed.
+  /// The table: intercepted calls, then the callbacks outside them, then the
+  /// phases inside both, each by total time; nothing when nothing was timed.
   void print(std::FILE *Out) const;
 
+  enum class RowKind : std::uint8_t { Call, Callback, Phase };
   struct Row {
     std::string Name;
-    bool Phase = false;
+    RowKind Kind = RowKind::Call;
     std::uint64_t Calls = 0;
     double TotalNs = 0;
   };
@@ -87,7 +109,7 @@ private:
   std::atomic<std::uint64_t> Calls[MaxSlots] = {};
   std::atomic<std::uint64_t> Total[MaxSlots] = {};
   mutable std::mutex NamesLock;
-  std::vector<std::string> Names; ///< index = slot; phases first
+  std::vector<std::string> Names; ///< index = slot; phases, then callbacks, then calls
   std::uint64_t StartTicks;
   std::uint64_t StartNs;
   double ClockReadNs = 0;
@@ -99,6 +121,7 @@ public:
   ProfileTimer() = default;
   ProfileTimer(SelfProfile &P, ProfileSlot S) { start(P, S); }
   ProfileTimer(SelfProfile &P, ProfilePhase Phase) { start(P, SelfProfile::phaseSlot(Phase)); }
+  ProfileTimer(SelfProfile &P, ProfileCallback Callback) { start(P, SelfProfile::callbackSlot(Callback)); }
   ~ProfileTimer() { stop(); }
   ProfileTimer(const ProfileTimer &) = delete;
   ProfileTimer &operator=(const ProfileTimer &) = delete;

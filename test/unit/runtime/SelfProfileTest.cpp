@@ -39,12 +39,43 @@ TEST(SelfProfileTest, CallsBeforePhasesEachByTotalTime) {
   ASSERT_EQ(Rows.size(), 4u);
   EXPECT_EQ(Rows[0].Name, "cuLaunchKernel");
   EXPECT_EQ(Rows[0].Calls, 2u);
-  EXPECT_FALSE(Rows[0].Phase);
+  EXPECT_EQ(Rows[0].Kind, SelfProfile::RowKind::Call);
   EXPECT_EQ(Rows[1].Name, "cuEventRecord");
   EXPECT_EQ(Rows[2].Name, "engine");
-  EXPECT_TRUE(Rows[2].Phase);
+  EXPECT_EQ(Rows[2].Kind, SelfProfile::RowKind::Phase);
   EXPECT_EQ(Rows[3].Name, "call-site capture");
   EXPECT_GT(Rows[0].TotalNs, Rows[1].TotalNs);
+}
+
+TEST(SelfProfileTest, CallbacksBetweenCallsAndPhases) {
+  SelfProfile P;
+  P.enable();
+  P.add(SelfProfile::phaseSlot(ProfilePhase::Engine), 9000);
+  P.add(SelfProfile::callbackSlot(ProfileCallback::HostSync), 5000);
+  P.add(SelfProfile::callbackSlot(ProfileCallback::BlockEvents), 7000);
+  P.add(P.slot("cuLaunchKernel"), 10);
+  std::vector<SelfProfile::Row> Rows = P.rows();
+  ASSERT_EQ(Rows.size(), 4u);
+  EXPECT_EQ(Rows[0].Name, "cuLaunchKernel");
+  EXPECT_EQ(Rows[1].Name, "allocator block events");
+  EXPECT_EQ(Rows[1].Kind, SelfProfile::RowKind::Callback);
+  EXPECT_EQ(Rows[2].Name, "host synchronization");
+  EXPECT_EQ(Rows[3].Kind, SelfProfile::RowKind::Phase);
+  // A call named like a callback gets a slot of its own, not the callback's.
+  EXPECT_NE(P.slot("host synchronization"), SelfProfile::callbackSlot(ProfileCallback::HostSync));
+  EXPECT_NE(P.slot("engine"), SelfProfile::phaseSlot(ProfilePhase::Engine));
+}
+
+TEST(SelfProfileTest, CallbackTimerTakesItsFixedSlot) {
+  SelfProfile P;
+  P.enable();
+  {
+    ProfileTimer T(P, ProfileCallback::BlockEvents);
+  }
+  std::vector<SelfProfile::Row> Rows = P.rows();
+  ASSERT_EQ(Rows.size(), 1u);
+  EXPECT_EQ(Rows[0].Name, "allocator block events");
+  EXPECT_EQ(Rows[0].Calls, 1u);
 }
 
 TEST(SelfProfileTest, TimerAddsOneCall) {
@@ -75,6 +106,32 @@ TEST(SelfProfileTest, PrintsATable) {
   EXPECT_NE(Printed.find("streamlife: self-profile: the validator's own time"), std::string::npos);
   EXPECT_NE(Printed.find("streamlife: self-profile: intercepted call / phase"), std::string::npos);
   EXPECT_NE(Printed.find("streamlife: self-profile: cuLaunchKernel"), std::string::npos);
+  EXPECT_EQ(Printed.find("callbacks outside CUDA calls"), std::string::npos);
+}
+
+TEST(SelfProfileTest, PrintsCallbacksUnderTheirOwnHeading) {
+  SelfProfile P;
+  P.enable();
+  P.add(P.slot("cuLaunchKernel"), 5000);
+  P.add(SelfProfile::callbackSlot(ProfileCallback::HostSync), 300);
+  P.add(SelfProfile::phaseSlot(ProfilePhase::Engine), 100);
+  char *Text = nullptr;
+  std::size_t Size = 0;
+  std::FILE *Out = open_memstream(&Text, &Size);
+  P.print(Out);
+  std::fclose(Out);
+  std::string Printed(Text, Size);
+  free(Text);
+  std::size_t Launch = Printed.find("self-profile: cuLaunchKernel");
+  std::size_t Heading = Printed.find("self-profile: callbacks outside CUDA calls:");
+  std::size_t Sync = Printed.find("self-profile: host synchronization");
+  std::size_t Phases = Printed.find("self-profile: phases, inside the calls and callbacks above:");
+  std::size_t Engine = Printed.find("self-profile: engine");
+  ASSERT_NE(Engine, std::string::npos);
+  EXPECT_LT(Launch, Heading);
+  EXPECT_LT(Heading, Sync);
+  EXPECT_LT(Sync, Phases);
+  EXPECT_LT(Phases, Engine);
 }
 
 } // namespace
