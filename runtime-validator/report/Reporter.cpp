@@ -215,6 +215,7 @@ Reporter::deferredReleaseLines(const std::vector<Engine::DeferredRelease> &D, St
 void Reporter::drain(StreamNamer &Namer) {
   if (!hasPending())
     return;
+  std::lock_guard<std::mutex> Draining(DrainLock);
   std::vector<Finding> Batch;
   {
     std::lock_guard<std::mutex> Guard(QueueLock);

@@ -121,6 +121,10 @@ private:
   Suppressions Supp; ///< from Opts.suppressions; used under StateLock
 
   std::mutex QueueLock; ///< guards Queue; taken under the engine lock
+  /// Held for a whole drain, so that findings are printed in the order the
+  /// engine queued them when several threads drain at once (a batch taken
+  /// later must not be resolved and printed first). Taken before any other.
+  std::mutex DrainLock;
   std::vector<Finding> Queue;
   std::atomic<std::size_t> Pending{0};
 

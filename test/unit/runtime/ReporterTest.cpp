@@ -5,8 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
+#include <thread>
 #include <sstream>
 
 using namespace streamlife::rt;
@@ -305,6 +310,61 @@ TEST_F(ReporterFixture, TheObserverIsNotToldOfSuppressedFindings) {
   R.report(unsafeFree(KernelAtA, FreeAtA, 0x2000));
   R.drain(Names);
   EXPECT_TRUE(O.Bases.empty());
+}
+
+
+
+/// Names streams for the first drainer slowly: holds its first name until the
+/// second drainer is done (or 300 ms passed), as a symbolizer or a busy
+/// engine lock would.
+class SlowFirstNames : public StreamNamer {
+public:
+  std::string streamName(StreamId S) override {
+    if (!Held.exchange(true)) {
+      FirstNaming.store(true);
+      std::unique_lock<std::mutex> Guard(Mu);
+      Go.wait_for(Guard, std::chrono::milliseconds(300), [this] { return SecondDone; });
+    }
+    return "stream #" + std::to_string(S);
+  }
+  void secondDone() {
+    {
+      std::lock_guard<std::mutex> Guard(Mu);
+      SecondDone = true;
+    }
+    Go.notify_all();
+  }
+  std::atomic<bool> Held{false}, FirstNaming{false};
+
+private:
+  std::mutex Mu;
+  std::condition_variable Go;
+  bool SecondDone = false;
+};
+
+TEST_F(ReporterFixture, ConcurrentDrainsPrintInQueueOrder) {
+  // Thread A drains the first finding and is slow to name it; meanwhile the
+  // engine queues a second one and thread B drains. B must not print the
+  // second before A printed the first.
+  Opts.symbolize = false; // B's naming is quick; only A's is slow
+  Reporter R(Opts, Ops, Out);
+  SlowFirstNames Slow;
+  R.report(unsafeFree(KernelAtA, FreeAtA, 0x1000));
+  std::thread A([&] { R.drain(Slow); });
+  while (!Slow.FirstNaming.load())
+    std::this_thread::yield();
+  R.report(unsafeFree(KernelAtB, FreeAtB, 0x9000));
+  std::thread B([&] {
+    R.drain(Slow);
+    Slow.secondDone();
+  });
+  A.join();
+  B.join();
+  std::string Text = text();
+  std::size_t First = Text.find("0x1000"), Second = Text.find("0x9000");
+  ASSERT_NE(First, std::string::npos);
+  ASSERT_NE(Second, std::string::npos);
+  EXPECT_LT(First, Second);
 }
 
 } // namespace
