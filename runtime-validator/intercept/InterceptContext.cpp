@@ -292,11 +292,11 @@ inline std::uint64_t publishedState(const Engine &E, ThreadId T) {
 }
 } // namespace
 
-thread_local int ValidatorCode::Depth = 0;
+bool processUsedCuda() { return runtimeOnceCudaUsed() != nullptr; }
 
-bool processUsedCuda() {
+ValidatorRuntime *runtimeOnceCudaUsed() {
   ValidatorRuntime *R = runtime();
-  return R && R->UsedCuda.load(std::memory_order_relaxed);
+  return R && R->UsedCuda.load(std::memory_order_relaxed) ? R : nullptr;
 }
 
 InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {

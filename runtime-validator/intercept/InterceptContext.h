@@ -58,6 +58,10 @@ ThreadId currentThread();
 /// True once the process made a CUDA call the validator intercepted.
 bool processUsedCuda();
 
+/// The runtime once the process made a CUDA call it intercepted; null before,
+/// and while passive. One call for the thread interposers' first check.
+ValidatorRuntime *runtimeOnceCudaUsed();
+
 /// Marks the calling thread as running validator code: an intercepted call's
 /// scope, or an interposer's own bookkeeping. The locks the validator takes
 /// meanwhile are its own, so the thread interposers (InterceptThreads.cpp)
@@ -71,7 +75,9 @@ public:
   static bool running() { return Depth > 0; }
 
 private:
-  static thread_local int Depth;
+  // Defined here, constant-initialized: every interposed lock reads it, and a
+  // thread_local defined in another file is reached through a wrapper call.
+  static inline thread_local int Depth = 0;
 };
 
 class InterceptContext {
