@@ -203,7 +203,7 @@ ThreadId currentThread() {
 OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // A Python program's call site is its Python stack, copied from the
   // thread's shadow stack (cheap, exact): no native unwinding, no sampling.
-  if (R.Opts.stack_depth > 0)
+  if (R.Opts.stack_depth > 0 && pythonStacksAttached())
     if (OpId Op = internPythonCallSite(R.Ops, Name); Op != NoOp)
       return Op;
   // Unwinding through CUPTI, the driver and the runtime costs 2-6 us per call
