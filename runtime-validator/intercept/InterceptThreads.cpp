@@ -79,31 +79,35 @@ constexpr std::size_t DrainBeyond = 1 << 16;
 constexpr SyncId ThreadEndTag = 0x8000000000000000ull;
 SyncId threadEndId(pthread_t T) { return ThreadEndTag ^ static_cast<SyncId>(T); }
 
-/// The runtime when this call, from Caller, is program synchronization that
-/// must be reported; null otherwise.
-///
+/// True when this call from Caller is certainly not program synchronization:
+/// the validator's own code, or a caller already classified as one whose
+/// synchronization orders nothing (the driver's and CUPTI's locks, the GIL).
 /// Every lock the driver, CUPTI and the validator take passes here (about 12
-/// of the driver's per launch-bound step), so the path that ignores one is a
-/// thread-local read, one call and one cache slot: no lock, no classification
-/// call once the caller was seen.
+/// of the driver's per launch-bound step on an H200), so it is inline and
+/// reads a thread-local and one cache slot: no call, no frame, no lock.
+__attribute__((always_inline)) inline bool ignoredAtOnce(const void *Caller, SyncPrimitive What) {
+  if (ValidatorCode::running())
+    return true;
+  CallerKind Kind = cachedCallerKind(Caller);
+  return Kind != CallerKind::Unknown && !countsAsProgramSync(Kind, What);
+}
+
 __attribute__((noinline)) CallerKind classifyFirstSight(const void *Caller) {
   ValidatorCode Running; // dladdr's own locks are not the program's
   return classifyCaller(Caller);
 }
 
-__attribute__((always_inline)) inline ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
-  if (ValidatorCode::running())
-    return nullptr;
-  // A caller already classified as not ordering anything (the driver's and
-  // CUPTI's locks, the GIL) is dropped before asking for the runtime; an
-  // unseen one is classified only once the process used CUDA, as before.
-  CallerKind Kind = cachedCallerKind(Caller);
-  if (Kind != CallerKind::Unknown && !countsAsProgramSync(Kind, What))
+/// The runtime when this call, from Caller, is program synchronization that
+/// must be reported; null otherwise. An unseen caller is classified only once
+/// the process used CUDA.
+ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
+  if (ignoredAtOnce(Caller, What))
     return nullptr;
   ValidatorRuntime *R = runtimeOnceCudaUsed();
   if (!R)
     return nullptr;
-  if (__builtin_expect(Kind == CallerKind::Unknown, 0))
+  CallerKind Kind = cachedCallerKind(Caller);
+  if (Kind == CallerKind::Unknown)
     Kind = classifyFirstSight(Caller);
   return countsAsProgramSync(Kind, What) ? R : nullptr;
 }
@@ -154,18 +158,23 @@ void drainIfLong(ValidatorRuntime &R) {
 
 /// The tail of an acquiring interposer: reports the acquire when the real
 /// call succeeded (Rc 0). Returns Rc.
-int acquiredIfOk(int Rc, const void *Caller, SyncPrimitive What, const void *Sync) {
-  if (Rc == 0)
-    if (ValidatorRuntime *R = reporting(Caller, What))
-      acquired(*R, Sync);
+__attribute__((noinline)) void reportAcquired(const void *Caller, SyncPrimitive What, const void *Sync) {
+  if (ValidatorRuntime *R = reporting(Caller, What))
+    acquired(*R, Sync);
+}
+__attribute__((always_inline)) inline int acquiredIfOk(int Rc, const void *Caller, SyncPrimitive What,
+                                                       const void *Sync) {
+  if (Rc == 0 && !ignoredAtOnce(Caller, What))
+    reportAcquired(Caller, What, Sync);
   return Rc;
 }
 
 /// A releasing interposer: the release is queued before the real call (the
 /// next owner's acquire must come after it in the queue), the queue kept
 /// short after it.
-template <typename Call> int releasedAround(const void *Caller, SyncPrimitive What,
-                                            const void *Sync, Call &&Real) {
+template <typename Call>
+__attribute__((noinline)) int releasedAroundReported(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                     Call &&Real) {
   ValidatorRuntime *R = reporting(Caller, What);
   if (R)
     released(*R, Sync);
@@ -173,6 +182,13 @@ template <typename Call> int releasedAround(const void *Caller, SyncPrimitive Wh
   if (R)
     drainIfLong(*R);
   return Rc;
+}
+template <typename Call>
+__attribute__((always_inline)) inline int releasedAround(const void *Caller, SyncPrimitive What,
+                                                         const void *Sync, Call &&Real) {
+  if (ignoredAtOnce(Caller, What))
+    return Real();
+  return releasedAroundReported(Caller, What, Sync, Real);
 }
 
 /// A wait that unlocks Mutex and relocks it before returning (condition
