@@ -299,19 +299,7 @@ ValidatorRuntime *runtimeOnceCudaUsed() {
   return R && R->UsedCuda.load(std::memory_order_relaxed) ? R : nullptr;
 }
 
-InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
-  if (ValidatorRuntime *R = runtime()) {
-    Context.emplace(*R, Ctx, PerThreadApi);
-    enter(Slot);
-  }
-}
-
-InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
-  Context.emplace(R, Ctx, PerThreadApi);
-  enter(Slot);
-}
-
-void InterceptScope::enter(ProfileSlot Slot) {
+__attribute__((always_inline)) inline void InterceptScope::enter(ProfileSlot Slot) {
   Timer.start(Context->profile(), Slot);
   // Whether the call changes the thread's clock is read from its time before
   // and after (RedundantSyncFilter.h); before the replay, which may apply
@@ -328,8 +316,22 @@ void InterceptScope::enter(ProfileSlot Slot) {
   }
   // Block events that annotated allocators queued before this call (PyTorch's
   // ALLOC before the launch that fills the block) come first.
-  Context->replayBlockEvents();
+  if (Context->R.Annotated.hasPending())
+    Context->replayBlockEvents();
 }
+
+InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+  if (ValidatorRuntime *R = runtime()) {
+    Context.emplace(*R, Ctx, PerThreadApi);
+    enter(Slot);
+  }
+}
+
+InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+  Context.emplace(R, Ctx, PerThreadApi);
+  enter(Slot);
+}
+
 
 InterceptScope::~InterceptScope() {
   if (!Context)

@@ -35,6 +35,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -48,12 +49,23 @@ class ValidatorRuntime;
 struct KernelInfo;
 struct Options;
 
+namespace detail {
+extern std::atomic<ValidatorRuntime *> TheRuntime;
+/// The calling thread's id; ~0 until its first call of currentThread().
+/// Constant-initialized and defined here, so that reading it is one %fs load.
+inline thread_local ThreadId ThisThread = ~ThreadId(0);
+ThreadId numberThisThread();
+} // namespace detail
+
 /// The process's runtime, or null while passive (no driver, no CUPTI, another
-/// CUPTI subscriber, or a forked child).
-ValidatorRuntime *runtime();
+/// CUPTI subscriber, or a forked child). Inline: every intercepted call asks.
+inline ValidatorRuntime *runtime() { return detail::TheRuntime.load(std::memory_order_acquire); }
 
 /// A small dense id for the calling OS thread.
-ThreadId currentThread();
+inline ThreadId currentThread() {
+  ThreadId T = detail::ThisThread;
+  return __builtin_expect(T != ~ThreadId(0), 1) ? T : detail::numberThisThread();
+}
 
 /// True once the process made a CUDA call the validator intercepted.
 bool processUsedCuda();

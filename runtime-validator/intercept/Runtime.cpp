@@ -68,9 +68,8 @@ EngineOptions engineOptions(const Options &Opts) {
   return E;
 }
 
-std::atomic<ValidatorRuntime *> TheRuntime{nullptr};
+using detail::TheRuntime;
 std::atomic<ThreadId> NextThread{0};
-thread_local ThreadId ThisThread = ~ThreadId(0);
 
 /// Replays what annotated allocators queued since the last CUDA call, then
 /// prints the summary (with their block accounting) once.
@@ -192,13 +191,14 @@ std::uint64_t ValidatorRuntime::siteKey(OpId Op) {
   return Key;
 }
 
-ValidatorRuntime *runtime() { return TheRuntime.load(std::memory_order_acquire); }
+namespace detail {
+std::atomic<ValidatorRuntime *> TheRuntime{nullptr};
 
-ThreadId currentThread() {
-  if (ThisThread == ~ThreadId(0))
-    ThisThread = NextThread.fetch_add(1);
+ThreadId numberThisThread() {
+  ThisThread = NextThread.fetch_add(1);
   return ThisThread;
 }
+} // namespace detail
 
 OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // A Python program's call site is its Python stack, copied from the
