@@ -73,6 +73,23 @@ inline void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, Call
   InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
   Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName});
 }
+
+/// interceptDriverCall in the two halves the entry points need: the count
+/// (at Enter), and whether a site is used at all, asked before anything is
+/// set up for it (a launch uses only Enter, a record or a wait only Exit).
+inline void countDriverCall(CUpti_CallbackId Cbid) {
+  detail::Calls[Cbid].fetch_add(1, std::memory_order_relaxed);
+}
+inline bool driverCallUsesSite(CUpti_CallbackId Cbid, CallContext::Site At) {
+  return detail::Rows[Cbid].Sites & (At == CallContext::Site::Enter ? CuptiCall::AtEnter : CuptiCall::AtExit);
+}
+/// A site that the row uses (driverCallUsesSite), of a call counted already.
+inline void interceptDriverCallSite(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
+                                    const void *Params, CUresult Result, CUcontext Ctx) {
+  const DriverRow &Row = detail::Rows[Cbid];
+  InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
+  Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, nullptr});
+}
 /// A call the table does not handle, seen by CUPTI with api_stats (counted only).
 void countUnhandledDriverCall(CUpti_CallbackId Cbid);
 
