@@ -200,6 +200,42 @@ ThreadId numberThisThread() {
 }
 } // namespace detail
 
+namespace {
+
+/// One (name, thread)'s sampling of its call sites (captureOp).
+struct SampledSite {
+  NameId Name = 0;
+  std::uint32_t Count = 0;
+  std::uint32_t SinceCheck = 0;
+  OpId Last = NoOp;
+};
+constexpr std::uint32_t RecheckEvery = 64;
+// Names are interned densely (0, 1, 2...), so a direct-mapped table is a
+// lookup without hashing or allocation; two names that share a slot evict
+// each other, which only restarts their sampling. 1024 covers the distinct
+// kernels of a training step.
+constexpr std::size_t SampledSlots = 1024;
+thread_local SampledSite SampledSites[SampledSlots];
+
+/// The unwind and the interning, out of line: the sampled path that reuses
+/// the last op keeps no frame for the stack's 64 frames.
+__attribute__((noinline)) OpId captureAndSample(ValidatorRuntime &R, NameId Name, SampledSite *S) {
+  void *Frames[MaxStackFrames];
+  int Depth = static_cast<int>(R.Opts.stack_depth);
+  int N = captureStack(Frames, Depth > MaxStackFrames ? MaxStackFrames : Depth);
+  OpId Op = R.Ops.intern(Name, Frames, N);
+  if (S) {
+    if (S->SinceCheck >= RecheckEvery && Op != S->Last)
+      S->Count = 0; // the site moved: sample afresh
+    S->SinceCheck = 0;
+    ++S->Count;
+    S->Last = Op;
+  }
+  return Op;
+}
+
+} // namespace
+
 OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // A Python program's call site is its Python stack, copied from the
   // thread's shadow stack (cheap, exact): no native unwinding, no sampling.
@@ -213,41 +249,16 @@ OpId captureOp(ValidatorRuntime &R, NameId Name) {
   // last op is reused. Every RecheckEvery-th reuse unwinds again: when the call
   // site has moved, sampling starts over, so a kernel launched from a new place
   // gets its own site within RecheckEvery calls.
-  constexpr std::uint32_t RecheckEvery = 64;
-  struct Sampled {
-    NameId Name = 0;
-    std::uint32_t Count = 0;
-    std::uint32_t SinceCheck = 0;
-    OpId Last = NoOp;
-  };
-  // Names are interned densely (0, 1, 2...), so a direct-mapped table is a
-  // lookup without hashing or allocation; two names that share a slot evict
-  // each other, which only restarts their sampling. 1024 covers the distinct
-  // kernels of a training step.
-  constexpr std::size_t SampledSlots = 1024;
-  static thread_local Sampled PerName[SampledSlots];
   long Limit = R.Opts.stacks_per_op;
-  Sampled *S = nullptr;
+  SampledSite *S = nullptr;
   if (Limit > 0) {
-    S = &PerName[Name % SampledSlots];
+    S = &SampledSites[Name % SampledSlots];
     if (S->Name != Name)
-      *S = Sampled{Name};
-    if (S->Count >= static_cast<std::uint64_t>(Limit) && S->Last != NoOp &&
-        ++S->SinceCheck < RecheckEvery)
+      *S = SampledSite{Name};
+    if (S->Count >= static_cast<std::uint64_t>(Limit) && S->Last != NoOp && ++S->SinceCheck < RecheckEvery)
       return S->Last;
   }
-  void *Frames[MaxStackFrames];
-  int Depth = static_cast<int>(R.Opts.stack_depth);
-  int N = captureStack(Frames, Depth > MaxStackFrames ? MaxStackFrames : Depth);
-  OpId Op = R.Ops.intern(Name, Frames, N);
-  if (S) {
-    if (S->SinceCheck >= RecheckEvery && Op != S->Last)
-      S->Count = 0; // the site moved: sample afresh
-    S->SinceCheck = 0;
-    ++S->Count;
-    S->Last = Op;
-  }
-  return Op;
+  return captureAndSample(R, Name, S);
 }
 
 /// Attaches to the process; runs before main (and before Python imports torch).
