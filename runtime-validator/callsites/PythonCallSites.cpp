@@ -45,6 +45,8 @@ void RawStackMemory::remember(std::uint64_t Table, NameId Name, const RawPythonF
 }
 
 OpId internPythonCallSite(OpTable &Ops, NameId Name) {
+  if (!pythonStacksAttached())
+    return NoOp;
   if (pythonFrameWalkerActive()) {
     RawPythonFrame Raw[MaxPythonFrames];
     int N = walkRawPythonStack(Raw, MaxPythonFrames);

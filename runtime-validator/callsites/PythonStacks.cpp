@@ -12,6 +12,10 @@
 namespace streamlife {
 namespace rt {
 
+namespace detail {
+std::atomic<bool> PythonStacksAttached{false};
+} // namespace detail
+
 namespace {
 
 // PyTrace_* values, unchanged since Python 2. A profile function sees calls
@@ -217,14 +221,18 @@ PythonStackSource attachPythonStacks(bool TryWalker, std::string &WalkerWhy) {
     return PythonStackSource::FrameWalker;
   // Only the first call tries: a refusal does not change on other threads.
   static std::atomic<bool> Tried{false};
-  if (TryWalker && !Tried.exchange(true) && calibratePythonFrameWalker(WalkerWhy))
+  if (TryWalker && !Tried.exchange(true) && calibratePythonFrameWalker(WalkerWhy)) {
+    detail::PythonStacksAttached.store(true, std::memory_order_release);
     return PythonStackSource::FrameWalker;
+  }
   Shadow.clear();
+  detail::PythonStacksAttached.store(true, std::memory_order_release); // before the first traced frame
   Py.SetProfile(onProfile, nullptr);
   return PythonStackSource::ProfileFunction;
 }
 
 void setShadowStackForTesting(const PyFrameRef *Frames, int Count) {
+  detail::PythonStacksAttached.store(true, std::memory_order_release);
   Shadow.clear();
   for (int I = 0; I < Count; ++I)
     Shadow.push_back(ShadowFrame{nullptr, Frames[I]});

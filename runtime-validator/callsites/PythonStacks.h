@@ -34,6 +34,7 @@
 #ifndef STREAMLIFE_RT_CALLSITES_PYTHONSTACKS_H
 #define STREAMLIFE_RT_CALLSITES_PYTHONSTACKS_H
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -81,6 +82,15 @@ enum class PythonStackSource {
 /// it is refused, WalkerWhy says why and the profile function is installed on
 /// the calling thread.
 PythonStackSource attachPythonStacks(bool TryWalker, std::string &WalkerWhy);
+
+namespace detail {
+extern std::atomic<bool> PythonStacksAttached;
+} // namespace detail
+
+/// False until a stack source was attached (or a test set a shadow stack):
+/// until then no thread has a Python stack, and every CUDA call of a native
+/// program skips asking for one with a single load.
+inline bool pythonStacksAttached() { return detail::PythonStacksAttached.load(std::memory_order_acquire); }
 
 /// For tests: names a fake code object (as the tracer does on first sight).
 std::uint32_t internPythonCode(const void *Code, std::string File, std::string Function);

@@ -246,9 +246,22 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
   std::size_t Ignored = 0;
   for (int Pass = 0; Pass < 2; ++Pass) {
     bool Generic = Pass == 1;
+    // A declared pointer equal to the one before it (an in-place kernel's
+    // input and output) finds the same allocation, already touched: skipped
+    // before the shadow lookup. Not generic words: each ignored one counts.
+    bool HavePrevious = false;
+    Addr Previous = 0;
     for (std::size_t I = 0; I < Count; ++I) {
       const PointerWord &W = Words[I];
-      if (W.FromGenericScan != Generic || !P->Memory.mayContain(W.Word))
+      if (W.FromGenericScan != Generic)
+        continue;
+      if (!Generic) {
+        if (HavePrevious && W.Word == Previous)
+          continue;
+        HavePrevious = true;
+        Previous = W.Word;
+      }
+      if (!P->Memory.mayContain(W.Word))
         continue;
       Addr SegBegin = 0;
       Segment *Seg = P->Memory.find(W.Word, &SegBegin);

@@ -22,10 +22,6 @@ HostClock &HostClocks::create(ThreadId T) {
   return *Clocks.back();
 }
 
-HostClock *HostClocks::find(ThreadId T) {
-  return T < ByThread.size() ? ByThread[T] : nullptr;
-}
-
 HostClock &HostClocks::forSync(ThreadId T) {
   if (HostClock *H = find(T))
     return *H;
@@ -35,7 +31,7 @@ HostClock &HostClocks::forSync(ThreadId T) {
   return *ByThread[T];
 }
 
-HostClock &HostClocks::of(ThreadId T) {
+HostClock &HostClocks::firstCudaUse(ThreadId T) {
   HostClock &H = forSync(T);
   if (H.UsesCuda)
     return H;

@@ -71,11 +71,15 @@ public:
 
   /// The clock of thread T for a CUDA operation (created on first sight; joins
   /// the threads whose knowledge is common knowledge).
-  HostClock &of(ThreadId T);
+  /// Inline for a thread already counted (every CUDA call of the engine asks).
+  HostClock &of(ThreadId T) {
+    HostClock *H = find(T);
+    return H && H->UsesCuda ? *H : firstCudaUse(T);
+  }
   /// The clock of thread T for a synchronization operation only.
   HostClock &forSync(ThreadId T);
   /// Null when T was never seen.
-  HostClock *find(ThreadId T);
+  HostClock *find(ThreadId T) { return T < ByThread.size() ? ByThread[T] : nullptr; }
 
   /// Call after H.Clock was joined with new knowledge: ticks H's own slot so
   /// that streams notice with one compare (VectorClock.h invariant).
@@ -112,6 +116,8 @@ public:
   std::uint64_t commonComputations() const { return CommonComputations; }
 
 private:
+  /// of() for a thread not counted yet: created or joining the CUDA threads.
+  HostClock &firstCudaUse(ThreadId T);
   HostClock &create(ThreadId T);
   /// Stores H's own time and flags where published() reads them: one store
   /// per change of them (release: the reader is another thread).

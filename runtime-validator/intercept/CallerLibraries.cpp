@@ -77,19 +77,21 @@ CallerKind classifySlow(const void *Ret) {
   return classifyLibrary(Info.dli_fname, Interpreter && Info.dli_fbase == Interpreter);
 }
 
-/// Open addressing over return addresses; a slot holds (address << 8) | kind,
-/// written once with a compare-and-swap, so readers need no lock.
-constexpr std::size_t CacheSlots = 1 << 13;
+constexpr std::size_t CacheSlots = detail::CallerCacheSlots;
 constexpr int MaxProbes = 16;
-std::atomic<std::uint64_t> Cache[CacheSlots];
+using detail::CallerCache;
 
 } // namespace
 
+namespace detail {
+std::atomic<std::uint64_t> CallerCache[CallerCacheSlots];
+} // namespace detail
+
 CallerKind classifyCaller(const void *ReturnAddress) {
   auto Key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ReturnAddress));
-  std::size_t Hash = static_cast<std::size_t>((Key * 0x9E3779B97F4A7C15ull) >> 51);
+  std::size_t Hash = detail::callerCacheHome(Key);
   for (int Probe = 0; Probe < MaxProbes; ++Probe) {
-    std::uint64_t Slot = Cache[(Hash + Probe) & (CacheSlots - 1)].load(std::memory_order_acquire);
+    std::uint64_t Slot = CallerCache[(Hash + Probe) & (CacheSlots - 1)].load(std::memory_order_acquire);
     if (Slot == 0)
       break;
     if ((Slot >> 8) == Key)
@@ -99,7 +101,7 @@ CallerKind classifyCaller(const void *ReturnAddress) {
   std::uint64_t Entry = (Key << 8) | static_cast<std::uint64_t>(Kind);
   for (int Probe = 0; Probe < MaxProbes; ++Probe) {
     std::uint64_t Expected = 0;
-    std::atomic<std::uint64_t> &Slot = Cache[(Hash + Probe) & (CacheSlots - 1)];
+    std::atomic<std::uint64_t> &Slot = CallerCache[(Hash + Probe) & (CacheSlots - 1)];
     if (Slot.compare_exchange_strong(Expected, Entry, std::memory_order_acq_rel) ||
         (Expected >> 8) == Key)
       break;

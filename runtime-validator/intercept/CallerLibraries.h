@@ -25,6 +25,8 @@
 #ifndef STREAMLIFE_RT_INTERCEPT_CALLERLIBRARIES_H
 #define STREAMLIFE_RT_INTERCEPT_CALLERLIBRARIES_H
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace streamlife {
@@ -57,6 +59,27 @@ inline bool countsAsProgramSync(CallerKind Caller, SyncPrimitive What) {
 /// The kind of the code at a return address (cached per address; dladdr on
 /// the first sight). Lock-free on a hit, callable from any interposer.
 CallerKind classifyCaller(const void *ReturnAddress);
+
+namespace detail {
+/// classifyCaller's cache: open addressing over return addresses; a slot
+/// holds (address << 8) | kind, written once with a compare-and-swap, so
+/// readers need no lock.
+constexpr std::size_t CallerCacheSlots = 1 << 13;
+extern std::atomic<std::uint64_t> CallerCache[CallerCacheSlots];
+inline std::size_t callerCacheHome(std::uint64_t Key) {
+  return static_cast<std::size_t>((Key * 0x9E3779B97F4A7C15ull) >> 51);
+}
+} // namespace detail
+
+/// classifyCaller's answer when the address sits in its home slot of the
+/// cache (nearly every caller once seen), else Unknown: no call and no lock,
+/// for the interposers that every lock of the driver passes (about 12 per
+/// launch-bound step on an H200).
+inline CallerKind cachedCallerKind(const void *ReturnAddress) {
+  auto Key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ReturnAddress));
+  std::uint64_t Slot = detail::CallerCache[detail::callerCacheHome(Key)].load(std::memory_order_acquire);
+  return (Slot >> 8) == Key && Slot ? static_cast<CallerKind>(Slot & 0xff) : CallerKind::Unknown;
+}
 
 } // namespace rt
 } // namespace streamlife

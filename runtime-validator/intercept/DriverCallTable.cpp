@@ -13,6 +13,7 @@ namespace rt {
 namespace detail {
 DriverRow Rows[CUPTI_DRIVER_TRACE_CBID_SIZE];
 std::atomic<std::uint64_t> Calls[CUPTI_DRIVER_TRACE_CBID_SIZE];
+bool CountingCalls = false;
 } // namespace detail
 
 namespace {
@@ -46,6 +47,7 @@ Family familyFunction(CuptiFamily F) {
 } // namespace
 
 void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints) {
+  detail::CountingCalls = R.Opts.intercept_stats || R.Opts.api_stats;
   for (const CuptiCall &Call : cuptiCalls()) {
     if (Call.Cbid >= MaxCbid)
       continue;

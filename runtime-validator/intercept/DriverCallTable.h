@@ -46,6 +46,11 @@ namespace detail {
 /// read-only after. In the header so that the checks of every call inline.
 extern DriverRow Rows[CUPTI_DRIVER_TRACE_CBID_SIZE];
 extern std::atomic<std::uint64_t> Calls[CUPTI_DRIVER_TRACE_CBID_SIZE];
+/// Whether the calls are counted: only for the options that print the counts
+/// (intercept_stats, api_stats). A count is a locked add on a line every
+/// launching thread writes: three per launch-bound step for nothing otherwise.
+/// Written with Rows, read-only after.
+extern bool CountingCalls;
 } // namespace detail
 
 /// A row CUPTI must enable and dispatch (false for unknown cbids).
@@ -64,7 +69,7 @@ inline bool carriedAtEntryPoint(CUpti_CallbackId Cbid) {
 inline void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
                                 const void *Params, CUresult Result, const char *SymbolName, CUcontext Ctx) {
   bool Entering = At == CallContext::Site::Enter;
-  if (Entering)
+  if (Entering && detail::CountingCalls)
     detail::Calls[Cbid].fetch_add(1, std::memory_order_relaxed);
   // The other site costs nothing: both mechanisms report both.
   const DriverRow &Row = detail::Rows[Cbid];
@@ -72,6 +77,24 @@ inline void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, Call
     return;
   InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
   Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName});
+}
+
+/// interceptDriverCall in the two halves the entry points need: the count
+/// (at Enter), and whether a site is used at all, asked before anything is
+/// set up for it (a launch uses only Enter, a record or a wait only Exit).
+inline void countDriverCall(CUpti_CallbackId Cbid) {
+  if (detail::CountingCalls)
+    detail::Calls[Cbid].fetch_add(1, std::memory_order_relaxed);
+}
+inline bool driverCallUsesSite(CUpti_CallbackId Cbid, CallContext::Site At) {
+  return detail::Rows[Cbid].Sites & (At == CallContext::Site::Enter ? CuptiCall::AtEnter : CuptiCall::AtExit);
+}
+/// A site that the row uses (driverCallUsesSite), of a call counted already.
+inline void interceptDriverCallSite(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
+                                    const void *Params, CUresult Result, CUcontext Ctx) {
+  const DriverRow &Row = detail::Rows[Cbid];
+  InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
+  Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, nullptr});
 }
 /// A call the table does not handle, seen by CUPTI with api_stats (counted only).
 void countUnhandledDriverCall(CUpti_CallbackId Cbid);

@@ -207,18 +207,24 @@ public:
       : R(interceptingRuntime()), Cbid(Cbid), Params(Params) {
     if (!R)
       return;
-    DriverCallGuard Guard;
+    countDriverCall(Cbid);
     // A special handle (NULL, legacy, per-thread) means a stream of the
-    // current context's device; a real handle does not depend on it.
+    // current context's device; a real handle does not depend on it. Asked
+    // before the driver acts, for either site.
     if (reinterpret_cast<std::uintptr_t>(Stream) <= reinterpret_cast<std::uintptr_t>(CU_STREAM_PER_THREAD) &&
-        CtxGetCurrent)
+        CtxGetCurrent) {
+      DriverCallGuard Guard;
       CtxGetCurrent(&Ctx);
-    interceptDriverCall(*R, Cbid, CallContext::Site::Enter, Params, CUDA_SUCCESS, nullptr, Ctx);
+    }
+    if (driverCallUsesSite(Cbid, CallContext::Site::Enter)) {
+      DriverCallGuard Guard;
+      interceptDriverCallSite(*R, Cbid, CallContext::Site::Enter, Params, CUDA_SUCCESS, Ctx);
+    }
   }
   CUresult returned(CUresult Rc) {
-    if (R) {
+    if (R && driverCallUsesSite(Cbid, CallContext::Site::Exit)) {
       DriverCallGuard Guard;
-      interceptDriverCall(*R, Cbid, CallContext::Site::Exit, Params, Rc, nullptr, Ctx);
+      interceptDriverCallSite(*R, Cbid, CallContext::Site::Exit, Params, Rc, Ctx);
     }
     return Rc;
   }

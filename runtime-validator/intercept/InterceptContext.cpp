@@ -19,8 +19,7 @@ SelfProfile &InterceptContext::profile() const { return R.Profile; }
 NameId InterceptContext::name(std::string_view Text) const { return R.Ops.internName(Text); }
 
 OpId InterceptContext::op(NameId Name) const {
-  ProfileTimer Timer(R.Profile, ProfilePhase::CallSites);
-  return captureOp(R, Name);
+  return timedPhase(R.Profile, ProfilePhase::CallSites, [&] { return captureOp(R, Name); });
 }
 
 OpId InterceptContext::op(NameId Name, const std::vector<void *> &Frames) const {
@@ -44,8 +43,7 @@ std::vector<void *> InterceptContext::nativeStack() const {
 // --- streams and devices --------------------------------------------------------
 
 StreamId InterceptContext::stream(CUstream H) const {
-  ProfileTimer Timer(R.Profile, ProfilePhase::Streams);
-  return R.Streams.resolve(T, H, PerThreadApi, Ctx);
+  return timedPhase(R.Profile, ProfilePhase::Streams, [&] { return R.Streams.resolve(T, H, PerThreadApi, Ctx); });
 }
 
 StreamId InterceptContext::streamOf(ThreadId Owner, CUstream H) const {
@@ -138,25 +136,28 @@ void InterceptContext::libraryKernelLaunched(StreamId S) const {
 std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const PointerWord *Words,
                                                        std::size_t Count, OpId Op,
                                                        OpId GenericOp) const {
-  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  std::size_t Ignored = R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
-  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
-    TL->work(T, S, Op, Words, Count, currentCorrelation());
-  return Ignored;
+  return timedPhase(R.Profile, ProfilePhase::Engine, [&] {
+    std::size_t Ignored = R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
+    if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+      TL->work(T, S, Op, Words, Count, currentCorrelation());
+    return Ignored;
+  });
 }
 
 void InterceptContext::eventRecorded(Handle Event, StreamId S) const {
-  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  R.Eng.eventRecorded(T, Event, S);
-  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
-    TL->eventRecorded(T, Event, S);
+  timedPhase(R.Profile, ProfilePhase::Engine, [&] {
+    R.Eng.eventRecorded(T, Event, S);
+    if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+      TL->eventRecorded(T, Event, S);
+  });
 }
 
 void InterceptContext::streamWaitsEvent(StreamId S, Handle Event) const {
-  ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  R.Eng.streamWaitsEvent(T, S, Event);
-  if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
-    TL->streamWaitsEvent(T, S, Event);
+  timedPhase(R.Profile, ProfilePhase::Engine, [&] {
+    R.Eng.streamWaitsEvent(T, S, Event);
+    if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
+      TL->streamWaitsEvent(T, S, Event);
+  });
 }
 
 void InterceptContext::hostSyncsEvent(Handle Event) const {
@@ -292,26 +293,14 @@ inline std::uint64_t publishedState(const Engine &E, ThreadId T) {
 }
 } // namespace
 
-thread_local int ValidatorCode::Depth = 0;
+bool processUsedCuda() { return runtimeOnceCudaUsed() != nullptr; }
 
-bool processUsedCuda() {
+ValidatorRuntime *runtimeOnceCudaUsed() {
   ValidatorRuntime *R = runtime();
-  return R && R->UsedCuda.load(std::memory_order_relaxed);
+  return R && R->UsedCuda.load(std::memory_order_relaxed) ? R : nullptr;
 }
 
-InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
-  if (ValidatorRuntime *R = runtime()) {
-    Context.emplace(*R, Ctx, PerThreadApi);
-    enter(Slot);
-  }
-}
-
-InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
-  Context.emplace(R, Ctx, PerThreadApi);
-  enter(Slot);
-}
-
-void InterceptScope::enter(ProfileSlot Slot) {
+__attribute__((always_inline)) inline void InterceptScope::enter(ProfileSlot Slot) {
   Timer.start(Context->profile(), Slot);
   // Whether the call changes the thread's clock is read from its time before
   // and after (RedundantSyncFilter.h); before the replay, which may apply
@@ -328,8 +317,22 @@ void InterceptScope::enter(ProfileSlot Slot) {
   }
   // Block events that annotated allocators queued before this call (PyTorch's
   // ALLOC before the launch that fills the block) come first.
-  Context->replayBlockEvents();
+  if (Context->R.Annotated.hasPending())
+    Context->replayBlockEvents();
 }
+
+InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+  if (ValidatorRuntime *R = runtime()) {
+    Context.emplace(*R, Ctx, PerThreadApi);
+    enter(Slot);
+  }
+}
+
+InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+  Context.emplace(R, Ctx, PerThreadApi);
+  enter(Slot);
+}
+
 
 InterceptScope::~InterceptScope() {
   if (!Context)

@@ -35,6 +35,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -48,15 +49,30 @@ class ValidatorRuntime;
 struct KernelInfo;
 struct Options;
 
+namespace detail {
+extern std::atomic<ValidatorRuntime *> TheRuntime;
+/// The calling thread's id; ~0 until its first call of currentThread().
+/// Constant-initialized and defined here, so that reading it is one %fs load.
+inline thread_local ThreadId ThisThread = ~ThreadId(0);
+ThreadId numberThisThread();
+} // namespace detail
+
 /// The process's runtime, or null while passive (no driver, no CUPTI, another
-/// CUPTI subscriber, or a forked child).
-ValidatorRuntime *runtime();
+/// CUPTI subscriber, or a forked child). Inline: every intercepted call asks.
+inline ValidatorRuntime *runtime() { return detail::TheRuntime.load(std::memory_order_acquire); }
 
 /// A small dense id for the calling OS thread.
-ThreadId currentThread();
+inline ThreadId currentThread() {
+  ThreadId T = detail::ThisThread;
+  return __builtin_expect(T != ~ThreadId(0), 1) ? T : detail::numberThisThread();
+}
 
 /// True once the process made a CUDA call the validator intercepted.
 bool processUsedCuda();
+
+/// The runtime once the process made a CUDA call it intercepted; null before,
+/// and while passive. One call for the thread interposers' first check.
+ValidatorRuntime *runtimeOnceCudaUsed();
 
 /// Marks the calling thread as running validator code: an intercepted call's
 /// scope, or an interposer's own bookkeeping. The locks the validator takes
@@ -71,7 +87,9 @@ public:
   static bool running() { return Depth > 0; }
 
 private:
-  static thread_local int Depth;
+  // Defined here, constant-initialized: every interposed lock reads it, and a
+  // thread_local defined in another file is reached through a wrapper call.
+  static inline thread_local int Depth = 0;
 };
 
 class InterceptContext {

@@ -65,6 +65,30 @@ template <typename Fn> Fn realFunction(const char *Name, const char *Version = n
   return reinterpret_cast<Fn>(F);
 }
 
+/// The definition after ours, looked up on first use. Constant-initialized
+/// (no guard variable, unlike a static initialized by a call), so that an
+/// interposer that ignores its call needs no frame: it loads the pointer and
+/// jumps. Two threads may both look it up first; they store the same value.
+template <typename Fn> class RealFunction {
+public:
+  constexpr explicit RealFunction(const char *Name, const char *Version = nullptr)
+      : Name(Name), Version(Version) {}
+  Fn get() {
+    Fn F = Ptr.load(std::memory_order_relaxed);
+    return __builtin_expect(F != nullptr, 1) ? F : lookUp();
+  }
+
+private:
+  __attribute__((noinline)) Fn lookUp() {
+    Fn F = realFunction<Fn>(Name, Version);
+    Ptr.store(F, std::memory_order_relaxed);
+    return F;
+  }
+  std::atomic<Fn> Ptr{nullptr};
+  const char *Name;
+  const char *Version;
+};
+
 /// The condition functions have two versions in glibc; the default is the
 /// one programs link against (GLIBC_2.3.2 on x86-64).
 #if defined(__x86_64__)
@@ -79,20 +103,37 @@ constexpr std::size_t DrainBeyond = 1 << 16;
 constexpr SyncId ThreadEndTag = 0x8000000000000000ull;
 SyncId threadEndId(pthread_t T) { return ThreadEndTag ^ static_cast<SyncId>(T); }
 
-/// The runtime when this call, from Caller, is program synchronization that
-/// must be reported; null otherwise.
-ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
+/// True when this call from Caller is certainly not program synchronization:
+/// the validator's own code, or a caller already classified as one whose
+/// synchronization orders nothing (the driver's and CUPTI's locks, the GIL).
+/// Every lock the driver, CUPTI and the validator take passes here (about 12
+/// of the driver's per launch-bound step on an H200), so it is inline and
+/// reads a thread-local and one cache slot: no call, no frame, no lock.
+__attribute__((always_inline)) inline bool ignoredAtOnce(const void *Caller, SyncPrimitive What) {
   if (ValidatorCode::running())
+    return true;
+  CallerKind Kind = cachedCallerKind(Caller);
+  return Kind != CallerKind::Unknown && !countsAsProgramSync(Kind, What);
+}
+
+__attribute__((noinline)) CallerKind classifyFirstSight(const void *Caller) {
+  ValidatorCode Running; // dladdr's own locks are not the program's
+  return classifyCaller(Caller);
+}
+
+/// The runtime when this call, from Caller, is program synchronization that
+/// must be reported; null otherwise. An unseen caller is classified only once
+/// the process used CUDA.
+ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
+  if (ignoredAtOnce(Caller, What))
     return nullptr;
-  ValidatorRuntime *R = runtime();
-  if (!usedCuda(R))
+  ValidatorRuntime *R = runtimeOnceCudaUsed();
+  if (!R)
     return nullptr;
-  bool Counts;
-  {
-    ValidatorCode Running;
-    Counts = countsAsProgramSync(classifyCaller(Caller), What);
-  }
-  return Counts ? R : nullptr;
+  CallerKind Kind = cachedCallerKind(Caller);
+  if (Kind == CallerKind::Unknown)
+    Kind = classifyFirstSight(Caller);
+  return countsAsProgramSync(Kind, What) ? R : nullptr;
 }
 
 void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
@@ -143,20 +184,38 @@ void drainIfLong(ValidatorRuntime &R) {
   drainQueuedEventsOutsideCuda(R);
 }
 
-/// The tail of an acquiring interposer: reports the acquire when the real
-/// call succeeded (Rc 0). Returns Rc.
-int acquiredIfOk(int Rc, const void *Caller, SyncPrimitive What, const void *Sync) {
+/// Reports an acquire that the real call made (it returned 0).
+__attribute__((noinline)) void reportAcquired(const void *Caller, SyncPrimitive What, const void *Sync) {
+  if (ValidatorRuntime *R = reporting(Caller, What))
+    acquired(*R, Sync);
+}
+/// An acquiring interposer's whole body: the real call Real(A...), then the
+/// acquire reported when it succeeded. Whether the call is ignored is decided
+/// first (the answer cannot change during the real call: the validator's
+/// depth is this thread's, and a cache slot, once written, keeps its kind),
+/// so that an ignored call is a tail call of the real one: no frame.
+template <typename Fn, typename... Args>
+__attribute__((noinline)) int acquiringReported(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                Fn Real, Args... A) {
+  int Rc = Real(A...);
   if (Rc == 0)
-    if (ValidatorRuntime *R = reporting(Caller, What))
-      acquired(*R, Sync);
+    reportAcquired(Caller, What, Sync);
   return Rc;
+}
+template <typename Fn, typename... Args>
+__attribute__((always_inline)) inline int acquiring(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                    Fn Real, Args... A) {
+  if (ignoredAtOnce(Caller, What))
+    return Real(A...);
+  return acquiringReported(Caller, What, Sync, Real, A...);
 }
 
 /// A releasing interposer: the release is queued before the real call (the
 /// next owner's acquire must come after it in the queue), the queue kept
 /// short after it.
-template <typename Call> int releasedAround(const void *Caller, SyncPrimitive What,
-                                            const void *Sync, Call &&Real) {
+template <typename Call>
+__attribute__((noinline)) int releasedAroundReported(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                     Call &&Real) {
   ValidatorRuntime *R = reporting(Caller, What);
   if (R)
     released(*R, Sync);
@@ -164,6 +223,19 @@ template <typename Call> int releasedAround(const void *Caller, SyncPrimitive Wh
   if (R)
     drainIfLong(*R);
   return Rc;
+}
+template <typename Fn, typename... Args>
+__attribute__((noinline)) int releasingReported(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                Fn Real, Args... A) {
+  return releasedAroundReported(Caller, What, Sync, [&] { return Real(A...); });
+}
+/// A releasing interposer's whole body (an ignored call: a tail call of Real).
+template <typename Fn, typename... Args>
+__attribute__((always_inline)) inline int releasing(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                    Fn Real, Args... A) {
+  if (ignoredAtOnce(Caller, What))
+    return Real(A...);
+  return releasingReported(Caller, What, Sync, Real, A...);
 }
 
 /// A wait that unlocks Mutex and relocks it before returning (condition
@@ -224,28 +296,32 @@ using namespace streamlife::rt;
 // --- mutexes --------------------------------------------------------------------
 
 STREAMLIFE_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *M) {
-  static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_lock");
-  return acquiredIfOk(Real(M), CALLER, SyncPrimitive::Mutex, M);
+  static RealFunction<int (*)(pthread_mutex_t *)> RealFn("pthread_mutex_lock");
+  auto Real = RealFn.get();
+  return acquiring(CALLER, SyncPrimitive::Mutex, M, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *M) {
-  static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_trylock");
-  return acquiredIfOk(Real(M), CALLER, SyncPrimitive::Mutex, M);
+  static RealFunction<int (*)(pthread_mutex_t *)> RealFn("pthread_mutex_trylock");
+  auto Real = RealFn.get();
+  return acquiring(CALLER, SyncPrimitive::Mutex, M, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *M, const struct timespec *At) {
-  static auto Real =
-      realFunction<int (*)(pthread_mutex_t *, const struct timespec *)>("pthread_mutex_timedlock");
-  return acquiredIfOk(Real(M, At), CALLER, SyncPrimitive::Mutex, M);
+  static RealFunction<int (*)(pthread_mutex_t *, const struct timespec *)> RealFn("pthread_mutex_timedlock");
+  auto Real = RealFn.get();
+  return acquiring(CALLER, SyncPrimitive::Mutex, M, Real, M, At);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *M) {
-  static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_unlock");
-  return releasedAround(CALLER, SyncPrimitive::Mutex, M, [&] { return Real(M); });
+  static RealFunction<int (*)(pthread_mutex_t *)> RealFn("pthread_mutex_unlock");
+  auto Real = RealFn.get();
+  return releasing(CALLER, SyncPrimitive::Mutex, M, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
-  static auto Real = realFunction<int (*)(pthread_mutex_t *)>("pthread_mutex_destroy");
+  static RealFunction<int (*)(pthread_mutex_t *)> RealFn("pthread_mutex_destroy");
+  auto Real = RealFn.get();
   if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex))
     destroyed(*R, reinterpret_cast<SyncId>(M));
   return Real(M);
@@ -256,8 +332,9 @@ STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
 
 #define STREAMLIFE_RWLOCK_ACQUIRE(Name)                                                          \
   STREAMLIFE_INTERPOSE int Name(pthread_rwlock_t *L) {                                           \
-    static auto Real = realFunction<int (*)(pthread_rwlock_t *)>(#Name);                         \
-    return acquiredIfOk(Real(L), CALLER, SyncPrimitive::Mutex, L);                               \
+    static RealFunction<int (*)(pthread_rwlock_t *)> RealFn(#Name);                            \
+    auto Real = RealFn.get();                                                                    \
+    return acquiring(CALLER, SyncPrimitive::Mutex, L, Real, L);                                  \
   }
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_rdlock)
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_wrlock)
@@ -266,64 +343,71 @@ STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_trywrlock)
 #undef STREAMLIFE_RWLOCK_ACQUIRE
 
 STREAMLIFE_INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *L) {
-  static auto Real = realFunction<int (*)(pthread_rwlock_t *)>("pthread_rwlock_unlock");
-  return releasedAround(CALLER, SyncPrimitive::Mutex, L, [&] { return Real(L); });
+  static RealFunction<int (*)(pthread_rwlock_t *)> RealFn("pthread_rwlock_unlock");
+  auto Real = RealFn.get();
+  return releasing(CALLER, SyncPrimitive::Mutex, L, Real, L);
 }
 
 // --- condition variables: the wait unlocks and relocks the mutex ---------------------
 
 STREAMLIFE_INTERPOSE int pthread_cond_wait(pthread_cond_t *C, pthread_mutex_t *M) {
-  static auto Real =
-      realFunction<int (*)(pthread_cond_t *, pthread_mutex_t *)>("pthread_cond_wait", CondVersion);
+  static RealFunction<int (*)(pthread_cond_t *, pthread_mutex_t *)> RealFn("pthread_cond_wait", CondVersion);
+  auto Real = RealFn.get();
   return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M); });
 }
 
 STREAMLIFE_INTERPOSE int pthread_cond_timedwait(pthread_cond_t *C, pthread_mutex_t *M,
                                                 const struct timespec *At) {
-  static auto Real =
-      realFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *)>(
+  static RealFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *)> RealFn(
           "pthread_cond_timedwait", CondVersion);
+  auto Real = RealFn.get();
   // Relocked also on a timeout.
   return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, At); });
 }
 
 STREAMLIFE_INTERPOSE int pthread_cond_clockwait(pthread_cond_t *C, pthread_mutex_t *M,
                                                 clockid_t Clock, const struct timespec *At) {
-  static auto Real = realFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
-                                          const struct timespec *)>("pthread_cond_clockwait");
+  static RealFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+                                          const struct timespec *)> RealFn("pthread_cond_clockwait");
+  auto Real = RealFn.get();
   return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, Clock, At); });
 }
 
 // --- semaphores (CPython's threading locks on Linux) ----------------------------------
 
 STREAMLIFE_INTERPOSE int sem_post(sem_t *S) {
-  static auto Real = realFunction<int (*)(sem_t *)>("sem_post");
-  return releasedAround(CALLER, SyncPrimitive::Semaphore, S, [&] { return Real(S); });
+  static RealFunction<int (*)(sem_t *)> RealFn("sem_post");
+  auto Real = RealFn.get();
+  return releasing(CALLER, SyncPrimitive::Semaphore, S, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_wait(sem_t *S) {
-  static auto Real = realFunction<int (*)(sem_t *)>("sem_wait");
-  return acquiredIfOk(Real(S), CALLER, SyncPrimitive::Semaphore, S);
+  static RealFunction<int (*)(sem_t *)> RealFn("sem_wait");
+  auto Real = RealFn.get();
+  return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_trywait(sem_t *S) {
-  static auto Real = realFunction<int (*)(sem_t *)>("sem_trywait");
-  return acquiredIfOk(Real(S), CALLER, SyncPrimitive::Semaphore, S);
+  static RealFunction<int (*)(sem_t *)> RealFn("sem_trywait");
+  auto Real = RealFn.get();
+  return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_timedwait(sem_t *S, const struct timespec *At) {
-  static auto Real = realFunction<int (*)(sem_t *, const struct timespec *)>("sem_timedwait");
-  return acquiredIfOk(Real(S, At), CALLER, SyncPrimitive::Semaphore, S);
+  static RealFunction<int (*)(sem_t *, const struct timespec *)> RealFn("sem_timedwait");
+  auto Real = RealFn.get();
+  return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S, At);
 }
 
 STREAMLIFE_INTERPOSE int sem_clockwait(sem_t *S, clockid_t Clock, const struct timespec *At) {
-  static auto Real =
-      realFunction<int (*)(sem_t *, clockid_t, const struct timespec *)>("sem_clockwait");
-  return acquiredIfOk(Real(S, Clock, At), CALLER, SyncPrimitive::Semaphore, S);
+  static RealFunction<int (*)(sem_t *, clockid_t, const struct timespec *)> RealFn("sem_clockwait");
+  auto Real = RealFn.get();
+  return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S, Clock, At);
 }
 
 STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
-  static auto Real = realFunction<int (*)(sem_t *)>("sem_destroy");
+  static RealFunction<int (*)(sem_t *)> RealFn("sem_destroy");
+  auto Real = RealFn.get();
   if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Semaphore))
     destroyed(*R, reinterpret_cast<SyncId>(S));
   return Real(S);
@@ -332,7 +416,8 @@ STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
 // --- barriers ---------------------------------------------------------------------------
 
 STREAMLIFE_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *B) {
-  static auto Real = realFunction<int (*)(pthread_barrier_t *)>("pthread_barrier_wait");
+  static RealFunction<int (*)(pthread_barrier_t *)> RealFn("pthread_barrier_wait");
+  auto Real = RealFn.get();
   return waitedOn(CALLER, SyncPrimitive::Mutex, B, [&] { return Real(B); });
 }
 
@@ -340,9 +425,9 @@ STREAMLIFE_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *B) {
 
 STREAMLIFE_INTERPOSE int pthread_create(pthread_t *Thread, const pthread_attr_t *Attr,
                                         void *(*Routine)(void *), void *Arg) {
-  static auto Real =
-      realFunction<int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)>(
+  static RealFunction<int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)> RealFn(
           "pthread_create");
+  auto Real = RealFn.get();
   // Wrapped whether or not the process used CUDA yet: the thread may outlive
   // that moment, and its end must still reach its joiner.
   if (ValidatorCode::running() || !runtime() || !countsAsProgramSync(classifyCaller(CALLER), SyncPrimitive::Thread))
@@ -357,7 +442,8 @@ STREAMLIFE_INTERPOSE int pthread_create(pthread_t *Thread, const pthread_attr_t 
 }
 
 STREAMLIFE_INTERPOSE int pthread_join(pthread_t Thread, void **Result) {
-  static auto Real = realFunction<int (*)(pthread_t, void **)>("pthread_join");
+  static RealFunction<int (*)(pthread_t, void **)> RealFn("pthread_join");
+  auto Real = RealFn.get();
   int Rc = Real(Thread, Result);
   if (Rc == 0)
     if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Thread)) {

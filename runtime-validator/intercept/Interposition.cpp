@@ -6,9 +6,6 @@
 namespace streamlife {
 namespace rt {
 
-thread_local int LibraryCallScope::Depth = 0;
-thread_local std::uint64_t LibraryCallScope::Calls = 0;
-
 void *nextDefinition(const char *Name, std::initializer_list<const char *> Sonames) {
   if (void *F = dlsym(RTLD_NEXT, Name))
     return F;

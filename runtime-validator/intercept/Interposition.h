@@ -61,8 +61,10 @@ public:
   static std::uint64_t current() { return Depth > 0 ? Calls : 0; }
 
 private:
-  static thread_local int Depth;
-  static thread_local std::uint64_t Calls;
+  // Constant-initialized and defined here: every launch asks active(), and a
+  // thread_local defined in another file is reached through a wrapper call.
+  static inline thread_local int Depth = 0;
+  static inline thread_local std::uint64_t Calls = 0;
 };
 
 /// One interposed function: its name as an op name, an intercept_stats

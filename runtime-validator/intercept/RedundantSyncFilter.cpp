@@ -23,11 +23,8 @@ unsigned bucket(SyncObject Sync) {
   return static_cast<unsigned>(((Sync >> 3) * 0x9E3779B97F4A7C15ull) >> (64 - BucketBits));
 }
 
-thread_local ThreadFilter ThisThread;
-
 } // namespace
 
-ThreadFilter &thisThread() { return ThisThread; }
 
 ThreadFilter::Known &ThreadFilter::entry(SyncObject Sync) {
   Known &K = Cache[(Sync >> 3) & ((1u << CacheBits) - 1)];

@@ -161,8 +161,14 @@ private:
   bool MayJoin = true;
 };
 
+namespace detail {
+/// Constant-initialized and defined here: every CUDA call and every reported
+/// lock reads it, without a thread_local wrapper call.
+inline thread_local ThreadFilter ThisThreadFilter;
+} // namespace detail
+
 /// The calling thread's filter.
-ThreadFilter &thisThread();
+inline ThreadFilter &thisThread() { return detail::ThisThreadFilter; }
 
 /// Events dropped so far, all threads (intercept_stats).
 std::uint64_t dropped();

@@ -68,9 +68,8 @@ EngineOptions engineOptions(const Options &Opts) {
   return E;
 }
 
-std::atomic<ValidatorRuntime *> TheRuntime{nullptr};
+using detail::TheRuntime;
 std::atomic<ThreadId> NextThread{0};
-thread_local ThreadId ThisThread = ~ThreadId(0);
 
 /// Replays what annotated allocators queued since the last CUDA call, then
 /// prints the summary (with their block accounting) once.
@@ -192,50 +191,35 @@ std::uint64_t ValidatorRuntime::siteKey(OpId Op) {
   return Key;
 }
 
-ValidatorRuntime *runtime() { return TheRuntime.load(std::memory_order_acquire); }
+namespace detail {
+std::atomic<ValidatorRuntime *> TheRuntime{nullptr};
 
-ThreadId currentThread() {
-  if (ThisThread == ~ThreadId(0))
-    ThisThread = NextThread.fetch_add(1);
+ThreadId numberThisThread() {
+  ThisThread = NextThread.fetch_add(1);
   return ThisThread;
 }
+} // namespace detail
 
-OpId captureOp(ValidatorRuntime &R, NameId Name) {
-  // A Python program's call site is its Python stack, copied from the
-  // thread's shadow stack (cheap, exact): no native unwinding, no sampling.
-  if (R.Opts.stack_depth > 0)
-    if (OpId Op = internPythonCallSite(R.Ops, Name); Op != NoOp)
-      return Op;
-  // Unwinding through CUPTI, the driver and the runtime costs 2-6 us per call
-  // (measured on the H200: 100k launches, 32 frames), several times the launch
-  // itself. A launch-bound loop launches the same kernel from the same place
-  // again and again, so after stacks_per_op full stacks per (name, thread) the
-  // last op is reused. Every RecheckEvery-th reuse unwinds again: when the call
-  // site has moved, sampling starts over, so a kernel launched from a new place
-  // gets its own site within RecheckEvery calls.
-  constexpr std::uint32_t RecheckEvery = 64;
-  struct Sampled {
-    NameId Name = 0;
-    std::uint32_t Count = 0;
-    std::uint32_t SinceCheck = 0;
-    OpId Last = NoOp;
-  };
-  // Names are interned densely (0, 1, 2...), so a direct-mapped table is a
-  // lookup without hashing or allocation; two names that share a slot evict
-  // each other, which only restarts their sampling. 1024 covers the distinct
-  // kernels of a training step.
-  constexpr std::size_t SampledSlots = 1024;
-  static thread_local Sampled PerName[SampledSlots];
-  long Limit = R.Opts.stacks_per_op;
-  Sampled *S = nullptr;
-  if (Limit > 0) {
-    S = &PerName[Name % SampledSlots];
-    if (S->Name != Name)
-      *S = Sampled{Name};
-    if (S->Count >= static_cast<std::uint64_t>(Limit) && S->Last != NoOp &&
-        ++S->SinceCheck < RecheckEvery)
-      return S->Last;
-  }
+namespace {
+
+/// One (name, thread)'s sampling of its call sites (captureOp).
+struct SampledSite {
+  NameId Name = 0;
+  std::uint32_t Count = 0;
+  std::uint32_t SinceCheck = 0;
+  OpId Last = NoOp;
+};
+constexpr std::uint32_t RecheckEvery = 64;
+// Names are interned densely (0, 1, 2...), so a direct-mapped table is a
+// lookup without hashing or allocation; two names that share a slot evict
+// each other, which only restarts their sampling. 1024 covers the distinct
+// kernels of a training step.
+constexpr std::size_t SampledSlots = 1024;
+thread_local SampledSite SampledSites[SampledSlots];
+
+/// The unwind and the interning, out of line: the sampled path that reuses
+/// the last op keeps no frame for the stack's 64 frames.
+__attribute__((noinline)) OpId captureAndSample(ValidatorRuntime &R, NameId Name, SampledSite *S) {
   void *Frames[MaxStackFrames];
   int Depth = static_cast<int>(R.Opts.stack_depth);
   int N = captureStack(Frames, Depth > MaxStackFrames ? MaxStackFrames : Depth);
@@ -248,6 +232,33 @@ OpId captureOp(ValidatorRuntime &R, NameId Name) {
     S->Last = Op;
   }
   return Op;
+}
+
+} // namespace
+
+OpId captureOp(ValidatorRuntime &R, NameId Name) {
+  // A Python program's call site is its Python stack, copied from the
+  // thread's shadow stack (cheap, exact): no native unwinding, no sampling.
+  if (R.Opts.stack_depth > 0 && pythonStacksAttached())
+    if (OpId Op = internPythonCallSite(R.Ops, Name); Op != NoOp)
+      return Op;
+  // Unwinding through CUPTI, the driver and the runtime costs 2-6 us per call
+  // (measured on the H200: 100k launches, 32 frames), several times the launch
+  // itself. A launch-bound loop launches the same kernel from the same place
+  // again and again, so after stacks_per_op full stacks per (name, thread) the
+  // last op is reused. Every RecheckEvery-th reuse unwinds again: when the call
+  // site has moved, sampling starts over, so a kernel launched from a new place
+  // gets its own site within RecheckEvery calls.
+  long Limit = R.Opts.stacks_per_op;
+  SampledSite *S = nullptr;
+  if (Limit > 0) {
+    S = &SampledSites[Name % SampledSlots];
+    if (S->Name != Name)
+      *S = SampledSite{Name};
+    if (S->Count >= static_cast<std::uint64_t>(Limit) && S->Last != NoOp && ++S->SinceCheck < RecheckEvery)
+      return S->Last;
+  }
+  return captureAndSample(R, Name, S);
 }
 
 /// Attaches to the process; runs before main (and before Python imports torch).

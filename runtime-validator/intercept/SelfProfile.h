@@ -146,6 +146,16 @@ private:
   std::uint64_t Start = 0;
 };
 
+/// Runs F() timed into Phase's slot when profiling is on. Off, F is called
+/// with no timer state to keep across it (a tail call where it is the
+/// caller's last act): the verbs every launch goes through use it.
+template <typename Fn> decltype(auto) timedPhase(SelfProfile &P, ProfilePhase Phase, Fn &&F) {
+  if (__builtin_expect(!P.enabled(), 1))
+    return F();
+  ProfileTimer Timer(P, Phase);
+  return F();
+}
+
 } // namespace rt
 } // namespace streamlife
 

@@ -48,6 +48,10 @@ private:
   StreamId learn(ThreadId T, CUstream H, CUcontext Ctx, bool HaveFlags, unsigned Flags, int Priority);
 
   StreamId resolveSlow(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx);
+  /// resolve()'s miss, out of line so that a hit saves no registers; Slot is
+  /// the calling thread's cache entry to fill.
+  __attribute__((noinline)) StreamId resolveAndRemember(ThreadId T, CUstream H, bool PerThreadApi,
+                                                        CUcontext Ctx, std::uint64_t Gen, void *Slot);
 
   Engine &E;
   const DriverApi &Driver;

@@ -15,16 +15,6 @@ namespace rt {
 
 KernelPlan::~KernelPlan() = default;
 
-const unsigned char *LaunchParams::bytes(std::size_t I) const {
-  if (I >= Layout.size())
-    return nullptr;
-  if (KernelParams)
-    return static_cast<const unsigned char *>(KernelParams[I]);
-  if (Packed && static_cast<std::size_t>(Layout[I].Offset) + Layout[I].Size <= PackedSize)
-    return Packed + Layout[I].Offset;
-  return nullptr;
-}
-
 template <typename T> T readAt(const unsigned char *Bytes, std::size_t Offset) {
   T V;
   std::memcpy(&V, Bytes + Offset, sizeof(T));
@@ -35,13 +25,6 @@ template std::uint32_t readAt<std::uint32_t>(const unsigned char *, std::size_t)
 template std::int64_t readAt<std::int64_t>(const unsigned char *, std::size_t);
 template std::uint64_t readAt<std::uint64_t>(const unsigned char *, std::size_t);
 template std::uint8_t readAt<std::uint8_t>(const unsigned char *, std::size_t);
-
-void takeWord(const unsigned char *Bytes, std::size_t Offset, AccessSource Source,
-              std::vector<CandidatePointer> &Out) {
-  Addr W = readAt<std::uint64_t>(Bytes, Offset);
-  if (W)
-    Out.push_back(CandidatePointer{W, Source});
-}
 
 std::vector<std::string_view> templateArguments(std::string_view Name, std::string_view Open) {
   std::vector<std::string_view> Args;

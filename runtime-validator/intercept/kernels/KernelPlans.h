@@ -34,6 +34,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -68,8 +69,17 @@ public:
 
   std::size_t count() const { return Layout.size(); }
   std::size_t size(std::size_t I) const { return Layout[I].Size; }
-  /// Bytes of parameter I, or null when they are not available.
-  const unsigned char *bytes(std::size_t I) const;
+  /// Bytes of parameter I, or null when they are not available. Inline: the
+  /// decoders ask once per parameter of every launch.
+  const unsigned char *bytes(std::size_t I) const {
+    if (I >= Layout.size())
+      return nullptr;
+    if (KernelParams)
+      return static_cast<const unsigned char *>(KernelParams[I]);
+    if (Packed && static_cast<std::size_t>(Layout[I].Offset) + Layout[I].Size <= PackedSize)
+      return Packed + Layout[I].Offset;
+    return nullptr;
+  }
 
 private:
   const std::vector<ParamSlot> &Layout;
@@ -102,8 +112,13 @@ void genericScan(const LaunchParams &P, std::vector<CandidatePointer> &Out);
 /// Reads a T at Offset of Bytes (unaligned storage is fine).
 template <typename T> T readAt(const unsigned char *Bytes, std::size_t Offset);
 /// Appends the non-null 8-byte word at Offset.
-void takeWord(const unsigned char *Bytes, std::size_t Offset, AccessSource Source,
-              std::vector<CandidatePointer> &Out);
+inline void takeWord(const unsigned char *Bytes, std::size_t Offset, AccessSource Source,
+                     std::vector<CandidatePointer> &Out) {
+  Addr W;
+  std::memcpy(&W, Bytes + Offset, sizeof(W));
+  if (W)
+    Out.push_back(CandidatePointer{W, Source});
+}
 /// The template argument list that starts after Name's first occurrence of
 /// Open ("Foo<"), up to the matching '>', split at top-level commas. Empty
 /// when Open does not occur.

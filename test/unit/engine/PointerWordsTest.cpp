@@ -87,6 +87,29 @@ TEST_F(PointerWordsTest, AWordIntoAnAllocationOfSeveralSegmentsTouchesThemAll) {
   EXPECT_EQ(E->stats().RecordedAccesses, 4u); // B's in each segment, A's in the middle one
 }
 
+TEST_F(PointerWordsTest, AnInPlaceKernelsRepeatedWordIsOneAccess) {
+  // The same pointer as input and output: one access, one verdict, whichever
+  // of the two words the engine reads (it skips the repeat before its lookup).
+  StreamId A = stream(0x100), B = stream(0x200);
+  alloc({0x1000, 0x100}, A, AllocKind::StreamOrdered);
+  alloc({0x3000, 0x100}, A, AllocKind::StreamOrdered);
+  PointerWord Ws[] = {{0x1010, false}, {0x1010, false}, {0x3010, false}, {0x3010, false}};
+  EXPECT_EQ(E->launchedWithPointerWords(0, B, Ws, 4, ConsumerKernel, OtherKernel), 0u);
+  EXPECT_EQ(E->stats().RecordedAccesses, 2u);
+  freeOn(0x1000, A, ReleaseKind::StreamOrdered);
+  freeAndReuse(0x3000, A, ReleaseKind::StreamOrdered);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 2u);
+}
+
+TEST_F(PointerWordsTest, RepeatedGenericWordsIntoReleasedMemoryAreEachIgnoredAndCounted) {
+  StreamId A = stream(0x100);
+  alloc({0x1000, 0x100}, A, AllocKind::StreamOrdered);
+  freeOn(0x1000, A, ReleaseKind::StreamOrdered);
+  PointerWord Ws[] = {{0x1010, true}, {0x1010, true}, {0x1010, false}, {0x1010, false}};
+  EXPECT_EQ(E->launchedWithPointerWords(0, A, Ws, 4, ConsumerKernel, OtherKernel), 2u);
+  EXPECT_EQ(count(FindingKind::UseAfterFree), 1u);
+}
+
 TEST_F(PointerWordsTest, WordsIntoDifferentAllocationsAreEachAnAccess) {
   StreamId A = stream(0x100), B = stream(0x200);
   alloc({0x1000, 0x100}, A, AllocKind::StreamOrdered);

@@ -52,4 +52,19 @@ TEST(CallerLibrariesTest, ACallerIsClassifiedByTheObjectItLivesIn) {
   EXPECT_EQ(classifyCaller(Ours), CallerKind::Private);
 }
 
+TEST(CallerLibrariesTest, TheInterposersProbeAnswersAsClassifyCallerOnceSeen) {
+  // cachedCallerKind is what every interposed lock reads first: Unknown (go
+  // and classify) for an address never classified, classifyCaller's own
+  // answer after it. Addresses inside two functions no other test classifies.
+  auto *Ours = reinterpret_cast<const char *>(&cachedCallerKind) + 1;
+  auto *Libc = reinterpret_cast<const char *>(&pthread_equal) + 1;
+  EXPECT_EQ(cachedCallerKind(Ours), CallerKind::Unknown);
+  EXPECT_EQ(cachedCallerKind(Libc), CallerKind::Unknown);
+  EXPECT_EQ(classifyCaller(Ours), CallerKind::Private);
+  EXPECT_EQ(classifyCaller(Libc), CallerKind::Program);
+  EXPECT_EQ(cachedCallerKind(Ours), CallerKind::Private);
+  EXPECT_EQ(cachedCallerKind(Libc), CallerKind::Program);
+  EXPECT_EQ(cachedCallerKind(nullptr), CallerKind::Unknown);
+}
+
 } // namespace

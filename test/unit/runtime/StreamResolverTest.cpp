@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <vector>
 
 using namespace streamlife::rt;
 
@@ -112,6 +113,27 @@ TEST_F(StreamResolverTest, AReusedHandleIsANewStream) {
   StreamId Second = Resolver.created(0, S, CU_STREAM_NON_BLOCKING, 0, ctx(0));
   EXPECT_NE(First, Second);
   EXPECT_EQ(Resolver.resolve(0, S, false, ctx(0)), Second);
+}
+
+TEST_F(StreamResolverTest, StreamsSharingACacheSlotKeepTheirOwnIds) {
+  // The thread's cache of recent answers has a few slots; 64 streams resolved
+  // round and round share them, and each must still resolve to its own
+  // stream, also once one of them was destroyed and its handle reused.
+  std::vector<CUstream> Handles;
+  std::vector<StreamId> Ids;
+  for (std::uintptr_t I = 0; I < 64; ++I) {
+    Handles.push_back(reinterpret_cast<CUstream>(0x100000 + I * 0x40));
+    Ids.push_back(Resolver.created(0, Handles.back(), CU_STREAM_NON_BLOCKING, 0, ctx(0)));
+  }
+  for (int Round = 0; Round < 3; ++Round)
+    for (std::size_t I = 0; I < Handles.size(); I += (Round == 1 ? 7 : 1))
+      ASSERT_EQ(Resolver.resolve(0, Handles[I], false, ctx(0)), Ids[I]) << "stream " << I << " round " << Round;
+  Resolver.destroyed(0, Handles[5]);
+  StreamId Reused = Resolver.created(0, Handles[5], CU_STREAM_NON_BLOCKING, 0, ctx(0));
+  EXPECT_NE(Reused, Ids[5]);
+  Ids[5] = Reused;
+  for (std::size_t I = 0; I < Handles.size(); ++I)
+    ASSERT_EQ(Resolver.resolve(0, Handles[I], false, ctx(0)), Ids[I]) << "stream " << I;
 }
 
 } // namespace
