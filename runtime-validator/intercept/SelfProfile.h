@@ -11,7 +11,8 @@
 // order threads (InterceptThreads.cpp) and the allocators' block events
 // (Annotations.cpp: PyTorch's trace tracker, CuPy's hooks). On a framework that
 // locks and allocates far more often than it launches (FSDP2: about 30 lock
-// events and 7 block events per launch) that is half the validator's cost. The
+// events and 5 block events per launch) that is a third of the validator's
+// cost. The
 // table is printed at exit, so that a regression of the launch cost shows which
 // callback and which phase it came from.
 //
