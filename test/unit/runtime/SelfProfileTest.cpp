@@ -10,6 +10,17 @@ using namespace streamlife::rt;
 
 namespace {
 
+std::string printed(const SelfProfile &P) {
+  char *Text = nullptr;
+  std::size_t Size = 0;
+  std::FILE *Out = open_memstream(&Text, &Size);
+  P.print(Out);
+  std::fclose(Out);
+  std::string Printed(Text, Size);
+  free(Text);
+  return Printed;
+}
+
 TEST(SelfProfileTest, OffTimesNothing) {
   SelfProfile P;
   ProfileSlot Launch = P.slot("cuLaunchKernel");
@@ -96,13 +107,7 @@ TEST(SelfProfileTest, PrintsATable) {
   SelfProfile P;
   P.enable();
   P.add(P.slot("cuLaunchKernel"), 5000);
-  char *Text = nullptr;
-  std::size_t Size = 0;
-  std::FILE *Out = open_memstream(&Text, &Size);
-  P.print(Out);
-  std::fclose(Out);
-  std::string Printed(Text, Size);
-  free(Text);
+  std::string Printed = printed(P);
   EXPECT_NE(Printed.find("streamlife: self-profile: the validator's own time"), std::string::npos);
   EXPECT_NE(Printed.find("streamlife: self-profile: intercepted call / phase"), std::string::npos);
   EXPECT_NE(Printed.find("streamlife: self-profile: cuLaunchKernel"), std::string::npos);
@@ -115,13 +120,7 @@ TEST(SelfProfileTest, PrintsCallbacksUnderTheirOwnHeading) {
   P.add(P.slot("cuLaunchKernel"), 5000);
   P.add(SelfProfile::callbackSlot(ProfileCallback::HostSync), 300);
   P.add(SelfProfile::phaseSlot(ProfilePhase::Engine), 100);
-  char *Text = nullptr;
-  std::size_t Size = 0;
-  std::FILE *Out = open_memstream(&Text, &Size);
-  P.print(Out);
-  std::fclose(Out);
-  std::string Printed(Text, Size);
-  free(Text);
+  std::string Printed = printed(P);
   std::size_t Launch = Printed.find("self-profile: cuLaunchKernel");
   std::size_t Heading = Printed.find("self-profile: callbacks outside CUDA calls:");
   std::size_t Sync = Printed.find("self-profile: host synchronization");
