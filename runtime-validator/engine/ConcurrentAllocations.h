@@ -33,6 +33,7 @@
 #ifndef STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
 #define STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
 
+#include "engine/CommonKnowledge.h"
 #include "engine/Engine.h"
 #include "engine/HostClocks.h"
 #include "engine/LoggedClock.h"
@@ -160,7 +161,7 @@ public:
   /// Drops the entries every CUDA thread is ordered after. A list keeps its
   /// copy of the thread's clock while it is empty for one prune interval (a
   /// stream in use allocates again soon; a new copy costs the whole width).
-  void prune(const VectorClock &Common) {
+  void prune(const CommonKnowledge &Common) {
     for (auto It = Lists.begin(); It != Lists.end();) {
       List &L = It->second;
       while (!L.Entries.empty() && Common.covers(L.Entries.front().Stamp))
