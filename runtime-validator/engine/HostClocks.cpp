@@ -22,13 +22,7 @@ HostClock &HostClocks::create(ThreadId T) {
   return *Clocks.back();
 }
 
-HostClock *HostClocks::find(ThreadId T) {
-  return T < ByThread.size() ? ByThread[T] : nullptr;
-}
-
-HostClock &HostClocks::forSync(ThreadId T) {
-  if (HostClock *H = find(T))
-    return *H;
+HostClock &HostClocks::firstSight(ThreadId T) {
   if (T >= ByThread.size())
     ByThread.resize(std::size_t(T) + 1, nullptr);
   ByThread[T] = &create(T);
@@ -50,13 +44,6 @@ HostClock &HostClocks::of(ThreadId T) {
   learned(H);
   Common.join(H.Clock);
   return H;
-}
-
-void HostClocks::learned(HostClock &H) {
-  H.Clock.tick(H.Slot);
-  H.ReleasedSinceTick = false;
-  publish(H);
-  Common.changed();
 }
 
 std::atomic<std::uint64_t> *HostClocks::publishedWord(ThreadId T) {

@@ -68,13 +68,23 @@ public:
   /// the threads whose knowledge is common knowledge).
   HostClock &of(ThreadId T);
   /// The clock of thread T for a synchronization operation only.
-  HostClock &forSync(ThreadId T);
+  HostClock &forSync(ThreadId T) {
+    // Inline: a replay of queued lock events asks it per event.
+    if (HostClock *H = find(T))
+      return *H;
+    return firstSight(T);
+  }
   /// Null when T was never seen.
-  HostClock *find(ThreadId T);
+  HostClock *find(ThreadId T) { return T < ByThread.size() ? ByThread[T] : nullptr; }
 
   /// Call after H.Clock was joined with new knowledge: ticks H's own slot so
   /// that streams notice with one compare (VectorClock.h invariant).
-  void learned(HostClock &H);
+  void learned(HostClock &H) {
+    H.Clock.tick(H.Slot);
+    H.ReleasedSinceTick = false;
+    publish(H);
+    Common.changed();
+  }
   /// H released a synchronization object (its clock was copied there).
   void released(HostClock &H) {
     if (!H.ReleasedSinceTick) {
@@ -107,6 +117,8 @@ public:
 
 private:
   HostClock &create(ThreadId T);
+  /// forSync() of a thread never seen: creates its clock.
+  HostClock &firstSight(ThreadId T);
   /// Stores H's own time and flags where published() reads them: one store
   /// per change of them (release: the reader is another thread).
   static void publish(const HostClock &H) {

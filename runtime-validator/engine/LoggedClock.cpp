@@ -10,15 +10,28 @@ namespace rt {
 bool LoggedClock::absorbSince(const LoggedClock &Other, Position From) {
   if (!Other.readsChangesSince(From))
     return absorb(Other.Clock);
+  // The walk of forEachChangeSince, with the components read in place: a
+  // slot in Other's order is within Other's clock and its order; this clock
+  // widens only to a slot that grows here, as raise() would.
+  const ClockTime *Theirs = Other.Clock.Times.data();
+  const Link *Order = Other.Links.data();
+  std::vector<ClockTime> &Mine = Clock.Times;
   bool Grew = false;
-  Other.forEachChangeSince(From, [&](ClockSlot S) {
-    const ClockTime T = Other.Clock.get(S);
-    if (T <= Clock.get(S))
-      return;
-    Clock.raise(S, T);
+  for (ClockSlot S = Other.Newest; S != NoSlot && Order[S].ChangedAt > From; S = Order[S].Older) {
+    const ClockTime T = Theirs[S];
+    if (S < Mine.size()) {
+      if (T <= Mine[S])
+        continue;
+      Mine[S] = T;
+    } else {
+      if (T == 0)
+        continue;
+      Mine.resize(std::size_t(S) + 1, 0);
+      Mine[S] = T;
+    }
     grew(S);
     Grew = true;
-  });
+  }
   STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
   return Grew;
 }
@@ -31,27 +44,6 @@ bool LoggedClock::joinInto(VectorClock &Into, Position From) const {
   forEachChangeSince(From, [&](ClockSlot S) { Into.raise(S, Clock.get(S)); });
   STREAMLIFE_DCHECK(Into.dominates(Clock));
   return false;
-}
-
-void LoggedClock::moveToNewest(ClockSlot S) {
-  if (S >= Links.size())
-    Links.resize(std::max<std::size_t>(std::size_t(S) + 1, Clock.width()));
-  Link &L = Links[S];
-  if (Newest == S) {
-    L.ChangedAt = Changes;
-    return;
-  }
-  if (L.ChangedAt != 0) { // linked: take it out
-    if (L.Older != NoSlot)
-      Links[L.Older].Newer = L.Newer;
-    Links[L.Newer].Older = L.Older; // S is not the newest, so it has a newer one
-  }
-  L.ChangedAt = Changes;
-  L.Older = Newest;
-  L.Newer = NoSlot;
-  if (Newest != NoSlot)
-    Links[Newest].Newer = S;
-  Newest = S;
 }
 
 } // namespace rt

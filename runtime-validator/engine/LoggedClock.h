@@ -24,6 +24,7 @@
 
 #include "engine/VectorClock.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -89,7 +90,27 @@ private:
     else
       moveToNewest(S);
   }
-  void moveToNewest(ClockSlot S);
+  void moveToNewest(ClockSlot S) {
+    if (S >= Links.size())
+      Links.resize(std::max<std::size_t>(std::size_t(S) + 1, Clock.width()));
+    Link *At = Links.data();
+    Link &L = At[S];
+    if (Newest == S) {
+      L.ChangedAt = Changes;
+      return;
+    }
+    if (L.ChangedAt != 0) { // linked: take it out
+      if (L.Older != NoSlot)
+        At[L.Older].Newer = L.Newer;
+      At[L.Newer].Older = L.Older; // S is not the newest, so it has a newer one
+    }
+    L.ChangedAt = Changes;
+    L.Older = Newest;
+    L.Newer = NoSlot;
+    if (Newest != NoSlot)
+      At[Newest].Newer = S;
+    Newest = S;
+  }
 
   VectorClock Clock;
   Position Changes = 0;
