@@ -199,13 +199,16 @@ private:
   void catchUp(List &L, const LoggedClock &Clock) {
     ++Recorded;
     // Gathered first, then copied once: one allocation per entry, not one
-    // per doubling.
-    Scratch.clear();
+    // per doubling. At most one per slot, so room for the width is enough
+    // and the gathering needs no capacity checks.
+    if (Scratch.size() < Clock.width())
+      Scratch.resize(Clock.width());
+    std::size_t Gathered = 0;
     auto Grew = [&](ClockSlot S) {
       const ClockTime Now = Clock.get(S), Then = L.Newest.get(S);
       if (Now <= Then)
         return;
-      Scratch.emplace_back(S, Then);
+      Scratch[Gathered++] = {S, Then};
       L.Newest.raise(S, Now);
     };
     if (L.NewestAt != LoggedClock::Unknown && Clock.readsChangesSince(L.NewestAt)) {
@@ -217,7 +220,7 @@ private:
     }
     L.NewestAt = Clock.position();
     if (!L.Entries.empty() && !L.Entries.back().Whole)
-      L.Entries.back().Older.assign(Scratch.begin(), Scratch.end());
+      L.Entries.back().Older.assign(Scratch.begin(), Scratch.begin() + Gathered);
   }
 
   std::size_t CapPerThread;

@@ -15,22 +15,27 @@ bool LoggedClock::absorbSince(const LoggedClock &Other, Position From) {
   // widens only to a slot that grows here, as raise() would.
   const ClockTime *Theirs = Other.Clock.Times.data();
   const Link *Order = Other.Links.data();
-  std::vector<ClockTime> &Mine = Clock.Times;
+  std::vector<ClockTime> &Times = Clock.Times;
+  ClockTime *Mine = Times.data();
+  std::size_t MineWidth = Times.size();
   bool Grew = false;
-  for (ClockSlot S = Other.Newest; S != NoSlot && Order[S].ChangedAt > From; S = Order[S].Older) {
+  for (ClockSlot S = Other.Newest; S != NoSlot;) {
+    const Link &At = Order[S];
+    if (At.ChangedAt <= From)
+      break;
+    const ClockSlot Next = At.Older;
     const ClockTime T = Theirs[S];
-    if (S < Mine.size()) {
-      if (T <= Mine[S])
-        continue;
+    if (S < MineWidth ? T > Mine[S] : T != 0) {
+      if (S >= MineWidth) {
+        Times.resize(std::size_t(S) + 1, 0);
+        Mine = Times.data();
+        MineWidth = Times.size();
+      }
       Mine[S] = T;
-    } else {
-      if (T == 0)
-        continue;
-      Mine.resize(std::size_t(S) + 1, 0);
-      Mine[S] = T;
+      grew(S);
+      Grew = true;
     }
-    grew(S);
-    Grew = true;
+    S = Next;
   }
   STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
   return Grew;

@@ -12,7 +12,7 @@ namespace {
 bool narrow(const LoggedClock &A, const LoggedClock &B) { return A.narrow() && B.narrow(); }
 
 /// Thread Host's mark, created as Unknown (the first contact reads whole clocks).
-SyncClock::Mark &markOf(SyncClock &C, ClockSlot Host) {
+inline SyncClock::Mark &markOf(SyncClock &C, ClockSlot Host) {
   for (SyncClock::Mark &M : C.Marks)
     if (M.Host == Host)
       return M;
