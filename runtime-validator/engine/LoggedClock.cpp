@@ -18,6 +18,11 @@ bool LoggedClock::absorbSince(const LoggedClock &Other, Position From) {
   std::vector<ClockTime> &Times = Clock.Times;
   ClockTime *Mine = Times.data();
   std::size_t MineWidth = Times.size();
+  // grew() per growth, with what it asks of the width asked once (again
+  // only when the clock widens).
+  bool Narrow = narrow();
+  if (!Narrow && Links.size() < MineWidth)
+    Links.resize(MineWidth);
   bool Grew = false;
   for (ClockSlot S = Other.Newest; S != NoSlot;) {
     const Link &At = Order[S];
@@ -30,9 +35,16 @@ bool LoggedClock::absorbSince(const LoggedClock &Other, Position From) {
         Times.resize(std::size_t(S) + 1, 0);
         Mine = Times.data();
         MineWidth = Times.size();
+        Narrow = narrow();
+        if (!Narrow && Links.size() < MineWidth)
+          Links.resize(MineWidth);
       }
       Mine[S] = T;
-      grew(S);
+      ++Changes;
+      if (Narrow)
+        OrderedFrom = Changes;
+      else
+        linkNewest(S);
       Grew = true;
     }
     S = Next;

@@ -93,6 +93,10 @@ private:
   void moveToNewest(ClockSlot S) {
     if (S >= Links.size())
       Links.resize(std::max<std::size_t>(std::size_t(S) + 1, Clock.width()));
+    linkNewest(S);
+  }
+  /// moveToNewest() of a slot below Links.size().
+  void linkNewest(ClockSlot S) {
     Link *At = Links.data();
     Link &L = At[S];
     if (Newest == S) {
