@@ -204,19 +204,19 @@ private:
     if (Scratch.size() < Clock.width())
       Scratch.resize(Clock.width());
     std::size_t Gathered = 0;
-    auto Grew = [&](ClockSlot S) {
-      const ClockTime Now = Clock.get(S), Then = L.Newest.get(S);
-      if (Now <= Then)
-        return;
-      Scratch[Gathered++] = {S, Then};
-      L.Newest.raise(S, Now);
-    };
     if (L.NewestAt != LoggedClock::Unknown && Clock.readsChangesSince(L.NewestAt)) {
-      Clock.forEachChangeSince(L.NewestAt, Grew);
+      Clock.joinChangesInto(L.Newest, L.NewestAt, [&](ClockSlot S, ClockTime Then) {
+        Scratch[Gathered++] = {S, Then};
+      });
     } else {
       ++WholeCopies;
-      for (ClockSlot S = 0; S < Clock.width(); ++S)
-        Grew(S);
+      for (ClockSlot S = 0; S < Clock.width(); ++S) {
+        const ClockTime Now = Clock.get(S), Then = L.Newest.get(S);
+        if (Now <= Then)
+          continue;
+        Scratch[Gathered++] = {S, Then};
+        L.Newest.raise(S, Now);
+      }
     }
     L.NewestAt = Clock.position();
     if (!L.Entries.empty() && !L.Entries.back().Whole)

@@ -58,7 +58,7 @@ bool LoggedClock::joinInto(VectorClock &Into, Position From) const {
     Into.join(Clock);
     return true;
   }
-  forEachChangeSince(From, [&](ClockSlot S) { Into.raise(S, Clock.get(S)); });
+  joinChangesInto(Into, From, [](ClockSlot, ClockTime) {});
   STREAMLIFE_DCHECK(Into.dominates(Clock));
   return false;
 }
