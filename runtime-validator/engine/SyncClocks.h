@@ -113,17 +113,17 @@ private:
     LastSync = Sync;
     Last = &C; // an unordered_map's elements stay put while others come and go
   }
+  // forget() drops it with its object; eviction (in release(), after the
+  // released object was remembered) never evicts the object just released.
   /// Keep was just created (and pushed last): a stale entry of its id from
   /// an earlier, forgotten object must not evict it.
   void evictBeyondCap(SyncId Keep) {
     while (Clocks.size() > MaxObjects && !Order.empty()) {
       const SyncId Oldest = Order.front();
       Order.pop_front();
-      if (Oldest != Keep) {
-        if (LastSync == Oldest)
-          Last = nullptr;
+      // Never the object remembered by remember(): that is Keep.
+      if (Oldest != Keep)
         Evicted += Clocks.erase(Oldest);
-      }
     }
     // Forgotten and re-created ids leave stale entries in Order: compact
     // when it grows well beyond the live objects.
