@@ -29,7 +29,7 @@ void Engine::Impl::touch(StreamState &S, Epoch At, Range R, OpId Op, const Alloc
 }
 
 void Engine::Impl::touchSegment(StreamState &S, Epoch At, Addr Begin, Segment &Seg, OpId Op) {
-  const VectorClock &Common = Hosts.commonKnowledge();
+  const CommonKnowledge &Common = Hosts.common();
   Allocation &A = *Seg.Owner;
   Range Bytes{Begin, Seg.End - Begin};
   if (!Seg.Live) {

@@ -33,6 +33,7 @@
 #ifndef STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
 #define STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
 
+#include "engine/CommonKnowledge.h"
 #include "engine/Engine.h"
 #include "engine/HostClocks.h"
 #include "engine/LoggedClock.h"
@@ -160,7 +161,7 @@ public:
   /// Drops the entries every CUDA thread is ordered after. A list keeps its
   /// copy of the thread's clock while it is empty for one prune interval (a
   /// stream in use allocates again soon; a new copy costs the whole width).
-  void prune(const VectorClock &Common) {
+  void prune(const CommonKnowledge &Common) {
     for (auto It = Lists.begin(); It != Lists.end();) {
       List &L = It->second;
       while (!L.Entries.empty() && Common.covers(L.Entries.front().Stamp))
@@ -198,25 +199,28 @@ private:
   void catchUp(List &L, const LoggedClock &Clock) {
     ++Recorded;
     // Gathered first, then copied once: one allocation per entry, not one
-    // per doubling.
-    Scratch.clear();
-    auto Grew = [&](ClockSlot S) {
-      const ClockTime Now = Clock.get(S), Then = L.Newest.get(S);
-      if (Now <= Then)
-        return;
-      Scratch.emplace_back(S, Then);
-      L.Newest.raise(S, Now);
-    };
+    // per doubling. At most one per slot, so room for the width is enough
+    // and the gathering needs no capacity checks.
+    if (Scratch.size() < Clock.width())
+      Scratch.resize(Clock.width());
+    std::size_t Gathered = 0;
     if (L.NewestAt != LoggedClock::Unknown && Clock.readsChangesSince(L.NewestAt)) {
-      Clock.forEachChangeSince(L.NewestAt, Grew);
+      Clock.joinChangesInto(L.Newest, L.NewestAt, [&](ClockSlot S, ClockTime Then) {
+        Scratch[Gathered++] = {S, Then};
+      });
     } else {
       ++WholeCopies;
-      for (ClockSlot S = 0; S < Clock.width(); ++S)
-        Grew(S);
+      for (ClockSlot S = 0; S < Clock.width(); ++S) {
+        const ClockTime Now = Clock.get(S), Then = L.Newest.get(S);
+        if (Now <= Then)
+          continue;
+        Scratch[Gathered++] = {S, Then};
+        L.Newest.raise(S, Now);
+      }
     }
     L.NewestAt = Clock.position();
     if (!L.Entries.empty() && !L.Entries.back().Whole)
-      L.Entries.back().Older.assign(Scratch.begin(), Scratch.end());
+      L.Entries.back().Older.assign(Scratch.begin(), Scratch.begin() + Gathered);
   }
 
   std::size_t CapPerThread;

@@ -122,7 +122,7 @@ void Engine::Impl::reuseOpportunity(const HostClock &H, const StreamState *St, A
                                     PoolId Pool, Range Bytes, OpId Site) {
   if (Hazards.empty())
     return;
-  const VectorClock &Common = Hosts.commonKnowledge();
+  const CommonKnowledge &Common = Hosts.common();
   std::vector<PendingHazard> Report;
   Hazards.dropIf([&](PendingHazard &Hz) {
     const Epoch &U = Hz.Access.At;
@@ -156,7 +156,7 @@ void Engine::Impl::reuseOpportunity(const HostClock &H, const StreamState *St, A
   }
 }
 
-void Engine::Impl::pruneHazards(const VectorClock &Common) {
+void Engine::Impl::pruneHazards(const CommonKnowledge &Common) {
   Hazards.dropIf([&](const PendingHazard &Hz) {
     if (!Common.covers(Hz.Access.At))
       return false;

@@ -50,7 +50,7 @@ Engine::~Engine() = default;
 
 StreamId Engine::stream(ThreadId, const StreamDesc &Desc) {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  return P->Streams.lookupOrCreate(Desc, P->Hosts.commonKnowledge()).Id;
+  return P->Streams.lookupOrCreate(Desc, P->Hosts.common()).Id;
 }
 
 void Engine::streamDestroyed(ThreadId, StreamId S) {
@@ -310,7 +310,7 @@ Engine::Stats Engine::stats() const {
   S.HostClocks = P->Hosts.threads();
   S.ClockSlots = P->Slots.count();
   S.Events = P->Events.size();
-  const VectorClock &Common = P->Hosts.commonKnowledge();
+  const CommonKnowledge &Common = P->Hosts.common();
   S.DeferredNotReported = P->HazardsResolved;
   for (const PendingHazard &H : P->Hazards.all()) {
     ++S.DeferredNotReported;
@@ -323,7 +323,7 @@ Engine::Stats Engine::stats() const {
 
 std::vector<Engine::DeferredRelease> Engine::deferredReleases() const {
   std::lock_guard<std::mutex> Lock(P->Mu);
-  const VectorClock &Common = P->Hosts.commonKnowledge();
+  const CommonKnowledge &Common = P->Hosts.common();
   std::vector<std::pair<AccessPoint, AccessPoint>> Pending;
   std::vector<std::pair<AccessPoint, AccessPoint>> Ordered;
   for (const PendingHazard &H : P->Hazards.all()) {

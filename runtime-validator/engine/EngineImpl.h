@@ -100,7 +100,7 @@ struct Engine::Impl {
   void reuseOpportunity(const HostClock &H, const StreamState *St, AllocKind Kind, PoolId Pool,
                         Range Bytes, OpId Site);
   /// Drops the hazards every CUDA thread knows to be complete.
-  void pruneHazards(const VectorClock &Common);
+  void pruneHazards(const CommonKnowledge &Common);
   void reportUnsafeFree(const std::shared_ptr<Allocation> &A, Range Bytes,
                         const AccessRecord &Rec, AccessPoint ReusedBy, bool Concurrently);
   void markUnsafeAtRelease(const std::shared_ptr<Allocation> &A, Range Bytes,
@@ -108,9 +108,9 @@ struct Engine::Impl {
   void deferredUnreported(const PendingHazard &Hz);
 
   // RecordRetention.cpp
-  void pruneDead(Segment &Seg, const VectorClock &Common);
+  void pruneDead(Segment &Seg, const CommonKnowledge &Common);
   void keepPast(Segment &Seg, const PastAccess &Kept);
-  void recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const VectorClock &Common);
+  void recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const CommonKnowledge &Common);
   void maybeSweep();
 };
 

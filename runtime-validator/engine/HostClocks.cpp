@@ -8,7 +8,7 @@ namespace streamlife {
 namespace rt {
 
 HostClocks::HostClocks(SlotAllocator &Slots, bool ChangedSlotJoins)
-    : Slots(Slots), ChangedSlotJoins(ChangedSlotJoins) {}
+    : Slots(Slots), Common(ChangedSlotJoins) {}
 
 HostClock &HostClocks::create(ThreadId T) {
   auto H = std::make_unique<HostClock>();
@@ -18,13 +18,11 @@ HostClock &HostClocks::create(ThreadId T) {
   H->Published = publishedWord(T);
   publish(*H);
   Clocks.push_back(std::move(H));
-  ++Version;
+  Common.changed();
   return *Clocks.back();
 }
 
-HostClock &HostClocks::forSync(ThreadId T) {
-  if (HostClock *H = find(T))
-    return *H;
+HostClock &HostClocks::firstSight(ThreadId T) {
   if (T >= ByThread.size())
     ByThread.resize(std::size_t(T) + 1, nullptr);
   ByThread[T] = &create(T);
@@ -38,22 +36,14 @@ HostClock &HostClocks::firstCudaUse(ThreadId T) {
   // A new CUDA thread knows what every CUDA thread knows: that work really
   // completed (each of them observed it), so nothing it enqueues can race
   // with it, and the common knowledge stays a lower bound of every clock.
-  const VectorClock &Known = commonKnowledge();
   if (CudaThreads)
-    H.Clock.join(Known);
+    H.Clock.join(Common.whole());
   H.UsesCuda = true;
   H.Finished = false;
   ++CudaThreads;
-  ++Members;
   learned(H);
+  Common.join(H.Clock);
   return H;
-}
-
-void HostClocks::learned(HostClock &H) {
-  H.Clock.tick(H.Slot);
-  H.ReleasedSinceTick = false;
-  publish(H);
-  ++Version;
 }
 
 std::atomic<std::uint64_t> *HostClocks::publishedWord(ThreadId T) {
@@ -101,74 +91,10 @@ void HostClocks::finished(ThreadId T) {
   if (H->UsesCuda) {
     H->UsesCuda = false;
     --CudaThreads;
-    ++Members;
+    Common.leave(H->Clock);
     publish(*H);
   }
-  ++Version;
-}
-
-const VectorClock &HostClocks::commonKnowledge() {
-  if (CommonVersion == Version)
-    return Common;
-  ++CommonComputations;
-  if (!ChangedSlotJoins || CommonMembers != Members || !updateCommon()) {
-    ++WholeCommon;
-    recomputeCommon();
-  }
-  CommonMembers = Members;
-  CommonVersion = Version;
-  return Common;
-}
-
-bool HostClocks::updateCommon() {
-  for (const std::unique_ptr<HostClock> &H : Clocks)
-    if (H->UsesCuda && !H->Clock.readsChangesSince(H->CommonAt))
-      return false;
-  Grown.clear();
-  // A thread's own slot is where no other thread knows more than it does:
-  // its growth there moves the minimum only when no other thread counts.
-  const bool OwnSlotsMove = CudaThreads <= 1;
-  for (const std::unique_ptr<HostClock> &H : Clocks) {
-    if (!H->UsesCuda)
-      continue;
-    H->Clock.forEachChangeSince(H->CommonAt, [&](ClockSlot S) {
-      if (S == H->Slot && !OwnSlotsMove)
-        return;
-      if (S >= GrownSeen.size())
-        GrownSeen.resize(std::size_t(S) + 1, false);
-      if (!GrownSeen[S]) {
-        GrownSeen[S] = true;
-        Grown.push_back(S);
-      }
-    });
-    H->CommonAt = H->Clock.position();
-  }
-  // A slot no thread's clock grew in keeps its minimum; one that grew in some
-  // thread's can only have risen (clocks only grow).
-  for (ClockSlot S : Grown) {
-    GrownSeen[S] = false;
-    ClockTime Min = ~ClockTime(0);
-    for (const std::unique_ptr<HostClock> &H : Clocks)
-      if (H->UsesCuda)
-        Min = std::min(Min, H->Clock.get(S));
-    Common.raise(S, Min);
-  }
-  return true;
-}
-
-void HostClocks::recomputeCommon() {
-  Common.clear();
-  bool First = true;
-  for (const std::unique_ptr<HostClock> &H : Clocks) {
-    if (!H->UsesCuda)
-      continue;
-    if (First)
-      Common.assign(H->Clock);
-    else
-      Common.meet(H->Clock);
-    First = false;
-    H->CommonAt = H->Clock.position();
-  }
+  Common.changed();
 }
 
 } // namespace rt

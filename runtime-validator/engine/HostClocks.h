@@ -21,19 +21,15 @@
 // it covers can never race again. Threads that only take locks are left out
 // (an idle lock user would hold it back forever), and so are finished ones; a
 // thread that starts using CUDA first joins the common knowledge (that work
-// has completed, every CUDA thread saw it), so the rule stays true.
-//
-// The common knowledge is read after every change of any thread's clock (the
-// next allocation, release or access asks for it). Recomputing it is a meet
-// of every CUDA thread's whole clock; instead, while the same threads count,
-// only the slots that grew in some thread's clock since the last computation
-// are recomputed (each a minimum over the threads): its minimum cannot have
-// moved elsewhere (LoggedClock.h: each clock keeps the order of its changes).
+// has completed, every CUDA thread saw it), so the rule stays true. It is
+// asked slot by slot (CommonKnowledge.h): every change of a clock here tells
+// it, so that no answer is stale.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ENGINE_HOSTCLOCKS_H
 #define STREAMLIFE_RT_ENGINE_HOSTCLOCKS_H
 
+#include "engine/CommonKnowledge.h"
 #include "engine/Engine.h"
 #include "engine/LoggedClock.h"
 #include "engine/VectorClock.h"
@@ -54,8 +50,6 @@ struct HostClock {
   bool UsesCuda = false;         ///< counted in the common knowledge
   bool Finished = false;         ///< the thread ended: no longer counted
   bool ReleasedSinceTick = false; ///< stamp() must tick before it stamps
-  /// The position of Clock when the common knowledge was last computed.
-  LoggedClock::Position CommonAt = LoggedClock::Unknown;
   /// Where the thread's time and flags are published (HostClocks::published);
   /// null beyond the published threads.
   std::atomic<std::uint64_t> *Published = nullptr;
@@ -65,8 +59,9 @@ struct HostClock {
 
 class HostClocks {
 public:
-  /// ChangedSlotJoins false: the common knowledge is recomputed from every
-  /// thread's whole clock (the reference the engine's tests compare with).
+  /// ChangedSlotJoins false: every question of the common knowledge reads the
+  /// meet of every CUDA thread's whole clock (the reference the engine's tests
+  /// compare with).
   explicit HostClocks(SlotAllocator &Slots, bool ChangedSlotJoins = true);
 
   /// The clock of thread T for a CUDA operation (created on first sight; joins
@@ -77,13 +72,23 @@ public:
     return H && H->UsesCuda ? *H : firstCudaUse(T);
   }
   /// The clock of thread T for a synchronization operation only.
-  HostClock &forSync(ThreadId T);
+  HostClock &forSync(ThreadId T) {
+    // Inline: a replay of queued lock events asks it per event.
+    if (HostClock *H = find(T))
+      return *H;
+    return firstSight(T);
+  }
   /// Null when T was never seen.
   HostClock *find(ThreadId T) { return T < ByThread.size() ? ByThread[T] : nullptr; }
 
   /// Call after H.Clock was joined with new knowledge: ticks H's own slot so
   /// that streams notice with one compare (VectorClock.h invariant).
-  void learned(HostClock &H);
+  void learned(HostClock &H) {
+    H.Clock.tick(H.Slot);
+    H.ReleasedSinceTick = false;
+    publish(H);
+    Common.changed();
+  }
   /// H released a synchronization object (its clock was copied there).
   void released(HostClock &H) {
     if (!H.ReleasedSinceTick) {
@@ -103,22 +108,23 @@ public:
   /// Where published() reads T's state (Engine::hostStateWord).
   const std::atomic<std::uint64_t> *publishedWordIfAny(ThreadId T) const;
 
-  /// What every CUDA-using thread knows. An access record this clock covers can
-  /// never race again: every future enqueue starts from one of their clocks.
-  const VectorClock &commonKnowledge();
+  /// What every CUDA-using thread knows. An access record it covers can never
+  /// race again: every future enqueue starts from one of their clocks.
+  const CommonKnowledge &common() const { return Common; }
+  /// The same as a whole clock (a new CUDA thread joins it; tests compare it).
+  const VectorClock &commonKnowledge() const { return Common.whole(); }
   /// Bumped whenever some clock changed; lets the shadow sweep skip.
-  std::uint64_t version() const { return Version; }
+  std::uint64_t version() const { return Common.version(); }
   std::size_t threads() const { return Clocks.size(); }
   /// Threads that used CUDA and have not finished.
   std::size_t cudaThreads() const { return CudaThreads; }
-  /// Computations of the common knowledge from whole clocks, and all of them.
-  std::uint64_t wholeCommonComputations() const { return WholeCommon; }
-  std::uint64_t commonComputations() const { return CommonComputations; }
 
 private:
   /// of() for a thread not counted yet: created or joining the CUDA threads.
   HostClock &firstCudaUse(ThreadId T);
   HostClock &create(ThreadId T);
+  /// forSync() of a thread never seen: creates its clock.
+  HostClock &firstSight(ThreadId T);
   /// Stores H's own time and flags where published() reads them: one store
   /// per change of them (release: the reader is another thread).
   static void publish(const HostClock &H) {
@@ -129,26 +135,12 @@ private:
   }
   /// The word of thread T, its chunk created if need be (null beyond them).
   std::atomic<std::uint64_t> *publishedWord(ThreadId T);
-  void recomputeCommon();
-  /// Recomputes the slots that grew since the last computation; false when
-  /// some thread's clock no longer knows their order (then recompute).
-  bool updateCommon();
 
   SlotAllocator &Slots;
   std::vector<std::unique_ptr<HostClock>> Clocks; ///< owned clocks
   std::vector<HostClock *> ByThread;              ///< ThreadId -> clock
   std::size_t CudaThreads = 0;
-  VectorClock Common;
-  std::uint64_t Version = 1;
-  std::uint64_t CommonVersion = 0;
-  bool ChangedSlotJoins;
-  /// Bumped when a thread starts or stops counting in the common knowledge.
-  std::uint64_t Members = 1;
-  std::uint64_t CommonMembers = 0;
-  std::uint64_t WholeCommon = 0;
-  std::uint64_t CommonComputations = 0;
-  std::vector<ClockSlot> Grown;   ///< scratch of updateCommon
-  std::vector<bool> GrownSeen;    ///< scratch: slot already in Grown
+  CommonKnowledge Common;
 
   /// Each thread's state as one word, (time << 2) | ReleasedSinceTick << 1 |
   /// UsesCuda, read by other threads without the lock: chunks of threads by

@@ -131,7 +131,7 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
   // not inherit the segment's accesses: those were attributed to the whole
   // segment before the allocator's blocks were known (a pointer names an
   // allocation, not bytes), so they would make every first block a race.
-  const VectorClock &Common = Hosts.commonKnowledge();
+  const CommonKnowledge &Common = Hosts.common();
   const bool Covered = Memory.forEachIn(R, [&](Addr, Segment &Seg) {
     pruneDead(Seg, Common);
     if (Seg.Live && sameKindClass(Seg.Owner->Kind, Kind))
@@ -202,7 +202,7 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
   };
   const bool KeepOrderedAccesses = Kind == ReleaseKind::CachingAllocator;
 
-  const VectorClock &Common = Hosts.commonKnowledge();
+  const CommonKnowledge &Common = Hosts.common();
   Memory.forEachIn(A->Bytes, [&](Addr Begin, Segment &Seg) {
     if (Seg.Owner != A || !Seg.Live)
       return;

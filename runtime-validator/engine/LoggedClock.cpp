@@ -10,15 +10,45 @@ namespace rt {
 bool LoggedClock::absorbSince(const LoggedClock &Other, Position From) {
   if (!Other.readsChangesSince(From))
     return absorb(Other.Clock);
+  // The walk of forEachChangeSince, with the components read in place: a
+  // slot in Other's order is within Other's clock and its order; this clock
+  // widens only to a slot that grows here, as raise() would.
+  const ClockTime *Theirs = Other.Clock.Times.data();
+  const Link *Order = Other.Links.data();
+  std::vector<ClockTime> &Times = Clock.Times;
+  ClockTime *Mine = Times.data();
+  std::size_t MineWidth = Times.size();
+  // grew() per growth, with what it asks of the width asked once (again
+  // only when the clock widens).
+  bool Narrow = narrow();
+  if (!Narrow && Links.size() < MineWidth)
+    Links.resize(MineWidth);
   bool Grew = false;
-  Other.forEachChangeSince(From, [&](ClockSlot S) {
-    const ClockTime T = Other.Clock.get(S);
-    if (T <= Clock.get(S))
-      return;
-    Clock.raise(S, T);
-    grew(S);
-    Grew = true;
-  });
+  for (ClockSlot S = Other.Newest; S != NoSlot;) {
+    const Link &At = Order[S];
+    if (At.ChangedAt <= From)
+      break;
+    const ClockSlot Next = At.Older;
+    const ClockTime T = Theirs[S];
+    if (S < MineWidth ? T > Mine[S] : T != 0) {
+      if (S >= MineWidth) {
+        Times.resize(std::size_t(S) + 1, 0);
+        Mine = Times.data();
+        MineWidth = Times.size();
+        Narrow = narrow();
+        if (!Narrow && Links.size() < MineWidth)
+          Links.resize(MineWidth);
+      }
+      Mine[S] = T;
+      ++Changes;
+      if (Narrow)
+        OrderedFrom = Changes;
+      else
+        linkNewest(S);
+      Grew = true;
+    }
+    S = Next;
+  }
   STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
   return Grew;
 }
@@ -28,30 +58,9 @@ bool LoggedClock::joinInto(VectorClock &Into, Position From) const {
     Into.join(Clock);
     return true;
   }
-  forEachChangeSince(From, [&](ClockSlot S) { Into.raise(S, Clock.get(S)); });
+  joinChangesInto(Into, From, [](ClockSlot, ClockTime) {});
   STREAMLIFE_DCHECK(Into.dominates(Clock));
   return false;
-}
-
-void LoggedClock::moveToNewest(ClockSlot S) {
-  if (S >= Links.size())
-    Links.resize(std::max<std::size_t>(std::size_t(S) + 1, Clock.width()));
-  Link &L = Links[S];
-  if (Newest == S) {
-    L.ChangedAt = Changes;
-    return;
-  }
-  if (L.ChangedAt != 0) { // linked: take it out
-    if (L.Older != NoSlot)
-      Links[L.Older].Newer = L.Newer;
-    Links[L.Newer].Older = L.Older; // S is not the newest, so it has a newer one
-  }
-  L.ChangedAt = Changes;
-  L.Older = Newest;
-  L.Newer = NoSlot;
-  if (Newest != NoSlot)
-    Links[Newest].Newer = S;
-  Newest = S;
 }
 
 } // namespace rt

@@ -24,6 +24,7 @@
 
 #include "engine/VectorClock.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -80,6 +81,34 @@ public:
   /// reads only the slots that grew since, when their order is kept, else the
   /// whole clock. Returns whether it read the whole clock.
   bool joinInto(VectorClock &Into, Position From) const;
+  /// The changed-slot half of joinInto (only when readsChangesSince(From)),
+  /// calling Grew(slot, Into's time before) for each slot of Into that grows,
+  /// newest change first. Reads both clocks in place: this is the walk of
+  /// every launch after a thread's clock changed and of every kept caching
+  /// allocation.
+  template <typename OnGrow> void joinChangesInto(VectorClock &Into, Position From, OnGrow &&Grew) const {
+    STREAMLIFE_DCHECK(readsChangesSince(From));
+    std::vector<ClockTime> &Theirs = Into.Times;
+    const ClockTime *Mine = Clock.Times.data();
+    const Link *Order = Links.data();
+    for (ClockSlot S = Newest; S != NoSlot;) {
+      const Link &At = Order[S];
+      if (At.ChangedAt <= From)
+        break;
+      const ClockTime Now = Mine[S];
+      if (S < Theirs.size()) {
+        if (Now > Theirs[S]) {
+          Grew(S, Theirs[S]);
+          Theirs[S] = Now;
+        }
+      } else if (Now != 0) {
+        Theirs.resize(std::size_t(S) + 1, 0);
+        Grew(S, ClockTime(0));
+        Theirs[S] = Now;
+      }
+      S = At.Older;
+    }
+  }
 
 private:
   void grew(ClockSlot S) {
@@ -89,7 +118,31 @@ private:
     else
       moveToNewest(S);
   }
-  void moveToNewest(ClockSlot S);
+  void moveToNewest(ClockSlot S) {
+    if (S >= Links.size())
+      Links.resize(std::max<std::size_t>(std::size_t(S) + 1, Clock.width()));
+    linkNewest(S);
+  }
+  /// moveToNewest() of a slot below Links.size().
+  void linkNewest(ClockSlot S) {
+    Link *At = Links.data();
+    Link &L = At[S];
+    if (Newest == S) {
+      L.ChangedAt = Changes;
+      return;
+    }
+    if (L.ChangedAt != 0) { // linked: take it out
+      if (L.Older != NoSlot)
+        At[L.Older].Newer = L.Newer;
+      At[L.Newer].Older = L.Older; // S is not the newest, so it has a newer one
+    }
+    L.ChangedAt = Changes;
+    L.Older = Newest;
+    L.Newer = NoSlot;
+    if (Newest != NoSlot)
+      At[Newest].Newer = S;
+    Newest = S;
+  }
 
   VectorClock Clock;
   Position Changes = 0;

@@ -29,7 +29,7 @@ namespace {
 constexpr std::size_t MinSweepInterval = 4096;
 } // namespace
 
-void Engine::Impl::pruneDead(Segment &Seg, const VectorClock &Common) {
+void Engine::Impl::pruneDead(Segment &Seg, const CommonKnowledge &Common) {
   auto DeadNow = [&](const AccessRecord &R) { return Common.covers(R.At); };
   Seg.Current.erase(std::remove_if(Seg.Current.begin(), Seg.Current.end(), DeadNow),
                     Seg.Current.end());
@@ -55,7 +55,7 @@ void Engine::Impl::keepPast(Segment &Seg, const PastAccess &Kept) {
   Seg.Past.push_back(Kept);
 }
 
-void Engine::Impl::recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const VectorClock &Common) {
+void Engine::Impl::recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const CommonKnowledge &Common) {
   bool Updated = false;
   std::size_t Out = 0;
   for (std::size_t I = 0; I < Seg.Current.size(); ++I) {
@@ -89,7 +89,7 @@ void Engine::Impl::maybeSweep() {
   if (Hosts.version() == SweptAtVersion)
     return; // nothing died since the last sweep
   SweptAtVersion = Hosts.version();
-  const VectorClock &Common = Hosts.commonKnowledge();
+  const CommonKnowledge &Common = Hosts.common();
   Memory.sweep([&](Segment &Seg) { pruneDead(Seg, Common); });
   pruneHazards(Common);
   Recent.prune(Common);

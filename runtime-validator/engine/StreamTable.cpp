@@ -9,7 +9,7 @@
 namespace streamlife {
 namespace rt {
 
-ClockSlot StreamTable::takeSlot(const VectorClock &Common, ClockTime &ContinueFrom) {
+ClockSlot StreamTable::takeSlot(const CommonKnowledge &Common, ClockTime &ContinueFrom) {
   for (std::size_t I = 0; I < Retiring.size();) {
     if (Common.covers(Epoch{Retiring[I].Slot, Retiring[I].Final})) {
       FreeSlots.push_back(Retiring[I]);
@@ -29,7 +29,7 @@ ClockSlot StreamTable::takeSlot(const VectorClock &Common, ClockTime &ContinueFr
   return Reused.Slot;
 }
 
-StreamState &StreamTable::lookupOrCreate(const StreamDesc &Desc, const VectorClock &Common) {
+StreamState &StreamTable::lookupOrCreate(const StreamDesc &Desc, const CommonKnowledge &Common) {
   auto Key = std::make_pair(Desc.Device, Desc.StreamHandle);
   auto It = Live.find(Key);
   if (It != Live.end())

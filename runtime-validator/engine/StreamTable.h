@@ -32,6 +32,7 @@
 #ifndef STREAMLIFE_RT_ENGINE_STREAMTABLE_H
 #define STREAMLIFE_RT_ENGINE_STREAMTABLE_H
 
+#include "engine/CommonKnowledge.h"
 #include "engine/Engine.h"
 #include "engine/HostClocks.h"
 #include "engine/LoggedClock.h"
@@ -76,7 +77,7 @@ public:
 
   /// The live stream with this (device, handle), created on first sight.
   /// Common is what every host thread knows (slots are recycled against it).
-  StreamState &lookupOrCreate(const StreamDesc &Desc, const VectorClock &Common);
+  StreamState &lookupOrCreate(const StreamDesc &Desc, const CommonKnowledge &Common);
   /// Forgets the handle (CUDA may hand it out again for a new stream); the
   /// stream's past work stays known to device syncs and access records.
   void destroy(StreamId S);
@@ -137,7 +138,7 @@ private:
     ClockSlot Slot;
     ClockTime Final; ///< the slot's last tick; a new owner continues from here
   };
-  ClockSlot takeSlot(const VectorClock &Common, ClockTime &ContinueFrom);
+  ClockSlot takeSlot(const CommonKnowledge &Common, ClockTime &ContinueFrom);
   DeviceStreams &device(int Device) { return Devices[Device]; }
   const DeviceStreams *findDevice(int Device) const {
     auto It = Devices.find(Device);

@@ -12,7 +12,7 @@ namespace {
 bool narrow(const LoggedClock &A, const LoggedClock &B) { return A.narrow() && B.narrow(); }
 
 /// Thread Host's mark, created as Unknown (the first contact reads whole clocks).
-SyncClock::Mark &markOf(SyncClock &C, ClockSlot Host) {
+inline SyncClock::Mark &markOf(SyncClock &C, ClockSlot Host) {
   for (SyncClock::Mark &M : C.Marks)
     if (M.Host == Host)
       return M;
@@ -23,12 +23,19 @@ SyncClock::Mark &markOf(SyncClock &C, ClockSlot Host) {
 } // namespace
 
 void SyncClocks::release(HostClock &H, SyncId Sync) {
-  auto [It, Inserted] = Clocks.try_emplace(Sync);
-  SyncClock &C = It->second;
-  if (Inserted) {
-    Order.push_back(Sync);
-    evictBeyondCap(Sync);
+  bool Inserted = false;
+  SyncClock *Known = Last && LastSync == Sync ? Last : nullptr;
+  if (!Known) {
+    auto [It, New] = Clocks.try_emplace(Sync);
+    Inserted = New;
+    Known = &It->second;
+    remember(Sync, *Known);
+    if (Inserted) {
+      Order.push_back(Sync);
+      evictBeyondCap(Sync);
+    }
   }
+  SyncClock &C = *Known;
   if (!ChangedSlotJoins) {
     if (!C.Clock.covers(H.now())) {
       ++WholeClockJoins;

@@ -82,11 +82,20 @@ public:
 
   /// Null when Sync was never released (acquiring it orders nothing).
   SyncClock *find(SyncId Sync) {
+    if (Last && LastSync == Sync)
+      return Last;
     auto It = Clocks.find(Sync);
-    return It == Clocks.end() ? nullptr : &It->second;
+    if (It == Clocks.end())
+      return nullptr;
+    remember(Sync, It->second);
+    return &It->second;
   }
   /// The object is gone (destroyed, or a thread-end token consumed by its join).
-  void forget(SyncId Sync) { Clocks.erase(Sync); }
+  void forget(SyncId Sync) {
+    if (LastSync == Sync)
+      Last = nullptr;
+    Clocks.erase(Sync);
+  }
 
   std::size_t size() const { return Clocks.size(); }
   std::size_t forgotten() const { return Evicted; }
@@ -98,12 +107,21 @@ public:
   std::uint64_t acquiresKnownByEpochs() const { return KnownByEpochs; }
 
 private:
+  /// A lock handover is a release and an acquire of one object, most often
+  /// one after the other: the second finds it without hashing.
+  void remember(SyncId Sync, SyncClock &C) {
+    LastSync = Sync;
+    Last = &C; // an unordered_map's elements stay put while others come and go
+  }
+  // forget() drops it with its object; eviction (in release(), after the
+  // released object was remembered) never evicts the object just released.
   /// Keep was just created (and pushed last): a stale entry of its id from
   /// an earlier, forgotten object must not evict it.
   void evictBeyondCap(SyncId Keep) {
     while (Clocks.size() > MaxObjects && !Order.empty()) {
       const SyncId Oldest = Order.front();
       Order.pop_front();
+      // Never the object remembered by remember(): that is Keep.
       if (Oldest != Keep)
         Evicted += Clocks.erase(Oldest);
     }
@@ -126,6 +144,8 @@ private:
   std::deque<SyncId> Order; ///< creation order, for eviction (may hold forgotten ids)
   std::size_t Evicted = 0;
   std::uint64_t WholeClockJoins = 0;
+  SyncId LastSync = 0;
+  SyncClock *Last = nullptr; ///< the object of LastSync, null: none
 };
 
 } // namespace rt

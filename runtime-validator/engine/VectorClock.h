@@ -99,6 +99,9 @@ public:
   void shrink() { Times.shrink_to_fit(); }
 
 private:
+  /// Its changed-slot joins read and write components directly (one bounds
+  /// check per slot, not three).
+  friend class LoggedClock;
   void grow(ClockSlot S) {
     if (S >= Times.size())
       Times.resize(std::size_t(S) + 1, 0);
