@@ -52,7 +52,7 @@ std::string AnnotatedAllocators::allocatorName(int Id) const {
 }
 
 void AnnotatedAllocators::push(const BlockEvent &Event) {
-  std::lock_guard<std::mutex> Guard(QueueLock);
+  std::lock_guard<FutexMutex> Guard(QueueLock);
   if (Event.Allocator) // not a host synchronization event nor a declared access
     noteQueued(Event);
   Queue.push_back(Event);
@@ -62,7 +62,7 @@ void AnnotatedAllocators::push(const BlockEvent &Event) {
 bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
   if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
     return false;
-  std::lock_guard<std::mutex> Guard(QueueLock);
+  std::lock_guard<FutexMutex> Guard(QueueLock);
   auto It = QueuedLives.find(Event.Ptr);
   if (It == QueuedLives.end() || !It->second.Live || !It->second.ReleaseRequested ||
       It->second.RequestSite == NoOp)
@@ -124,7 +124,7 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   // Waiting here for another thread's batch is the point: see Unapplied.
   std::lock_guard<std::mutex> Drain(DrainLock);
   {
-    std::lock_guard<std::mutex> Guard(QueueLock);
+    std::lock_guard<FutexMutex> Guard(QueueLock);
     Batch.swap(Queue);
   }
   // Runs of host synchronization events (most of a batch) go to the engine

@@ -38,6 +38,7 @@
 #define STREAMLIFE_RT_ALLOCATORS_ANNOTATEDALLOCATORS_H
 
 #include "allocators/BlockEvents.h"
+#include "allocators/FutexMutex.h"
 
 #include <atomic>
 #include <functional>
@@ -119,7 +120,7 @@ public:
   /// Blocks the queue keeps what it knows of (live ones, and released ones
   /// not forgotten yet): the memory bound's tests read it.
   std::size_t queuedBlocksKnown() {
-    std::lock_guard<std::mutex> Guard(QueueLock);
+    std::lock_guard<FutexMutex> Guard(QueueLock);
     return QueuedLives.size();
   }
   /// Events pushed and not yet applied.
@@ -206,7 +207,9 @@ private:
   /// Registered allocators by id - 1, published after they are complete.
   std::unique_ptr<std::atomic<Registered *>[]> ById;
 
-  std::mutex QueueLock; ///< guards Queue and QueuedLives only; taken under allocators' locks
+  /// Guards Queue and QueuedLives only; taken under allocators' locks and
+  /// for every queued lock handover, so not a pthread mutex (FutexMutex.h).
+  FutexMutex QueueLock;
   std::vector<BlockEvent> Queue;
   /// Blocks as the queue leaves them (the events pushed so far applied).
   std::unordered_map<Addr, QueuedLife> QueuedLives;
