@@ -109,6 +109,10 @@ public:
 
   /// Any thread, any lock held: queues only (no CUDA, no engine call).
   void push(const BlockEvent &Event);
+  /// push() of a host synchronization event (What >= HostReleased) of thread
+  /// T on Sync, built in place: the thread interposers' counted path. Returns
+  /// the events unapplied after it.
+  std::size_t pushHostSync(BlockEvent::Kind What, ThreadId T, Addr Sync);
   /// Queues a Released event whose site will not be reported, and returns
   /// true, when replay will name the release by its request's site instead
   /// (ReleaseRequested with a site came since the block's allocation: the

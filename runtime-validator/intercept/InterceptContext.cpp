@@ -258,11 +258,14 @@ bool InterceptContext::queueReleaseNamedByRequest(const BlockEvent &Event) const
   return true;
 }
 
-std::size_t InterceptContext::queuedBlockEvents() const { return R.Annotated.unapplied(); }
-
-void InterceptContext::countHostSync() const {
+std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
+  std::size_t Unapplied = R.Annotated.pushHostSync(What, T, Sync);
+  redundant_sync::thisThread().queued(filterKind(What));
   R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
+  return Unapplied;
 }
+
+std::size_t unappliedEvents(ValidatorRuntime &R) { return R.Annotated.unapplied(); }
 
 void InterceptContext::replayBlockEvents() const {
   if (!R.Annotated.hasPending())

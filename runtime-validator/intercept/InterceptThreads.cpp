@@ -109,11 +109,18 @@ SyncId threadEndId(pthread_t T) { return ThreadEndTag ^ static_cast<SyncId>(T); 
 /// Every lock the driver, CUPTI and the validator take passes here (about 12
 /// of the driver's per launch-bound step on an H200), so it is inline and
 /// reads a thread-local and one cache slot: no call, no frame, no lock.
-__attribute__((always_inline)) inline bool ignoredAtOnce(const void *Caller, SyncPrimitive What) {
+/// Kind: what the cache said of Caller when it is not ignored (Unknown, or a
+/// kind that counts), for reportingChecked.
+__attribute__((always_inline)) inline bool ignoredAtOnce(const void *Caller, SyncPrimitive What,
+                                                         CallerKind &Kind) {
   if (ValidatorCode::running())
     return true;
-  CallerKind Kind = cachedCallerKind(Caller);
+  Kind = cachedCallerKind(Caller);
   return Kind != CallerKind::Unknown && !countsAsProgramSync(Kind, What);
+}
+__attribute__((always_inline)) inline bool ignoredAtOnce(const void *Caller, SyncPrimitive What) {
+  CallerKind Kind;
+  return ignoredAtOnce(Caller, What, Kind);
 }
 
 __attribute__((noinline)) CallerKind classifyFirstSight(const void *Caller) {
@@ -136,27 +143,37 @@ ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
   return countsAsProgramSync(Kind, What) ? R : nullptr;
 }
 
-void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
+/// reporting() after ignoredAtOnce(Caller, What, Kind) said no: a kind that
+/// counts stays in its cache slot, only an Unknown one is asked again (another
+/// thread may have classified the caller meanwhile).
+ValidatorRuntime *reportingChecked(const void *Caller, CallerKind Kind, SyncPrimitive What) {
+  ValidatorRuntime *R = runtimeOnceCudaUsed();
+  if (!R || Kind != CallerKind::Unknown)
+    return R;
+  Kind = cachedCallerKind(Caller);
+  if (Kind == CallerKind::Unknown)
+    Kind = classifyFirstSight(Caller);
+  return countsAsProgramSync(Kind, What) ? R : nullptr;
+}
+
+/// Returns the events queued and not yet applied.
+std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
   ValidatorCode Running;
-  BlockEvent Event;
-  Event.What = What;
-  Event.Thread = T;
-  Event.Ptr = Sync;
-  InterceptContext I(R);
-  I.queueBlockEvent(Event);
-  I.countHostSync();
+  return queueHostSync(R, What, T, Sync);
 }
 
 // Releases and acquires that would change no clock are not queued
 // (RedundantSyncFilter.h): most of a framework's locking is one thread taking
 // the same lock again with nothing learned in between.
-void released(ValidatorRuntime &R, const void *Sync) {
+// Returns the events queued and not yet applied after it.
+std::size_t released(ValidatorRuntime &R, const void *Sync) {
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   if (Filter.releaseIsRedundant(Id))
-    return;
-  queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id);
+    return unappliedEvents(R);
+  std::size_t Unapplied = queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id);
   Filter.releaseQueued(Id);
+  return Unapplied;
 }
 void acquired(ValidatorRuntime &R, const void *Sync) {
   auto Id = reinterpret_cast<SyncId>(Sync);
@@ -172,17 +189,19 @@ void destroyed(ValidatorRuntime &R, SyncId Id) {
   queue(R, BlockEvent::Kind::SyncDestroyed, currentThread(), Id);
   redundant_sync::thisThread().destroyQueued(Id);
 }
-/// After the real release: keeps a queue that CUDA calls do not drain bounded.
-void drainIfLong(ValidatorRuntime &R) {
-  if (InterceptContext(R).queuedBlockEvents() < DrainBeyond)
+/// After the real release: keeps a queue that CUDA calls do not drain
+/// bounded (Unapplied: the events queued and not applied before it).
+void drainIfLong(ValidatorRuntime &R, std::size_t Unapplied) {
+  if (__builtin_expect(Unapplied < DrainBeyond, 1))
     return;
   ValidatorCode Running;
   drainQueuedEventsOutsideCuda(R);
 }
 
 /// Reports an acquire that the real call made (it returned 0).
-__attribute__((noinline)) void reportAcquired(const void *Caller, SyncPrimitive What, const void *Sync) {
-  if (ValidatorRuntime *R = reporting(Caller, What))
+__attribute__((noinline)) void reportAcquired(const void *Caller, CallerKind Kind, SyncPrimitive What,
+                                              const void *Sync) {
+  if (ValidatorRuntime *R = reportingChecked(Caller, Kind, What))
     acquired(*R, Sync);
 }
 /// An acquiring interposer's whole body: the real call Real(A...), then the
@@ -191,47 +210,48 @@ __attribute__((noinline)) void reportAcquired(const void *Caller, SyncPrimitive 
 /// depth is this thread's, and a cache slot, once written, keeps its kind),
 /// so that an ignored call is a tail call of the real one: no frame.
 template <typename Fn, typename... Args>
-__attribute__((noinline)) int acquiringReported(const void *Caller, SyncPrimitive What, const void *Sync,
-                                                Fn Real, Args... A) {
+__attribute__((noinline)) int acquiringReported(const void *Caller, CallerKind Kind, SyncPrimitive What,
+                                                const void *Sync, Fn Real, Args... A) {
   int Rc = Real(A...);
   if (Rc == 0)
-    reportAcquired(Caller, What, Sync);
+    reportAcquired(Caller, Kind, What, Sync);
   return Rc;
 }
 template <typename Fn, typename... Args>
 __attribute__((always_inline)) inline int acquiring(const void *Caller, SyncPrimitive What, const void *Sync,
                                                     Fn Real, Args... A) {
-  if (ignoredAtOnce(Caller, What))
+  CallerKind Kind;
+  if (ignoredAtOnce(Caller, What, Kind))
     return Real(A...);
-  return acquiringReported(Caller, What, Sync, Real, A...);
+  return acquiringReported(Caller, Kind, What, Sync, Real, A...);
 }
 
 /// A releasing interposer: the release is queued before the real call (the
 /// next owner's acquire must come after it in the queue), the queue kept
 /// short after it.
 template <typename Call>
-__attribute__((noinline)) int releasedAroundReported(const void *Caller, SyncPrimitive What, const void *Sync,
-                                                     Call &&Real) {
-  ValidatorRuntime *R = reporting(Caller, What);
-  if (R)
-    released(*R, Sync);
+__attribute__((noinline)) int releasedAroundReported(const void *Caller, CallerKind Kind, SyncPrimitive What,
+                                                     const void *Sync, Call &&Real) {
+  ValidatorRuntime *R = reportingChecked(Caller, Kind, What);
+  std::size_t Unapplied = R ? released(*R, Sync) : 0;
   int Rc = Real();
   if (R)
-    drainIfLong(*R);
+    drainIfLong(*R, Unapplied);
   return Rc;
 }
 template <typename Fn, typename... Args>
-__attribute__((noinline)) int releasingReported(const void *Caller, SyncPrimitive What, const void *Sync,
-                                                Fn Real, Args... A) {
-  return releasedAroundReported(Caller, What, Sync, [&] { return Real(A...); });
+__attribute__((noinline)) int releasingReported(const void *Caller, CallerKind Kind, SyncPrimitive What,
+                                                const void *Sync, Fn Real, Args... A) {
+  return releasedAroundReported(Caller, Kind, What, Sync, [&] { return Real(A...); });
 }
 /// A releasing interposer's whole body (an ignored call: a tail call of Real).
 template <typename Fn, typename... Args>
 __attribute__((always_inline)) inline int releasing(const void *Caller, SyncPrimitive What, const void *Sync,
                                                     Fn Real, Args... A) {
-  if (ignoredAtOnce(Caller, What))
+  CallerKind Kind;
+  if (ignoredAtOnce(Caller, What, Kind))
     return Real(A...);
-  return releasingReported(Caller, What, Sync, Real, A...);
+  return releasingReported(Caller, Kind, What, Sync, Real, A...);
 }
 
 /// A wait that unlocks Mutex and relocks it before returning (condition
