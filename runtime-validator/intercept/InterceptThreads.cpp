@@ -146,9 +146,12 @@ ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
 /// reporting() after ignoredAtOnce(Caller, What, Kind) said no: a kind that
 /// counts stays in its cache slot, only an Unknown one is asked again (another
 /// thread may have classified the caller meanwhile).
-ValidatorRuntime *reportingChecked(const void *Caller, CallerKind Kind, SyncPrimitive What) {
+/// Inline: every reported lock event asks it, and a call's frame cost as much
+/// as the question.
+__attribute__((always_inline)) inline ValidatorRuntime *reportingChecked(const void *Caller, CallerKind Kind,
+                                                                         SyncPrimitive What) {
   ValidatorRuntime *R = runtimeOnceCudaUsed();
-  if (!R || Kind != CallerKind::Unknown)
+  if (__builtin_expect(!R || Kind != CallerKind::Unknown, 1))
     return R;
   Kind = cachedCallerKind(Caller);
   if (Kind == CallerKind::Unknown)
