@@ -18,6 +18,12 @@ std::atomic<std::uint64_t> Releases[1u << BucketBits];
 /// so a release after it is never redundant.
 std::atomic<std::uint64_t> Destructions[1u << BucketBits];
 std::atomic<std::uint64_t> Dropped{0};
+bool CountingDropped = false;
+
+void countDrop() {
+  if (CountingDropped)
+    Dropped.fetch_add(1, std::memory_order_relaxed);
+}
 
 unsigned bucket(SyncObject Sync) {
   return static_cast<unsigned>(((Sync >> 3) * 0x9E3779B97F4A7C15ull) >> (64 - BucketBits));
@@ -41,7 +47,7 @@ bool ThreadFilter::releaseIsRedundant(SyncObject Sync) {
   // The engine's flag is set already (nothing ticked since the release this
   // one repeats); noted anyway, it only makes the next allocation count.
   PendingStamp = true;
-  Dropped.fetch_add(1, std::memory_order_relaxed);
+  countDrop();
   return true;
 }
 
@@ -61,7 +67,7 @@ AcquireCheck ThreadFilter::checkAcquire(SyncObject Sync) {
   std::uint64_t Seen = Releases[bucket(Sync)].load(std::memory_order_seq_cst);
   bool Redundant = K.Releases == Seen;
   if (Redundant)
-    Dropped.fetch_add(1, std::memory_order_relaxed);
+    countDrop();
   return {Redundant, Seen};
 }
 
@@ -107,6 +113,7 @@ void ThreadFilter::queued(Queued What) {
 }
 
 std::uint64_t dropped() { return Dropped.load(std::memory_order_relaxed); }
+void countDropped(bool On) { CountingDropped = On; }
 
 } // namespace redundant_sync
 } // namespace rt

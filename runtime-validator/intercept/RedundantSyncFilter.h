@@ -170,8 +170,12 @@ inline thread_local ThreadFilter ThisThreadFilter;
 /// The calling thread's filter.
 inline ThreadFilter &thisThread() { return detail::ThisThreadFilter; }
 
-/// Events dropped so far, all threads (intercept_stats).
+/// Events dropped so far, all threads (intercept_stats), counted only once
+/// countDropped(true): a count is a locked add on a line that every locking
+/// thread writes, for each of the program's dropped lock events. Set before
+/// the program's first lock event.
 std::uint64_t dropped();
+void countDropped(bool On);
 
 } // namespace redundant_sync
 } // namespace rt
