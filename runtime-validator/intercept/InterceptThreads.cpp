@@ -167,9 +167,11 @@ std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId
 
 // Releases and acquires that would change no clock are not queued
 // (RedundantSyncFilter.h): most of a framework's locking is one thread taking
-// the same lock again with nothing learned in between.
+// the same lock again with nothing learned in between. Inline, as the steps
+// of the reported paths below: those are one frame each, the real call's
+// (a frame per step cost a dropped event as much as the filter's question).
 // Returns the events queued and not yet applied after it.
-std::size_t released(ValidatorRuntime &R, const void *Sync) {
+__attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, const void *Sync) {
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   if (Filter.releaseIsRedundant(Id))
@@ -178,7 +180,7 @@ std::size_t released(ValidatorRuntime &R, const void *Sync) {
   Filter.releaseQueued(Id);
   return Unapplied;
 }
-void acquired(ValidatorRuntime &R, const void *Sync) {
+__attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const void *Sync) {
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id);
@@ -202,8 +204,8 @@ void drainIfLong(ValidatorRuntime &R, std::size_t Unapplied) {
 }
 
 /// Reports an acquire that the real call made (it returned 0).
-__attribute__((noinline)) void reportAcquired(const void *Caller, CallerKind Kind, SyncPrimitive What,
-                                              const void *Sync) {
+__attribute__((always_inline)) inline void reportAcquired(const void *Caller, CallerKind Kind,
+                                                          SyncPrimitive What, const void *Sync) {
   if (ValidatorRuntime *R = reportingChecked(Caller, Kind, What))
     acquired(*R, Sync);
 }
@@ -233,8 +235,8 @@ __attribute__((always_inline)) inline int acquiring(const void *Caller, SyncPrim
 /// next owner's acquire must come after it in the queue), the queue kept
 /// short after it.
 template <typename Call>
-__attribute__((noinline)) int releasedAroundReported(const void *Caller, CallerKind Kind, SyncPrimitive What,
-                                                     const void *Sync, Call &&Real) {
+__attribute__((always_inline)) inline int releasedAroundReported(const void *Caller, CallerKind Kind,
+                                                                 SyncPrimitive What, const void *Sync, Call &&Real) {
   ValidatorRuntime *R = reportingChecked(Caller, Kind, What);
   std::size_t Unapplied = R ? released(*R, Sync) : 0;
   int Rc = Real();
