@@ -13,7 +13,7 @@
 // and a step costs a few nanoseconds, so the difference between the two runs
 // is the validator's own host time per launch (cpu_launch_path.sh pairs them).
 //
-//   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct] [--locks K]
+//   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--blocks L]
 //
 // --depth D makes each call D frames deep (a framework's stack), which is
 // what stack capture pays for. --struct launches kernel 0x2000 instead, whose
@@ -23,7 +23,11 @@
 // each step, between its CUDA calls (a framework's locks): the mutexes share
 // one slot of RedundantSyncFilter's per-thread cache, so with K >= 2 every
 // lock and unlock is kept and queued (the interposers' counted path,
-// InterceptThreads.cpp); with K = 1 all but the first are dropped. Prints one line:
+// InterceptThreads.cpp); with K = 1 all but the first are dropped. --blocks L
+// reports L block lifetimes per step through the annotation entry points
+// (streamlife/annotations.h: allocated, release requested, released, as
+// PyTorch's trace tracker does; the release is named by its request), each
+// block on the step's stream, reused every 64 blocks. Prints one line:
 //   cpu_launch_path: launches=N ns_per_launch_median=X ns_per_launch_mean=Y
 // Exit 0; 2 without the fake CUPTI; 3 on bad usage.
 //
@@ -56,6 +60,16 @@ struct alignas(512) SpacedMutex {
   pthread_mutex_t M = PTHREAD_MUTEX_INITIALIZER;
 };
 std::vector<SpacedMutex> Locks;
+
+/// The annotation entry points when the validator is preloaded, else null.
+struct BlockAnnotations {
+  void (*Allocated)(int, const void *, size_t, void *) = nullptr;
+  void (*Requested)(int, const void *, void *) = nullptr;
+  void (*Released)(int, const void *, void *) = nullptr;
+  int Allocator = 0;
+  int PerStep = 0;
+  long Next = 0;
+} Blocks;
 
 void setUp() {
   for (int S = 0; S < 2; ++S) {
@@ -91,6 +105,13 @@ void step(long I) {
     pthread_mutex_lock(&L.M);
     pthread_mutex_unlock(&L.M);
   }
+  if (Blocks.Allocator)
+    for (int B = 0; B < Blocks.PerStep; ++B) {
+      auto *Block = reinterpret_cast<const void *>(0x7e0000000000 + (Blocks.Next++ % 64) * 0x1000);
+      Blocks.Allocated(Blocks.Allocator, Block, 0x1000, Streams[S]);
+      Blocks.Requested(Blocks.Allocator, Block, Streams[S]);
+      Blocks.Released(Blocks.Allocator, Block, Streams[S]);
+    }
 }
 
 __attribute__((noinline)) void deep(int Depth, long I) {
@@ -105,7 +126,7 @@ __attribute__((noinline)) void deep(int Depth, long I) {
 
 int main(int Argc, char **Argv) {
   long Launches = 200000;
-  int Batch = 500, Depth = 24, LockCount = 0;
+  int Batch = 500, Depth = 24, LockCount = 0, BlockCount = 0;
   for (int I = 1; I < Argc; ++I) {
     if (!std::strcmp(Argv[I], "--launches") && I + 1 < Argc)
       Launches = std::atol(Argv[++I]);
@@ -117,14 +138,17 @@ int main(int Argc, char **Argv) {
       StructParams = true;
     else if (!std::strcmp(Argv[I], "--locks") && I + 1 < Argc)
       LockCount = std::atoi(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--blocks") && I + 1 < Argc)
+      BlockCount = std::atoi(Argv[++I]);
     else {
-      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K]\n",
+      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--blocks L]\n",
                    Argv[I], Argv[0]);
       return 3;
     }
   }
-  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0) {
-    std::fprintf(stderr, "error: --launches and --batch must be positive, --depth and --locks not negative\n");
+  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0) {
+    std::fprintf(stderr,
+                 "error: --launches and --batch must be positive, --depth, --locks and --blocks not negative\n");
     return 3;
   }
   Locks = std::vector<SpacedMutex>(static_cast<std::size_t>(LockCount));
@@ -136,6 +160,18 @@ int main(int Argc, char **Argv) {
     return 2;
   }
   setUp();
+  if (BlockCount) {
+    using RegisterFn = int (*)(const char *, int);
+    auto Register = reinterpret_cast<RegisterFn>(dlsym(RTLD_DEFAULT, "__streamlife_register_allocator"));
+    Blocks.Allocated = reinterpret_cast<decltype(Blocks.Allocated)>(dlsym(RTLD_DEFAULT, "__streamlife_block_allocated"));
+    Blocks.Requested =
+        reinterpret_cast<decltype(Blocks.Requested)>(dlsym(RTLD_DEFAULT, "__streamlife_block_release_requested"));
+    Blocks.Released = reinterpret_cast<decltype(Blocks.Released)>(dlsym(RTLD_DEFAULT, "__streamlife_block_released"));
+    Blocks.Allocator = Register && Blocks.Allocated && Blocks.Requested && Blocks.Released
+                           ? Register("bench pool", 1) // STREAMLIFE_REUSE_SAME_STREAM
+                           : 0;
+    Blocks.PerStep = BlockCount;
+  }
   for (long I = 0; I < 2000; ++I) // warm-up: tables, sampled stacks
     deep(Depth, I);
   std::vector<double> PerLaunch;
