@@ -87,7 +87,7 @@ bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
 // life, in the same (queue) order: an allocator registered when the event is
 // queued is registered when it is applied, so a block noted live here is live
 // there, with the same first request.
-void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
+inline void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
   switch (Event.What) {
   case BlockEvent::Kind::Allocated:
     if (Event.Ptr && Event.Size && registered(Event.Allocator)) {

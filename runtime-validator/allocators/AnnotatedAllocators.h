@@ -191,8 +191,9 @@ private:
   static Engine::HostSync asHostSync(const BlockEvent &Event);
   /// A block event or a declared access (host events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
-  /// Follows the queue's order in QueuedLives (QueueLock held).
-  void noteQueued(const BlockEvent &Event);
+  /// Follows the queue's order in QueuedLives (QueueLock held). Inline in
+  /// push: its call's frame cost a quarter of it.
+  __attribute__((always_inline)) inline void noteQueued(const BlockEvent &Event);
   void accountAllocation(const BlockEvent &Event, std::size_t Site);
   void accountRequest(Addr Ptr, OpId Site);
   /// Forgets the block; returns the op its release was requested at, if any.
