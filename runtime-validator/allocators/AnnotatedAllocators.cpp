@@ -52,17 +52,26 @@ std::string AnnotatedAllocators::allocatorName(int Id) const {
 }
 
 void AnnotatedAllocators::push(const BlockEvent &Event) {
-  std::lock_guard<std::mutex> Guard(QueueLock);
+  std::lock_guard<FutexMutex> Guard(QueueLock);
   if (Event.Allocator) // not a host synchronization event nor a declared access
     noteQueued(Event);
   Queue.push_back(Event);
   Unapplied.fetch_add(1, std::memory_order_release);
 }
 
+std::size_t AnnotatedAllocators::pushHostSync(BlockEvent::Kind What, ThreadId T, Addr Sync) {
+  std::lock_guard<FutexMutex> Guard(QueueLock);
+  BlockEvent &Event = Queue.emplace_back();
+  Event.What = What;
+  Event.Thread = T;
+  Event.Ptr = Sync;
+  return Unapplied.fetch_add(1, std::memory_order_release) + 1;
+}
+
 bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
   if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
     return false;
-  std::lock_guard<std::mutex> Guard(QueueLock);
+  std::lock_guard<FutexMutex> Guard(QueueLock);
   auto It = QueuedLives.find(Event.Ptr);
   if (It == QueuedLives.end() || !It->second.Live || !It->second.ReleaseRequested ||
       It->second.RequestSite == NoOp)
@@ -78,7 +87,7 @@ bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
 // life, in the same (queue) order: an allocator registered when the event is
 // queued is registered when it is applied, so a block noted live here is live
 // there, with the same first request.
-void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
+inline void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
   switch (Event.What) {
   case BlockEvent::Kind::Allocated:
     if (Event.Ptr && Event.Size && registered(Event.Allocator)) {
@@ -124,7 +133,7 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   // Waiting here for another thread's batch is the point: see Unapplied.
   std::lock_guard<std::mutex> Drain(DrainLock);
   {
-    std::lock_guard<std::mutex> Guard(QueueLock);
+    std::lock_guard<FutexMutex> Guard(QueueLock);
     Batch.swap(Queue);
   }
   // Runs of host synchronization events (most of a batch) go to the engine

@@ -54,7 +54,7 @@ void pushBlockEvent(BlockEvent::Kind What, int Allocator, const void *Ptr, std::
   if (!R || !Ptr)
     return;
   InterceptContext I(*R);
-  ProfileTimer Timer(I.profile(), ProfileCallback::BlockEvents);
+  ProfileTimer Timer(ProfileCallback::BlockEvents);
   if (!I.allocatorKnown(Allocator))
     return;
   BlockEvent Event;
@@ -108,7 +108,7 @@ STREAMLIFE_EXPORT void __streamlife_buffer_accessed(const void *Ptr, size_t Size
   if (!R || !Ptr || !Size)
     return;
   InterceptContext I(*R);
-  ProfileTimer Timer(I.profile(), ProfileCallback::BlockEvents);
+  ProfileTimer Timer(ProfileCallback::BlockEvents);
   static std::atomic<NameId> Name{0};
   NameId Id = Name.load(std::memory_order_relaxed);
   if (!Id) {

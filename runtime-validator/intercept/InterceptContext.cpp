@@ -258,11 +258,17 @@ bool InterceptContext::queueReleaseNamedByRequest(const BlockEvent &Event) const
   return true;
 }
 
-std::size_t InterceptContext::queuedBlockEvents() const { return R.Annotated.unapplied(); }
-
-void InterceptContext::countHostSync() const {
-  R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
+std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
+  std::size_t Unapplied = R.Annotated.pushHostSync(What, T, Sync);
+  redundant_sync::thisThread().queued(filterKind(What));
+  // Counted only for the line that prints it: a locked add on a line that
+  // every locking thread writes.
+  if (R.Opts.intercept_stats)
+    R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
+  return Unapplied;
 }
+
+std::size_t unappliedEvents(ValidatorRuntime &R) { return R.Annotated.unapplied(); }
 
 void InterceptContext::replayBlockEvents() const {
   if (!R.Annotated.hasPending())
@@ -344,8 +350,6 @@ InterceptScope::~InterceptScope() {
     R.Report.drain(R);
   }
 }
-
-SelfProfile &selfProfile(ValidatorRuntime &R) { return R.Profile; }
 
 ProfileSlot profileSlot(const char *Name) {
   ValidatorRuntime *R = runtime();

@@ -74,6 +74,14 @@ bool processUsedCuda();
 /// and while passive. One call for the thread interposers' first check.
 ValidatorRuntime *runtimeOnceCudaUsed();
 
+/// Queues and counts (intercept_stats) host synchronization event What of
+/// thread T on Sync (InterceptThreads.cpp), and tells T's RedundantSyncFilter;
+/// returns the block and host events queued and not yet applied. No
+/// InterceptContext: the thread interposers' hot path.
+std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync);
+/// Block and host events queued and not yet applied.
+std::size_t unappliedEvents(ValidatorRuntime &R);
+
 /// Marks the calling thread as running validator code: an intercepted call's
 /// scope, or an interposer's own bookkeeping. The locks the validator takes
 /// meanwhile are its own, so the thread interposers (InterceptThreads.cpp)
@@ -179,10 +187,6 @@ public:
   /// request (AnnotatedAllocators::pushReleaseNamedByRequest); false: nothing
   /// queued, capture the site and queueBlockEvent.
   bool queueReleaseNamedByRequest(const BlockEvent &Event) const;
-  /// Block and host-synchronization events queued and not yet applied.
-  std::size_t queuedBlockEvents() const;
-  /// A host synchronization event was queued (intercept_stats).
-  void countHostSync() const;
   /// Replays the queued block events (InterceptScope does it before a call).
   void replayBlockEvents() const;
 
@@ -226,10 +230,6 @@ private:
 /// lock while profiling, so keep it where it can be kept); NoProfileSlot when
 /// the validator is passive or not profiling.
 ProfileSlot profileSlot(const char *Name);
-
-/// The runtime's self-profile, for a callback outside CUDA calls that holds
-/// the runtime but no context (ProfileCallback).
-SelfProfile &selfProfile(ValidatorRuntime &R);
 
 } // namespace rt
 } // namespace streamlife

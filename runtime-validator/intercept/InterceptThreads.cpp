@@ -136,31 +136,46 @@ ValidatorRuntime *reporting(const void *Caller, SyncPrimitive What) {
   return countsAsProgramSync(Kind, What) ? R : nullptr;
 }
 
-void queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
+/// reporting() after ignoredAtOnce(Caller, What) said no: the validator's
+/// depth is not asked again. The caller's kind is read again: handing it on
+/// from the prefix saved 9 instructions per reported lock event and cost 4
+/// per ignored one (the validator's and the driver's locks, several per CUDA
+/// call), by reference or by value. Inline: every reported lock event asks
+/// it, and a call's frame cost as much as the question.
+__attribute__((always_inline)) inline ValidatorRuntime *reportingChecked(const void *Caller, SyncPrimitive What) {
+  ValidatorRuntime *R = runtimeOnceCudaUsed();
+  if (!R)
+    return nullptr;
+  CallerKind Kind = cachedCallerKind(Caller);
+  if (__builtin_expect(Kind == CallerKind::Unknown, 0))
+    Kind = classifyFirstSight(Caller);
+  return countsAsProgramSync(Kind, What) ? R : nullptr;
+}
+
+/// Returns the events queued and not yet applied.
+std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
   ValidatorCode Running;
-  BlockEvent Event;
-  Event.What = What;
-  Event.Thread = T;
-  Event.Ptr = Sync;
-  InterceptContext I(R);
-  I.queueBlockEvent(Event);
-  I.countHostSync();
+  return queueHostSync(R, What, T, Sync);
 }
 
 // Releases and acquires that would change no clock are not queued
 // (RedundantSyncFilter.h): most of a framework's locking is one thread taking
-// the same lock again with nothing learned in between.
-void released(ValidatorRuntime &R, const void *Sync) {
-  ProfileTimer Timer(selfProfile(R), ProfileCallback::HostSync);
+// the same lock again with nothing learned in between. Inline, as the steps
+// of the reported paths below: those are one frame each, the real call's
+// (a frame per step cost a dropped event as much as the filter's question).
+// Returns the events queued and not yet applied after it.
+__attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, const void *Sync) {
+  ProfileTimer Timer(ProfileCallback::HostSync);
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   if (Filter.releaseIsRedundant(Id))
-    return;
-  queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id);
+    return unappliedEvents(R);
+  std::size_t Unapplied = queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id);
   Filter.releaseQueued(Id);
+  return Unapplied;
 }
-void acquired(ValidatorRuntime &R, const void *Sync) {
-  ProfileTimer Timer(selfProfile(R), ProfileCallback::HostSync);
+__attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const void *Sync) {
+  ProfileTimer Timer(ProfileCallback::HostSync);
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id);
@@ -171,22 +186,24 @@ void acquired(ValidatorRuntime &R, const void *Sync) {
 }
 /// The object's clock is forgotten (destroyed, or a thread token consumed).
 void destroyed(ValidatorRuntime &R, SyncId Id) {
-  ProfileTimer Timer(selfProfile(R), ProfileCallback::HostSync);
+  ProfileTimer Timer(ProfileCallback::HostSync);
   queue(R, BlockEvent::Kind::SyncDestroyed, currentThread(), Id);
   redundant_sync::thisThread().destroyQueued(Id);
 }
-/// After the real release: keeps a queue that CUDA calls do not drain bounded.
-void drainIfLong(ValidatorRuntime &R) {
-  if (InterceptContext(R).queuedBlockEvents() < DrainBeyond)
+/// After the real release: keeps a queue that CUDA calls do not drain
+/// bounded (Unapplied: the events queued and not applied before it).
+void drainIfLong(ValidatorRuntime &R, std::size_t Unapplied) {
+  if (__builtin_expect(Unapplied < DrainBeyond, 1))
     return;
-  ProfileTimer Timer(selfProfile(R), ProfileCallback::HostSync);
+  ProfileTimer Timer(ProfileCallback::HostSync);
   ValidatorCode Running;
   drainQueuedEventsOutsideCuda(R);
 }
 
 /// Reports an acquire that the real call made (it returned 0).
-__attribute__((noinline)) void reportAcquired(const void *Caller, SyncPrimitive What, const void *Sync) {
-  if (ValidatorRuntime *R = reporting(Caller, What))
+__attribute__((always_inline)) inline void reportAcquired(const void *Caller, SyncPrimitive What,
+                                                          const void *Sync) {
+  if (ValidatorRuntime *R = reportingChecked(Caller, What))
     acquired(*R, Sync);
 }
 /// An acquiring interposer's whole body: the real call Real(A...), then the
@@ -214,14 +231,13 @@ __attribute__((always_inline)) inline int acquiring(const void *Caller, SyncPrim
 /// next owner's acquire must come after it in the queue), the queue kept
 /// short after it.
 template <typename Call>
-__attribute__((noinline)) int releasedAroundReported(const void *Caller, SyncPrimitive What, const void *Sync,
-                                                     Call &&Real) {
-  ValidatorRuntime *R = reporting(Caller, What);
-  if (R)
-    released(*R, Sync);
+__attribute__((always_inline)) inline int releasedAroundReported(const void *Caller, SyncPrimitive What,
+                                                                 const void *Sync, Call &&Real) {
+  ValidatorRuntime *R = reportingChecked(Caller, What);
+  std::size_t Unapplied = R ? released(*R, Sync) : 0;
   int Rc = Real();
   if (R)
-    drainIfLong(*R);
+    drainIfLong(*R, Unapplied);
   return Rc;
 }
 template <typename Fn, typename... Args>

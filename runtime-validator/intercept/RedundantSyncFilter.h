@@ -62,6 +62,7 @@
 
 #include "engine/Engine.h"
 
+#include <atomic>
 #include <cstdint>
 
 namespace streamlife {
@@ -165,13 +166,78 @@ namespace detail {
 /// Constant-initialized and defined here: every CUDA call and every reported
 /// lock reads it, without a thread_local wrapper call.
 inline thread_local ThreadFilter ThisThreadFilter;
+
+// Defined here with the questions below, inline: every reported lock event
+// asks two of them, and their calls cost as much as their work.
+constexpr unsigned BucketBits = 14;
+constexpr std::uint64_t Never = ~std::uint64_t(0);
+/// Releases and destructions queued, per bucket of objects.
+inline std::atomic<std::uint64_t> Releases[1u << BucketBits];
+/// Destructions queued, per bucket: a destroyed object's clock is forgotten,
+/// so a release after it is never redundant.
+inline std::atomic<std::uint64_t> Destructions[1u << BucketBits];
+inline std::atomic<std::uint64_t> Dropped{0};
+inline bool CountingDropped = false; ///< countDropped
+
+inline void countDrop() {
+  if (CountingDropped)
+    Dropped.fetch_add(1, std::memory_order_relaxed);
+}
+inline unsigned bucket(SyncObject Sync) {
+  return static_cast<unsigned>(((Sync >> 3) * 0x9E3779B97F4A7C15ull) >> (64 - BucketBits));
+}
 } // namespace detail
+
+inline ThreadFilter::Known &ThreadFilter::entry(SyncObject Sync) {
+  Known &K = Cache[(Sync >> 3) & ((1u << CacheBits) - 1)];
+  if (K.Sync != Sync)
+    K = Known{Sync};
+  return K;
+}
+
+inline bool ThreadFilter::releaseIsRedundant(SyncObject Sync) {
+  Known &K = entry(Sync);
+  if (K.ChangesAtRelease != Changes ||
+      K.DestructionsAtRelease != detail::Destructions[detail::bucket(Sync)].load(std::memory_order_seq_cst))
+    return false;
+  // The engine's flag is set already (nothing ticked since the release this
+  // one repeats); noted anyway, it only makes the next allocation count.
+  PendingStamp = true;
+  detail::countDrop();
+  return true;
+}
+
+inline void ThreadFilter::releaseQueued(SyncObject Sync) {
+  Known &K = entry(Sync);
+  unsigned B = detail::bucket(Sync);
+  std::uint64_t Before = detail::Releases[B].fetch_add(1, std::memory_order_seq_cst);
+  // The object's clock is now its old clock joined with ours: we know all of
+  // it when we knew all of the old one.
+  K.Releases = K.Releases == Before ? Before + 1 : detail::Never;
+  K.ChangesAtRelease = Changes;
+  K.DestructionsAtRelease = detail::Destructions[B].load(std::memory_order_seq_cst);
+}
+
+inline AcquireCheck ThreadFilter::checkAcquire(SyncObject Sync) {
+  Known &K = entry(Sync);
+  std::uint64_t Seen = detail::Releases[detail::bucket(Sync)].load(std::memory_order_seq_cst);
+  bool Redundant = K.Releases == Seen;
+  if (Redundant)
+    detail::countDrop();
+  return {Redundant, Seen};
+}
+
+inline void ThreadFilter::acquireQueued(SyncObject Sync, std::uint64_t Seen) { entry(Sync).Releases = Seen; }
 
 /// The calling thread's filter.
 inline ThreadFilter &thisThread() { return detail::ThisThreadFilter; }
 
-/// Events dropped so far, all threads (intercept_stats).
+/// Events dropped so far, all threads (intercept_stats), counted only once
+/// countDropped(true): a count is a locked add on a line that every locking
+/// thread writes, for each of the program's dropped lock events. Set before
+/// the program's first lock event.
 std::uint64_t dropped();
+void countDropped(bool On);
 
 } // namespace redundant_sync
 } // namespace rt

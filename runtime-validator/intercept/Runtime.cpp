@@ -305,6 +305,7 @@ __attribute__((constructor)) static void attachToProcess() {
   else
     AtEntryPoints = prepareDriverEntryPoints(NoEntryPoints);
   setUpDriverCalls(*R, AtEntryPoints);
+  redundant_sync::countDropped(R->Opts.intercept_stats);
   if (!subscribeCupti(*R, Why)) {
     // Every process of `run -- sh -c '...'` fails alike: say it once per run.
     if (claimWarning(Why))

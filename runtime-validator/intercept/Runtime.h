@@ -70,8 +70,8 @@ public:
   /// Set by the first intercepted call: only processes that used CUDA print a
   /// summary (LD_PRELOAD also reaches shells and helper processes).
   std::atomic<bool> UsedCuda{false};
-  /// Host synchronization events queued (InterceptThreads.cpp), for
-  /// intercept_stats.
+  /// Host synchronization events queued (InterceptThreads.cpp), counted
+  /// only for intercept_stats.
   std::atomic<std::uint64_t> HostSyncEvents{0};
 
 private:

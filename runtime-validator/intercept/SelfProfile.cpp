@@ -78,6 +78,12 @@ void SelfProfile::enable() {
     (void)now(); // the counter read is volatile: it is not optimized away
   ClockReadNs = static_cast<double>(steadyNs() - Begin) / Reads;
   Enabled.store(true, std::memory_order_relaxed);
+  Active.store(this, std::memory_order_release);
+}
+
+SelfProfile::~SelfProfile() {
+  SelfProfile *Self = this;
+  Active.compare_exchange_strong(Self, nullptr);
 }
 
 ProfileSlot SelfProfile::slot(const char *Name) {

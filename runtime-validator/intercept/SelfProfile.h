@@ -90,6 +90,11 @@ public:
 
   static std::uint64_t now();
 
+  /// The profile being taken, for timers that hold no runtime (an
+  /// interposer's): one relaxed load, null while no profile is enabled.
+  static SelfProfile *active() { return Active.load(std::memory_order_relaxed); }
+  ~SelfProfile();
+
   /// The table: intercepted calls, then the callbacks outside them, then the
   /// phases inside both, each by total time; nothing when nothing was timed.
   void print(std::FILE *Out) const;
@@ -107,6 +112,7 @@ public:
 private:
   static constexpr ProfileSlot MaxSlots = 1024;
   std::atomic<bool> Enabled{false};
+  static inline std::atomic<SelfProfile *> Active{nullptr};
   std::atomic<std::uint64_t> Calls[MaxSlots] = {};
   std::atomic<std::uint64_t> Total[MaxSlots] = {};
   mutable std::mutex NamesLock;
@@ -123,6 +129,11 @@ public:
   ProfileTimer(SelfProfile &P, ProfileSlot S) { start(P, S); }
   ProfileTimer(SelfProfile &P, ProfilePhase Phase) { start(P, SelfProfile::phaseSlot(Phase)); }
   ProfileTimer(SelfProfile &P, ProfileCallback Callback) { start(P, SelfProfile::callbackSlot(Callback)); }
+  /// Into the active profile (SelfProfile::active), if any.
+  explicit ProfileTimer(ProfileCallback Callback) {
+    if (SelfProfile *P = SelfProfile::active())
+      start(*P, SelfProfile::callbackSlot(Callback));
+  }
   ~ProfileTimer() { stop(); }
   ProfileTimer(const ProfileTimer &) = delete;
   ProfileTimer &operator=(const ProfileTimer &) = delete;

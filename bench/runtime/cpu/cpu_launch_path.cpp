@@ -13,19 +13,28 @@
 // and a step costs a few nanoseconds, so the difference between the two runs
 // is the validator's own host time per launch (cpu_launch_path.sh pairs them).
 //
-//   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct]
+//   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--blocks L]
 //
 // --depth D makes each call D frames deep (a framework's stack), which is
 // what stack capture pays for. --struct launches kernel 0x2000 instead, whose
 // one parameter is a 24-byte struct holding the slot pointer: words the
 // generic rule finds, so each launch also names its stack a second time
-// (OpTable::sameStack). Prints one line:
+// (OpTable::sameStack). --locks K locks and unlocks K program mutexes after
+// each step, between its CUDA calls (a framework's locks): the mutexes share
+// one slot of RedundantSyncFilter's per-thread cache, so with K >= 2 every
+// lock and unlock is kept and queued (the interposers' counted path,
+// InterceptThreads.cpp); with K = 1 all but the first are dropped. --blocks L
+// reports L block lifetimes per step through the annotation entry points
+// (streamlife/annotations.h: allocated, release requested, released, as
+// PyTorch's trace tracker does; the release is named by its request), each
+// block on the step's stream, reused every 64 blocks. Prints one line:
 //   cpu_launch_path: launches=N ns_per_launch_median=X ns_per_launch_mean=Y
 // Exit 0; 2 without the fake CUPTI; 3 on bad usage.
 //
 //===----------------------------------------------------------------------===//
 #include <cupti.h>
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <chrono>
@@ -45,6 +54,22 @@ CUdeviceptr const Slots[2] = {0x7f0000000000, 0x7f1000000000};
 CUfunction const Tick = reinterpret_cast<CUfunction>(0x1000); // (float *, float *, int), FakeDriver.cpp
 CUfunction const ByValue = reinterpret_cast<CUfunction>(0x2000); // one 24-byte struct, FakeDriver.cpp
 bool StructParams = false;
+
+/// 512 bytes apart: one slot of the filter's cache (RedundantSyncFilter.cpp).
+struct alignas(512) SpacedMutex {
+  pthread_mutex_t M = PTHREAD_MUTEX_INITIALIZER;
+};
+std::vector<SpacedMutex> Locks;
+
+/// The annotation entry points when the validator is preloaded, else null.
+struct BlockAnnotations {
+  void (*Allocated)(int, const void *, size_t, void *) = nullptr;
+  void (*Requested)(int, const void *, void *) = nullptr;
+  void (*Released)(int, const void *, void *) = nullptr;
+  int Allocator = 0;
+  int PerStep = 0;
+  long Next = 0;
+} Blocks;
 
 void setUp() {
   for (int S = 0; S < 2; ++S) {
@@ -76,6 +101,17 @@ void step(long I) {
   Call(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", &Record, CUDA_SUCCESS, nullptr);
   cuStreamWaitEvent_params Wait{Streams[Other], Done[S], 0};
   Call(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", &Wait, CUDA_SUCCESS, nullptr);
+  for (SpacedMutex &L : Locks) {
+    pthread_mutex_lock(&L.M);
+    pthread_mutex_unlock(&L.M);
+  }
+  if (Blocks.Allocator)
+    for (int B = 0; B < Blocks.PerStep; ++B) {
+      auto *Block = reinterpret_cast<const void *>(0x7e0000000000 + (Blocks.Next++ % 64) * 0x1000);
+      Blocks.Allocated(Blocks.Allocator, Block, 0x1000, Streams[S]);
+      Blocks.Requested(Blocks.Allocator, Block, Streams[S]);
+      Blocks.Released(Blocks.Allocator, Block, Streams[S]);
+    }
 }
 
 __attribute__((noinline)) void deep(int Depth, long I) {
@@ -90,7 +126,7 @@ __attribute__((noinline)) void deep(int Depth, long I) {
 
 int main(int Argc, char **Argv) {
   long Launches = 200000;
-  int Batch = 500, Depth = 24;
+  int Batch = 500, Depth = 24, LockCount = 0, BlockCount = 0;
   for (int I = 1; I < Argc; ++I) {
     if (!std::strcmp(Argv[I], "--launches") && I + 1 < Argc)
       Launches = std::atol(Argv[++I]);
@@ -100,16 +136,22 @@ int main(int Argc, char **Argv) {
       Depth = std::atoi(Argv[++I]);
     else if (!std::strcmp(Argv[I], "--struct"))
       StructParams = true;
+    else if (!std::strcmp(Argv[I], "--locks") && I + 1 < Argc)
+      LockCount = std::atoi(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--blocks") && I + 1 < Argc)
+      BlockCount = std::atoi(Argv[++I]);
     else {
-      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct]\n",
+      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--blocks L]\n",
                    Argv[I], Argv[0]);
       return 3;
     }
   }
-  if (Launches <= 0 || Batch <= 0 || Depth < 0) {
-    std::fprintf(stderr, "error: --launches and --batch must be positive, --depth not negative\n");
+  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0) {
+    std::fprintf(stderr,
+                 "error: --launches and --batch must be positive, --depth, --locks and --blocks not negative\n");
     return 3;
   }
+  Locks = std::vector<SpacedMutex>(static_cast<std::size_t>(LockCount));
   const char *Cupti = std::getenv("STREAMLIFE_CUPTI_LIBRARY");
   void *Lib = Cupti ? dlopen(Cupti, RTLD_NOW) : nullptr;
   Call = Lib ? reinterpret_cast<CallFn>(dlsym(Lib, "fakeCuptiCall")) : nullptr;
@@ -118,6 +160,18 @@ int main(int Argc, char **Argv) {
     return 2;
   }
   setUp();
+  if (BlockCount) {
+    using RegisterFn = int (*)(const char *, int);
+    auto Register = reinterpret_cast<RegisterFn>(dlsym(RTLD_DEFAULT, "__streamlife_register_allocator"));
+    Blocks.Allocated = reinterpret_cast<decltype(Blocks.Allocated)>(dlsym(RTLD_DEFAULT, "__streamlife_block_allocated"));
+    Blocks.Requested =
+        reinterpret_cast<decltype(Blocks.Requested)>(dlsym(RTLD_DEFAULT, "__streamlife_block_release_requested"));
+    Blocks.Released = reinterpret_cast<decltype(Blocks.Released)>(dlsym(RTLD_DEFAULT, "__streamlife_block_released"));
+    Blocks.Allocator = Register && Blocks.Allocated && Blocks.Requested && Blocks.Released
+                           ? Register("bench pool", 1) // STREAMLIFE_REUSE_SAME_STREAM
+                           : 0;
+    Blocks.PerStep = BlockCount;
+  }
   for (long I = 0; I < 2000; ++I) // warm-up: tables, sampled stacks
     deep(Depth, I);
   std::vector<double> PerLaunch;

@@ -288,6 +288,35 @@ TEST(RedundantSyncFilter, OneThreadTakingOneLockAgainQueuesItOnce) {
   EXPECT_EQ(Queued, 2u); // the first lock and the first unlock
 }
 
+// The dropped events are counted for intercept_stats only: the count is a
+// locked add on a line that every locking thread writes.
+TEST(RedundantSyncFilter, DroppedEventsAreCountedOnlyWhenAsked) {
+  auto DropsOfARepeatedLockAndUnlock = [](std::uint64_t M) {
+    std::uint64_t Before = filter::dropped();
+    Worker W;
+    W.run([&] {
+      filter::ThreadFilter &F = filter::thisThread();
+      for (int I = 0; I < 3; ++I) {
+        filter::AcquireCheck Check = F.checkAcquire(M);
+        if (!Check.Redundant) {
+          F.queued(filter::Queued::Acquire);
+          F.acquireQueued(M, Check.Seen);
+        }
+        if (!F.releaseIsRedundant(M)) {
+          F.queued(filter::Queued::Release);
+          F.releaseQueued(M);
+        }
+      }
+    });
+    return filter::dropped() - Before;
+  };
+  filter::countDropped(false);
+  EXPECT_EQ(DropsOfARepeatedLockAndUnlock(0x7100008), 0u);
+  filter::countDropped(true);
+  EXPECT_EQ(DropsOfARepeatedLockAndUnlock(0x7200008), 4u); // all but the first lock and unlock
+  filter::countDropped(false);
+}
+
 TEST(RedundantSyncFilter, AReleaseAfterACudaCallOrAnotherThreadsReleaseIsKept) {
   Worker A, B;
   const std::uint64_t M = 0x7100008;

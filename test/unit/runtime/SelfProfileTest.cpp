@@ -89,6 +89,33 @@ TEST(SelfProfileTest, CallbackTimerTakesItsFixedSlot) {
   EXPECT_EQ(Rows[0].Calls, 1u);
 }
 
+TEST(SelfProfileTest, CallbackTimerWithoutAProfileTimesIntoTheActiveOne) {
+  {
+    ProfileTimer T(ProfileCallback::HostSync); // nothing enabled: a no-op
+  }
+  SelfProfile P;
+  {
+    ProfileTimer T(ProfileCallback::HostSync);
+  }
+  EXPECT_TRUE(P.rows().empty()); // not enabled yet
+  P.enable();
+  {
+    ProfileTimer T(ProfileCallback::HostSync);
+  }
+  std::vector<SelfProfile::Row> Rows = P.rows();
+  ASSERT_EQ(Rows.size(), 1u);
+  EXPECT_EQ(Rows[0].Name, "host synchronization");
+}
+
+TEST(SelfProfileTest, ADestroyedProfileIsNoLongerActive) {
+  {
+    SelfProfile P;
+    P.enable();
+    EXPECT_EQ(SelfProfile::active(), &P);
+  }
+  EXPECT_EQ(SelfProfile::active(), nullptr);
+}
+
 TEST(SelfProfileTest, TimerAddsOneCall) {
   SelfProfile P;
   P.enable();
