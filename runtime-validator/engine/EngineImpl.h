@@ -59,8 +59,10 @@ struct Engine::Impl {
   std::uint64_t SweptAtVersion = 0;
 
   void syncDevice(HostClock &H, int Device);
-  /// hostReleases, hostAcquires, syncDestroyed or hostFinished.
-  void hostSync(const HostSync &Event);
+  /// hostReleases, hostAcquires, syncDestroyed or hostFinished. Inline
+  /// (always) into Engine::hostSyncs' loop, with SyncClocks::release and
+  /// acquire: one frame per replayed run, not three per event (SyncClocks.h).
+  [[gnu::always_inline]] inline void hostSync(const HostSync &Event);
 
   // AccessRules.cpp
   /// Work on S at epoch At touches R (WholeAllocation resolved).

@@ -37,6 +37,7 @@
 
 #include "engine/HostClocks.h"
 #include "engine/LoggedClock.h"
+#include "engine/RecentSyncObjects.h"
 
 #include <cstdint>
 #include <deque>
@@ -82,18 +83,17 @@ public:
 
   /// Null when Sync was never released (acquiring it orders nothing).
   SyncClock *find(SyncId Sync) {
-    if (Last && LastSync == Sync)
-      return Last;
+    if (SyncClock *C = Recent.find(Sync))
+      return C;
     auto It = Clocks.find(Sync);
     if (It == Clocks.end())
       return nullptr;
-    remember(Sync, It->second);
+    Recent.remember(Sync, It->second);
     return &It->second;
   }
   /// The object is gone (destroyed, or a thread-end token consumed by its join).
   void forget(SyncId Sync) {
-    if (LastSync == Sync)
-      Last = nullptr;
+    Recent.forget(Sync);
     Clocks.erase(Sync);
   }
 
@@ -107,23 +107,28 @@ public:
   std::uint64_t acquiresKnownByEpochs() const { return KnownByEpochs; }
 
 private:
-  /// A lock handover is a release and an acquire of one object, most often
-  /// one after the other: the second finds it without hashing.
-  void remember(SyncId Sync, SyncClock &C) {
-    LastSync = Sync;
-    Last = &C; // an unordered_map's elements stay put while others come and go
+  /// Narrow clocks join whole: there the marks cost more than the scan.
+  /// Skipping them leaves older marks in place, which stay true (clocks only
+  /// grow).
+  static bool narrow(const LoggedClock &A, const LoggedClock &B) { return A.narrow() && B.narrow(); }
+  /// Thread Host's mark, created as Unknown (the first contact reads whole clocks).
+  static SyncClock::Mark &markOf(SyncClock &C, ClockSlot Host) {
+    for (SyncClock::Mark &M : C.Marks)
+      if (M.Host == Host)
+        return M;
+    C.Marks.push_back(SyncClock::Mark{Host, LoggedClock::Unknown, LoggedClock::Unknown});
+    return C.Marks.back();
   }
-  // forget() drops it with its object; eviction (in release(), after the
-  // released object was remembered) never evicts the object just released.
   /// Keep was just created (and pushed last): a stale entry of its id from
   /// an earlier, forgotten object must not evict it.
   void evictBeyondCap(SyncId Keep) {
     while (Clocks.size() > MaxObjects && !Order.empty()) {
       const SyncId Oldest = Order.front();
       Order.pop_front();
-      // Never the object remembered by remember(): that is Keep.
-      if (Oldest != Keep)
+      if (Oldest != Keep) {
+        Recent.forget(Oldest);
         Evicted += Clocks.erase(Oldest);
+      }
     }
     // Forgotten and re-created ids leave stale entries in Order: compact
     // when it grows well beyond the live objects.
@@ -144,9 +149,95 @@ private:
   std::deque<SyncId> Order; ///< creation order, for eviction (may hold forgotten ids)
   std::size_t Evicted = 0;
   std::uint64_t WholeClockJoins = 0;
-  SyncId LastSync = 0;
-  SyncClock *Last = nullptr; ///< the object of LastSync, null: none
+  /// The objects used lately: a lock handover's acquire finds the object its
+  /// release just used, and a release most often one used a few events ago.
+  RecentSyncObjects<SyncClock> Recent;
 };
+
+// release() and acquire() are inline (always: the compiler leaves them out of
+// line at their size) into Engine::hostSyncs, the replay of queued lock
+// events, together with its dispatch (Engine::Impl::hostSync): a frame per
+// call, its register saves and restores, cost about 15 instructions per
+// event each (bench/runtime/README.md, "Host synchronization on the CPU").
+// LoggedClock::absorbSince stays out of line: inlined, it cost more than
+// its frame (the walk's registers spill).
+
+[[gnu::always_inline]] inline void SyncClocks::release(HostClock &H, SyncId Sync) {
+  bool Inserted = false;
+  SyncClock *Known = Recent.find(Sync);
+  if (!Known) {
+    auto [It, New] = Clocks.try_emplace(Sync);
+    Inserted = New;
+    Known = &It->second;
+    Recent.remember(Sync, *Known);
+    if (Inserted) {
+      Order.push_back(Sync);
+      evictBeyondCap(Sync);
+    }
+  }
+  SyncClock &C = *Known;
+  if (!ChangedSlotJoins) {
+    if (!C.Clock.covers(H.now())) {
+      ++WholeClockJoins;
+      C.Clock.absorb(H.Clock);
+    }
+    return;
+  }
+  // Every release notes its epoch, narrow clocks' too: the epochs decide an
+  // acquire only while they name every release of the object.
+  SyncClock::Mark &M = markOf(C, H.Slot);
+  M.ReleasedAt = H.Clock.get(H.Slot);
+  // Whoever knows H's latest epoch knows H's whole clock (VectorClock.h), so
+  // a repeated release with nothing learned in between costs one compare.
+  if (narrow(H.Clock, C.Clock)) {
+    if (!C.Clock.covers(H.now())) {
+      ++WholeClockJoins;
+      C.Clock.absorb(H.Clock);
+    }
+    return;
+  }
+  const bool KnewAll = Inserted || M.Acquired == C.Clock.position();
+  if (!C.Clock.covers(H.now())) {
+    WholeClockJoins += !H.Clock.readsChangesSince(M.Released);
+    C.Clock.absorbSince(H.Clock, M.Released);
+  }
+  M.Released = H.Clock.position();
+  // H knew the object's old clock and its own: it knows the joined one.
+  if (KnewAll)
+    M.Acquired = C.Clock.position();
+}
+
+[[gnu::always_inline]] inline bool SyncClocks::acquire(HostClock &H, SyncClock &C) {
+  if (!ChangedSlotJoins || narrow(H.Clock, C.Clock)) {
+    ++WholeClockJoins;
+    return H.Clock.absorb(C.Clock);
+  }
+  SyncClock::Mark &M = markOf(C, H.Slot);
+  if (M.Acquired == C.Clock.position())
+    return false; // nothing released into it since H last knew it all
+  // The epochs cost a compare per releaser; the walk below one per change
+  // since H's last acquire (a position counts changes). Ask the epochs only
+  // where the walk would read more (first contact: the whole clock).
+  const bool FewChanges = M.Acquired != LoggedClock::Unknown &&
+                          C.Clock.position() - M.Acquired <= C.Marks.size();
+  bool KnowsEveryRelease = !FewChanges;
+  if (KnowsEveryRelease)
+    for (const SyncClock::Mark &R : C.Marks)
+      if (H.Clock.get(R.Host) < R.ReleasedAt) {
+        KnowsEveryRelease = false;
+        break;
+      }
+  if (KnowsEveryRelease) {
+    STREAMLIFE_DCHECK(H.Clock.dominates(C.Clock));
+    ++KnownByEpochs;
+    M.Acquired = C.Clock.position();
+    return false;
+  }
+  WholeClockJoins += !C.Clock.readsChangesSince(M.Acquired);
+  const bool Grew = H.Clock.absorbSince(C.Clock, M.Acquired);
+  M.Acquired = C.Clock.position();
+  return Grew;
+}
 
 } // namespace rt
 } // namespace streamlife
