@@ -7,9 +7,8 @@
 namespace streamlife {
 namespace rt {
 
-bool LoggedClock::absorbSince(const LoggedClock &Other, Position From) {
-  if (!Other.readsChangesSince(From))
-    return absorb(Other.Clock);
+bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
+  STREAMLIFE_DCHECK(Other.readsChangesSince(From));
   // The walk of forEachChangeSince, with the components read in place: a
   // slot in Other's order is within Other's clock and its order; this clock
   // widens only to a slot that grows here, as raise() would.

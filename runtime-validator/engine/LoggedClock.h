@@ -62,10 +62,10 @@ public:
   }
   void join(const VectorClock &Other) { absorb(Other); }
   /// absorb(Other) for a clock that already held everything Other knew at
-  /// position From of Other: reads only the slots that grew in Other since,
-  /// when Other recorded their order from From on (readsChangesSince), else
-  /// the whole clock.
-  bool absorbSince(const LoggedClock &Other, Position From);
+  /// position From of Other, when Other recorded the order of its changes
+  /// from From on (Other.readsChangesSince(From); the caller joins the whole
+  /// clock otherwise): reads only the slots that grew in Other since.
+  bool absorbChangesSince(const LoggedClock &Other, Position From);
   bool readsChangesSince(Position From) const {
     return From != Unknown && From >= OrderedFrom && From <= Changes;
   }

@@ -119,6 +119,15 @@ private:
     C.Marks.push_back(SyncClock::Mark{Host, LoggedClock::Unknown, LoggedClock::Unknown});
     return C.Marks.back();
   }
+  /// Into joins From's clock, which it held as of position Held of From:
+  /// the slots that grew in From since, or the whole clock where From's
+  /// order does not reach back there. Returns whether Into grew.
+  bool joinSince(LoggedClock &Into, const LoggedClock &From, LoggedClock::Position Held) {
+    if (From.readsChangesSince(Held))
+      return Into.absorbChangesSince(From, Held);
+    ++WholeClockJoins;
+    return Into.absorb(From);
+  }
   /// Keep was just created (and pushed last): a stale entry of its id from
   /// an earlier, forgotten object must not evict it.
   void evictBeyondCap(SyncId Keep) {
@@ -159,7 +168,7 @@ private:
 // events, together with its dispatch (Engine::Impl::hostSync): a frame per
 // call, its register saves and restores, cost about 15 instructions per
 // event each (bench/runtime/README.md, "Host synchronization on the CPU").
-// LoggedClock::absorbSince stays out of line: inlined, it cost more than
+// LoggedClock::absorbChangesSince stays out of line: inlined, it cost more than
 // its frame (the walk's registers spill).
 
 [[gnu::always_inline]] inline void SyncClocks::release(HostClock &H, SyncId Sync) {
@@ -197,10 +206,8 @@ private:
     return;
   }
   const bool KnewAll = Inserted || M.Acquired == C.Clock.position();
-  if (!C.Clock.covers(H.now())) {
-    WholeClockJoins += !H.Clock.readsChangesSince(M.Released);
-    C.Clock.absorbSince(H.Clock, M.Released);
-  }
+  if (!C.Clock.covers(H.now()))
+    joinSince(C.Clock, H.Clock, M.Released);
   M.Released = H.Clock.position();
   // H knew the object's old clock and its own: it knows the joined one.
   if (KnewAll)
@@ -233,8 +240,7 @@ private:
     M.Acquired = C.Clock.position();
     return false;
   }
-  WholeClockJoins += !C.Clock.readsChangesSince(M.Acquired);
-  const bool Grew = H.Clock.absorbSince(C.Clock, M.Acquired);
+  const bool Grew = joinSince(H.Clock, C.Clock, M.Acquired);
   M.Acquired = C.Clock.position();
   return Grew;
 }
