@@ -14,6 +14,7 @@ HostClock &HostClocks::create(ThreadId T) {
   auto H = std::make_unique<HostClock>();
   H->Thread = T;
   H->Slot = Slots.allocate();
+  H->Clock.setOwner(H->Slot);
   H->Clock.tick(H->Slot);
   H->Published = publishedWord(T);
   publish(*H);

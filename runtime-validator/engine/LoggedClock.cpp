@@ -10,8 +10,9 @@ namespace rt {
 bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
   STREAMLIFE_DCHECK(Other.readsChangesSince(From));
   // The walk of forEachChangeSince, with the components read in place: a
-  // slot in Other's order is within Other's clock and its order; this clock
-  // widens only to a slot that grows here, as raise() would.
+  // slot in Other's order (and its owner's) is within Other's clock and its
+  // order; this clock widens only to a slot that grows here, as raise()
+  // would.
   const ClockTime *Theirs = Other.Clock.Times.data();
   const Link *Order = Other.Links.data();
   std::vector<ClockTime> &Times = Clock.Times;
@@ -23,11 +24,7 @@ bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
   if (!Narrow && Links.size() < MineWidth)
     Links.resize(MineWidth);
   bool Grew = false;
-  for (ClockSlot S = Other.Newest; S != NoSlot;) {
-    const Link &At = Order[S];
-    if (At.ChangedAt <= From)
-      break;
-    const ClockSlot Next = At.Older;
+  auto Take = [&](ClockSlot S) {
     const ClockTime T = Theirs[S];
     if (S < MineWidth ? T > Mine[S] : T != 0) {
       if (S >= MineWidth) {
@@ -42,10 +39,21 @@ bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
       ++Changes;
       if (Narrow)
         OrderedFrom = Changes;
+      else if (S == Owner)
+        OwnerChangedAt = Changes;
       else
         linkNewest(S);
       Grew = true;
     }
+  };
+  if (Other.OwnerChangedAt > From)
+    Take(Other.Owner);
+  for (ClockSlot S = Other.Newest; S != NoSlot;) {
+    const Link &At = Order[S];
+    if (At.ChangedAt <= From)
+      break;
+    const ClockSlot Next = At.Older;
+    Take(S);
     S = Next;
   }
   STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));

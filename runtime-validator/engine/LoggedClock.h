@@ -51,6 +51,18 @@ public:
   /// The position after the latest change.
   Position position() const { return Changes; }
 
+  /// The owner's slot (a thread's own) is kept out of the order, with the
+  /// position of its latest change beside it: every change of a thread's
+  /// clock ends with the tick of its own slot (VectorClock.h), which would
+  /// relink that slot to the front of the order each time (about 25
+  /// instructions); kept apart, a tick stores a position, and a walk reads
+  /// the owner's slot first, where its change is anyway. Set before the
+  /// clock's first change.
+  void setOwner(ClockSlot Own) {
+    STREAMLIFE_DCHECK(Changes == 0);
+    Owner = Own;
+  }
+
   ClockTime tick(ClockSlot Own) {
     ClockTime T = Clock.tick(Own);
     grew(Own);
@@ -69,10 +81,13 @@ public:
   bool readsChangesSince(Position From) const {
     return From != Unknown && From >= OrderedFrom && From <= Changes;
   }
-  /// Calls F(slot) for each slot that grew after position From, newest first,
-  /// once each. Only when readsChangesSince(From).
+  /// Calls F(slot) for each slot that grew after position From, once each:
+  /// the owner's first (a thread's clock: its newest change), then newest
+  /// first. Only when readsChangesSince(From).
   template <typename Fn> void forEachChangeSince(Position From, Fn &&F) const {
     STREAMLIFE_DCHECK(readsChangesSince(From));
+    if (OwnerChangedAt > From)
+      F(Owner);
     for (ClockSlot S = Newest; S != NoSlot && Links[S].ChangedAt > From; S = Links[S].Older)
       F(S);
   }
@@ -83,7 +98,7 @@ public:
   bool joinInto(VectorClock &Into, Position From) const;
   /// The changed-slot half of joinInto (only when readsChangesSince(From)),
   /// calling Grew(slot, Into's time before) for each slot of Into that grows,
-  /// newest change first. Reads both clocks in place: this is the walk of
+  /// in forEachChangeSince's order. Reads both clocks in place: this is the walk of
   /// every launch after a thread's clock changed and of every kept caching
   /// allocation.
   template <typename OnGrow> void joinChangesInto(VectorClock &Into, Position From, OnGrow &&Grew) const {
@@ -91,10 +106,7 @@ public:
     std::vector<ClockTime> &Theirs = Into.Times;
     const ClockTime *Mine = Clock.Times.data();
     const Link *Order = Links.data();
-    for (ClockSlot S = Newest; S != NoSlot;) {
-      const Link &At = Order[S];
-      if (At.ChangedAt <= From)
-        break;
+    auto Give = [&](ClockSlot S) {
       const ClockTime Now = Mine[S];
       if (S < Theirs.size()) {
         if (Now > Theirs[S]) {
@@ -106,6 +118,14 @@ public:
         Grew(S, ClockTime(0));
         Theirs[S] = Now;
       }
+    };
+    if (OwnerChangedAt > From)
+      Give(Owner);
+    for (ClockSlot S = Newest; S != NoSlot;) {
+      const Link &At = Order[S];
+      if (At.ChangedAt <= From)
+        break;
+      Give(S);
       S = At.Older;
     }
   }
@@ -115,6 +135,8 @@ private:
     ++Changes;
     if (narrow())
       OrderedFrom = Changes;
+    else if (S == Owner)
+      OwnerChangedAt = Changes;
     else
       moveToNewest(S);
   }
@@ -158,6 +180,9 @@ private:
   /// The slots that grew since OrderedFrom, linked newest first.
   std::vector<Link> Links;
   ClockSlot Newest = NoSlot;
+  ClockSlot Owner = NoSlot;
+  /// When the owner's slot last grew after OrderedFrom (0: not since).
+  Position OwnerChangedAt = 0;
 };
 
 } // namespace rt
