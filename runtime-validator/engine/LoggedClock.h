@@ -11,6 +11,9 @@
 // other's own tick and little else, while the clock has a slot for every
 // stream of the process (FSDP2 on one rank: about 140).
 //
+// A thread's own slot is kept apart from the order (setOwner): every change
+// of a thread's clock ends with its tick.
+//
 // Every change goes through this class, so no growth goes unrecorded;
 // readers get the plain clock (a const VectorClock&). A clock of at most
 // NarrowWidth slots records no order (a whole-clock join is cheaper there);
@@ -98,9 +101,9 @@ public:
   bool joinInto(VectorClock &Into, Position From) const;
   /// The changed-slot half of joinInto (only when readsChangesSince(From)),
   /// calling Grew(slot, Into's time before) for each slot of Into that grows,
-  /// in forEachChangeSince's order. Reads both clocks in place: this is the walk of
-  /// every launch after a thread's clock changed and of every kept caching
-  /// allocation.
+  /// in forEachChangeSince's order. Reads both clocks in place: this is the
+  /// walk of every launch after a thread's clock changed and of every kept
+  /// caching allocation.
   template <typename OnGrow> void joinChangesInto(VectorClock &Into, Position From, OnGrow &&Grew) const {
     STREAMLIFE_DCHECK(readsChangesSince(From));
     std::vector<ClockTime> &Theirs = Into.Times;
@@ -181,7 +184,7 @@ private:
   std::vector<Link> Links;
   ClockSlot Newest = NoSlot;
   ClockSlot Owner = NoSlot;
-  /// When the owner's slot last grew after OrderedFrom (0: not since).
+  /// When the owner's slot last grew (at most OrderedFrom: not since).
   Position OwnerChangedAt = 0;
 };
 
