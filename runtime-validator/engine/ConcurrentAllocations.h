@@ -33,12 +33,14 @@
 #ifndef STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
 #define STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
 
+#include "engine/Check.h"
 #include "engine/CommonKnowledge.h"
 #include "engine/Engine.h"
 #include "engine/HostClocks.h"
 #include "engine/LoggedClock.h"
 #include "engine/VectorClock.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <utility>
@@ -105,6 +107,9 @@ public:
   bool record(StreamId S, const HostClock &H, Epoch Stamp, OpId Site, std::uint32_t Pool) {
     List &L = Lists[{S, H.Thread}];
     L.Idle = false;
+    // firstNotCovered's binary search relies on it.
+    STREAMLIFE_DCHECK(L.Entries.empty() || (L.Entries.back().Stamp.Slot == Stamp.Slot &&
+                                            L.Entries.back().Stamp.Time <= Stamp.Time));
     if (!L.Entries.empty() && L.Entries.back().Stamp.Time == Stamp.Time &&
         L.Entries.back().Pool == Pool)
       return true;
@@ -140,9 +145,9 @@ public:
       if (It->first.second == Releaser)
         continue;
       const List &L = It->second;
-      for (std::size_t I = 0; I < L.Entries.size(); ++I) {
+      for (std::size_t I = firstNotCovered(L, Release); I < L.Entries.size(); ++I) {
         const RecentAllocation &A = L.Entries[I];
-        if (A.Pool != Pool || Release.covers(A.Stamp))
+        if (A.Pool != Pool)
           continue;
         F(A, knowledge(L, I));
         break;
@@ -187,6 +192,21 @@ public:
   std::uint64_t recorded() const { return Recorded; }
 
 private:
+  /// The index of L's first entry that Release does not cover. A list's
+  /// stamps are one thread's epochs (its own slot, whose time never goes
+  /// back: record() checks), so the covered entries are a prefix: a binary
+  /// search, where a scan read every entry since the last prune (up to the
+  /// sweep's interval of them) at each release that left an access unordered.
+  static std::size_t firstNotCovered(const List &L, const VectorClock &Release) {
+    if (L.Entries.empty())
+      return 0;
+    const ClockTime Known = Release.get(L.Entries.front().Stamp.Slot);
+    return static_cast<std::size_t>(
+        std::partition_point(L.Entries.begin(), L.Entries.end(),
+                             [Known](const RecentAllocation &A) { return A.Stamp.Time <= Known; }) -
+        L.Entries.begin());
+  }
+
   Knowledge knowledge(const List &L, std::size_t I) const {
     Knowledge K;
     K.L = &L;
