@@ -77,8 +77,9 @@ struct Engine::Impl {
   void allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
                 PoolId Pool);
   void release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site);
-  std::shared_ptr<Allocation> findLive(Addr Base, ReleaseKind Kind);
-  void forgetLive(const Allocation &A);
+  /// Removes and returns the live allocation at Base that Kind releases (the
+  /// newest; else the newest of any kind), or null.
+  std::shared_ptr<Allocation> takeLive(Addr Base, ReleaseKind Kind);
   void dropEmptyBases();
 
   // DeferredFrees.cpp
