@@ -237,7 +237,7 @@ std::size_t AnnotatedAllocators::siteOf(OpId Op, int Allocator) {
   if (auto It = SiteOfOp.find(Op); It != SiteOfOp.end())
     return It->second;
   std::uint64_t Key = SiteKey ? SiteKey(Op) : Op; // may symbolize: outside StateLock
-  std::lock_guard<std::mutex> Guard(StateLock);
+  std::lock_guard<FutexMutex> Guard(StateLock);
   auto [It, New] = SiteIndex.emplace(Key, Sites.size());
   if (New) {
     Sites.emplace_back();
@@ -259,7 +259,7 @@ int AnnotatedAllocators::deviceOf(StreamId S) {
 }
 
 void AnnotatedAllocators::accountAllocation(const BlockEvent &Event, std::size_t Site) {
-  std::lock_guard<std::mutex> Guard(StateLock);
+  std::lock_guard<FutexMutex> Guard(StateLock);
   KnownBlock &Block = Blocks[Event.Ptr];
   // A block we never saw released (allocated before we attached, or a
   // release we missed) is replaced.
@@ -306,7 +306,7 @@ void AnnotatedAllocators::holdBack(std::size_t Index, std::int64_t Bytes) {
 }
 
 void AnnotatedAllocators::accountRequest(Addr Ptr, OpId Site) {
-  std::lock_guard<std::mutex> Guard(StateLock);
+  std::lock_guard<FutexMutex> Guard(StateLock);
   auto It = Blocks.find(Ptr);
   if (It == Blocks.end() || !It->second.Live || It->second.ReleaseRequested)
     return;
@@ -316,7 +316,7 @@ void AnnotatedAllocators::accountRequest(Addr Ptr, OpId Site) {
 }
 
 OpId AnnotatedAllocators::accountRelease(Addr Ptr) {
-  std::lock_guard<std::mutex> Guard(StateLock);
+  std::lock_guard<FutexMutex> Guard(StateLock);
   auto It = Blocks.find(Ptr);
   if (It == Blocks.end() || !It->second.Live)
     return NoOp;
@@ -337,7 +337,7 @@ OpId AnnotatedAllocators::accountRelease(Addr Ptr) {
 }
 
 std::vector<BlockAccount> AnnotatedAllocators::accounts() const {
-  std::lock_guard<std::mutex> Guard(StateLock);
+  std::lock_guard<FutexMutex> Guard(StateLock);
   std::vector<BlockAccount> Result;
   for (const SiteState &S : Sites)
     Result.push_back(S.Account);

@@ -239,7 +239,9 @@ private:
   std::unordered_map<OpId, std::size_t> SiteOfOp; ///< op -> index into Sites
   std::vector<int> DeviceOfStream;                ///< by StreamId; -1: not asked yet
 
-  mutable std::mutex StateLock; ///< guards the accounting below
+  /// Guards the accounting below: taken by replay once per block event (the
+  /// summary reads it from another thread), so not a pthread mutex either.
+  mutable FutexMutex StateLock;
   std::unordered_map<Addr, KnownBlock> Blocks;
   std::vector<SiteState> Sites;
   std::unordered_map<std::uint64_t, std::size_t> SiteIndex;
