@@ -160,20 +160,6 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
     std::vector<BlockEvent>().swap(Batch);
 }
 
-Engine::HostSync AnnotatedAllocators::asHostSync(const BlockEvent &Event) {
-  using Kind = Engine::HostSync::Kind;
-  switch (Event.What) {
-  case BlockEvent::Kind::HostReleased:
-    return Engine::HostSync{Kind::Releases, Event.Thread, Event.Ptr};
-  case BlockEvent::Kind::HostAcquired:
-    return Engine::HostSync{Kind::Acquires, Event.Thread, Event.Ptr};
-  case BlockEvent::Kind::SyncDestroyed:
-    return Engine::HostSync{Kind::Destroyed, Event.Thread, Event.Ptr};
-  default: // HostFinished
-    return Engine::HostSync{Kind::Finished, Event.Thread, 0};
-  }
-}
-
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {
   switch (Event.What) {
   case BlockEvent::Kind::Accessed: {

@@ -188,7 +188,21 @@ private:
                : nullptr;
   }
   /// The engine call of a host synchronization event (What >= HostReleased).
-  static Engine::HostSync asHostSync(const BlockEvent &Event);
+  /// Inline and by the kinds' order, not a switch: replay asks it per host
+  /// event, most of a batch.
+  static Engine::HostSync asHostSync(const BlockEvent &Event) {
+    using Kind = Engine::HostSync::Kind;
+    static_assert(int(BlockEvent::Kind::HostAcquired) - int(BlockEvent::Kind::HostReleased) ==
+                          int(Kind::Acquires) - int(Kind::Releases) &&
+                      int(BlockEvent::Kind::SyncDestroyed) - int(BlockEvent::Kind::HostReleased) ==
+                          int(Kind::Destroyed) - int(Kind::Releases) &&
+                      int(BlockEvent::Kind::HostFinished) - int(BlockEvent::Kind::HostReleased) ==
+                          int(Kind::Finished) - int(Kind::Releases),
+                  "the host kinds are in the engine's order");
+    const auto What = static_cast<Kind>(int(Kind::Releases) + int(Event.What) -
+                                        int(BlockEvent::Kind::HostReleased));
+    return Engine::HostSync{What, Event.Thread, What == Kind::Finished ? 0 : Event.Ptr};
+  }
   /// A block event or a declared access (host events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
   /// Follows the queue's order in QueuedLives (QueueLock held). Inline in
