@@ -7,6 +7,13 @@
 // jumping, then random release clocks: every answer must be the entry a scan
 // of the whole list (forEach, in list order) finds.
 //
+// An entry kept by changes reads what its thread knew from its list's
+// buffer of changes (entries' changes end to end, the dropped ones'
+// forgotten): with clocks wider than LoggedClock::NarrowWidth, joins between
+// the threads, and a cap that drops the oldest entries, every entry's
+// knowledge must be, slot by slot, that of the same entry kept with a whole
+// copy of the clock.
+//
 //===----------------------------------------------------------------------===//
 #include "engine/ConcurrentAllocations.h"
 
@@ -68,7 +75,66 @@ void playRandom(unsigned Threads, unsigned Seed) {
   }
 }
 
+void compareKnowledge(unsigned Threads, unsigned Seed) {
+  std::mt19937 Rng(Seed);
+  SlotAllocator Slots;
+  constexpr ClockSlot Width = 40; // wider than NarrowWidth: kept by changes
+  while (Slots.count() < Width)
+    Slots.allocate();
+  std::vector<HostClock> Hosts(Threads);
+  for (ThreadId T = 0; T < Threads; ++T) {
+    Hosts[T].Thread = T;
+    Hosts[T].Slot = T;
+    for (ClockSlot S = 0; S < Width; ++S)
+      Hosts[T].Clock.tick(S); // wide from the start
+  }
+  const std::size_t Cap = 1 + Rng() % 12;
+  ConcurrentAllocations ByChanges(Cap, true), Whole(Cap, false);
+  for (int Step = 0; Step < 3000; ++Step) {
+    HostClock &H = Hosts[Rng() % Threads];
+    switch (Rng() % 4) {
+    case 0: // learns from another thread (a lock handover)
+      H.Clock.absorb(Hosts[Rng() % Threads].Clock);
+      H.Clock.tick(H.Slot);
+      break;
+    case 1: // learns a stream's progress (a sync)
+      for (unsigned Grown = 1 + Rng() % 4; Grown; --Grown)
+        H.Clock.tick(static_cast<ClockSlot>(Threads + Rng() % (Width - Threads)));
+      H.Clock.tick(H.Slot);
+      break;
+    default:
+      break;
+    }
+    const StreamId S = Rng() % 2;
+    const std::uint32_t Pool = Rng() % 2;
+    ByChanges.record(S, H, H.now(), OpId(Step), Pool);
+    Whole.record(S, H, H.now(), OpId(Step), Pool);
+    if (Step % 97)
+      continue;
+    std::vector<std::vector<ClockTime>> Got, Want;
+    auto Collect = [](std::vector<std::vector<ClockTime>> &Out) {
+      return [&Out](StreamId, ThreadId, const RecentAllocation &,
+                    const ConcurrentAllocations::Knowledge &K) {
+        std::vector<ClockTime> Times;
+        for (ClockSlot Slot = 0; Slot < Width; ++Slot)
+          Times.push_back(K.get(Slot));
+        Out.push_back(Times);
+      };
+    };
+    ByChanges.forEach(Collect(Got));
+    Whole.forEach(Collect(Want));
+    ASSERT_EQ(Got, Want) << "seed " << Seed << " step " << Step;
+  }
+  EXPECT_LT(ByChanges.wholeCopies(), ByChanges.recorded()) << "kept by changes";
+}
+
 } // namespace
+
+TEST(ConcurrentAllocationsTest, EntriesKeptByChangesKnowWhatTheirThreadKnew) {
+  for (unsigned Threads = 1; Threads <= 4; ++Threads)
+    for (unsigned Seed = 0; Seed < 10; ++Seed)
+      compareKnowledge(Threads, Seed * 13 + Threads);
+}
 
 TEST(ConcurrentAllocationsTest, FirstUnorderedEntryIsTheScansOne) {
   for (unsigned Threads = 1; Threads <= 4; ++Threads)
