@@ -17,6 +17,7 @@
 #include "engine/Engine.h"
 #include "engine/EventTable.h"
 #include "engine/FindingQueue.h"
+#include "engine/FreeList.h"
 #include "engine/HostClocks.h"
 #include "engine/PendingHazards.h"
 #include "engine/Shadow.h"
@@ -37,6 +38,9 @@ struct Engine::Impl {
   FindingSink &Sink;
   EngineOptions Opts;
   mutable std::mutex Mu;
+  /// Storage of the Allocation records: first, so that it outlives every
+  /// member that holds one.
+  FreeList AllocationRecords;
 
   SlotAllocator Slots;
   HostClocks Hosts;

@@ -96,7 +96,7 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
   if (R.Size == 0 || R.Size == WholeAllocation || R.Begin + R.Size < R.Begin)
     return;
   HostClock &H = Hosts.of(T);
-  auto A = std::make_shared<Allocation>();
+  auto A = std::allocate_shared<Allocation>(FreeListAllocator<Allocation>(AllocationRecords));
   A->Id = NextAllocation++;
   A->Bytes = R;
   A->Kind = Kind;
