@@ -219,28 +219,38 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
   }
 }
 
-std::size_t AnnotatedAllocators::siteOf(OpId Op, int Allocator) {
-  if (auto It = SiteOfOp.find(Op); It != SiteOfOp.end())
-    return It->second;
+std::size_t AnnotatedAllocators::learnSite(OpId Op, int Allocator) {
+  if (Op >= MaxTabledOp)
+    if (auto It = SiteOfFarOp.find(Op); It != SiteOfFarOp.end())
+      return It->second;
   std::uint64_t Key = SiteKey ? SiteKey(Op) : Op; // may symbolize: outside StateLock
-  std::lock_guard<FutexMutex> Guard(StateLock);
-  auto [It, New] = SiteIndex.emplace(Key, Sites.size());
-  if (New) {
-    Sites.emplace_back();
-    Sites.back().Account.SiteKey = Key;
-    Sites.back().Account.Site = Op;
-    Sites.back().Account.Allocator = Allocator;
+  std::size_t Site;
+  {
+    std::lock_guard<FutexMutex> Guard(StateLock);
+    auto [It, New] = SiteIndex.emplace(Key, Sites.size());
+    if (New) {
+      Sites.emplace_back();
+      Sites.back().Account.SiteKey = Key;
+      Sites.back().Account.Site = Op;
+      Sites.back().Account.Allocator = Allocator;
+    }
+    Site = It->second;
   }
-  SiteOfOp.emplace(Op, It->second);
-  return It->second;
+  if (Op >= MaxTabledOp) {
+    SiteOfFarOp.emplace(Op, Site);
+    return Site;
+  }
+  if (Op >= SiteByOp.size())
+    SiteByOp.resize(std::size_t(Op) + 1, NoSite);
+  SiteByOp[Op] = static_cast<std::uint32_t>(Site);
+  return Site;
 }
 
-int AnnotatedAllocators::deviceOf(StreamId S) {
+int AnnotatedAllocators::learnDevice(StreamId S) {
   // A stream id is never reused, and a stream never changes device.
   if (S >= DeviceOfStream.size())
     DeviceOfStream.resize(S + 1, -1);
-  if (DeviceOfStream[S] < 0)
-    DeviceOfStream[S] = E.streamInfo(S).Desc.Device;
+  DeviceOfStream[S] = E.streamInfo(S).Desc.Device;
   return DeviceOfStream[S];
 }
 

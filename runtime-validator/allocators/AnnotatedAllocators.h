@@ -214,9 +214,21 @@ private:
   OpId accountRelease(Addr Ptr);
   void holdBack(std::size_t Site, std::int64_t Bytes);
   /// The index in Sites of the op's allocation site (DrainLock held).
-  std::size_t siteOf(OpId Op, int Allocator);
+  /// Inline, by a table: replay asks it per allocation, and an op is
+  /// OpTable's dense index (a hashed lookup was about 45 instructions).
+  std::size_t siteOf(OpId Op, int Allocator) {
+    if (Op < SiteByOp.size() && SiteByOp[Op] != NoSite)
+      return SiteByOp[Op];
+    return learnSite(Op, Allocator);
+  }
+  /// siteOf of an op not asked yet (or beyond the table).
+  std::size_t learnSite(OpId Op, int Allocator);
   /// The device of engine stream S (DrainLock held).
-  int deviceOf(StreamId S);
+  int deviceOf(StreamId S) {
+    return S < DeviceOfStream.size() && DeviceOfStream[S] >= 0 ? DeviceOfStream[S]
+                                                              : learnDevice(S);
+  }
+  int learnDevice(StreamId S);
 
   Engine &E;
   SiteKeyFn SiteKey;
@@ -250,7 +262,12 @@ private:
   /// capacity and a push allocates nothing once the queue has grown.
   std::vector<BlockEvent> Batch;
   std::vector<Engine::HostSync> HostRun;          ///< host events waiting for the engine
-  std::unordered_map<OpId, std::size_t> SiteOfOp; ///< op -> index into Sites
+  /// Op -> index into Sites, NoSite while not asked; ops from MaxTabledOp
+  /// on (no OpTable hands them out before a million ops) in SiteOfFarOp.
+  static constexpr std::uint32_t NoSite = ~std::uint32_t(0);
+  static constexpr OpId MaxTabledOp = 1 << 20;
+  std::vector<std::uint32_t> SiteByOp;
+  std::unordered_map<OpId, std::size_t> SiteOfFarOp;
   std::vector<int> DeviceOfStream;                ///< by StreamId; -1: not asked yet
 
   /// Guards the accounting below: taken by replay once per block event (the
