@@ -131,7 +131,7 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   if (!hasPending())
     return;
   // Waiting here for another thread's batch is the point: see Unapplied.
-  std::lock_guard<std::mutex> Drain(DrainLock);
+  std::lock_guard<FutexMutex> Drain(DrainLock);
   {
     std::lock_guard<FutexMutex> Guard(QueueLock);
     Batch.swap(Queue);

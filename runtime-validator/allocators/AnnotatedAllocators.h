@@ -256,8 +256,10 @@ private:
   /// Held for a whole drain, so that batches taken by two threads are applied
   /// in the order they were queued. Stream resolution inside may query the
   /// driver; that is safe because waiters here are inside our CUPTI callbacks,
-  /// which hold no lock the driver needs. Also guards what only replay reads:
-  std::mutex DrainLock;
+  /// which hold no lock the driver needs. Taken at every CUDA call that finds
+  /// events queued, so a FutexMutex too (a waiter for a long batch sleeps on
+  /// the futex). Also guards what only replay reads:
+  FutexMutex DrainLock;
   /// The batch being applied; swapped with Queue, so that both keep their
   /// capacity and a push allocates nothing once the queue has grown.
   std::vector<BlockEvent> Batch;
