@@ -120,7 +120,7 @@ public:
   /// A caching allocation of Pool on S by H, stamped Stamp. Returns false when
   /// the cap dropped an older entry.
   bool record(StreamId S, const HostClock &H, Epoch Stamp, OpId Site, std::uint32_t Pool) {
-    List &L = Lists[{S, H.Thread}];
+    List &L = listOf({S, H.Thread});
     L.Idle = false;
     // firstNotCovered's binary search relies on it.
     STREAMLIFE_DCHECK(L.Entries.empty() || (L.Entries.back().Stamp.Slot == Stamp.Slot &&
@@ -189,6 +189,7 @@ public:
         popFront(L);
       if (L.Entries.empty() && L.Idle) {
         It = Lists.erase(It);
+        Last = nullptr;
         continue;
       }
       L.Idle = L.Entries.empty();
@@ -233,6 +234,17 @@ private:
       return;
     L.Changes.erase(L.Changes.begin(), L.Changes.begin() + static_cast<std::ptrdiff_t>(Unread));
     L.ChangesBase += Unread;
+  }
+
+  /// The list of (stream, thread), made if need be. A thread's allocations
+  /// come in runs on one stream: the last list asked is remembered (a map's
+  /// node never moves; prune forgets it when it erases a list).
+  List &listOf(std::pair<StreamId, ThreadId> Key) {
+    if (!Last || LastKey != Key) {
+      Last = &Lists[Key];
+      LastKey = Key;
+    }
+    return *Last;
   }
 
   Knowledge knowledge(const List &L, std::size_t I) const {
@@ -280,6 +292,8 @@ private:
   std::uint64_t Recorded = 0;
   std::vector<Change> Scratch;
   std::map<std::pair<StreamId, ThreadId>, List> Lists;
+  std::pair<StreamId, ThreadId> LastKey{};
+  List *Last = nullptr;
 };
 
 } // namespace rt

@@ -141,3 +141,31 @@ TEST(ConcurrentAllocationsTest, FirstUnorderedEntryIsTheScansOne) {
     for (unsigned Seed = 0; Seed < 20; ++Seed)
       playRandom(Threads, Seed * 7 + Threads);
 }
+
+// record() remembers the last list it used; a prune that erases that list
+// (empty for two prunes in a row) must make the next record() make it anew.
+TEST(ConcurrentAllocationsTest, RecordAfterItsListWasErased) {
+  SlotAllocator Slots;
+  HostClock H;
+  H.Thread = 3;
+  H.Slot = Slots.allocate();
+  H.Clock.tick(H.Slot);
+  ConcurrentAllocations Recent(16);
+  Recent.record(/*S=*/1, H, H.now(), OpId(7), 0);
+  VectorClock Everything; // a common knowledge that covers every entry
+  Everything.raise(H.Slot, 1000);
+  CommonKnowledge Common;
+  Common.join(Everything);
+  Recent.prune(Common); // drops the entry; the list idles
+  Recent.prune(Common); // erases the list
+  ASSERT_EQ(Recent.entries(), 0u);
+  H.Clock.tick(H.Slot);
+  Recent.record(/*S=*/1, H, H.now(), OpId(8), 0);
+  std::vector<std::pair<StreamId, OpId>> Seen;
+  Recent.forEach([&](StreamId S, ThreadId T, const RecentAllocation &A,
+                     const ConcurrentAllocations::Knowledge &) {
+    EXPECT_EQ(T, 3u);
+    Seen.push_back({S, A.Site});
+  });
+  EXPECT_EQ(Seen, (std::vector<std::pair<StreamId, OpId>>{{1, 8}}));
+}
