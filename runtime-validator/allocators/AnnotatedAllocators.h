@@ -38,7 +38,7 @@
 #define STREAMLIFE_RT_ALLOCATORS_ANNOTATEDALLOCATORS_H
 
 #include "allocators/BlockEvents.h"
-#include "allocators/FutexMutex.h"
+#include "engine/FutexMutex.h"
 
 #include <atomic>
 #include <functional>

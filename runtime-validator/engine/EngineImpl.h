@@ -18,6 +18,7 @@
 #include "engine/EventTable.h"
 #include "engine/FindingQueue.h"
 #include "engine/FreeList.h"
+#include "engine/FutexMutex.h"
 #include "engine/HostClocks.h"
 #include "engine/PendingHazards.h"
 #include "engine/Shadow.h"
@@ -37,7 +38,8 @@ struct Engine::Impl {
 
   FindingSink &Sink;
   EngineOptions Opts;
-  mutable std::mutex Mu;
+  /// Not a std::mutex: every engine call takes it (FutexMutex.h).
+  mutable FutexMutex Mu;
   /// Storage of the Allocation records: first, so that it outlives every
   /// member that holds one.
   FreeList AllocationRecords;
