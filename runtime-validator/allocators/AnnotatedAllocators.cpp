@@ -131,7 +131,7 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   if (!hasPending())
     return;
   // Waiting here for another thread's batch is the point: see Unapplied.
-  std::lock_guard<std::mutex> Drain(DrainLock);
+  std::lock_guard<FutexMutex> Drain(DrainLock);
   {
     std::lock_guard<FutexMutex> Guard(QueueLock);
     Batch.swap(Queue);
@@ -158,20 +158,6 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   // need not stay allocated twice.
   if (Batch.capacity() > 4096)
     std::vector<BlockEvent>().swap(Batch);
-}
-
-Engine::HostSync AnnotatedAllocators::asHostSync(const BlockEvent &Event) {
-  using Kind = Engine::HostSync::Kind;
-  switch (Event.What) {
-  case BlockEvent::Kind::HostReleased:
-    return Engine::HostSync{Kind::Releases, Event.Thread, Event.Ptr};
-  case BlockEvent::Kind::HostAcquired:
-    return Engine::HostSync{Kind::Acquires, Event.Thread, Event.Ptr};
-  case BlockEvent::Kind::SyncDestroyed:
-    return Engine::HostSync{Kind::Destroyed, Event.Thread, Event.Ptr};
-  default: // HostFinished
-    return Engine::HostSync{Kind::Finished, Event.Thread, 0};
-  }
 }
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {
@@ -233,33 +219,43 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
   }
 }
 
-std::size_t AnnotatedAllocators::siteOf(OpId Op, int Allocator) {
-  if (auto It = SiteOfOp.find(Op); It != SiteOfOp.end())
-    return It->second;
+std::size_t AnnotatedAllocators::learnSite(OpId Op, int Allocator) {
+  if (Op >= MaxTabledOp)
+    if (auto It = SiteOfFarOp.find(Op); It != SiteOfFarOp.end())
+      return It->second;
   std::uint64_t Key = SiteKey ? SiteKey(Op) : Op; // may symbolize: outside StateLock
-  std::lock_guard<std::mutex> Guard(StateLock);
-  auto [It, New] = SiteIndex.emplace(Key, Sites.size());
-  if (New) {
-    Sites.emplace_back();
-    Sites.back().Account.SiteKey = Key;
-    Sites.back().Account.Site = Op;
-    Sites.back().Account.Allocator = Allocator;
+  std::size_t Site;
+  {
+    std::lock_guard<FutexMutex> Guard(StateLock);
+    auto [It, New] = SiteIndex.emplace(Key, Sites.size());
+    if (New) {
+      Sites.emplace_back();
+      Sites.back().Account.SiteKey = Key;
+      Sites.back().Account.Site = Op;
+      Sites.back().Account.Allocator = Allocator;
+    }
+    Site = It->second;
   }
-  SiteOfOp.emplace(Op, It->second);
-  return It->second;
+  if (Op >= MaxTabledOp) {
+    SiteOfFarOp.emplace(Op, Site);
+    return Site;
+  }
+  if (Op >= SiteByOp.size())
+    SiteByOp.resize(std::size_t(Op) + 1, NoSite);
+  SiteByOp[Op] = static_cast<std::uint32_t>(Site);
+  return Site;
 }
 
-int AnnotatedAllocators::deviceOf(StreamId S) {
+int AnnotatedAllocators::learnDevice(StreamId S) {
   // A stream id is never reused, and a stream never changes device.
   if (S >= DeviceOfStream.size())
     DeviceOfStream.resize(S + 1, -1);
-  if (DeviceOfStream[S] < 0)
-    DeviceOfStream[S] = E.streamInfo(S).Desc.Device;
+  DeviceOfStream[S] = E.streamInfo(S).Desc.Device;
   return DeviceOfStream[S];
 }
 
 void AnnotatedAllocators::accountAllocation(const BlockEvent &Event, std::size_t Site) {
-  std::lock_guard<std::mutex> Guard(StateLock);
+  std::lock_guard<FutexMutex> Guard(StateLock);
   KnownBlock &Block = Blocks[Event.Ptr];
   // A block we never saw released (allocated before we attached, or a
   // release we missed) is replaced.
@@ -306,7 +302,7 @@ void AnnotatedAllocators::holdBack(std::size_t Index, std::int64_t Bytes) {
 }
 
 void AnnotatedAllocators::accountRequest(Addr Ptr, OpId Site) {
-  std::lock_guard<std::mutex> Guard(StateLock);
+  std::lock_guard<FutexMutex> Guard(StateLock);
   auto It = Blocks.find(Ptr);
   if (It == Blocks.end() || !It->second.Live || It->second.ReleaseRequested)
     return;
@@ -316,7 +312,7 @@ void AnnotatedAllocators::accountRequest(Addr Ptr, OpId Site) {
 }
 
 OpId AnnotatedAllocators::accountRelease(Addr Ptr) {
-  std::lock_guard<std::mutex> Guard(StateLock);
+  std::lock_guard<FutexMutex> Guard(StateLock);
   auto It = Blocks.find(Ptr);
   if (It == Blocks.end() || !It->second.Live)
     return NoOp;
@@ -337,7 +333,7 @@ OpId AnnotatedAllocators::accountRelease(Addr Ptr) {
 }
 
 std::vector<BlockAccount> AnnotatedAllocators::accounts() const {
-  std::lock_guard<std::mutex> Guard(StateLock);
+  std::lock_guard<FutexMutex> Guard(StateLock);
   std::vector<BlockAccount> Result;
   for (const SiteState &S : Sites)
     Result.push_back(S.Account);

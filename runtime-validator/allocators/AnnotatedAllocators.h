@@ -38,7 +38,7 @@
 #define STREAMLIFE_RT_ALLOCATORS_ANNOTATEDALLOCATORS_H
 
 #include "allocators/BlockEvents.h"
-#include "allocators/FutexMutex.h"
+#include "engine/FutexMutex.h"
 
 #include <atomic>
 #include <functional>
@@ -188,7 +188,21 @@ private:
                : nullptr;
   }
   /// The engine call of a host synchronization event (What >= HostReleased).
-  static Engine::HostSync asHostSync(const BlockEvent &Event);
+  /// Inline and by the kinds' order, not a switch: replay asks it per host
+  /// event, most of a batch.
+  static Engine::HostSync asHostSync(const BlockEvent &Event) {
+    using Kind = Engine::HostSync::Kind;
+    static_assert(int(BlockEvent::Kind::HostAcquired) - int(BlockEvent::Kind::HostReleased) ==
+                          int(Kind::Acquires) - int(Kind::Releases) &&
+                      int(BlockEvent::Kind::SyncDestroyed) - int(BlockEvent::Kind::HostReleased) ==
+                          int(Kind::Destroyed) - int(Kind::Releases) &&
+                      int(BlockEvent::Kind::HostFinished) - int(BlockEvent::Kind::HostReleased) ==
+                          int(Kind::Finished) - int(Kind::Releases),
+                  "the host kinds are in the engine's order");
+    const auto What = static_cast<Kind>(int(Kind::Releases) + int(Event.What) -
+                                        int(BlockEvent::Kind::HostReleased));
+    return Engine::HostSync{What, Event.Thread, What == Kind::Finished ? 0 : Event.Ptr};
+  }
   /// A block event or a declared access (host events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
   /// Follows the queue's order in QueuedLives (QueueLock held). Inline in
@@ -200,9 +214,21 @@ private:
   OpId accountRelease(Addr Ptr);
   void holdBack(std::size_t Site, std::int64_t Bytes);
   /// The index in Sites of the op's allocation site (DrainLock held).
-  std::size_t siteOf(OpId Op, int Allocator);
+  /// Inline, by a table: replay asks it per allocation, and an op is
+  /// OpTable's dense index (a hashed lookup was about 45 instructions).
+  std::size_t siteOf(OpId Op, int Allocator) {
+    if (Op < SiteByOp.size() && SiteByOp[Op] != NoSite)
+      return SiteByOp[Op];
+    return learnSite(Op, Allocator);
+  }
+  /// siteOf of an op not asked yet (or beyond the table).
+  std::size_t learnSite(OpId Op, int Allocator);
   /// The device of engine stream S (DrainLock held).
-  int deviceOf(StreamId S);
+  int deviceOf(StreamId S) {
+    return S < DeviceOfStream.size() && DeviceOfStream[S] >= 0 ? DeviceOfStream[S]
+                                                              : learnDevice(S);
+  }
+  int learnDevice(StreamId S);
 
   Engine &E;
   SiteKeyFn SiteKey;
@@ -230,16 +256,25 @@ private:
   /// Held for a whole drain, so that batches taken by two threads are applied
   /// in the order they were queued. Stream resolution inside may query the
   /// driver; that is safe because waiters here are inside our CUPTI callbacks,
-  /// which hold no lock the driver needs. Also guards what only replay reads:
-  std::mutex DrainLock;
+  /// which hold no lock the driver needs. Taken at every CUDA call that finds
+  /// events queued, so a FutexMutex too (a waiter for a long batch sleeps on
+  /// the futex). Also guards what only replay reads:
+  FutexMutex DrainLock;
   /// The batch being applied; swapped with Queue, so that both keep their
   /// capacity and a push allocates nothing once the queue has grown.
   std::vector<BlockEvent> Batch;
   std::vector<Engine::HostSync> HostRun;          ///< host events waiting for the engine
-  std::unordered_map<OpId, std::size_t> SiteOfOp; ///< op -> index into Sites
+  /// Op -> index into Sites, NoSite while not asked; ops from MaxTabledOp
+  /// on (no OpTable hands them out before a million ops) in SiteOfFarOp.
+  static constexpr std::uint32_t NoSite = ~std::uint32_t(0);
+  static constexpr OpId MaxTabledOp = 1 << 20;
+  std::vector<std::uint32_t> SiteByOp;
+  std::unordered_map<OpId, std::size_t> SiteOfFarOp;
   std::vector<int> DeviceOfStream;                ///< by StreamId; -1: not asked yet
 
-  mutable std::mutex StateLock; ///< guards the accounting below
+  /// Guards the accounting below: taken by replay once per block event (the
+  /// summary reads it from another thread), so not a pthread mutex either.
+  mutable FutexMutex StateLock;
   std::unordered_map<Addr, KnownBlock> Blocks;
   std::vector<SiteState> Sites;
   std::unordered_map<std::uint64_t, std::size_t> SiteIndex;

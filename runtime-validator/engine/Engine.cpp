@@ -49,17 +49,17 @@ Engine::Engine(FindingSink &Sink, const EngineOptions &Options)
 Engine::~Engine() = default;
 
 StreamId Engine::stream(ThreadId, const StreamDesc &Desc) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   return P->Streams.lookupOrCreate(Desc, P->Hosts.common()).Id;
 }
 
 void Engine::streamDestroyed(ThreadId, StreamId S) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   P->Streams.destroy(S);
 }
 
 StreamInfo Engine::streamInfo(StreamId S) const {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   StreamInfo Info;
   if (const StreamState *St = P->Streams.get(S)) {
     Info.Desc = St->Desc;
@@ -70,7 +70,7 @@ StreamInfo Engine::streamInfo(StreamId S) const {
 }
 
 void Engine::eventRecorded(ThreadId T, Handle Event, StreamId S) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   StreamState *St = P->Streams.live(S);
   if (!St)
     return;
@@ -79,7 +79,7 @@ void Engine::eventRecorded(ThreadId T, Handle Event, StreamId S) {
 }
 
 void Engine::streamWaitsEvent(ThreadId T, StreamId S, Handle Event) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   StreamState *St = P->Streams.live(S);
   const RecordedEvent *E = P->Events.find(Event);
   if (!St || !E)
@@ -88,7 +88,7 @@ void Engine::streamWaitsEvent(ThreadId T, StreamId S, Handle Event) {
 }
 
 void Engine::hostSyncsEvent(ThreadId T, Handle Event) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   const RecordedEvent *E = P->Events.find(Event);
   if (!E)
     return;
@@ -100,7 +100,7 @@ void Engine::hostSyncsEvent(ThreadId T, Handle Event) {
 }
 
 void Engine::hostSyncsStream(ThreadId T, StreamId S) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   const StreamState *St = P->Streams.live(S);
   if (!St)
     return;
@@ -112,12 +112,12 @@ void Engine::hostSyncsStream(ThreadId T, StreamId S) {
 }
 
 void Engine::hostSyncsDevice(ThreadId T, int Device) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   P->syncDevice(P->Hosts.of(T), Device);
 }
 
 void Engine::eventDestroyed(ThreadId, Handle Event) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   P->Events.destroy(Event);
 }
 
@@ -148,27 +148,27 @@ void Engine::Impl::hostSync(const HostSync &Event) {
 }
 
 void Engine::hostReleases(ThreadId T, SyncId Sync) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   P->hostSync(HostSync{HostSync::Kind::Releases, T, Sync});
 }
 
 void Engine::hostAcquires(ThreadId T, SyncId Sync) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   P->hostSync(HostSync{HostSync::Kind::Acquires, T, Sync});
 }
 
 void Engine::syncDestroyed(SyncId Sync) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   P->hostSync(HostSync{HostSync::Kind::Destroyed, 0, Sync});
 }
 
 void Engine::hostFinished(ThreadId T) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   P->hostSync(HostSync{HostSync::Kind::Finished, T, 0});
 }
 
 void Engine::hostSyncs(const HostSync *Events, std::size_t Count) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   for (std::size_t I = 0; I < Count; ++I)
     P->hostSync(Events[I]);
 }
@@ -181,21 +181,21 @@ const std::atomic<std::uint64_t> *Engine::hostStateWord(ThreadId T) const {
 
 void Engine::allocated(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
                        PoolId Pool) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   P->allocate(T, R, Kind, S, Site, Device, Pool);
   P->FindingCount += P->Findings.flush(P->Sink);
   P->maybeSweep();
 }
 
 void Engine::released(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   P->release(T, Base, Kind, S, Site);
   P->FindingCount += P->Findings.flush(P->Sink);
   P->maybeSweep();
 }
 
 void Engine::accessed(ThreadId T, StreamId S, Range R, OpId Op) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   StreamState *St = P->Streams.live(S);
   if (!St)
     return;
@@ -206,7 +206,7 @@ void Engine::accessed(ThreadId T, StreamId S, Range R, OpId Op) {
 }
 
 void Engine::launched(ThreadId T, StreamId S, const std::vector<Range> &Touched, OpId Op) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   StreamState *St = P->Streams.live(S);
   if (!St)
     return;
@@ -219,7 +219,7 @@ void Engine::launched(ThreadId T, StreamId S, const std::vector<Range> &Touched,
 
 void Engine::launchedWithPointers(ThreadId T, StreamId S, const Addr *Words, std::size_t Count,
                                   OpId Op) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   StreamState *St = P->Streams.live(S);
   if (!St)
     return;
@@ -232,7 +232,7 @@ void Engine::launchedWithPointers(ThreadId T, StreamId S, const Addr *Words, std
 
 std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const PointerWord *Words,
                                              std::size_t Count, OpId Op, OpId GenericOp) {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   StreamState *St = P->Streams.live(S);
   if (!St)
     return 0;
@@ -293,12 +293,12 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
 bool Engine::isTracked(Addr A) const {
   if (!P->Memory.mayContain(A))
     return false;
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   return P->Memory.find(A) != nullptr;
 }
 
 Engine::Stats Engine::stats() const {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   Stats S;
   S.Streams = P->Streams.size();
   S.LiveAllocations = P->LiveAllocations;
@@ -322,7 +322,7 @@ Engine::Stats Engine::stats() const {
 }
 
 std::vector<Engine::DeferredRelease> Engine::deferredReleases() const {
-  std::lock_guard<std::mutex> Lock(P->Mu);
+  std::lock_guard<FutexMutex> Lock(P->Mu);
   const CommonKnowledge &Common = P->Hosts.common();
   std::vector<std::pair<AccessPoint, AccessPoint>> Pending;
   std::vector<std::pair<AccessPoint, AccessPoint>> Ordered;

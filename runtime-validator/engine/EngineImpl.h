@@ -17,6 +17,8 @@
 #include "engine/Engine.h"
 #include "engine/EventTable.h"
 #include "engine/FindingQueue.h"
+#include "engine/FreeList.h"
+#include "engine/FutexMutex.h"
 #include "engine/HostClocks.h"
 #include "engine/PendingHazards.h"
 #include "engine/Shadow.h"
@@ -36,7 +38,11 @@ struct Engine::Impl {
 
   FindingSink &Sink;
   EngineOptions Opts;
-  mutable std::mutex Mu;
+  /// Not a std::mutex: every engine call takes it (FutexMutex.h).
+  mutable FutexMutex Mu;
+  /// Storage of the Allocation records: first, so that it outlives every
+  /// member that holds one.
+  FreeList AllocationRecords;
 
   SlotAllocator Slots;
   HostClocks Hosts;
@@ -79,8 +85,9 @@ struct Engine::Impl {
   void allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
                 PoolId Pool);
   void release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site);
-  std::shared_ptr<Allocation> findLive(Addr Base, ReleaseKind Kind);
-  void forgetLive(const Allocation &A);
+  /// Removes and returns the live allocation at Base that Kind releases (the
+  /// newest; else the newest of any kind), or null.
+  std::shared_ptr<Allocation> takeLive(Addr Base, ReleaseKind Kind);
   void dropEmptyBases();
 
   // DeferredFrees.cpp

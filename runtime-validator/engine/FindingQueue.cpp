@@ -31,7 +31,7 @@ void FindingQueue::offer(Allocation &Remember, const Finding &F, AllocId OldLife
     Pending.push_back(Queued{F, Key, &Remember});
 }
 
-std::size_t FindingQueue::flush(FindingSink &Sink) {
+std::size_t FindingQueue::report(FindingSink &Sink) {
   for (const Queued &Q : Pending)
     Sink.report(Q.F);
   std::size_t N = Pending.size();

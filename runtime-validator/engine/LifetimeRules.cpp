@@ -61,37 +61,29 @@ bool sameKindClass(AllocKind A, AllocKind B) {
 
 } // namespace
 
-std::shared_ptr<Allocation> Engine::Impl::findLive(Addr Base, ReleaseKind Kind) {
+std::shared_ptr<Allocation> Engine::Impl::takeLive(Addr Base, ReleaseKind Kind) {
   auto At = LiveByBase.find(Base);
   if (At == LiveByBase.end())
     return nullptr;
-  const std::vector<std::shared_ptr<Allocation>> &Here = At->second;
-  std::shared_ptr<Allocation> Best;
-  for (const std::shared_ptr<Allocation> &A : Here)
-    if (releases(Kind, A->Kind) && (!Best || A->Id > Best->Id))
-      Best = A;
-  if (Best)
+  std::vector<std::shared_ptr<Allocation>> &Here = At->second;
+  auto Newest = [&](auto &&Eligible) {
+    auto Best = Here.end();
+    for (auto It = Here.begin(); It != Here.end(); ++It)
+      if (Eligible(**It) && (Best == Here.end() || (*It)->Id > (*Best)->Id))
+        Best = It;
     return Best;
+  };
+  auto Best = Newest([&](const Allocation &A) { return releases(Kind, A.Kind); });
   // The intercept layer may not know what kind the pointer is (cudaFree of a
   // pool pointer): fall back to the newest live allocation at Base.
-  for (const std::shared_ptr<Allocation> &A : Here)
-    if (!Best || A->Id > Best->Id)
-      Best = A;
-  return Best;
-}
-
-void Engine::Impl::forgetLive(const Allocation &A) {
-  auto At = LiveByBase.find(A.Bytes.Begin);
-  if (At == LiveByBase.end())
-    return;
-  std::vector<std::shared_ptr<Allocation>> &Here = At->second;
-  for (auto It = Here.begin(); It != Here.end(); ++It) {
-    if (It->get() == &A) {
-      Here.erase(It);
-      --LiveAllocations;
-      return;
-    }
-  }
+  if (Best == Here.end())
+    Best = Newest([](const Allocation &) { return true; });
+  if (Best == Here.end())
+    return nullptr;
+  std::shared_ptr<Allocation> Taken = std::move(*Best);
+  Here.erase(Best);
+  --LiveAllocations;
+  return Taken;
 }
 
 void Engine::Impl::dropEmptyBases() {
@@ -104,7 +96,7 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
   if (R.Size == 0 || R.Size == WholeAllocation || R.Begin + R.Size < R.Begin)
     return;
   HostClock &H = Hosts.of(T);
-  auto A = std::make_shared<Allocation>();
+  auto A = std::allocate_shared<Allocation>(FreeListAllocator<Allocation>(AllocationRecords));
   A->Id = NextAllocation++;
   A->Bytes = R;
   A->Kind = Kind;
@@ -160,7 +152,9 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
 
 void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, OpId Site) {
   HostClock &H = Hosts.of(T);
-  std::shared_ptr<Allocation> A = findLive(Base, Kind);
+  // Forgotten as live at once: nothing below looks it up by its base, and
+  // one lookup does where a find and a forget took two.
+  std::shared_ptr<Allocation> A = takeLive(Base, Kind);
   if (Kind == ReleaseKind::SyncFree) {
     // cudaFree synchronizes the device before it frees. For a pointer we do
     // not track we still know the device if its bytes were ever tracked.
@@ -232,7 +226,6 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
   A->HowReleased = Kind;
   A->ReleaseStream = R ? R->Id : NoStream;
   A->ReleaseSite = Site;
-  forgetLive(*A);
 }
 
 } // namespace rt

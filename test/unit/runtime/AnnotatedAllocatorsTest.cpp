@@ -14,6 +14,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <iterator>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -435,3 +437,41 @@ TEST_F(AnnotatedAllocatorsTest, TheObserverSeesTheLifecycleInOrderAfterTheEngine
 }
 
 } // namespace
+
+// Replay finds an allocation's site by a table of ops (OpTable's dense
+// indices), ops beyond the table by a map: either way the site key is asked
+// once per op, and every allocation counts at its op's site.
+TEST(AnnotatedAllocatorsSites, EachOpIsAskedOnceAndCountsAtItsSite) {
+  CollectingSink Sink;
+  Engine E(Sink);
+  std::map<OpId, int> Asked;
+  AnnotatedAllocators Annotated(E, [&Asked](OpId Op) {
+    ++Asked[Op];
+    return std::uint64_t(Op % 3);
+  });
+  const StreamId S = E.stream(0, StreamDesc{AgHandle, 0, StreamFlavor::NonBlocking, 0});
+  const int Caching = Annotated.registerAllocator("test caching allocator", 1);
+  const OpId Ops[] = {1, 2, 3, (1u << 20) - 1, 1u << 20, (1u << 20) + 4, 0xfffffff0u};
+  std::map<std::uint64_t, std::size_t> Expected; // by site key
+  for (int Round = 0; Round < 5; ++Round)
+    for (std::size_t I = 0; I < std::size(Ops); ++I) {
+      if ((Round + I) % 2)
+        continue; // the ops in a changing order
+      BlockEvent Ev;
+      Ev.Allocator = Caching;
+      Ev.Ptr = BlockA + 0x10000 * (Round * std::size(Ops) + I);
+      Ev.Size = Bytes;
+      Ev.Stream = AgHandle;
+      Ev.Site = Ops[I];
+      Ev.What = BlockEvent::Kind::Allocated;
+      Annotated.push(Ev);
+      ++Expected[Ops[I] % 3];
+    }
+  Annotated.drain([S](ThreadId, Handle) { return S; });
+  for (OpId Op : Ops)
+    EXPECT_EQ(Asked[Op], 1) << "op " << Op;
+  std::map<std::uint64_t, std::size_t> Got;
+  for (const BlockAccount &A : Annotated.accounts())
+    Got[A.SiteKey] += A.Allocations;
+  EXPECT_EQ(Got, Expected);
+}

@@ -1,5 +1,5 @@
 //===- FutexMutexTest.cpp - the block-event queue's lock ------------------===//
-#include "allocators/FutexMutex.h"
+#include "engine/FutexMutex.h"
 
 #include <gtest/gtest.h>
 

@@ -5,14 +5,17 @@
 // (intercept/InterceptThreads.cpp): a std::mutex there went through the
 // library's pthread_mutex_lock and pthread_mutex_unlock interposers (which
 // only pass the validator's own locks on) and glibc's generic mutex, about
-// 100 instructions per event of the 400 a kept handover costs. Here an
-// uncontended lock and unlock are one atomic operation each; a contended
-// lock sleeps on the futex (Drepper, "Futexes Are Tricky", mutex 2), so a
-// holder preempted inside never makes the others spin.
+// 100 instructions per event of the 400 a kept handover costs. The engine's
+// lock (Engine::Impl::Mu), taken per engine call (every allocation, release
+// and run of host events a replay applies), and the replay's own locks are
+// FutexMutexes for the same reason. Here an uncontended lock and unlock are
+// one atomic operation each; a contended lock sleeps on the futex (Drepper,
+// "Futexes Are Tricky", mutex 2), so a holder preempted inside never makes
+// the others spin.
 //
 //===----------------------------------------------------------------------===//
-#ifndef STREAMLIFE_RT_ALLOCATORS_FUTEXMUTEX_H
-#define STREAMLIFE_RT_ALLOCATORS_FUTEXMUTEX_H
+#ifndef STREAMLIFE_RT_ENGINE_FUTEXMUTEX_H
+#define STREAMLIFE_RT_ENGINE_FUTEXMUTEX_H
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
