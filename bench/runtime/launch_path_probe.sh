@@ -4,7 +4,11 @@
 # interleaved, under
 #   plain             nothing preloaded
 #   cupti-noop        a CUPTI subscriber with the validator's driver callbacks
-#                     enabled and an empty callback (probes/launch_path_probe.cpp)
+#                     enabled and an empty callback (probes/launch_path_probe.cpp),
+#                     the launch, record and wait included
+#   cupti-subscribed  the same without the calls the validator takes at the
+#                     driver's entry points (the launch, record and wait): what
+#                     the validator's CUPTI subscription costs this loop
 #   mutex-count       pthread mutex interposers that count and forward
 #   streamlife        the validator (streamlife run)
 #   streamlife-nostacks  the validator without call-site capture (stack_depth=0,
@@ -65,6 +69,7 @@ run_mode() { # MODE -> prints "host_us_per_launch_median" of one run; the probe 
   case $mode in
     plain) "${cmd[@]}" ;;
     cupti-noop) PROBE_CUPTI=1 LD_PRELOAD="$out/libprobe_cupti.so" "${cmd[@]}" 2>"$out/$mode.probe" ;;
+    cupti-subscribed) PROBE_CUPTI=2 LD_PRELOAD="$out/libprobe_cupti.so" "${cmd[@]}" 2>"$out/$mode.probe" ;;
     mutex-count) LD_PRELOAD="$out/libprobe_mutex.so" "${cmd[@]}" 2>"$out/$mode.probe" ;;
     streamlife) "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
     streamlife-nostacks) STREAMLIFE_OPTIONS=stack_depth=0:python_stacks=0 "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
@@ -72,7 +77,7 @@ run_mode() { # MODE -> prints "host_us_per_launch_median" of one run; the probe 
   esac | sed -n 's/.*host_us_per_launch_median=\([0-9.]*\).*/\1/p'
 }
 
-modes=(plain cupti-noop mutex-count streamlife streamlife-nostacks streamlife-profile)
+modes=(plain cupti-noop cupti-subscribed mutex-count streamlife streamlife-nostacks streamlife-profile)
 declare -A samples
 for ((r = 0; r < repeat; ++r)); do
   for m in "${modes[@]}"; do

@@ -4,7 +4,11 @@
 // uses and nothing else:
 //   PROBE_CUPTI=1    a CUPTI subscriber that enables the driver callbacks of
 //                    the validator's call table (CuptiCalls.inc) and returns
-//                    at once: CUPTI's own dispatch cost
+//                    at once: CUPTI's own dispatch cost, the launch, record
+//                    and wait included (the mechanism before the entry points)
+//   PROBE_CUPTI=2    the same without the calls the validator intercepts at
+//                    the driver's entry points: what a CUPTI subscription costs
+//                    a step whose calls it does not carry
 //   built with -DPROBE_MUTEXES: pthread mutex interposers that only count
 //                    and forward: how many locks a launch step takes, and what
 //                    interposing them costs before any classification
@@ -29,6 +33,21 @@ void CUPTIAPI onCallback(void *, CUpti_CallbackDomain, CUpti_CallbackId, const v
   Callbacks.fetch_add(1, std::memory_order_relaxed);
 }
 
+/// The calls the validator intercepts at the driver's entry points (CUPTI
+/// carries them only with driver_entry_points=0).
+const CUpti_CallbackId EntryPointCbids[] = {
+#define STREAMLIFE_CUPTI_CALL(Name, Family, Null, Site)
+#define STREAMLIFE_ENTRY_POINT_CALL(Name, Family, Null, Site) CUPTI_DRIVER_TRACE_CBID_##Name,
+#define STREAMLIFE_CUPTI_COPY(Name, Null, ...)
+#define STREAMLIFE_CUPTI_SET(Name, Null, ...)
+#define STREAMLIFE_CUPTI_SET2D(Name, Null, ...)
+#define STREAMLIFE_CUPTI_COPY2D(Name, Null, ...)
+#define STREAMLIFE_CUPTI_COPY3D(Name, Null, ...)
+#define STREAMLIFE_CUPTI_COPY_BATCH(Name, Null)
+#define STREAMLIFE_CUPTI_COPY_NOT_ANALYSED(Name, Null, Kind)
+#include "intercept/CuptiCalls.inc"
+};
+
 const CUpti_CallbackId ValidatorCbids[] = {
 #define STREAMLIFE_CUPTI_CALL(Name, Family, Null, Site) CUPTI_DRIVER_TRACE_CBID_##Name,
 #define STREAMLIFE_ENTRY_POINT_CALL(Name, Family, Null, Site) CUPTI_DRIVER_TRACE_CBID_##Name,
@@ -49,14 +68,20 @@ void printCounts() {
 
 __attribute__((constructor)) void start() {
   const char *Cupti = std::getenv("PROBE_CUPTI");
-  if (Cupti && *Cupti == '1') {
+  if (Cupti && (*Cupti == '1' || *Cupti == '2')) {
+    const bool EntryPointsToo = *Cupti == '1';
     CUpti_SubscriberHandle Subscriber;
     if (cuptiSubscribe(&Subscriber, onCallback, nullptr) != CUPTI_SUCCESS) {
       std::fprintf(stderr, "probe: cuptiSubscribe failed\n");
       std::exit(2);
     }
-    for (CUpti_CallbackId Cbid : ValidatorCbids)
-      cuptiEnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Cbid);
+    for (CUpti_CallbackId Cbid : ValidatorCbids) {
+      bool AtEntryPoint = false;
+      for (CUpti_CallbackId E : EntryPointCbids)
+        AtEntryPoint |= E == Cbid;
+      if (EntryPointsToo || !AtEntryPoint)
+        cuptiEnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Cbid);
+    }
   }
   std::atexit(printCounts);
 }
