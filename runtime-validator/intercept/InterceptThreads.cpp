@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 #include "intercept/CallerLibraries.h"
 #include "intercept/InterceptContext.h"
+#include "intercept/RealFunction.h"
 #include "intercept/RedundantSyncFilter.h"
 
 #include <dlfcn.h>
@@ -57,42 +58,6 @@ bool usedCuda(ValidatorRuntime *R) { return R && processUsedCuda(); }
 
 namespace {
 
-
-template <typename Fn> Fn realFunction(const char *Name, const char *Version = nullptr) {
-  void *F = Version ? dlvsym(RTLD_NEXT, Name, Version) : nullptr;
-  if (!F)
-    F = dlsym(RTLD_NEXT, Name);
-  return reinterpret_cast<Fn>(F);
-}
-
-/// A symbol whose definition after ours an interposer calls.
-struct RealSymbol {
-  const char *Name;
-  const char *Version = nullptr; ///< null: the default version
-};
-
-/// The definition after ours of Symbol (RealFunction<int (*)(sem_t *),
-/// Symbol>::get()). Its pointer starts at a stub of the same signature that
-/// looks the definition up, keeps it and calls it, so that an interposer
-/// loads the pointer and jumps: no "looked up yet?" test and branch on each
-/// of the 18 lock operations of a launch-bound step. Constant-initialized
-/// (no guard variable), so an interposer that ignores its call needs no
-/// frame. Two threads may both look it up first; they store the same value.
-template <typename Fn, const RealSymbol &Symbol> class RealFunction;
-template <typename Ret, typename... Args, const RealSymbol &Symbol>
-class RealFunction<Ret (*)(Args...), Symbol> {
-public:
-  using Fn = Ret (*)(Args...);
-  static Fn get() { return Ptr.load(std::memory_order_relaxed); }
-
-private:
-  static Ret lookUpAndCall(Args... A) {
-    Fn F = realFunction<Fn>(Symbol.Name, Symbol.Version);
-    Ptr.store(F, std::memory_order_relaxed);
-    return F(A...);
-  }
-  static inline std::atomic<Fn> Ptr{&lookUpAndCall};
-};
 
 /// The condition functions have two versions in glibc; the default is the
 /// one programs link against (GLIBC_2.3.2 on x86-64).
