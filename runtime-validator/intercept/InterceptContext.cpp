@@ -94,6 +94,12 @@ void InterceptContext::note(const std::string &Text) const { R.Report.note(Text)
 
 const KernelInfo &InterceptContext::kernel(CUfunction F, const char *SymbolName) const {
   void *Handle = reinterpret_cast<void *>(F);
+  if (const KernelInfo *Last = R.Kernels.lastOfThread(Handle))
+    return *Last;
+  return kernelNotLast(Handle, SymbolName);
+}
+
+const KernelInfo &InterceptContext::kernelNotLast(void *Handle, const char *SymbolName) const {
   if (const KernelInfo *Known = R.Kernels.find(Handle))
     return *Known;
   // Timed apart from the launches' decoding: the driver's answers, demangling

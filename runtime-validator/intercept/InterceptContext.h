@@ -215,6 +215,9 @@ private:
   friend class InterceptScope;
   /// stream() while self-profiling (out of line: the timer's state).
   __attribute__((noinline)) StreamId streamTimed(CUstream H) const;
+  /// kernel() when F is not the thread's last kernel: the shared cache, or
+  /// the driver on first sight (out of line: its state gave every hit a frame).
+  __attribute__((noinline)) const KernelInfo &kernelNotLast(void *Handle, const char *SymbolName) const;
   // The counts of count*(), kept only while detail::CountingLaunches.
   void recordDecoded(const char *Family) const;
   void recordCollective(const char *Api) const;

@@ -73,10 +73,15 @@ public:
   const KernelInfo *get(void *Function, const char *SymbolName, OpTable &Ops);
   /// Info for f when it was seen before, else null; never calls the driver.
   const KernelInfo *find(void *Function) const {
-    const detail::LastKernel &Last = detail::LastKernelOfThread;
-    if (Function == Last.Function && Last.Cache == Serial)
-      return Last.Info;
+    if (const KernelInfo *Info = lastOfThread(Function))
+      return Info;
     return findShared(Function);
+  }
+  /// find()'s answer when Function is the kernel the calling thread found
+  /// last, else null: no lock and no call, for the launch path to inline.
+  const KernelInfo *lastOfThread(void *Function) const {
+    const detail::LastKernel &Last = detail::LastKernelOfThread;
+    return Function == Last.Function && Last.Cache == Serial ? Last.Info : nullptr;
   }
 
 private:
