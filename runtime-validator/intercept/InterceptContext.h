@@ -55,6 +55,12 @@ extern std::atomic<ValidatorRuntime *> TheRuntime;
 /// Constant-initialized and defined here, so that reading it is one %fs load.
 inline thread_local ThreadId ThisThread = ~ThreadId(0);
 ThreadId numberThisThread();
+/// Whether launches are counted by plan family, and collectives, library
+/// calls and ignored words by name (LaunchStats.h): only with intercept_stats,
+/// the one option that prints them. A count searches the family table and
+/// makes a locked add on a line every launching thread writes, once per
+/// launch. Set before the runtime is published, read-only after.
+inline bool CountingLaunches = false;
 } // namespace detail
 
 /// The process's runtime, or null while passive (no driver, no CUPTI, another
@@ -151,10 +157,22 @@ public:
   /// The kernel's parameter layout and plan, asking the driver on first sight.
   const KernelInfo &kernel(CUfunction F, const char *SymbolName) const;
   /// Counters for intercept_stats (LaunchStats.h); names are literals.
-  void countDecoded(const char *Family) const;
-  void countCollective(const char *Api) const;
-  void countLibraryCall(const char *Api) const;
-  void countIgnoredWords(std::size_t N) const;
+  void countDecoded(const char *Family) const {
+    if (detail::CountingLaunches)
+      recordDecoded(Family);
+  }
+  void countCollective(const char *Api) const {
+    if (detail::CountingLaunches)
+      recordCollective(Api);
+  }
+  void countLibraryCall(const char *Api) const {
+    if (detail::CountingLaunches)
+      recordLibraryCall(Api);
+  }
+  void countIgnoredWords(std::size_t N) const {
+    if (detail::CountingLaunches && N)
+      recordIgnoredWords(N);
+  }
 
   // --- the engine's verbs (Engine.h) -----------------------------------------
   void allocated(Range R, AllocKind Kind, StreamId S, OpId Site) const;
@@ -195,6 +213,17 @@ public:
 
 private:
   friend class InterceptScope;
+  /// stream() while self-profiling (out of line: the timer's state).
+  __attribute__((noinline)) StreamId streamTimed(CUstream H) const;
+  /// kernel() when F is not the thread's last kernel: the shared cache, or
+  /// the driver on first sight (out of line: its state gave every hit a frame).
+  __attribute__((noinline)) const KernelInfo &kernelNotLast(void *Handle, const char *SymbolName) const;
+  // The counts of count*(), kept only while detail::CountingLaunches.
+  void recordDecoded(const char *Family) const;
+  void recordCollective(const char *Api) const;
+  void recordLibraryCall(const char *Api) const;
+  void recordIgnoredWords(std::size_t N) const;
+
   ValidatorRuntime &R;
   ThreadId T;
   CUcontext Ctx;

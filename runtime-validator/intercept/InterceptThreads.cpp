@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 #include "intercept/CallerLibraries.h"
 #include "intercept/InterceptContext.h"
+#include "intercept/RealFunction.h"
 #include "intercept/RedundantSyncFilter.h"
 
 #include <dlfcn.h>
@@ -57,37 +58,6 @@ bool usedCuda(ValidatorRuntime *R) { return R && processUsedCuda(); }
 
 namespace {
 
-
-template <typename Fn> Fn realFunction(const char *Name, const char *Version = nullptr) {
-  void *F = Version ? dlvsym(RTLD_NEXT, Name, Version) : nullptr;
-  if (!F)
-    F = dlsym(RTLD_NEXT, Name);
-  return reinterpret_cast<Fn>(F);
-}
-
-/// The definition after ours, looked up on first use. Constant-initialized
-/// (no guard variable, unlike a static initialized by a call), so that an
-/// interposer that ignores its call needs no frame: it loads the pointer and
-/// jumps. Two threads may both look it up first; they store the same value.
-template <typename Fn> class RealFunction {
-public:
-  constexpr explicit RealFunction(const char *Name, const char *Version = nullptr)
-      : Name(Name), Version(Version) {}
-  Fn get() {
-    Fn F = Ptr.load(std::memory_order_relaxed);
-    return __builtin_expect(F != nullptr, 1) ? F : lookUp();
-  }
-
-private:
-  __attribute__((noinline)) Fn lookUp() {
-    Fn F = realFunction<Fn>(Name, Version);
-    Ptr.store(F, std::memory_order_relaxed);
-    return F;
-  }
-  std::atomic<Fn> Ptr{nullptr};
-  const char *Name;
-  const char *Version;
-};
 
 /// The condition functions have two versions in glibc; the default is the
 /// one programs link against (GLIBC_2.3.2 on x86-64).
@@ -312,32 +282,32 @@ using namespace streamlife::rt;
 // --- mutexes --------------------------------------------------------------------
 
 STREAMLIFE_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *M) {
-  static RealFunction<int (*)(pthread_mutex_t *)> RealFn("pthread_mutex_lock");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_mutex_lock"};
+  auto Real = RealFunction<int (*)(pthread_mutex_t *), Symbol>::get();
   return acquiring(CALLER, SyncPrimitive::Mutex, M, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *M) {
-  static RealFunction<int (*)(pthread_mutex_t *)> RealFn("pthread_mutex_trylock");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_mutex_trylock"};
+  auto Real = RealFunction<int (*)(pthread_mutex_t *), Symbol>::get();
   return acquiring(CALLER, SyncPrimitive::Mutex, M, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *M, const struct timespec *At) {
-  static RealFunction<int (*)(pthread_mutex_t *, const struct timespec *)> RealFn("pthread_mutex_timedlock");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_mutex_timedlock"};
+  auto Real = RealFunction<int (*)(pthread_mutex_t *, const struct timespec *), Symbol>::get();
   return acquiring(CALLER, SyncPrimitive::Mutex, M, Real, M, At);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *M) {
-  static RealFunction<int (*)(pthread_mutex_t *)> RealFn("pthread_mutex_unlock");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_mutex_unlock"};
+  auto Real = RealFunction<int (*)(pthread_mutex_t *), Symbol>::get();
   return releasing(CALLER, SyncPrimitive::Mutex, M, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
-  static RealFunction<int (*)(pthread_mutex_t *)> RealFn("pthread_mutex_destroy");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_mutex_destroy"};
+  auto Real = RealFunction<int (*)(pthread_mutex_t *), Symbol>::get();
   if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Mutex))
     destroyed(*R, reinterpret_cast<SyncId>(M));
   return Real(M);
@@ -346,11 +316,11 @@ STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
 // --- reader-writer locks (readers are ordered with each other too: simpler, and
 // only ever an ordering too many) ---------------------------------------------------
 
-#define STREAMLIFE_RWLOCK_ACQUIRE(Name)                                                          \
-  STREAMLIFE_INTERPOSE int Name(pthread_rwlock_t *L) {                                           \
-    static RealFunction<int (*)(pthread_rwlock_t *)> RealFn(#Name);                            \
-    auto Real = RealFn.get();                                                                    \
-    return acquiring(CALLER, SyncPrimitive::Mutex, L, Real, L);                                  \
+#define STREAMLIFE_RWLOCK_ACQUIRE(Name)                                   \
+  STREAMLIFE_INTERPOSE int Name(pthread_rwlock_t *L) {                    \
+    static constexpr RealSymbol Symbol{#Name};                            \
+    auto Real = RealFunction<int (*)(pthread_rwlock_t *), Symbol>::get(); \
+    return acquiring(CALLER, SyncPrimitive::Mutex, L, Real, L);           \
   }
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_rdlock)
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_wrlock)
@@ -359,71 +329,71 @@ STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_trywrlock)
 #undef STREAMLIFE_RWLOCK_ACQUIRE
 
 STREAMLIFE_INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *L) {
-  static RealFunction<int (*)(pthread_rwlock_t *)> RealFn("pthread_rwlock_unlock");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_rwlock_unlock"};
+  auto Real = RealFunction<int (*)(pthread_rwlock_t *), Symbol>::get();
   return releasing(CALLER, SyncPrimitive::Mutex, L, Real, L);
 }
 
 // --- condition variables: the wait unlocks and relocks the mutex ---------------------
 
 STREAMLIFE_INTERPOSE int pthread_cond_wait(pthread_cond_t *C, pthread_mutex_t *M) {
-  static RealFunction<int (*)(pthread_cond_t *, pthread_mutex_t *)> RealFn("pthread_cond_wait", CondVersion);
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_cond_wait", CondVersion};
+  auto Real = RealFunction<int (*)(pthread_cond_t *, pthread_mutex_t *), Symbol>::get();
   return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M); });
 }
 
 STREAMLIFE_INTERPOSE int pthread_cond_timedwait(pthread_cond_t *C, pthread_mutex_t *M,
                                                 const struct timespec *At) {
-  static RealFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *)> RealFn(
-          "pthread_cond_timedwait", CondVersion);
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_cond_timedwait", CondVersion};
+  using Fn = int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+  auto Real = RealFunction<Fn, Symbol>::get();
   // Relocked also on a timeout.
   return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, At); });
 }
 
 STREAMLIFE_INTERPOSE int pthread_cond_clockwait(pthread_cond_t *C, pthread_mutex_t *M,
                                                 clockid_t Clock, const struct timespec *At) {
-  static RealFunction<int (*)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
-                                          const struct timespec *)> RealFn("pthread_cond_clockwait");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_cond_clockwait"};
+  using Fn = int (*)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+  auto Real = RealFunction<Fn, Symbol>::get();
   return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, Clock, At); });
 }
 
 // --- semaphores (CPython's threading locks on Linux) ----------------------------------
 
 STREAMLIFE_INTERPOSE int sem_post(sem_t *S) {
-  static RealFunction<int (*)(sem_t *)> RealFn("sem_post");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"sem_post"};
+  auto Real = RealFunction<int (*)(sem_t *), Symbol>::get();
   return releasing(CALLER, SyncPrimitive::Semaphore, S, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_wait(sem_t *S) {
-  static RealFunction<int (*)(sem_t *)> RealFn("sem_wait");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"sem_wait"};
+  auto Real = RealFunction<int (*)(sem_t *), Symbol>::get();
   return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_trywait(sem_t *S) {
-  static RealFunction<int (*)(sem_t *)> RealFn("sem_trywait");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"sem_trywait"};
+  auto Real = RealFunction<int (*)(sem_t *), Symbol>::get();
   return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_timedwait(sem_t *S, const struct timespec *At) {
-  static RealFunction<int (*)(sem_t *, const struct timespec *)> RealFn("sem_timedwait");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"sem_timedwait"};
+  auto Real = RealFunction<int (*)(sem_t *, const struct timespec *), Symbol>::get();
   return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S, At);
 }
 
 STREAMLIFE_INTERPOSE int sem_clockwait(sem_t *S, clockid_t Clock, const struct timespec *At) {
-  static RealFunction<int (*)(sem_t *, clockid_t, const struct timespec *)> RealFn("sem_clockwait");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"sem_clockwait"};
+  auto Real = RealFunction<int (*)(sem_t *, clockid_t, const struct timespec *), Symbol>::get();
   return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S, Clock, At);
 }
 
 STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
-  static RealFunction<int (*)(sem_t *)> RealFn("sem_destroy");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"sem_destroy"};
+  auto Real = RealFunction<int (*)(sem_t *), Symbol>::get();
   if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Semaphore))
     destroyed(*R, reinterpret_cast<SyncId>(S));
   return Real(S);
@@ -432,8 +402,8 @@ STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
 // --- barriers ---------------------------------------------------------------------------
 
 STREAMLIFE_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *B) {
-  static RealFunction<int (*)(pthread_barrier_t *)> RealFn("pthread_barrier_wait");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_barrier_wait"};
+  auto Real = RealFunction<int (*)(pthread_barrier_t *), Symbol>::get();
   return waitedOn(CALLER, SyncPrimitive::Mutex, B, [&] { return Real(B); });
 }
 
@@ -441,9 +411,9 @@ STREAMLIFE_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *B) {
 
 STREAMLIFE_INTERPOSE int pthread_create(pthread_t *Thread, const pthread_attr_t *Attr,
                                         void *(*Routine)(void *), void *Arg) {
-  static RealFunction<int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)> RealFn(
-          "pthread_create");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_create"};
+  using Fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  auto Real = RealFunction<Fn, Symbol>::get();
   // Wrapped whether or not the process used CUDA yet: the thread may outlive
   // that moment, and its end must still reach its joiner.
   if (ValidatorCode::running() || !runtime() || !countsAsProgramSync(classifyCaller(CALLER), SyncPrimitive::Thread))
@@ -458,8 +428,8 @@ STREAMLIFE_INTERPOSE int pthread_create(pthread_t *Thread, const pthread_attr_t 
 }
 
 STREAMLIFE_INTERPOSE int pthread_join(pthread_t Thread, void **Result) {
-  static RealFunction<int (*)(pthread_t, void **)> RealFn("pthread_join");
-  auto Real = RealFn.get();
+  static constexpr RealSymbol Symbol{"pthread_join"};
+  auto Real = RealFunction<int (*)(pthread_t, void **), Symbol>::get();
   int Rc = Real(Thread, Result);
   if (Rc == 0)
     if (ValidatorRuntime *R = reporting(CALLER, SyncPrimitive::Thread)) {

@@ -76,16 +76,9 @@ KernelInfoCache::KernelInfoCache(const DriverApi &Driver) : Driver(Driver) {
   Serial = ++Caches;
 }
 
-const KernelInfo *KernelInfoCache::find(void *Function) const {
-  // A launch loop launches the same kernel again and again: remember the last
-  // one per thread and skip the shared lock.
+const KernelInfo *KernelInfoCache::findShared(void *Function) const {
   // Keyed on the cache's serial, not its address: a cache made where an
   // earlier one was destroyed must not find that one's entries.
-  static thread_local void *LastFunction = nullptr;
-  static thread_local const KernelInfo *LastInfo = nullptr;
-  static thread_local std::uint64_t LastCache = 0;
-  if (Function == LastFunction && LastCache == Serial)
-    return LastInfo;
   const KernelInfo *Found = nullptr;
   {
     std::shared_lock<std::shared_mutex> Guard(Lock);
@@ -93,11 +86,8 @@ const KernelInfo *KernelInfoCache::find(void *Function) const {
     if (It != Infos.end())
       Found = &It->second;
   }
-  if (Found) {
-    LastFunction = Function;
-    LastInfo = Found;
-    LastCache = Serial;
-  }
+  if (Found)
+    detail::LastKernelOfThread = detail::LastKernel{Function, Found, Serial};
   return Found;
 }
 

@@ -51,6 +51,19 @@ struct KernelInfo {
   std::shared_ptr<const KernelPlan> Plan;
 };
 
+namespace detail {
+/// The kernel the calling thread launched last and its cache's serial: a
+/// launch loop launches the same kernel again and again, so a hit skips the
+/// shared lock. Defined here, constant-initialized, so that the hit is inline
+/// in the launch path (one %fs-relative load, no call).
+struct LastKernel {
+  void *Function = nullptr;
+  const KernelInfo *Info = nullptr;
+  std::uint64_t Cache = 0;
+};
+inline thread_local LastKernel LastKernelOfThread;
+} // namespace detail
+
 class KernelInfoCache {
 public:
   explicit KernelInfoCache(const DriverApi &Driver);
@@ -59,9 +72,22 @@ public:
   /// cache (entries are never erased), so the pointer can be kept.
   const KernelInfo *get(void *Function, const char *SymbolName, OpTable &Ops);
   /// Info for f when it was seen before, else null; never calls the driver.
-  const KernelInfo *find(void *Function) const;
+  const KernelInfo *find(void *Function) const {
+    if (const KernelInfo *Info = lastOfThread(Function))
+      return Info;
+    return findShared(Function);
+  }
+  /// find()'s answer when Function is the kernel the calling thread found
+  /// last, else null: no lock and no call, for the launch path to inline.
+  const KernelInfo *lastOfThread(void *Function) const {
+    const detail::LastKernel &Last = detail::LastKernelOfThread;
+    return Function == Last.Function && Last.Cache == Serial ? Last.Info : nullptr;
+  }
 
 private:
+  /// find()'s miss: the shared map, remembered as the thread's last kernel.
+  __attribute__((noinline)) const KernelInfo *findShared(void *Function) const;
+
   const DriverApi &Driver;
   std::uint64_t Serial; ///< distinct per cache made (find()'s per-thread memory is keyed on it)
   mutable std::shared_mutex Lock; ///< never held across a driver call

@@ -305,6 +305,7 @@ __attribute__((constructor)) static void attachToProcess() {
   else
     AtEntryPoints = prepareDriverEntryPoints(NoEntryPoints);
   setUpDriverCalls(*R, AtEntryPoints);
+  detail::CountingLaunches = R->Opts.intercept_stats;
   redundant_sync::countDropped(R->Opts.intercept_stats);
   if (!subscribeCupti(*R, Why)) {
     // Every process of `run -- sh -c '...'` fails alike: say it once per run.

@@ -154,8 +154,10 @@ public:
 
 private:
   SelfProfile *Profile = nullptr;
-  ProfileSlot Slot = NoProfileSlot;
-  std::uint64_t Start = 0;
+  // Read only while Profile is set, so left unset until start() sets it: two
+  // stores fewer in every scope and phase of an unprofiled call.
+  ProfileSlot Slot;
+  std::uint64_t Start;
 };
 
 /// Runs F() timed into Phase's slot when profiling is on. Off, F is called

@@ -40,39 +40,13 @@ int StreamResolver::currentDevice(CUcontext Ctx) {
   return static_cast<int>(Dev);
 }
 
-namespace {
-// The few streams a thread is launching on right now, without any lock:
-// direct-mapped by handle, so a hit reads one entry (a launch-bound step
-// resolves two streams three times). Two handles that share a slot evict
-// each other, which costs a lookup, never a wrong answer: every field of the
-// key is compared.
-struct RecentStream {
-  const void *Owner = nullptr; ///< the resolver
-  CUstream Handle = nullptr;
-  CUcontext Context = nullptr;
-  bool PerThread = false;
-  ThreadId Thread = 0; ///< the per-thread stream depends on it
-  std::uint64_t Generation = 0;
-  StreamId Id = NoStream;
-};
-constexpr unsigned RecentSlotBits = 3;
-thread_local RecentStream RecentStreams[1u << RecentSlotBits];
-} // namespace
-
-StreamId StreamResolver::resolve(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx) {
-  auto Raw = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(H));
-  RecentStream &C = RecentStreams[(Raw * 0x9E3779B97F4A7C15ull) >> (64 - RecentSlotBits)];
-  std::uint64_t Gen = Generation.load(std::memory_order_acquire);
-  if (C.Handle == H && C.Owner == this && C.Context == Ctx && C.PerThread == PerThreadApi &&
-      C.Thread == T && C.Generation == Gen)
-    return C.Id;
-  return resolveAndRemember(T, H, PerThreadApi, Ctx, Gen, &C);
-}
-
 StreamId StreamResolver::resolveAndRemember(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx,
-                                            std::uint64_t Gen, void *Slot) {
+                                            detail::RecentStream &Slot) {
+  // The generation before the answer: a creation or destruction meanwhile
+  // leaves the entry stale, never wrong.
+  std::uint64_t Gen = Generation.load(std::memory_order_acquire);
   StreamId Id = resolveSlow(T, H, PerThreadApi, Ctx);
-  *static_cast<RecentStream *>(Slot) = RecentStream{this, H, Ctx, PerThreadApi, T, Gen, Id};
+  Slot = detail::RecentStream{this, H, Ctx, PerThreadApi, T, Gen, Id};
   return Id;
 }
 

@@ -28,13 +28,43 @@
 namespace streamlife {
 namespace rt {
 
+namespace detail {
+// The few streams a thread is launching on right now, without any lock:
+// direct-mapped by handle, so a hit reads one entry (a launch-bound step
+// resolves two streams three times). Two handles that share a slot evict
+// each other, which costs a lookup, never a wrong answer: every field of the
+// key is compared. Defined here, constant-initialized, so that the hit is
+// inline in every caller: one %fs-relative load, no call.
+struct RecentStream {
+  const void *Owner = nullptr; ///< the resolver
+  CUstream Handle = nullptr;
+  CUcontext Context = nullptr;
+  bool PerThread = false;
+  ThreadId Thread = 0; ///< the per-thread stream depends on it
+  std::uint64_t Generation = 0;
+  StreamId Id = NoStream;
+};
+constexpr unsigned RecentStreamSlotBits = 3;
+inline thread_local RecentStream RecentStreams[1u << RecentStreamSlotBits];
+} // namespace detail
+
 class StreamResolver {
 public:
   StreamResolver(Engine &E, const DriverApi &Driver) : E(E), Driver(Driver) {}
 
   /// The engine stream of handle H used in a call on the current context.
   /// PerThreadApi: the call was a _ptsz/_ptds variant.
-  StreamId resolve(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx);
+  /// Inline: the calling thread's recent answer (detail::RecentStreams) is
+  /// nearly always there, three times per launch-bound step.
+  StreamId resolve(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx) {
+    auto Raw = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(H));
+    detail::RecentStream &C =
+        detail::RecentStreams[(Raw * 0x9E3779B97F4A7C15ull) >> (64 - detail::RecentStreamSlotBits)];
+    if (C.Handle == H && C.Owner == this && C.Context == Ctx && C.PerThread == PerThreadApi &&
+        C.Thread == T && C.Generation == Generation.load(std::memory_order_acquire))
+      return C.Id;
+    return resolveAndRemember(T, H, PerThreadApi, Ctx, C);
+  }
   /// cuStreamCreate* returned H with these flags and priority.
   StreamId created(ThreadId T, CUstream H, unsigned Flags, int Priority, CUcontext Ctx);
   /// cuStreamDestroy*: forget H (a later stream may reuse the pointer).
@@ -49,9 +79,10 @@ private:
 
   StreamId resolveSlow(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx);
   /// resolve()'s miss, out of line so that a hit saves no registers; Slot is
-  /// the calling thread's cache entry to fill.
+  /// the calling thread's cache entry to fill. Six arguments, all in
+  /// registers: a seventh on the stack gave every hit a frame.
   __attribute__((noinline)) StreamId resolveAndRemember(ThreadId T, CUstream H, bool PerThreadApi,
-                                                        CUcontext Ctx, std::uint64_t Gen, void *Slot);
+                                                        CUcontext Ctx, detail::RecentStream &Slot);
 
   Engine &E;
   const DriverApi &Driver;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <thread>
 
 using namespace streamlife::rt;
 
@@ -73,6 +74,26 @@ TEST(KernelInfoCacheTest, ANewCacheAtTheSameAddressDoesNotFindTheOldOnesKernels)
   const KernelInfo *Info = Kernels->get(kernel(0x10), "_Z4tickPfS_", Ops);
   ASSERT_EQ(Info->Layout.size(), 1u);
   EXPECT_EQ(Info->Layout[0].Size, 24u);
+}
+
+TEST(KernelInfoCacheTest, TheThreadsLastKernelIsFoundWithoutTheSharedMap) {
+  DriverApi Driver;
+  Driver.KernelGetParamInfo = twoPointers;
+  OpTable Ops;
+  KernelInfoCache Kernels(Driver), Other(Driver);
+  const KernelInfo *Tick = Kernels.get(kernel(0x10), "_Z4tickPfS_", Ops);
+  const KernelInfo *Tock = Kernels.get(kernel(0x20), "_Z4tockPfS_", Ops);
+  ASSERT_EQ(Kernels.find(kernel(0x10)), Tick);
+  EXPECT_EQ(Kernels.lastOfThread(kernel(0x10)), Tick);
+  EXPECT_EQ(Kernels.lastOfThread(kernel(0x20)), nullptr); // known, but not the last
+  EXPECT_EQ(Other.lastOfThread(kernel(0x10)), nullptr);   // the last, but of another cache
+  ASSERT_EQ(Kernels.find(kernel(0x20)), Tock);
+  EXPECT_EQ(Kernels.lastOfThread(kernel(0x20)), Tock);
+  EXPECT_EQ(Kernels.lastOfThread(kernel(0x10)), nullptr);
+  // Another thread has its own last kernel.
+  const KernelInfo *SeenThere = Tick;
+  std::thread([&] { SeenThere = Kernels.lastOfThread(kernel(0x20)); }).join();
+  EXPECT_EQ(SeenThere, nullptr);
 }
 
 } // namespace
