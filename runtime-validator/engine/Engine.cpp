@@ -244,7 +244,10 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
   std::vector<const Allocation *> &Touched = P->LaunchScratch;
   Touched.clear();
   std::size_t Ignored = 0;
-  for (int Pass = 0; Pass < 2; ++Pass) {
+  // The second pass reads the generic-scan words; most launches have none
+  // (every parameter decoded), and the first pass notes whether any came.
+  bool AnyGeneric = false;
+  for (int Pass = 0; Pass < 1 + int(AnyGeneric); ++Pass) {
     bool Generic = Pass == 1;
     // A declared pointer equal to the one before it (an in-place kernel's
     // input and output) finds the same allocation, already touched: skipped
@@ -253,8 +256,10 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
     Addr Previous = 0;
     for (std::size_t I = 0; I < Count; ++I) {
       const PointerWord &W = Words[I];
-      if (W.FromGenericScan != Generic)
+      if (W.FromGenericScan != Generic) {
+        AnyGeneric |= W.FromGenericScan;
         continue;
+      }
       if (!Generic) {
         if (HavePrevious && W.Word == Previous)
           continue;

@@ -64,15 +64,26 @@ void Shadow::fillGaps(Range R, const std::shared_ptr<Allocation> &Owner) {
 }
 
 Segment *Shadow::find(Addr A, Addr *Begin) {
+  SegmentMap::value_type *&Cached = LookupCache[lookupCacheIndex(A)];
+  if (!(Cached && Cached->first <= A && A < Cached->second.End)) {
+    SegmentMap::value_type *Node = findInMap(A);
+    if (!Node)
+      return nullptr;
+    Cached = Node;
+  }
+  if (Begin)
+    *Begin = Cached->first;
+  return &Cached->second;
+}
+
+Shadow::SegmentMap::value_type *Shadow::findInMap(Addr A) {
   auto It = Segments.upper_bound(A);
   if (It == Segments.begin())
     return nullptr;
   --It;
   if (It->second.End <= A)
     return nullptr;
-  if (Begin)
-    *Begin = It->first;
-  return &It->second;
+  return &*It;
 }
 
 const Segment *Shadow::find(Addr A, Addr *Begin) const {
@@ -87,6 +98,8 @@ void Shadow::mergeEqualNeighbours() {
   while (Next != Segments.end()) {
     if (It->second.End == Next->first && It->second.sameStateAs(Next->second)) {
       It->second.End = Next->second.End;
+      // The erased node may be cached: forget every entry (sweeps are rare).
+      std::fill(std::begin(LookupCache), std::end(LookupCache), nullptr);
       Next = Segments.erase(Next);
       continue;
     }

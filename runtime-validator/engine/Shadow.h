@@ -141,7 +141,8 @@ public:
   /// Creates a live segment owned by Owner for every byte of R not covered yet.
   void fillGaps(Range R, const std::shared_ptr<Allocation> &Owner);
 
-  /// The segment containing A (and its begin), or null.
+  /// The segment containing A (and its begin), or null. Asked first of a
+  /// small cache of the segments found lately (LookupCache below).
   Segment *find(Addr A, Addr *Begin = nullptr);
   const Segment *find(Addr A, Addr *Begin = nullptr) const;
 
@@ -170,8 +171,25 @@ public:
 private:
   void splitAt(Addr A);
   void mergeEqualNeighbours();
+  /// The map's node containing A, or null: the search the cache saves.
+  SegmentMap::value_type *findInMap(Addr A);
 
   SegmentMap Segments;
+  /// The segments find() returned lately, direct-mapped by address: a
+  /// launch names the same few allocations again and again, and a search of
+  /// the map cost 50-100 instructions (a tree of a few hundred segments).
+  /// An entry is a node of the map; it answers for A only while it contains
+  /// A, read from the node itself, so a split (which shrinks a node and adds
+  /// one) or a new segment (which fills a gap) leaves every entry exact.
+  /// Only an erase (mergeEqualNeighbours) could leave an entry dangling: it
+  /// empties the cache.
+  static constexpr unsigned LookupCacheBits = 4;
+  SegmentMap::value_type *LookupCache[1u << LookupCacheBits] = {};
+  static unsigned lookupCacheIndex(Addr A) {
+    // Fibonacci hashing of the address above its low bits: blocks of one
+    // segment and allocations far apart both spread over the entries.
+    return static_cast<unsigned>(((A >> 8) * 0x9E3779B97F4A7C15ull) >> (64 - LookupCacheBits));
+  }
   std::atomic<Addr> Lowest{~Addr(0)};
   std::atomic<Addr> Highest{0};
 };

@@ -46,6 +46,7 @@ StreamState &StreamTable::lookupOrCreate(const StreamDesc &Desc, const CommonKno
   S->Clock.raise(S->Slot, ContinueFrom);
   Live.emplace(Key, S->Id);
   DeviceStreams &D = device(Desc.Device);
+  S->OfDevice = &D;
   D.Live.push_back(S->Id);
   if (Desc.Flavor == StreamFlavor::LegacyDefault)
     D.Legacy = S->Id;
@@ -61,7 +62,7 @@ void StreamTable::destroy(StreamId Id) {
     return;
   S->Destroyed = true;
   Live.erase(std::make_pair(S->Desc.Device, S->Desc.StreamHandle));
-  DeviceStreams &D = device(S->Desc.Device);
+  DeviceStreams &D = *S->OfDevice;
   if (D.Legacy == Id)
     D.Legacy = NoStream;
   auto Drop = [Id](std::vector<StreamId> &V) { V.erase(std::remove(V.begin(), V.end(), Id), V.end()); };
@@ -84,13 +85,13 @@ Epoch StreamTable::enqueue(StreamState &S, const HostClock &H, const VectorClock
   STREAMLIFE_DCHECK(S.Clock.dominates(H.Clock));
 
   if (S.Desc.Flavor == StreamFlavor::LegacyDefault) {
-    for (StreamId B : device(S.Desc.Device).Blocking) {
+    for (StreamId B : S.OfDevice->Blocking) {
       const StreamState &Other = *Streams[B];
       if (S.Clock.get(Other.Slot) < Other.Clock.get(Other.Slot))
         S.Clock.join(Other.Clock);
     }
   } else if (S.blocksOnLegacy()) {
-    StreamId L = device(S.Desc.Device).Legacy;
+    StreamId L = S.OfDevice->Legacy;
     if (L != NoStream) {
       const StreamState &Legacy = *Streams[L];
       if (S.Clock.get(Legacy.Slot) < Legacy.Clock.get(Legacy.Slot))
@@ -131,9 +132,7 @@ void StreamTable::inheritHost(StreamState &S, const HostClock &H) {
 bool StreamTable::nextWorkOrderedAfter(const StreamState &S, bool HostKnew, Epoch E) const {
   if (HostKnew || S.Clock.covers(E))
     return true;
-  const DeviceStreams *D = findDevice(S.Desc.Device);
-  if (!D)
-    return false;
+  const DeviceStreams *D = S.OfDevice;
   if (S.Desc.Flavor == StreamFlavor::LegacyDefault) {
     for (StreamId B : D->Blocking)
       if (Streams[B]->Clock.covers(E))

@@ -47,8 +47,21 @@
 namespace streamlife {
 namespace rt {
 
+/// The streams of one device, for the legacy default stream's ordering and
+/// device syncs.
+struct DeviceStreams {
+  StreamId Legacy = NoStream;
+  std::vector<StreamId> Blocking; ///< live Blocking and PerThreadDefault streams
+  std::vector<StreamId> Live;     ///< live streams of the device
+  VectorClock Retired;            ///< join of the final clocks of destroyed streams
+};
+
 struct StreamState {
   StreamDesc Desc;
+  /// Its device's streams, found once: every enqueue on a blocking or legacy
+  /// stream asks them, and a hash lookup of the device cost about 20
+  /// instructions each time. The table's entry never moves.
+  DeviceStreams *OfDevice = nullptr;
   StreamId Id = NoStream;
   ClockSlot Slot = NoSlot;
   VectorClock Clock;
@@ -128,12 +141,6 @@ public:
 private:
   void inheritHost(StreamState &S, const HostClock &H);
 
-  struct DeviceStreams {
-    StreamId Legacy = NoStream;
-    std::vector<StreamId> Blocking; ///< live Blocking and PerThreadDefault streams
-    std::vector<StreamId> Live; ///< live streams of the device
-    VectorClock Retired;        ///< join of the final clocks of destroyed streams
-  };
   struct RetiredSlot {
     ClockSlot Slot;
     ClockTime Final; ///< the slot's last tick; a new owner continues from here
@@ -151,6 +158,7 @@ private:
   std::uint64_t HostJoins = 0;
   std::vector<std::unique_ptr<StreamState>> Streams;
   std::map<std::pair<int, Handle>, StreamId> Live;
+  /// Node-based: StreamState::OfDevice points into it.
   std::unordered_map<int, DeviceStreams> Devices;
   std::vector<RetiredSlot> Retiring; ///< destroyed, maybe still known unfinished
   std::vector<RetiredSlot> FreeSlots;

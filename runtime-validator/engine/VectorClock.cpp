@@ -10,9 +10,7 @@ namespace rt {
 void VectorClock::join(const VectorClock &Other) {
   if (Other.Times.size() > Times.size())
     Times.resize(Other.Times.size(), 0);
-  const std::size_t N = Other.Times.size();
-  for (std::size_t I = 0; I < N; ++I)
-    Times[I] = std::max(Times[I], Other.Times[I]);
+  maxInto(Times.data(), Other.Times.data(), Other.Times.size());
   STREAMLIFE_DCHECK(dominates(Other));
 }
 
