@@ -273,13 +273,17 @@ bool InterceptContext::queueReleaseNamedByRequest(const BlockEvent &Event) const
   return true;
 }
 
-std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
+std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync,
+                          const void *Caller) {
   std::size_t Unapplied = R.Annotated.pushHostSync(What, T, Sync);
   redundant_sync::thisThread().queued(filterKind(What));
-  // Counted only for the line that prints it: a locked add on a line that
+  // Counted only for the lines that print them: a locked add on a line that
   // every locking thread writes.
-  if (R.Opts.intercept_stats)
+  if (R.Opts.intercept_stats) {
     R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
+    if (Caller)
+      R.KeptLockers.count(Caller);
+  }
   return Unapplied;
 }
 

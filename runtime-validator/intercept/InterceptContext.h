@@ -82,9 +82,12 @@ ValidatorRuntime *runtimeOnceCudaUsed();
 
 /// Queues and counts (intercept_stats) host synchronization event What of
 /// thread T on Sync (InterceptThreads.cpp), and tells T's RedundantSyncFilter;
-/// returns the block and host events queued and not yet applied. No
+/// returns the block and host events queued and not yet applied. Caller: the
+/// interposed lock call's return address, counted by caller with
+/// intercept_stats (KeptLockCallers.h); null for a thread's start and end. No
 /// InterceptContext: the thread interposers' hot path.
-std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync);
+std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync,
+                          const void *Caller);
 /// Block and host events queued and not yet applied.
 std::size_t unappliedEvents(ValidatorRuntime &R);
 

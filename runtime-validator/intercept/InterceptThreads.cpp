@@ -122,10 +122,12 @@ __attribute__((always_inline)) inline ValidatorRuntime *reportingChecked(const v
   return countsAsProgramSync(Kind, What) ? R : nullptr;
 }
 
-/// Returns the events queued and not yet applied.
-std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync) {
+/// Returns the events queued and not yet applied. Caller: the interposed
+/// lock call's return address, or null for a thread's start and end.
+std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync,
+                  const void *Caller = nullptr) {
   ValidatorCode Running;
-  return queueHostSync(R, What, T, Sync);
+  return queueHostSync(R, What, T, Sync, Caller);
 }
 
 // Releases and acquires that would change no clock are not queued
@@ -134,24 +136,28 @@ std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId
 // of the reported paths below: those are one frame each, the real call's
 // (a frame per step cost a dropped event as much as the filter's question).
 // Returns the events queued and not yet applied after it.
-__attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, const void *Sync) {
+// Caller: the interposed call's return address, for intercept_stats' count
+// of the kept events by caller (KeptLockCallers.h).
+__attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, const void *Sync,
+                                                           const void *Caller) {
   ProfileTimer Timer(ProfileCallback::HostSync);
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   if (Filter.releaseIsRedundant(Id))
     return unappliedEvents(R);
-  std::size_t Unapplied = queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id);
+  std::size_t Unapplied = queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id, Caller);
   Filter.releaseQueued(Id);
   return Unapplied;
 }
-__attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const void *Sync) {
+__attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const void *Sync,
+                                                    const void *Caller) {
   ProfileTimer Timer(ProfileCallback::HostSync);
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id);
   if (Check.Redundant)
     return;
-  queue(R, BlockEvent::Kind::HostAcquired, currentThread(), Id);
+  queue(R, BlockEvent::Kind::HostAcquired, currentThread(), Id, Caller);
   Filter.acquireQueued(Id, Check.Seen);
 }
 /// The object's clock is forgotten (destroyed, or a thread token consumed).
@@ -174,7 +180,7 @@ void drainIfLong(ValidatorRuntime &R, std::size_t Unapplied) {
 __attribute__((always_inline)) inline void reportAcquired(const void *Caller, SyncPrimitive What,
                                                           const void *Sync) {
   if (ValidatorRuntime *R = reportingChecked(Caller, What))
-    acquired(*R, Sync);
+    acquired(*R, Sync, Caller);
 }
 /// An acquiring interposer's whole body: the real call Real(A...), then the
 /// acquire reported when it succeeded. Whether the call is ignored is decided
@@ -204,7 +210,7 @@ template <typename Call>
 __attribute__((always_inline)) inline int releasedAroundReported(const void *Caller, SyncPrimitive What,
                                                                  const void *Sync, Call &&Real) {
   ValidatorRuntime *R = reportingChecked(Caller, What);
-  std::size_t Unapplied = R ? released(*R, Sync) : 0;
+  std::size_t Unapplied = R ? released(*R, Sync, Caller) : 0;
   int Rc = Real();
   if (R)
     drainIfLong(*R, Unapplied);
@@ -230,10 +236,10 @@ template <typename Call> int waitedOn(const void *Caller, SyncPrimitive What, co
                                       Call &&Real) {
   ValidatorRuntime *R = reporting(Caller, What);
   if (R)
-    released(*R, Sync);
+    released(*R, Sync, Caller);
   int Rc = Real();
   if (R)
-    acquired(*R, Sync);
+    acquired(*R, Sync, Caller);
   return Rc;
 }
 

@@ -61,6 +61,8 @@ void enableRuntimeCorrelation();
 void printApiStats(std::FILE *Out);
 
 namespace {
+/// Callers named on intercept_stats' kept-lock-event line.
+constexpr std::size_t MostKeptLockCallers = 6;
 
 EngineOptions engineOptions(const Options &Opts) {
   EngineOptions E;
@@ -136,6 +138,10 @@ void finishProcess() {
                  static_cast<unsigned long long>(R->HostSyncEvents.load()),
                  static_cast<unsigned long long>(redundant_sync::dropped()), St.HostClocks,
                  St.SyncObjects);
+    std::vector<KeptLockCallers::Named> Kept = R->KeptLockers.mostKept(MostKeptLockCallers);
+    if (!Kept.empty())
+      std::fprintf(validatorLog(), "streamlife: intercept-stats: kept lock events by caller: %s\n",
+                   keptLockCallersText(Kept).c_str());
   }
   if (R->Opts.self_profile && R->UsedCuda.load())
     R->Profile.print(stderr);

@@ -26,6 +26,7 @@
 #include "intercept/CudaLibraries.h"
 #include "intercept/InterceptContext.h"
 #include "intercept/KernelArguments.h"
+#include "intercept/KeptLockCallers.h"
 #include "intercept/LaunchStats.h"
 #include "intercept/RuntimeTimeline.h"
 #include "intercept/SelfProfile.h"
@@ -73,6 +74,8 @@ public:
   /// Host synchronization events queued (InterceptThreads.cpp), counted
   /// only for intercept_stats.
   std::atomic<std::uint64_t> HostSyncEvents{0};
+  /// The kept lock events by caller, counted only for intercept_stats.
+  KeptLockCallers KeptLockers;
 
 private:
   std::mutex SiteKeyLock;
