@@ -1,14 +1,10 @@
 //===- KeptLockCallers.cpp - whose lock events the validator kept ---------===//
 #include "intercept/KeptLockCallers.h"
 
-#include <cxxabi.h>
-#include <dlfcn.h>
+#include "report/CallSiteNames.h"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 
 namespace streamlife {
@@ -21,27 +17,17 @@ std::size_t slotOf(const void *Caller) {
   return static_cast<std::size_t>((A * 0x9E3779B97F4A7C15ull) >> 32) % KeptLockCallers::Capacity;
 }
 
-const char *baseName(const char *Path) {
-  const char *Slash = std::strrchr(Path, '/');
-  return Slash ? Slash + 1 : Path;
-}
-
-/// "function (library)" for a return address, as far as dladdr knows it.
+/// "function (library)" for a return address, as a report's frames name it
+/// (report/CallSiteNames.h).
 std::string nameOf(const void *Caller) {
-  Dl_info Info{};
-  if (!dladdr(Caller, &Info) || !Info.dli_fname) {
+  Frame F = symbolize(const_cast<void *>(Caller));
+  if (F.Module.empty()) {
     char Buf[32];
     std::snprintf(Buf, sizeof Buf, "%p", Caller);
     return Buf;
   }
-  std::string Library = baseName(Info.dli_fname);
-  if (!Info.dli_sname)
-    return Library;
-  int Status = 0;
-  char *Demangled = abi::__cxa_demangle(Info.dli_sname, nullptr, nullptr, &Status);
-  std::string Function = Status == 0 && Demangled ? Demangled : Info.dli_sname;
-  std::free(Demangled);
-  return Function + " (" + Library + ")";
+  std::string Library = F.Module.substr(F.Module.rfind('/') + 1);
+  return F.Function.empty() ? Library : F.Function + " (" + Library + ")";
 }
 
 } // namespace

@@ -11,7 +11,7 @@
 // Counting is lock-free (an interposer may run inside any lock of the
 // program): a fixed open-addressed table of return addresses; callers beyond
 // its capacity are counted together as "other callers". Names are looked up
-// only when printing.
+// only when printing, as a report names its frames (report/CallSiteNames.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_INTERCEPT_KEPTLOCKCALLERS_H
