@@ -203,8 +203,11 @@ def main():
     os.makedirs(options.log_dir, exist_ok=True)
     problems = 0
     profiles, costs = [], []
-    print("| workload | allocator | mode | ms/step | x plain | findings | result | observed |")
-    print("|---|---|---|---|---|---|---|---|")
+    # "x plain" is the ratio of the medians; "paired" the median of each repeat's ratio to the plain run
+    # of the same repeat (run just before it): on a host whose speed drifts within a call (plain runs
+    # 13.7-20.4 ms/step in one call on an H200) the pairs cancel the drift the medians keep.
+    print("| workload | allocator | mode | ms/step | x plain | paired | findings | result | observed |")
+    print("|---|---|---|---|---|---|---|---|---|")
     modes = options.modes.split(",")
     # Repeats interleave the modes (plain, streamlife, ..., plain, streamlife, ...), so that
     # drift on the machine hits every mode alike; a row gives the median of its repeats.
@@ -224,6 +227,8 @@ def main():
                 rs = runs[mode]
                 ms = median([r["ms"] for r in rs if r["ms"]])
                 ratio = f"{ms / plain:.2f}" if ms and plain and mode != "cs" else "-"
+                paired = paired_ratio(rs, runs.get("plain", [])) if mode not in ("cs", "plain") else None
+                paired = f"{paired:.2f}" if paired else "-"
                 each = "/".join(f"{r['ms']:.2f}" if r["ms"] else "-" for r in rs)
                 shown = f"{ms:.2f}" + (f" ({each})" if len(rs) > 1 else "") if ms else "-"
                 failed = [r for r in rs if not r["ok"]]
@@ -241,7 +246,7 @@ def main():
                         if changed:
                             result += " CHANGED"
                             problems += 1
-                print(f"| {workload} | {alloc} | {mode} | {shown} | {ratio} | {found} | {result} | "
+                print(f"| {workload} | {alloc} | {mode} | {shown} | {ratio} | {paired} | {found} | {result} | "
                       f"{rs[-1]['observed']} |", flush=True)
             for mode in modes:
                 if mode == "streamlife-selfprofile":
@@ -264,6 +269,13 @@ def main():
                 if line.startswith("streamlife: self-profile:"):
                     print("  " + line.rstrip())
     return 1 if problems else 0
+
+
+def paired_ratio(runs, plain_runs):
+    """The median over repeats of a run's ms/step over the plain run of the same repeat; None
+    without a complete pair."""
+    pairs = [r["ms"] / p["ms"] for r, p in zip(runs, plain_runs) if r["ms"] and p["ms"]]
+    return median(pairs)
 
 
 def median(values):
