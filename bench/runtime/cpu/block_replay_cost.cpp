@@ -478,7 +478,7 @@ struct Validator {
       }
       Annotated.push(Event);
       queued(Event);
-      F.acquireQueued(Event.Ptr, Check.Seen);
+      F.acquireQueued(Event.Ptr, Check);
     }
     ++KeptHostEvents;
   }
