@@ -66,19 +66,22 @@
 // says no release was counted since it knew it: the same test that keeps
 // K.Releases) leaves the object's clock exactly X's clock at the release: a
 // join of a clock into one that holds it. Such a release is a chain release.
-// The release is recorded per bucket, after it is counted: its count, its
-// object, X's id and X's change count c, and the chain bit. An acquirer B
+// A chain release is recorded per bucket, after it is counted: its count, its
+// object, X's id and X's change count c (other releases are not: a pthread
+// mutex's releases are chain releases but where the filter missed the
+// acquire, and a record costs a locked instruction). An acquirer B
 // that reads its bucket's count n and a record of its object with count n
 // (seqlock-consistent) knows the object's last counted release, and so:
 //   * the object's clock holds X's clock at c (it holds every release's), so
-//     once B's acquire is queued B knows "X at c" (kept per releaser id);
-//   * when the release was a chain release, the object's clock is X's clock
-//     at c, and B knows it when it knows X at a change count c' >= c
+//     once B's acquire is queued B knows "X at c" (kept per releaser id,
+//     in a small table: a releaser that replaces another only drops less);
+//   * as it was a chain release, the object's clock is X's clock at c, and
+//     B knows it when it knows X at a change count c' >= c
 //     (X's clock only grows, and an equal count means an equal clock) or is
 //     X: the acquire is dropped, and B knows the object's whole clock.
-// Exactness: a release the filter does not see acquired after (an ignored
-// caller's lock, one before the process used CUDA) leaves the releaser's
-// count stale, so its release is no chain; a destruction counts as a release,
+// Exactness: a release after a lock the filter did not see (an ignored
+// caller's, one before the process used CUDA) finds the releaser's count
+// stale, so it is no chain release; a destruction counts as a release,
 // so no older record matches; a record names its object, so a bucket's other
 // objects never use it; a writer that finds the seqlock taken leaves the
 // older record, whose count no longer matches. Thread ids are never reused.
@@ -361,8 +364,10 @@ inline void ThreadFilter::releaseQueued(SyncObject Sync, LockKind Kind) {
   K.Releases = Chain ? Before + 1 : detail::Never;
   K.ChangesAtRelease = Changes;
   K.DestructionsAtRelease = detail::Destructions[B].load(std::memory_order_seq_cst);
-  if (Kind == LockKind::Exclusive && id() != detail::NoId && Changes <= detail::MaxReleaserChanges)
-    detail::recordRelease(B, Sync, Before + 1, detail::releaserWord(Changes, Id, Chain));
+  // Only a chain release is recorded (the header says why); its bit stays in
+  // the word, so that a record is never taken for one by mistake.
+  if (Chain && Kind == LockKind::Exclusive && id() != detail::NoId && Changes <= detail::MaxReleaserChanges)
+    detail::recordRelease(B, Sync, Before + 1, detail::releaserWord(Changes, Id, true));
 }
 
 inline AcquireCheck ThreadFilter::checkAcquire(SyncObject Sync, LockKind Kind) {
