@@ -277,10 +277,16 @@ TEST(RedundantSyncFilter, FsdpHandoverDropsTheTensorAcquires) {
   Worker Main, Autograd;
   constexpr unsigned Tensors = 50, Steps = 4;
   const std::uint64_t Tensor = 0x8000000, Queue = 0x8100000, Done = 0x8200000;
-  auto Lock = [](std::uint64_t M, unsigned &AcquiresKept) {
-    AcquiresKept += lockEvent(false, M);
-    lockEvent(true, M);
+  unsigned Events = 0, Queued = 0;
+  auto Lock = [&](std::uint64_t M, unsigned &AcquiresKept) {
+    bool AcquireKept = lockEvent(false, M);
+    AcquiresKept += AcquireKept;
+    Queued += AcquireKept + lockEvent(true, M);
+    Events += 2;
   };
+  // intercept_stats' count of the dropped events counts these drops too.
+  filter::countDropped(true);
+  const std::uint64_t DroppedBefore = filter::dropped();
   std::vector<unsigned> Kept;
   for (unsigned Step = 0; Step < Steps; ++Step) {
     unsigned AcquiresKept = 0, Ignored = 0;
@@ -301,6 +307,8 @@ TEST(RedundantSyncFilter, FsdpHandoverDropsTheTensorAcquires) {
   // Step 0: only main's first acquires (of objects never released: the
   // filter cannot know that); the autograd thread's follow main's releases.
   EXPECT_EQ(Kept, (std::vector<unsigned>{Tensors, 0, 0, 0}));
+  EXPECT_EQ(filter::dropped() - DroppedBefore, Events - Queued);
+  filter::countDropped(false);
 }
 
 // A release whose acquire the filter did not see (an ignored caller's lock)
