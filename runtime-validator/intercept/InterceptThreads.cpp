@@ -156,7 +156,7 @@ __attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const v
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id, Kind);
-  if (Check.Redundant)
+  if (Check.redundant())
     return;
   queue(R, BlockEvent::Kind::HostAcquired, currentThread(), Id, Caller);
   Filter.acquireQueued(Id, Check);

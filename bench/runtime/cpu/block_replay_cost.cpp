@@ -237,10 +237,8 @@ private:
   void launch(ThreadId T, Handle Stream, std::initializer_list<Addr> Words) {
     for (unsigned K = 0; K < S.OpLocks; ++K)
       opLock(BlockEvent::Kind::HostAcquired, T, K);
-    for (Addr W : Words)
-      for (unsigned K = 0; K < S.FwGrad; ++K)
-        for (BlockEvent::Kind What : {BlockEvent::Kind::HostAcquired, BlockEvent::Kind::HostReleased})
-          tensorLock(What, T, W);
+    if (S.FwGrad)
+      tensorLocks(T, Words);
     cuda(Call::Launch, T, Stream, 0, Words);
     for (unsigned K = S.OpLocks; K-- > 0;)
       opLock(BlockEvent::Kind::HostReleased, T, K);
@@ -258,6 +256,13 @@ private:
     E.Ptr = 0x8000 + 64 * K;
     queue(E);
     ++HostEvents;
+  }
+  /// --fw-grad: each tensor's mutex locked and unlocked K times.
+  __attribute__((noinline)) void tensorLocks(ThreadId T, std::initializer_list<Addr> Words) {
+    for (Addr W : Words)
+      for (unsigned K = 0; K < S.FwGrad; ++K)
+        for (BlockEvent::Kind What : {BlockEvent::Kind::HostAcquired, BlockEvent::Kind::HostReleased})
+          tensorLock(What, T, W);
   }
   /// The mutex of the tensor in block A (AutogradMeta::mutex_).
   void tensorLock(BlockEvent::Kind What, ThreadId T, Addr A) {
@@ -496,7 +501,7 @@ struct Validator {
       F.releaseQueued(Event.Ptr, Kind);
     } else {
       redundant_sync::AcquireCheck Check = F.checkAcquire(Event.Ptr, Kind);
-      if (Check.Redundant) {
+      if (Check.redundant()) {
         ++DroppedHostEvents;
         return;
       }

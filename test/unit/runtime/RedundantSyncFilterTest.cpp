@@ -168,7 +168,7 @@ std::uint64_t playRandom(unsigned Threads, unsigned Objects, unsigned Steps, uns
       case Op::Acquire: {
         Full.acquire(T, S);
         filter::AcquireCheck Check = F.checkAcquire(S, Kind);
-        if (Check.Redundant) {
+        if (Check.redundant()) {
           ++Dropped;
           return;
         }
@@ -262,7 +262,7 @@ bool lockEvent(bool Release, std::uint64_t M, filter::LockKind Kind = filter::Lo
     return true;
   }
   filter::AcquireCheck Check = F.checkAcquire(M, Kind);
-  if (Check.Redundant)
+  if (Check.redundant())
     return false;
   F.queued(filter::Queued::Acquire);
   F.acquireQueued(M, Check);
@@ -385,7 +385,7 @@ TEST(RedundantSyncFilter, OneThreadTakingOneLockAgainQueuesItOnce) {
     filter::ThreadFilter &F = filter::thisThread();
     for (int I = 0; I < 1000; ++I) {
       filter::AcquireCheck Check = F.checkAcquire(M);
-      if (!Check.Redundant) {
+      if (!Check.redundant()) {
         ++Queued;
         F.queued(filter::Queued::Acquire);
         F.acquireQueued(M, Check);
@@ -410,7 +410,7 @@ TEST(RedundantSyncFilter, DroppedEventsAreCountedOnlyWhenAsked) {
       filter::ThreadFilter &F = filter::thisThread();
       for (int I = 0; I < 3; ++I) {
         filter::AcquireCheck Check = F.checkAcquire(M);
-        if (!Check.Redundant) {
+        if (!Check.redundant()) {
           F.queued(filter::Queued::Acquire);
           F.acquireQueued(M, Check);
         }
@@ -444,11 +444,11 @@ TEST(RedundantSyncFilter, AReleaseAfterACudaCallOrAnotherThreadsReleaseIsKept) {
   auto Acquire = [&] {
     filter::ThreadFilter &F = filter::thisThread();
     filter::AcquireCheck Check = F.checkAcquire(M);
-    if (!Check.Redundant) {
+    if (!Check.redundant()) {
       F.queued(filter::Queued::Acquire);
       F.acquireQueued(M, Check);
     }
-    return Check.Redundant;
+    return Check.redundant();
   };
   /// A CUDA call during which the thread's own time went from From to To.
   auto CudaCall = [](std::uint64_t From, std::uint64_t To) {

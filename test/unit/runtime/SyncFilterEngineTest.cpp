@@ -181,7 +181,7 @@ private:
     case BlockEvent::Kind::HostAcquired: {
       ++LockEvents;
       filter::AcquireCheck Check = F.checkAcquire(Sync, Kind);
-      if (Check.Redundant) {
+      if (Check.redundant()) {
         ++Dropped;
         return false;
       }
