@@ -347,17 +347,17 @@ inline bool ThreadFilter::knowsReleaser(std::uint64_t Releaser) const {
   // Its own release: the thread's clock only grew since.
   if (Who == std::uint64_t(Id) << 1)
     return true;
-  std::uint64_t Known = KnownReleasers[(Releaser >> 1) & ((1u << KnownReleaserBits) - 1)];
+  std::uint64_t Slot = KnownReleasers[(Releaser >> 1) & ((1u << KnownReleaserBits) - 1)];
   // The same releaser at a change count at least as high: a clock it had
   // then or later, so one that holds the clock at this release.
-  return (Known & detail::ReleaserIdMask) == Who && Known >= (Releaser & ~detail::ChainBit);
+  return (Slot & detail::ReleaserIdMask) == Who && Slot >= (Releaser & ~detail::ChainBit);
 }
 
 inline void ThreadFilter::learnReleaser(std::uint64_t Releaser) {
-  std::uint64_t &Known = KnownReleasers[(Releaser >> 1) & ((1u << KnownReleaserBits) - 1)];
+  std::uint64_t &Slot = KnownReleasers[(Releaser >> 1) & ((1u << KnownReleaserBits) - 1)];
   std::uint64_t Word = Releaser & ~detail::ChainBit;
-  if ((Known & detail::ReleaserIdMask) != (Word & detail::ReleaserIdMask) || Known < Word)
-    Known = Word;
+  if ((Slot & detail::ReleaserIdMask) != (Word & detail::ReleaserIdMask) || Slot < Word)
+    Slot = Word;
 }
 
 inline void ThreadFilter::releaseQueued(SyncObject Sync, LockKind Kind) {
