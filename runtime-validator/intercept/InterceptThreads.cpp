@@ -137,7 +137,10 @@ std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId
 // (a frame per step cost a dropped event as much as the filter's question).
 // Returns the events queued and not yet applied after it.
 // Caller: the interposed call's return address, for intercept_stats' count
-// of the kept events by caller (KeptLockCallers.h).
+// of the kept events by caller (KeptLockCallers.h). Kind: Exclusive for a
+// pthread mutex (also a condition wait's), whose releases only its owner
+// makes (the filter's last-releaser rule); Shared for semaphores,
+// reader-writer locks and barriers.
 __attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, const void *Sync,
                                                            redundant_sync::LockKind Kind,
                                                            const void *Caller) {
