@@ -137,8 +137,12 @@ std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId
 // (a frame per step cost a dropped event as much as the filter's question).
 // Returns the events queued and not yet applied after it.
 // Caller: the interposed call's return address, for intercept_stats' count
-// of the kept events by caller (KeptLockCallers.h).
+// of the kept events by caller (KeptLockCallers.h). Kind: Exclusive for a
+// pthread mutex (also a condition wait's), whose releases only its owner
+// makes (the filter's last-releaser rule); Shared for semaphores,
+// reader-writer locks and barriers.
 __attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, const void *Sync,
+                                                           redundant_sync::LockKind Kind,
                                                            const void *Caller) {
   ProfileTimer Timer(ProfileCallback::HostSync);
   auto Id = reinterpret_cast<SyncId>(Sync);
@@ -146,19 +150,19 @@ __attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, 
   if (Filter.releaseIsRedundant(Id))
     return unappliedEvents(R);
   std::size_t Unapplied = queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id, Caller);
-  Filter.releaseQueued(Id);
+  Filter.releaseQueued(Id, Kind);
   return Unapplied;
 }
 __attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const void *Sync,
-                                                    const void *Caller) {
+                                                    redundant_sync::LockKind Kind, const void *Caller) {
   ProfileTimer Timer(ProfileCallback::HostSync);
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
-  redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id);
-  if (Check.Redundant)
+  redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id, Kind);
+  if (Check.redundant())
     return;
   queue(R, BlockEvent::Kind::HostAcquired, currentThread(), Id, Caller);
-  Filter.acquireQueued(Id, Check.Seen);
+  Filter.acquireQueued(Id, Check);
 }
 /// The object's clock is forgotten (destroyed, or a thread token consumed).
 void destroyed(ValidatorRuntime &R, SyncId Id) {
@@ -178,9 +182,9 @@ void drainIfLong(ValidatorRuntime &R, std::size_t Unapplied) {
 
 /// Reports an acquire that the real call made (it returned 0).
 __attribute__((always_inline)) inline void reportAcquired(const void *Caller, SyncPrimitive What,
-                                                          const void *Sync) {
+                                                          const void *Sync, redundant_sync::LockKind Kind) {
   if (ValidatorRuntime *R = reportingChecked(Caller, What))
-    acquired(*R, Sync, Caller);
+    acquired(*R, Sync, Kind, Caller);
 }
 /// An acquiring interposer's whole body: the real call Real(A...), then the
 /// acquire reported when it succeeded. Whether the call is ignored is decided
@@ -189,18 +193,20 @@ __attribute__((always_inline)) inline void reportAcquired(const void *Caller, Sy
 /// so that an ignored call is a tail call of the real one: no frame.
 template <typename Fn, typename... Args>
 __attribute__((noinline)) int acquiringReported(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                redundant_sync::LockKind Kind,
                                                 Fn Real, Args... A) {
   int Rc = Real(A...);
   if (Rc == 0)
-    reportAcquired(Caller, What, Sync);
+    reportAcquired(Caller, What, Sync, Kind);
   return Rc;
 }
 template <typename Fn, typename... Args>
 __attribute__((always_inline)) inline int acquiring(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                    redundant_sync::LockKind Kind,
                                                     Fn Real, Args... A) {
   if (ignoredAtOnce(Caller, What))
     return Real(A...);
-  return acquiringReported(Caller, What, Sync, Real, A...);
+  return acquiringReported(Caller, What, Sync, Kind, Real, A...);
 }
 
 /// A releasing interposer: the release is queued before the real call (the
@@ -208,9 +214,11 @@ __attribute__((always_inline)) inline int acquiring(const void *Caller, SyncPrim
 /// short after it.
 template <typename Call>
 __attribute__((always_inline)) inline int releasedAroundReported(const void *Caller, SyncPrimitive What,
-                                                                 const void *Sync, Call &&Real) {
+                                                                 const void *Sync,
+                                                                 redundant_sync::LockKind Kind,
+                                                                 Call &&Real) {
   ValidatorRuntime *R = reportingChecked(Caller, What);
-  std::size_t Unapplied = R ? released(*R, Sync, Caller) : 0;
+  std::size_t Unapplied = R ? released(*R, Sync, Kind, Caller) : 0;
   int Rc = Real();
   if (R)
     drainIfLong(*R, Unapplied);
@@ -218,28 +226,31 @@ __attribute__((always_inline)) inline int releasedAroundReported(const void *Cal
 }
 template <typename Fn, typename... Args>
 __attribute__((noinline)) int releasingReported(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                redundant_sync::LockKind Kind,
                                                 Fn Real, Args... A) {
-  return releasedAroundReported(Caller, What, Sync, [&] { return Real(A...); });
+  return releasedAroundReported(Caller, What, Sync, Kind, [&] { return Real(A...); });
 }
 /// A releasing interposer's whole body (an ignored call: a tail call of Real).
 template <typename Fn, typename... Args>
 __attribute__((always_inline)) inline int releasing(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                    redundant_sync::LockKind Kind,
                                                     Fn Real, Args... A) {
   if (ignoredAtOnce(Caller, What))
     return Real(A...);
-  return releasingReported(Caller, What, Sync, Real, A...);
+  return releasingReported(Caller, What, Sync, Kind, Real, A...);
 }
 
 /// A wait that unlocks Mutex and relocks it before returning (condition
 /// variables, barriers on their own object).
 template <typename Call> int waitedOn(const void *Caller, SyncPrimitive What, const void *Sync,
+                                      redundant_sync::LockKind Kind,
                                       Call &&Real) {
   ValidatorRuntime *R = reporting(Caller, What);
   if (R)
-    released(*R, Sync, Caller);
+    released(*R, Sync, Kind, Caller);
   int Rc = Real();
   if (R)
-    acquired(*R, Sync, Caller);
+    acquired(*R, Sync, Kind, Caller);
   return Rc;
 }
 
@@ -281,6 +292,7 @@ void *startThread(void *Raw) {
 } // namespace streamlife
 
 using namespace streamlife::rt;
+using streamlife::rt::redundant_sync::LockKind;
 
 #define STREAMLIFE_INTERPOSE extern "C" __attribute__((visibility("default")))
 #define CALLER __builtin_return_address(0)
@@ -290,25 +302,25 @@ using namespace streamlife::rt;
 STREAMLIFE_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *M) {
   static constexpr RealSymbol Symbol{"pthread_mutex_lock"};
   auto Real = RealFunction<int (*)(pthread_mutex_t *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Mutex, M, Real, M);
+  return acquiring(CALLER, SyncPrimitive::Mutex, M, LockKind::Exclusive, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *M) {
   static constexpr RealSymbol Symbol{"pthread_mutex_trylock"};
   auto Real = RealFunction<int (*)(pthread_mutex_t *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Mutex, M, Real, M);
+  return acquiring(CALLER, SyncPrimitive::Mutex, M, LockKind::Exclusive, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *M, const struct timespec *At) {
   static constexpr RealSymbol Symbol{"pthread_mutex_timedlock"};
   auto Real = RealFunction<int (*)(pthread_mutex_t *, const struct timespec *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Mutex, M, Real, M, At);
+  return acquiring(CALLER, SyncPrimitive::Mutex, M, LockKind::Exclusive, Real, M, At);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *M) {
   static constexpr RealSymbol Symbol{"pthread_mutex_unlock"};
   auto Real = RealFunction<int (*)(pthread_mutex_t *), Symbol>::get();
-  return releasing(CALLER, SyncPrimitive::Mutex, M, Real, M);
+  return releasing(CALLER, SyncPrimitive::Mutex, M, LockKind::Exclusive, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
@@ -326,7 +338,7 @@ STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
   STREAMLIFE_INTERPOSE int Name(pthread_rwlock_t *L) {                    \
     static constexpr RealSymbol Symbol{#Name};                            \
     auto Real = RealFunction<int (*)(pthread_rwlock_t *), Symbol>::get(); \
-    return acquiring(CALLER, SyncPrimitive::Mutex, L, Real, L);           \
+    return acquiring(CALLER, SyncPrimitive::Mutex, L, LockKind::Shared, Real, L); \
   }
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_rdlock)
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_wrlock)
@@ -337,7 +349,7 @@ STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_trywrlock)
 STREAMLIFE_INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *L) {
   static constexpr RealSymbol Symbol{"pthread_rwlock_unlock"};
   auto Real = RealFunction<int (*)(pthread_rwlock_t *), Symbol>::get();
-  return releasing(CALLER, SyncPrimitive::Mutex, L, Real, L);
+  return releasing(CALLER, SyncPrimitive::Mutex, L, LockKind::Shared, Real, L);
 }
 
 // --- condition variables: the wait unlocks and relocks the mutex ---------------------
@@ -345,7 +357,7 @@ STREAMLIFE_INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *L) {
 STREAMLIFE_INTERPOSE int pthread_cond_wait(pthread_cond_t *C, pthread_mutex_t *M) {
   static constexpr RealSymbol Symbol{"pthread_cond_wait", CondVersion};
   auto Real = RealFunction<int (*)(pthread_cond_t *, pthread_mutex_t *), Symbol>::get();
-  return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M); });
+  return waitedOn(CALLER, SyncPrimitive::Condition, M, LockKind::Exclusive, [&] { return Real(C, M); });
 }
 
 STREAMLIFE_INTERPOSE int pthread_cond_timedwait(pthread_cond_t *C, pthread_mutex_t *M,
@@ -354,7 +366,7 @@ STREAMLIFE_INTERPOSE int pthread_cond_timedwait(pthread_cond_t *C, pthread_mutex
   using Fn = int (*)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
   auto Real = RealFunction<Fn, Symbol>::get();
   // Relocked also on a timeout.
-  return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, At); });
+  return waitedOn(CALLER, SyncPrimitive::Condition, M, LockKind::Exclusive, [&] { return Real(C, M, At); });
 }
 
 STREAMLIFE_INTERPOSE int pthread_cond_clockwait(pthread_cond_t *C, pthread_mutex_t *M,
@@ -362,7 +374,8 @@ STREAMLIFE_INTERPOSE int pthread_cond_clockwait(pthread_cond_t *C, pthread_mutex
   static constexpr RealSymbol Symbol{"pthread_cond_clockwait"};
   using Fn = int (*)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
   auto Real = RealFunction<Fn, Symbol>::get();
-  return waitedOn(CALLER, SyncPrimitive::Condition, M, [&] { return Real(C, M, Clock, At); });
+  return waitedOn(CALLER, SyncPrimitive::Condition, M, LockKind::Exclusive,
+                  [&] { return Real(C, M, Clock, At); });
 }
 
 // --- semaphores (CPython's threading locks on Linux) ----------------------------------
@@ -370,31 +383,31 @@ STREAMLIFE_INTERPOSE int pthread_cond_clockwait(pthread_cond_t *C, pthread_mutex
 STREAMLIFE_INTERPOSE int sem_post(sem_t *S) {
   static constexpr RealSymbol Symbol{"sem_post"};
   auto Real = RealFunction<int (*)(sem_t *), Symbol>::get();
-  return releasing(CALLER, SyncPrimitive::Semaphore, S, Real, S);
+  return releasing(CALLER, SyncPrimitive::Semaphore, S, LockKind::Shared, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_wait(sem_t *S) {
   static constexpr RealSymbol Symbol{"sem_wait"};
   auto Real = RealFunction<int (*)(sem_t *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S);
+  return acquiring(CALLER, SyncPrimitive::Semaphore, S, LockKind::Shared, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_trywait(sem_t *S) {
   static constexpr RealSymbol Symbol{"sem_trywait"};
   auto Real = RealFunction<int (*)(sem_t *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S);
+  return acquiring(CALLER, SyncPrimitive::Semaphore, S, LockKind::Shared, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_timedwait(sem_t *S, const struct timespec *At) {
   static constexpr RealSymbol Symbol{"sem_timedwait"};
   auto Real = RealFunction<int (*)(sem_t *, const struct timespec *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S, At);
+  return acquiring(CALLER, SyncPrimitive::Semaphore, S, LockKind::Shared, Real, S, At);
 }
 
 STREAMLIFE_INTERPOSE int sem_clockwait(sem_t *S, clockid_t Clock, const struct timespec *At) {
   static constexpr RealSymbol Symbol{"sem_clockwait"};
   auto Real = RealFunction<int (*)(sem_t *, clockid_t, const struct timespec *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Semaphore, S, Real, S, Clock, At);
+  return acquiring(CALLER, SyncPrimitive::Semaphore, S, LockKind::Shared, Real, S, Clock, At);
 }
 
 STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
@@ -410,7 +423,7 @@ STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {
 STREAMLIFE_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *B) {
   static constexpr RealSymbol Symbol{"pthread_barrier_wait"};
   auto Real = RealFunction<int (*)(pthread_barrier_t *), Symbol>::get();
-  return waitedOn(CALLER, SyncPrimitive::Mutex, B, [&] { return Real(B); });
+  return waitedOn(CALLER, SyncPrimitive::Mutex, B, LockKind::Shared, [&] { return Real(B); });
 }
 
 // --- threads ------------------------------------------------------------------------------

@@ -36,15 +36,22 @@
 // release after it), every thread the same locks; with --inplace N each
 // activation (forward and backward) and each unit's optimizer step is
 // followed by N in-place ops (an activation function, the optimizer's
-// foreach updates): launches with no allocation before them.
+// foreach updates): launches with no allocation before them. With --fw-grad
+// K each launch first locks and unlocks each of its tensors' own mutex K
+// times (AutogradMeta::fw_grad, FSDP2's most frequent kept lock event: a
+// tensor's mutex, keyed here by its block, locked by the main thread in
+// forward and by autograd's in backward, after the ready queue's handover).
 //
 // --filter says which of the host events are queued: none (all, as given:
 // the handovers are the kept ones), coarse (through the intercept's
 // RedundantSyncFilter, every CUDA call and queued event counting as a
 // change of the thread's clock, as before rtsync) or exact (counting only
-// where the engine can change it: RedundantSyncFilter.h). The threads'
-// filters are played on this thread, one ThreadFilter each; the digest
-// must be the same in every mode.
+// where the engine can change it: RedundantSyncFilter.h). --lock-kind says
+// what the filter may assume of the locks: exclusive (pthread mutexes, as the
+// runtime tells it: the last-releaser rule) or shared (semaphores: only the
+// per-object rule, the filter before rtfilter). The threads' filters are
+// played on this thread, one ThreadFilter each; the digest must be the same
+// in every mode.
 //
 // The program is correct: the run must end with no finding (exit 1 if not).
 // It prints the counts and a digest of the engine's state and the allocation
@@ -52,7 +59,8 @@
 //
 //   block_replay_cost [--steps N] [--units U] [--acts A] [--slots W]
 //                     [--host-per-block X] [--locks L] [--repeat R]
-//                     [--op-locks K] [--inplace N] [--filter none|coarse|exact]
+//                     [--op-locks K] [--inplace N] [--fw-grad K]
+//                     [--filter none|coarse|exact] [--lock-kind exclusive|shared]
 //
 // Instructions per block event: run under valgrind --tool=callgrind at two
 // --steps and divide the difference of AnnotatedAllocators::drain's
@@ -84,7 +92,8 @@ namespace {
 
 constexpr const char *Usage = "block_replay_cost [--steps N] [--units U] [--acts A] [--slots W] "
                               "[--host-per-block X] [--locks L] [--repeat R] [--op-locks K] [--inplace N] "
-                              "[--filter none|coarse|exact]";
+                              "[--fw-grad K] [--filter none|coarse|exact] "
+                              "[--lock-kind exclusive|shared]";
 
 enum class FilterMode { None, Coarse, Exact };
 
@@ -97,7 +106,9 @@ struct Shape {
   unsigned Locks = 8;
   unsigned OpLocks = 0;
   unsigned InPlace = 0;
+  unsigned FwGrad = 0;
   FilterMode Filter = FilterMode::None;
+  redundant_sync::LockKind LockKind = redundant_sync::LockKind::Exclusive;
 };
 
 /// One call of the program: a queued event, or a CUDA call that replays the queue first.
@@ -226,6 +237,8 @@ private:
   void launch(ThreadId T, Handle Stream, std::initializer_list<Addr> Words) {
     for (unsigned K = 0; K < S.OpLocks; ++K)
       opLock(BlockEvent::Kind::HostAcquired, T, K);
+    if (S.FwGrad)
+      tensorLocks(T, Words);
     cuda(Call::Launch, T, Stream, 0, Words);
     for (unsigned K = S.OpLocks; K-- > 0;)
       opLock(BlockEvent::Kind::HostReleased, T, K);
@@ -241,6 +254,22 @@ private:
     E.What = What;
     E.Thread = T;
     E.Ptr = 0x8000 + 64 * K;
+    queue(E);
+    ++HostEvents;
+  }
+  /// --fw-grad: each tensor's mutex locked and unlocked K times.
+  __attribute__((noinline)) void tensorLocks(ThreadId T, std::initializer_list<Addr> Words) {
+    for (Addr W : Words)
+      for (unsigned K = 0; K < S.FwGrad; ++K)
+        for (BlockEvent::Kind What : {BlockEvent::Kind::HostAcquired, BlockEvent::Kind::HostReleased})
+          tensorLock(What, T, W);
+  }
+  /// The mutex of the tensor in block A (AutogradMeta::mutex_).
+  void tensorLock(BlockEvent::Kind What, ThreadId T, Addr A) {
+    BlockEvent E;
+    E.What = What;
+    E.Thread = T;
+    E.Ptr = 0x100000000000ull + A;
     queue(E);
     ++HostEvents;
   }
@@ -398,7 +427,7 @@ CUresult deviceZero(CUdevice *D) {
 /// The validator's side: engine, stream resolver, annotated allocators.
 struct Validator {
   explicit Validator(const Shape &S)
-      : Mode(S.Filter), E(Sink), Resolver(E, driver()),
+      : Mode(S.Filter), Kind(S.LockKind), E(Sink), Resolver(E, driver()),
         Annotated(E, [this](OpId Op) { return siteKey(Op); }), Filters(8) {
     Annotated.registerAllocator("PyTorch caching allocator", 1);
     for (Handle H : {CopyIn, AllGather, ReduceScatter})
@@ -469,16 +498,16 @@ struct Validator {
       }
       Annotated.push(Event);
       queued(Event);
-      F.releaseQueued(Event.Ptr);
+      F.releaseQueued(Event.Ptr, Kind);
     } else {
-      redundant_sync::AcquireCheck Check = F.checkAcquire(Event.Ptr);
-      if (Check.Redundant) {
+      redundant_sync::AcquireCheck Check = F.checkAcquire(Event.Ptr, Kind);
+      if (Check.redundant()) {
         ++DroppedHostEvents;
         return;
       }
       Annotated.push(Event);
       queued(Event);
-      F.acquireQueued(Event.Ptr, Check.Seen);
+      F.acquireQueued(Event.Ptr, Check);
     }
     ++KeptHostEvents;
   }
@@ -541,6 +570,7 @@ struct Validator {
   }
 
   FilterMode Mode;
+  redundant_sync::LockKind Kind;
   CUcontext Ctx = reinterpret_cast<CUcontext>(0xc000);
   bench::CountingSink Sink;
   Engine E;
@@ -607,7 +637,16 @@ int main(int Argc, char **Argv) {
       S.Locks = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else if (!std::strcmp(Flag, "--op-locks"))
       S.OpLocks = static_cast<unsigned>(bench::number(Flag, Value, Usage));
-    else if (!std::strcmp(Flag, "--inplace"))
+    else if (!std::strcmp(Flag, "--fw-grad"))
+      S.FwGrad = static_cast<unsigned>(bench::number(Flag, Value, Usage));
+    else if (!std::strcmp(Flag, "--lock-kind")) {
+      if (Value == "exclusive")
+        S.LockKind = redundant_sync::LockKind::Exclusive;
+      else if (Value == "shared")
+        S.LockKind = redundant_sync::LockKind::Shared;
+      else
+        usage("--lock-kind is exclusive or shared");
+    } else if (!std::strcmp(Flag, "--inplace"))
       S.InPlace = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else if (!std::strcmp(Flag, "--filter")) {
       if (Value == "none")
@@ -644,10 +683,11 @@ int main(int Argc, char **Argv) {
   }
   std::printf("releases queued without capturing their site: %zu of %zu block events\n", Uncaptured,
               P.BlockEvents);
-  std::printf("host events: %zu queued, %zu dropped by the filter (%s)\n", Kept, Dropped,
+  std::printf("host events: %zu queued, %zu dropped by the filter (%s, %s locks)\n", Kept, Dropped,
               S.Filter == FilterMode::None     ? "none"
               : S.Filter == FilterMode::Coarse ? "coarse"
-                                               : "exact");
+                                               : "exact",
+              S.LockKind == redundant_sync::LockKind::Exclusive ? "exclusive" : "shared");
   std::printf("ns per block event (the whole program, median of %u): %.1f\n", Repeat,
               bench::median(Ns));
   if (Findings) {

@@ -22,8 +22,10 @@
 // (OpTable::sameStack). --locks K locks and unlocks K program mutexes after
 // each step, between its CUDA calls (a framework's locks): the mutexes share
 // one slot of RedundantSyncFilter's per-thread cache, so with K >= 2 every
-// lock and unlock is kept and queued (the interposers' counted path,
-// InterceptThreads.cpp); with K = 1 all but the first are dropped. --blocks L
+// unlock is kept and queued (the interposers' counted path,
+// InterceptThreads.cpp), and every lock but the first is dropped by the
+// last-releaser rule (the thread's own release, found in the bucket's
+// record, not in the cache); with K = 1 all but the first are dropped. --blocks L
 // reports L block lifetimes per step through the annotation entry points
 // (streamlife/annotations.h: allocated, release requested, released, as
 // PyTorch's trace tracker does; the release is named by its request), each

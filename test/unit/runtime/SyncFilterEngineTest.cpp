@@ -84,10 +84,24 @@ struct Shape {
   unsigned Locks;
   unsigned Blocks;
   unsigned Steps;
+  /// How the locks' events are filtered (Exclusive: as pthread mutexes).
+  filter::LockKind Kind = filter::LockKind::Shared;
+  /// Locks taken and let go as mutexes (a thread releases only a lock it
+  /// holds, one in 16 of them unreported, as an ignored caller's would be),
+  /// rather than acquired and released at random.
+  bool MutexShaped = false;
+  /// All locks in one of the filter's buckets (they share counts and records).
+  bool OneBucket = false;
+  /// FSDP2's autograd pattern instead of random steps: thread 1 locks each
+  /// lock in turn ("forward"), hands over to thread 2 through a queue lock,
+  /// which locks them again ("backward") and hands back through another.
+  bool Fsdp = false;
 };
 
 struct Counts {
   std::uint64_t LockEvents = 0, Dropped = 0, Findings = 0, CudaCalls = 0;
+  /// Fsdp: the tensors' acquires queued after the first step.
+  std::uint64_t LaterLockAcquiresKept = 0;
 };
 
 class Program {
@@ -100,11 +114,26 @@ public:
     // Locks apart from other tests' and other seeds' (the filter's release
     // counters are global).
     LockBase = 0x10000000ull + 0x100000ull * Seed;
+    const unsigned Bucket = filter::detail::bucket(LockBase);
+    for (SyncId Id = LockBase; LockIds.size() < Sh.Locks + 2; Id += Sh.OneBucket ? 8 : 64)
+      if (!Sh.OneBucket || filter::detail::bucket(Id) == Bucket)
+        LockIds.push_back(Id);
+    Owners.assign(Sh.Locks, 0);
+    if (Sh.Fsdp) {
+      Started = 2;
+      Alive[2] = true;
+      queueHost(1, BlockEvent::Kind::HostReleased, token(2));
+      queueHost(2, BlockEvent::Kind::HostAcquired, token(2));
+      queueHost(2, BlockEvent::Kind::SyncDestroyed, token(2));
+    }
   }
 
   void run(Counts &C) {
     for (unsigned Step = 0; Step < Sh.Steps && !::testing::Test::HasFailure(); ++Step) {
-      playOne();
+      if (Sh.Fsdp)
+        playFsdpStep(Step);
+      else
+        playOne();
       compare(Step);
     }
     Full.replay();
@@ -114,6 +143,7 @@ public:
     C.Dropped += Dropped;
     C.Findings += Full.Sink.Findings.size();
     C.CudaCalls += CudaCalls;
+    C.LaterLockAcquiresKept += LaterLockAcquiresKept;
   }
 
 private:
@@ -123,12 +153,14 @@ private:
     bool Ordered = false; ///< a stream-ordered block (cuMemAllocAsync)
   };
 
-  SyncId lock(unsigned L) const { return LockBase + 64 * L; }
+  SyncId lock(unsigned L) const { return LockIds[L]; }
   SyncId token(unsigned N) const { return LockBase + 0x80000 + 64 * N; }
   Range range(unsigned B) const { return Range{0x7000000 + 0x10000 * Addr(B), 0x1000}; }
 
   /// An event T queues: Full gets it; Filtered only if the filter keeps it.
-  void queueHost(ThreadId T, BlockEvent::Kind What, SyncId Sync) {
+  /// Returns whether it was kept.
+  bool queueHost(ThreadId T, BlockEvent::Kind What, SyncId Sync,
+                 filter::LockKind Kind = filter::LockKind::Shared) {
     BlockEvent E;
     E.What = What;
     E.Thread = T;
@@ -140,33 +172,33 @@ private:
       ++LockEvents;
       if (F.releaseIsRedundant(Sync)) {
         ++Dropped;
-        return;
+        return false;
       }
       Filtered.Annotated.push(E);
       F.queued(filter::Queued::Release);
-      F.releaseQueued(Sync);
-      return;
+      F.releaseQueued(Sync, Kind);
+      return true;
     case BlockEvent::Kind::HostAcquired: {
       ++LockEvents;
-      filter::AcquireCheck Check = F.checkAcquire(Sync);
-      if (Check.Redundant) {
+      filter::AcquireCheck Check = F.checkAcquire(Sync, Kind);
+      if (Check.redundant()) {
         ++Dropped;
-        return;
+        return false;
       }
       Filtered.Annotated.push(E);
       F.queued(filter::Queued::Acquire);
-      F.acquireQueued(Sync, Check.Seen);
-      return;
+      F.acquireQueued(Sync, Check);
+      return true;
     }
     case BlockEvent::Kind::SyncDestroyed:
       Filtered.Annotated.push(E);
       F.queued(filter::Queued::Destruction);
       F.destroyQueued(Sync);
-      return;
+      return true;
     default: // HostFinished
       Filtered.Annotated.push(E);
       F.queued(filter::Queued::ThreadEnd);
-      return;
+      return true;
     }
   }
 
@@ -210,17 +242,33 @@ private:
       if (Alive[T])
         Running.push_back(T);
     const ThreadId T = Running[Rng() % Running.size()];
-    const SyncId L = lock(Rng() % Sh.Locks);
+    const unsigned LockIndex = Rng() % Sh.Locks;
+    const SyncId L = lock(LockIndex);
     const Handle S = StreamHandles[Rng() % StreamCount];
     const unsigned B = Rng() % Sh.Blocks;
     const Handle Ev = 0xe000 + Rng() % 4;
     const unsigned Pick = Rng() % 1000;
-    if (Pick < 220) {
-      queueHost(T, BlockEvent::Kind::HostReleased, L);
+    if (Pick < 420 && Sh.MutexShaped) {
+      // Locked when free, unlocked by its owner; a lock held by another
+      // thread blocks (nothing happens).
+      ThreadId &Owner = Owners[LockIndex];
+      const bool Reported = Rng() % 16 != 0;
+      if (Owner == 0) {
+        Owner = T;
+        if (Reported)
+          queueHost(T, BlockEvent::Kind::HostAcquired, L, Sh.Kind);
+      } else if (Owner == T) {
+        Owner = 0;
+        if (Reported)
+          queueHost(T, BlockEvent::Kind::HostReleased, L, Sh.Kind);
+      }
+    } else if (Pick < 220) {
+      queueHost(T, BlockEvent::Kind::HostReleased, L, Sh.Kind);
     } else if (Pick < 420) {
-      queueHost(T, BlockEvent::Kind::HostAcquired, L);
+      queueHost(T, BlockEvent::Kind::HostAcquired, L, Sh.Kind);
     } else if (Pick < 430) {
-      queueHost(T, BlockEvent::Kind::SyncDestroyed, L);
+      if (Owners[LockIndex] == 0) // a held mutex is not destroyed
+        queueHost(T, BlockEvent::Kind::SyncDestroyed, L);
     } else if (Pick < 550) {
       BlockState &Bl = Block[B];
       if (!Bl.Live) {
@@ -283,6 +331,48 @@ private:
     }
   }
 
+  /// One step of FSDP2's pattern: thread 1's forward locks every lock but
+  /// the last two (a tensor's AutogradMeta mutex, fw_grad) around a launch,
+  /// pushes onto the ready queue (lock Locks), thread 2 pops it and locks
+  /// them again in reverse around launches, and completes the graph task
+  /// (lock Locks + 1), which thread 1 waits for. From the second step on,
+  /// each thread knows the other's clock at its tensor releases through the
+  /// handover, so none of the tensors' acquires needs queuing.
+  void playFsdpStep(unsigned Step) {
+    const SyncId Queue = lock(Sh.Locks), Done = lock(Sh.Locks + 1);
+    const filter::LockKind Kind = Sh.Kind;
+    auto Locked = [&](ThreadId T, SyncId L, bool Tensor) {
+      if (queueHost(T, BlockEvent::Kind::HostAcquired, L, Kind) && Tensor && Step > 0)
+        ++LaterLockAcquiresKept;
+      queueHost(T, BlockEvent::Kind::HostReleased, L, Kind);
+    };
+    auto Launch = [&](ThreadId T, unsigned I) {
+      const Handle S = StreamHandles[1 + T];
+      cudaCall(T, [&](Side &Sd) { Sd.E.launched(T, Sd.Ids[S], {range(I % Sh.Blocks)}, 100); });
+    };
+    for (unsigned I = 0; I < Sh.Locks; ++I) {
+      Locked(1, lock(I), true);
+      if (I % 3 == 0) {
+        Launch(1, I);
+        if (!Block[I % Sh.Blocks].Live) {
+          Block[I % Sh.Blocks] = BlockState{true, StreamHandles[2], false};
+          queueBlock(1, BlockEvent::Kind::Allocated, I % Sh.Blocks, StreamHandles[2]);
+        }
+      }
+    }
+    Locked(1, Queue, false);
+    queueHost(2, BlockEvent::Kind::HostAcquired, Queue, Kind); // the pop's condition wait
+    queueHost(2, BlockEvent::Kind::HostReleased, Queue, Kind);
+    for (unsigned I = Sh.Locks; I-- > 0;) {
+      Locked(2, lock(I), true);
+      if (I % 2 == 0)
+        Launch(2, I);
+    }
+    Locked(2, Done, false);
+    Locked(1, Done, false);
+    cudaCall(1, [&](Side &Sd) { Sd.E.hostSyncsDevice(1, 0); });
+  }
+
   void compare(unsigned Step) {
     const std::string Where =
         " after step " + std::to_string(Step) + " (seed " + std::to_string(Seed) + ")";
@@ -328,6 +418,9 @@ private:
   std::vector<BlockState> Block;
   ThreadId Started = 0;
   SyncId LockBase = 0;
+  std::vector<SyncId> LockIds;  ///< by lock (two more for Fsdp's handovers)
+  std::vector<ThreadId> Owners; ///< by lock, when MutexShaped (0: free)
+  std::uint64_t LaterLockAcquiresKept = 0;
   std::size_t Checked = 0;
   std::uint64_t LockEvents = 0, Dropped = 0, CudaCalls = 0;
 };
@@ -352,6 +445,51 @@ TEST(SyncFilterEngineTest, RandomProgramsKeepEveryClockAndFinding) {
 TEST(SyncFilterEngineTest, ManyThreadsOneLock) {
   Counts C = playMany(Shape{/*Threads=*/7, /*Locks=*/1, /*Blocks=*/6, /*Steps=*/1200}, 100, 10);
   EXPECT_GT(C.Dropped * 5, C.LockEvents);
+}
+
+// Exclusive locks (RedundantSyncFilter.h's last-releaser rule): random
+// acquires and releases, in the deterministic interleaving, are ordered as a
+// pthread mutex's are, so the rule must hold for them too.
+TEST(SyncFilterEngineTest, RandomProgramsWithExclusiveLocks) {
+  Shape Sh{/*Threads=*/4, /*Locks=*/3, /*Blocks=*/8, /*Steps=*/800};
+  Sh.Kind = filter::LockKind::Exclusive;
+  Counts C = playMany(Sh, 200, 30);
+  EXPECT_GT(C.Dropped * 4, C.LockEvents);
+}
+
+// Mutexes with some events unreported (the acquire of a release the filter
+// sees, or the release after an acquire it saw), destroyed when free,
+// threads started and ended: the record of a release whose acquire was not
+// seen must not be taken for the object's whole clock.
+TEST(SyncFilterEngineTest, MutexesWithUnreportedEvents) {
+  Shape Sh{/*Threads=*/6, /*Locks=*/4, /*Blocks=*/6, /*Steps=*/1200};
+  Sh.Kind = filter::LockKind::Exclusive;
+  Sh.MutexShaped = true;
+  Counts C = playMany(Sh, 300, 30);
+  EXPECT_GT(C.Dropped * 10, C.LockEvents);
+}
+
+// The same with every lock in one bucket: each release's record replaces
+// the other locks', and only the object named in it may use it.
+TEST(SyncFilterEngineTest, MutexesSharingABucket) {
+  Shape Sh{/*Threads=*/4, /*Locks=*/3, /*Blocks=*/6, /*Steps=*/1200};
+  Sh.Kind = filter::LockKind::Exclusive;
+  Sh.MutexShaped = true;
+  Sh.OneBucket = true;
+  Counts C = playMany(Sh, 400, 20);
+  EXPECT_GT(C.Dropped * 10, C.LockEvents);
+}
+
+TEST(SyncFilterEngineTest, FsdpHandoverDropsEveryLaterTensorAcquire) {
+  Shape Sh{/*Threads=*/2, /*Locks=*/40, /*Blocks=*/8, /*Steps=*/6};
+  Sh.Kind = filter::LockKind::Exclusive;
+  Sh.Fsdp = true;
+  Counts C = playMany(Sh, 500, 3);
+  EXPECT_EQ(C.LaterLockAcquiresKept, 0u);
+  // As shared locks, each thread's acquires learn the other's releases.
+  Sh.Kind = filter::LockKind::Shared;
+  Counts Shared = playMany(Sh, 510, 3);
+  EXPECT_EQ(Shared.LaterLockAcquiresKept, 3u * 5 * 2 * 40);
 }
 
 } // namespace
