@@ -28,8 +28,15 @@
 //
 // Objects are named by an opaque 64-bit id (intercept/ uses the address of the
 // mutex or semaphore, or a token for thread start and end). Their memory is
-// bounded: beyond MaxObjects the oldest object is forgotten (counted), which
-// can only lose an ordering, never invent one.
+// bounded: beyond MaxObjects an object is forgotten (counted), which can only
+// lose an ordering, never invent one. Which one: the oldest that nobody
+// released or acquired since the eviction last passed it (a second chance, as
+// a page cache's clock hand gives): a program that creates mutexes without
+// destroying them (std::mutex never calls pthread_mutex_destroy; FSDP2 locks a
+// mutex per tensor) reaches the cap in a long run, and evicting by creation
+// alone would then forget its hottest objects, created first (autograd's ready
+// queue), over and over. The intercept's RedundantSyncFilter drops a whole
+// step's acquires on what one handover through such an object taught.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ENGINE_SYNCCLOCKS_H
@@ -66,6 +73,9 @@ struct SyncClock {
   /// One per thread that released or acquired the object (a handful: a scan
   /// beats a map).
   std::vector<Mark> Marks;
+  /// Released or acquired again since it was created or the eviction last
+  /// passed it: it is passed over once more (SyncClocks::evictBeyondCap).
+  bool UsedSinceEvictionPass = false;
 };
 
 class SyncClocks {
@@ -129,15 +139,28 @@ private:
     return Into.absorb(From);
   }
   /// Keep was just created (and pushed last): a stale entry of its id from
-  /// an earlier, forgotten object must not evict it.
+  /// an earlier, forgotten object must not evict it. An object used since the
+  /// last pass goes to the back with its mark cleared; every live object has
+  /// an entry in Order, so the loop ends within two passes.
   void evictBeyondCap(SyncId Keep) {
     while (Clocks.size() > MaxObjects && !Order.empty()) {
       const SyncId Oldest = Order.front();
       Order.pop_front();
-      if (Oldest != Keep) {
-        Recent.forget(Oldest);
-        Evicted += Clocks.erase(Oldest);
+      if (Oldest == Keep) {
+        Order.push_back(Oldest);
+        continue;
       }
+      auto It = Clocks.find(Oldest);
+      if (It == Clocks.end())
+        continue; // a stale entry of a forgotten object
+      if (It->second.UsedSinceEvictionPass) {
+        It->second.UsedSinceEvictionPass = false;
+        Order.push_back(Oldest);
+        continue;
+      }
+      Recent.forget(Oldest);
+      Clocks.erase(It);
+      ++Evicted;
     }
     // Forgotten and re-created ids leave stale entries in Order: compact
     // when it grows well beyond the live objects.
@@ -185,6 +208,9 @@ private:
     }
   }
   SyncClock &C = *Known;
+  // A new object starts unmarked: one used once (a tensor's mutex) goes before
+  // one used again (a queue's), which a mark at creation would make equal.
+  C.UsedSinceEvictionPass = !Inserted;
   if (!ChangedSlotJoins) {
     if (!C.Clock.covers(H.now())) {
       ++WholeClockJoins;
@@ -215,6 +241,7 @@ private:
 }
 
 [[gnu::always_inline]] inline bool SyncClocks::acquire(HostClock &H, SyncClock &C) {
+  C.UsedSinceEvictionPass = true;
   if (!ChangedSlotJoins || narrow(H.Clock, C.Clock)) {
     ++WholeClockJoins;
     return H.Clock.absorb(C.Clock);

@@ -309,3 +309,38 @@ TEST(SyncClocksTest, EvictionBeyondTheCapNeverDropsTheObjectBeingReleased) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SyncClocksTest, EvictionBeyondTheCapKeepsAnObjectInUse) {
+  // A program that creates a mutex per tensor and never destroys them reaches
+  // the cap; the ready queue's mutex, created first and used every step, must
+  // not be the one forgotten (it would be, by creation order): what thread T1
+  // released into it long ago stays known to its next acquirer.
+  SlotAllocator Slots;
+  HostClocks Hosts(Slots);
+  SyncClocks Syncs(/*MaxObjects=*/8);
+  HostClock &T1 = Hosts.forSync(0);
+  HostClock &T2 = Hosts.forSync(1);
+  const SyncId Hot = 0x1000;
+  Hosts.learned(T1);
+  Syncs.release(T1, Hot);
+  const Epoch T1AtRelease = T1.now();
+  Hosts.released(T1);
+  for (SyncId Tensor = 0x2000; Tensor < 0x2000 + 64 * 100; Tensor += 64) {
+    Syncs.release(T2, Tensor); // a new object every step: the cap is passed
+    Hosts.released(T2);
+    SyncClock *C = Syncs.find(Hot);
+    ASSERT_NE(C, nullptr) << "the object in use was forgotten at tensor " << std::hex << Tensor;
+    if (Syncs.acquire(T2, *C))
+      Hosts.learned(T2);
+    Syncs.release(T2, Hot);
+    Hosts.released(T2);
+  }
+  EXPECT_GT(Syncs.forgotten(), 80u) << "the cap evicted too little: eviction went untested";
+  EXPECT_LE(Syncs.size(), 8u);
+  EXPECT_TRUE(Syncs.find(Hot)->Clock.covers(T1AtRelease));
+  EXPECT_TRUE(T2.Clock.covers(T1AtRelease));
+}
+
+} // namespace
