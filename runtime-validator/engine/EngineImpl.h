@@ -117,7 +117,14 @@ struct Engine::Impl {
   void deferredUnreported(const PendingHazard &Hz);
 
   // RecordRetention.cpp
-  void pruneDead(Segment &Seg, const CommonKnowledge &Common);
+  /// Inline when the segment keeps no record: the segments an allocation
+  /// covers were mostly released with none (a stream-ordered release keeps
+  /// only the unsafe accesses), and the call cost more than its work.
+  void pruneDead(Segment &Seg, const CommonKnowledge &Common) {
+    if (!Seg.Current.empty() || !Seg.Past.empty())
+      pruneDeadRecords(Seg, Common);
+  }
+  void pruneDeadRecords(Segment &Seg, const CommonKnowledge &Common);
   void keepPast(Segment &Seg, const PastAccess &Kept);
   void recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const CommonKnowledge &Common);
   void maybeSweep();

@@ -29,7 +29,7 @@ namespace {
 constexpr std::size_t MinSweepInterval = 4096;
 } // namespace
 
-void Engine::Impl::pruneDead(Segment &Seg, const CommonKnowledge &Common) {
+void Engine::Impl::pruneDeadRecords(Segment &Seg, const CommonKnowledge &Common) {
   auto DeadNow = [&](const AccessRecord &R) { return Common.covers(R.At); };
   Seg.Current.erase(std::remove_if(Seg.Current.begin(), Seg.Current.end(), DeadNow),
                     Seg.Current.end());

@@ -20,17 +20,16 @@ bool Allocation::firstReport(const ReportKey &K, std::size_t Cap) {
   return true;
 }
 
-void Shadow::splitAt(Addr A) {
-  auto It = Segments.upper_bound(A);
-  if (It == Segments.begin())
-    return;
-  auto Containing = std::prev(It);
-  if (Containing->first == A || Containing->second.End <= A)
-    return;
+Shadow::SegmentMap::iterator Shadow::splitInside(SegmentMap::iterator Containing, Addr A) {
+  STREAMLIFE_DCHECK(Containing->first < A && A < Containing->second.End);
   Segment Upper = Containing->second; // same owner and records: both halves saw them
   Containing->second.End = A;
-  Segments.emplace_hint(It, A, std::move(Upper));
+  auto Inserted = Segments.emplace_hint(std::next(Containing), A, std::move(Upper));
+  // The entry that found the lower part no longer answers for A; the upper
+  // part is what the next lookup of A wants.
+  LookupCache[lookupCacheIndex(A)] = Inserted;
   STREAMLIFE_DCHECK(wellFormed());
+  return Inserted;
 }
 
 void Shadow::fillGaps(Range R, const std::shared_ptr<Allocation> &Owner) {
@@ -64,26 +63,29 @@ void Shadow::fillGaps(Range R, const std::shared_ptr<Allocation> &Owner) {
 }
 
 Segment *Shadow::find(Addr A, Addr *Begin) {
-  SegmentMap::value_type *&Cached = LookupCache[lookupCacheIndex(A)];
-  if (!(Cached && Cached->first <= A && A < Cached->second.End)) {
-    SegmentMap::value_type *Node = findInMap(A);
-    if (!Node)
-      return nullptr;
-    Cached = Node;
-  }
+  SegmentMap::iterator It = containing(A);
+  if (It == Segments.end())
+    return nullptr;
   if (Begin)
-    *Begin = Cached->first;
-  return &Cached->second;
+    *Begin = It->first;
+  return &It->second;
 }
 
-Shadow::SegmentMap::value_type *Shadow::findInMap(Addr A) {
+Shadow::SegmentMap::iterator Shadow::containingNotCached(Addr A) {
+  SegmentMap::iterator Node = findInMap(A);
+  if (Node != Segments.end())
+    LookupCache[lookupCacheIndex(A)] = Node;
+  return Node;
+}
+
+Shadow::SegmentMap::iterator Shadow::findInMap(Addr A) {
   auto It = Segments.upper_bound(A);
   if (It == Segments.begin())
-    return nullptr;
+    return Segments.end();
   --It;
   if (It->second.End <= A)
-    return nullptr;
-  return &*It;
+    return Segments.end();
+  return It;
 }
 
 const Segment *Shadow::find(Addr A, Addr *Begin) const {
@@ -99,7 +101,7 @@ void Shadow::mergeEqualNeighbours() {
     if (It->second.End == Next->first && It->second.sameStateAs(Next->second)) {
       It->second.End = Next->second.End;
       // The erased node may be cached: forget every entry (sweeps are rare).
-      std::fill(std::begin(LookupCache), std::end(LookupCache), nullptr);
+      forgetLookups();
       Next = Segments.erase(Next);
       continue;
     }

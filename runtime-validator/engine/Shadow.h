@@ -106,6 +106,11 @@ class Shadow {
 public:
   using SegmentMap = std::map<Addr, Segment>;
 
+  Shadow() { forgetLookups(); }
+  // The lookup cache holds iterators of this map: a copy's would be another's.
+  Shadow(const Shadow &) = delete;
+  Shadow &operator=(const Shadow &) = delete;
+
   /// Calls Fn(Begin, Segment &) for every segment overlapping R, in address
   /// order, after making R's ends segment boundaries. Fn must not add or remove
   /// segments. Returns true when the segments covered every byte of R (then
@@ -113,22 +118,29 @@ public:
   template <typename Fn> bool forEachIn(Range R, Fn &&F) {
     if (R.Size == 0)
       return true;
-    // The common case, a launch touching a whole allocation of one segment,
-    // or a caching allocator's block handed out again: one lookup instead of
-    // a split at each end and a search.
-    auto Exact = Segments.find(R.Begin);
-    if (Exact != Segments.end() && Exact->second.End == R.end()) {
-      F(Exact->first, Exact->second);
-      return true;
+    // The segment holding R.Begin, asked of the lookup cache first: a
+    // release finds the segments its allocation made a moment ago, a launch
+    // those it touched last. The common case, a launch touching a whole
+    // allocation of one segment, or a block handed out again, ends here.
+    SegmentMap::iterator It = containing(R.Begin);
+    if (It != Segments.end()) {
+      if (It->first == R.Begin && It->second.End == R.end()) {
+        F(It->first, It->second);
+        return true;
+      }
+      if (It->first != R.Begin)
+        It = splitInside(It, R.Begin);
+    } else {
+      It = Segments.lower_bound(R.Begin); // R.Begin lies in a gap: the first segment above it
     }
-    splitAt(R.Begin);
-    splitAt(R.end());
-    auto It = Segments.upper_bound(R.Begin);
-    if (It != Segments.begin()) {
-      auto Prev = std::prev(It);
-      if (Prev->second.End > R.Begin)
-        It = Prev;
-    }
+    // R.end() becomes a boundary before Fn sees any segment, as if both ends
+    // were split first: the walk passes the segments visited below anyway,
+    // where a search of the map cost as much as the whole walk.
+    for (auto Last = It; Last != Segments.end() && Last->first < R.end(); ++Last)
+      if (Last->second.End > R.end()) {
+        splitInside(Last, R.end());
+        break;
+      }
     Addr Covered = R.Begin; // every byte below it lies in a segment
     for (; It != Segments.end() && It->first < R.end(); ++It) {
       if (It->first <= Covered)
@@ -169,22 +181,37 @@ public:
   const SegmentMap &map() const { return Segments; }
 
 private:
-  void splitAt(Addr A);
+  /// Splits the segment at Containing, which holds A above its begin, at A;
+  /// returns the upper part's node (beginning at A).
+  SegmentMap::iterator splitInside(SegmentMap::iterator Containing, Addr A);
   void mergeEqualNeighbours();
-  /// The map's node containing A, or null: the search the cache saves.
-  SegmentMap::value_type *findInMap(Addr A);
+  /// The node containing A, or end(): asked of the lookup cache first.
+  SegmentMap::iterator containing(Addr A) {
+    SegmentMap::iterator Cached = LookupCache[lookupCacheIndex(A)];
+    if (Cached != Segments.end() && Cached->first <= A && A < Cached->second.End)
+      return Cached;
+    return containingNotCached(A);
+  }
+  /// containing() when the cache does not answer: searches, remembers.
+  SegmentMap::iterator containingNotCached(Addr A);
+  /// The map's node containing A, or end(): the search the cache saves.
+  SegmentMap::iterator findInMap(Addr A);
+  void forgetLookups() { std::fill(std::begin(LookupCache), std::end(LookupCache), Segments.end()); }
 
   SegmentMap Segments;
   /// The segments find() returned lately, direct-mapped by address: a
   /// launch names the same few allocations again and again, and a search of
   /// the map cost 50-100 instructions (a tree of a few hundred segments).
-  /// An entry is a node of the map; it answers for A only while it contains
+  /// forEachIn asks it for its range's first segment: a stream-ordered
+  /// release (and a launch) finds what the allocation (the last launch)
+  /// left there. An entry is a node of the map (end() when empty); it
+  /// answers for A only while it contains
   /// A, read from the node itself, so a split (which shrinks a node and adds
   /// one) or a new segment (which fills a gap) leaves every entry exact.
   /// Only an erase (mergeEqualNeighbours) could leave an entry dangling: it
   /// empties the cache.
   static constexpr unsigned LookupCacheBits = 4;
-  SegmentMap::value_type *LookupCache[1u << LookupCacheBits] = {};
+  SegmentMap::iterator LookupCache[1u << LookupCacheBits];
   static unsigned lookupCacheIndex(Addr A) {
     // Fibonacci hashing of the address above its low bits: blocks of one
     // segment and allocations far apart both spread over the entries.

@@ -56,6 +56,14 @@ public:
   /// PerThreadApi: the call was a _ptsz/_ptds variant.
   /// Inline: the calling thread's recent answer (detail::RecentStreams) is
   /// nearly always there, three times per launch-bound step.
+  /// A real handle names one stream whatever the context and the variant of
+  /// the call (resolveSlow looks it up by the handle alone), so its entry
+  /// also answers calls of another context or variant (resolveAndRemember
+  /// asks first): a stream-ordered allocation's CUPTI callback (which
+  /// carries the context) and a launch at the driver's entry point (which
+  /// asks for none with a real handle) on the same stream share it, where
+  /// they evicted each other, a lookup under the resolver's lock each. Not
+  /// here: the exception in the inline hit cost every launch a frame.
   StreamId resolve(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx) {
     auto Raw = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(H));
     detail::RecentStream &C =
@@ -65,6 +73,11 @@ public:
       return C.Id;
     return resolveAndRemember(T, H, PerThreadApi, Ctx, C);
   }
+  /// NULL, CU_STREAM_LEGACY or CU_STREAM_PER_THREAD: a stream that depends on
+  /// the call's context, variant and thread.
+  static bool isSpecial(std::uint64_t Raw) { return Raw <= 0x2; }
+  /// resolve()'s misses of the calling threads' caches (a statistic for tests).
+  std::uint64_t misses() const { return Misses.load(std::memory_order_relaxed); }
   /// cuStreamCreate* returned H with these flags and priority.
   StreamId created(ThreadId T, CUstream H, unsigned Flags, int Priority, CUcontext Ctx);
   /// cuStreamDestroy*: forget H (a later stream may reuse the pointer).
@@ -93,6 +106,7 @@ private:
   std::atomic<std::uint64_t> Generation{nextGeneration()};
   static std::uint64_t nextGeneration();
   void invalidateCaches() { Generation.store(nextGeneration(), std::memory_order_release); }
+  std::atomic<std::uint64_t> Misses{0};
   mutable std::shared_mutex Lock; ///< guards Known; never held across a driver call
   std::unordered_map<std::uint64_t, StreamId> Known; ///< key: handle ^ device << 56
 };

@@ -14,6 +14,7 @@
 // is the validator's own host time per launch (cpu_launch_path.sh pairs them).
 //
 //   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--blocks L]
+//                   [--async-allocs A]
 //
 // --depth D makes each call D frames deep (a framework's stack), which is
 // what stack capture pays for. --struct launches kernel 0x2000 instead, whose
@@ -29,7 +30,15 @@
 // reports L block lifetimes per step through the annotation entry points
 // (streamlife/annotations.h: allocated, release requested, released, as
 // PyTorch's trace tracker does; the release is named by its request), each
-// block on the step's stream, reused every 64 blocks. Prints one line:
+// block on the step's stream, reused every 64 blocks. --async-allocs A makes A
+// stream-ordered allocations per step (cuMemAllocAsync on the step's stream,
+// sizes from 256 bytes to 512 KiB, addresses reused every 64 as a pool's), each
+// freed on its stream (cuMemFreeAsync) two allocations later, as FSDP2 with
+// PyTorch's cudaMallocAsync backend does; every fourth is also used by a
+// kernel on the other stream, ordered both ways by an event record and a wait
+// (a correct program: no findings). The allocations and frees are made
+// through asyncAlloc() and asyncFree(), so that callgrind's inclusive count
+// of each, per call, is the call's whole cost. Prints one line:
 //   cpu_launch_path: launches=N ns_per_launch_median=X ns_per_launch_mean=Y
 // Exit 0; 2 without the fake CUPTI; 3 on bad usage.
 //
@@ -73,6 +82,14 @@ struct BlockAnnotations {
   long Next = 0;
 } Blocks;
 
+/// The stream-ordered allocations of --async-allocs.
+struct AsyncAllocations {
+  int PerStep = 0;
+  long Next = 0;
+} Async;
+CUevent const CrossReady[2] = {reinterpret_cast<CUevent>(0x7300), reinterpret_cast<CUevent>(0x7400)};
+CUevent const CrossDone[2] = {reinterpret_cast<CUevent>(0x7500), reinterpret_cast<CUevent>(0x7600)};
+
 void setUp() {
   for (int S = 0; S < 2; ++S) {
     CUstream Out = Streams[S];
@@ -82,6 +99,55 @@ void setUp() {
     cuMemAlloc_v2_params Alloc{&Ptr, 128};
     Call(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", &Alloc, CUDA_SUCCESS, nullptr);
   }
+}
+
+void launchTick(CUdeviceptr Buffer, CUstream Stream) {
+  int Count = 32;
+  void *Params[] = {&Buffer, &Buffer, &Count};
+  cuLaunchKernel_params Launch{Tick, 1, 1, 1, 32, 1, 1, 0, Stream, Params, nullptr};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &Launch, CUDA_SUCCESS, "_Z4tickPfS_i");
+}
+
+void recordAndWait(CUevent Event, CUstream Recorder, CUstream Waiter) {
+  cuEventRecord_params Record{Event, Recorder};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", &Record, CUDA_SUCCESS, nullptr);
+  cuStreamWaitEvent_params Wait{Waiter, Event, 0};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", &Wait, CUDA_SUCCESS, nullptr);
+}
+
+__attribute__((noinline)) CUdeviceptr asyncAlloc(std::size_t Bytes, CUstream Stream, CUdeviceptr Address) {
+  CUdeviceptr Out = Address; // the pool's answer: the fake driver hands back what it is given
+  cuMemAllocAsync_params P{&Out, Bytes, Stream};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, "cuMemAllocAsync", &P, CUDA_SUCCESS, nullptr);
+  return Out;
+}
+
+__attribute__((noinline)) void asyncFree(CUdeviceptr Ptr, CUstream Stream) {
+  cuMemFreeAsync_params P{Ptr, Stream};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, "cuMemFreeAsync", &P, CUDA_SUCCESS, nullptr);
+}
+
+/// --async-allocs: the step's stream-ordered allocations, each freed two
+/// allocations later; every fourth also used on the other stream.
+void asyncAllocations(int S) {
+  int Other = S ^ 1;
+  CUdeviceptr Live[2] = {0, 0};
+  for (int A = 0; A < Async.PerStep; ++A) {
+    long N = Async.Next++;
+    std::size_t Bytes = std::size_t(256) << (N * 7 % 12);
+    CUdeviceptr Ptr = asyncAlloc(Bytes, Streams[S], 0x7d0000000000 + CUdeviceptr(N % 64) * 0x100000);
+    if (A % 4 == 0) {
+      recordAndWait(CrossReady[S], Streams[S], Streams[Other]);
+      launchTick(Ptr, Streams[Other]);
+      recordAndWait(CrossDone[S], Streams[Other], Streams[S]);
+    }
+    if (Live[A & 1])
+      asyncFree(Live[A & 1], Streams[S]);
+    Live[A & 1] = Ptr;
+  }
+  for (CUdeviceptr Ptr : Live)
+    if (Ptr)
+      asyncFree(Ptr, Streams[S]);
 }
 
 /// launch_bound.cu's step: launch on s, record there, make the other stream wait.
@@ -114,6 +180,8 @@ void step(long I) {
       Blocks.Requested(Blocks.Allocator, Block, Streams[S]);
       Blocks.Released(Blocks.Allocator, Block, Streams[S]);
     }
+  if (Async.PerStep)
+    asyncAllocations(S);
 }
 
 __attribute__((noinline)) void deep(int Depth, long I) {
@@ -128,7 +196,7 @@ __attribute__((noinline)) void deep(int Depth, long I) {
 
 int main(int Argc, char **Argv) {
   long Launches = 200000;
-  int Batch = 500, Depth = 24, LockCount = 0, BlockCount = 0;
+  int Batch = 500, Depth = 24, LockCount = 0, BlockCount = 0, AsyncCount = 0;
   for (int I = 1; I < Argc; ++I) {
     if (!std::strcmp(Argv[I], "--launches") && I + 1 < Argc)
       Launches = std::atol(Argv[++I]);
@@ -142,17 +210,20 @@ int main(int Argc, char **Argv) {
       LockCount = std::atoi(Argv[++I]);
     else if (!std::strcmp(Argv[I], "--blocks") && I + 1 < Argc)
       BlockCount = std::atoi(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--async-allocs") && I + 1 < Argc)
+      AsyncCount = std::atoi(Argv[++I]);
     else {
-      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--blocks L]\n",
+      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--blocks L] [--async-allocs A]\n",
                    Argv[I], Argv[0]);
       return 3;
     }
   }
-  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0) {
+  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0 || AsyncCount < 0) {
     std::fprintf(stderr,
-                 "error: --launches and --batch must be positive, --depth, --locks and --blocks not negative\n");
+                 "error: --launches and --batch must be positive, --depth, --locks, --blocks and --async-allocs not negative\n");
     return 3;
   }
+  Async.PerStep = AsyncCount;
   Locks = std::vector<SpacedMutex>(static_cast<std::size_t>(LockCount));
   const char *Cupti = std::getenv("STREAMLIFE_CUPTI_LIBRARY");
   void *Lib = Cupti ? dlopen(Cupti, RTLD_NOW) : nullptr;

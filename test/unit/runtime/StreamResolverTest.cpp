@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <vector>
 
 using namespace streamlife::rt;
@@ -134,6 +135,48 @@ TEST_F(StreamResolverTest, StreamsSharingACacheSlotKeepTheirOwnIds) {
   Ids[5] = Reused;
   for (std::size_t I = 0; I < Handles.size(); ++I)
     ASSERT_EQ(Resolver.resolve(0, Handles[I], false, ctx(0)), Ids[I]) << "stream " << I;
+}
+
+TEST_F(StreamResolverTest, ARealHandleIsOneCacheEntryWhateverTheContextAndVariant) {
+  // A stream-ordered allocation comes through CUPTI with its context, a
+  // launch through the driver's entry point with none: the thread's entry
+  // for a real handle answers both. Random calls on real and special handles,
+  // contexts and variants, streams destroyed and their handles reused: each
+  // answer is the stream the handle was created as (the slow path's answer),
+  // or, for a special handle, the one it resolved to the first time.
+  std::vector<CUstream> Real = {reinterpret_cast<CUstream>(0x5000), reinterpret_cast<CUstream>(0x6000),
+                                reinterpret_cast<CUstream>(0xa000)}; // no slot of a special handle's
+  std::map<CUstream, StreamId> Created;
+  for (CUstream H : Real)
+    Created[H] = Resolver.created(0, H, CU_STREAM_NON_BLOCKING, 0, ctx(0));
+  const CUcontext Contexts[] = {nullptr, ctx(0), reinterpret_cast<CUcontext>(0xc0)};
+  const CUstream Special[] = {nullptr, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD};
+  std::map<std::pair<CUstream, bool>, StreamId> FirstSeen;
+  std::mt19937 Rng(3);
+  std::uint64_t RealCalls = 0, RealMisses = 0;
+  for (int Call = 0; Call < 3000; ++Call) {
+    CUcontext Ctx = Contexts[Rng() % 3];
+    bool PerThread = Rng() % 2;
+    if (Rng() % 4 == 0) {
+      CUstream H = Special[Rng() % 3];
+      StreamId Got = Resolver.resolve(0, H, PerThread, Ctx);
+      auto [It, New] = FirstSeen.emplace(std::make_pair(H, H == nullptr && PerThread), Got);
+      ASSERT_EQ(Got, It->second) << "call " << Call;
+      continue;
+    }
+    CUstream H = Real[Rng() % Real.size()];
+    if (Rng() % 500 == 0) {
+      Resolver.destroyed(0, H);
+      Created[H] = Resolver.created(0, H, CU_STREAM_NON_BLOCKING, 0, ctx(0));
+    }
+    const std::uint64_t MissesBefore = Resolver.misses();
+    ASSERT_EQ(Resolver.resolve(0, H, PerThread, Ctx), Created[H]) << "call " << Call;
+    RealMisses += Resolver.misses() - MissesBefore;
+    ++RealCalls;
+  }
+  // Without the shared entry nearly every other call on a real handle missed.
+  // (a miss each after creation; the special handles use other slots).
+  EXPECT_LT(RealMisses, RealCalls / 50);
 }
 
 } // namespace
