@@ -147,8 +147,10 @@ const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, O
       Info.Layout = std::move(Layout);
     }
   }
-  if (Info.LayoutKnown)
+  if (Info.LayoutKnown) {
     Info.Plan = planFor(Name, Info.Layout);
+    Info.GenericPlan = Info.Plan->generic();
+  }
   {
     std::unique_lock<std::shared_mutex> Guard(Lock);
     // Another thread may have inserted it meanwhile; emplace keeps the first.

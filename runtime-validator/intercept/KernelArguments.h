@@ -49,6 +49,10 @@ struct KernelInfo {
   std::vector<ParamSlot> Layout;
   /// How its launches are decoded (KernelPlans.h); set when LayoutKnown.
   std::shared_ptr<const KernelPlan> Plan;
+  /// Plan is the generic rule: decided at first sight, so that a launch with
+  /// kernelParams reads its words straight into the engine's list
+  /// (launchPointerWords) without the plan's virtual calls and a second list.
+  bool GenericPlan = false;
 };
 
 namespace detail {

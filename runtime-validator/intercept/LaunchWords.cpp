@@ -1,6 +1,8 @@
 //===- LaunchWords.cpp - the candidate pointers of one launch -------------===//
 #include "intercept/LaunchWords.h"
 
+#include <cstring>
+
 namespace streamlife {
 namespace rt {
 
@@ -17,8 +19,33 @@ const char *candidates(const KernelInfo &Info, const LaunchParams &P, LaunchGrid
 
 } // namespace
 
+void genericScanWords(const std::vector<ParamSlot> &Layout, void *const *KernelParams,
+                      std::vector<PointerWord> &Words) {
+  for (std::size_t I = 0, N = Layout.size(); I < N; ++I) {
+    const auto *B = static_cast<const unsigned char *>(KernelParams[I]);
+    std::size_t Size = Layout[I].Size;
+    if (!B || Size < sizeof(Addr))
+      continue;
+    bool FromGenericScan = Size != sizeof(Addr); // genericScan's AccessSource::GenericScan
+    for (std::size_t Off = 0; Off + sizeof(Addr) <= Size; Off += sizeof(Addr)) {
+      Addr W;
+      std::memcpy(&W, B + Off, sizeof(W));
+      if (W)
+        Words.push_back(PointerWord{W, FromGenericScan});
+    }
+  }
+}
+
 LaunchDecoding launchPointerWords(const KernelInfo &Info, void *const *KernelParams, void *const *Extra,
                                   LaunchGrid Grid, std::vector<PointerWord> &Words) {
+  // The common case of a kernel without a family: read straight into Words.
+  if (Info.GenericPlan && KernelParams && !Extra) {
+    Words.clear();
+    genericScanWords(Info.Layout, KernelParams, Words);
+    LaunchDecoding Result;
+    Result.Family = "generic";
+    return Result;
+  }
   static thread_local std::vector<CandidatePointer> Found;
   Found.clear();
   LaunchDecoding Result;
