@@ -68,16 +68,16 @@ void InterceptContext::streamCreated(CUstream H, unsigned Flags, int Priority) c
 
 void InterceptContext::streamDestroyed(CUstream H) const { R.Streams.destroyed(T, H); }
 
-void InterceptContext::captureBegan() const { R.ActiveCaptures.fetch_add(1); }
+void InterceptContext::captureBegan() const { detail::ActiveCaptures.fetch_add(1); }
 
 void InterceptContext::captureEnded() const {
-  int Active = R.ActiveCaptures.load();
-  while (Active > 0 && !R.ActiveCaptures.compare_exchange_weak(Active, Active - 1)) {
+  int Active = detail::ActiveCaptures.load();
+  while (Active > 0 && !detail::ActiveCaptures.compare_exchange_weak(Active, Active - 1)) {
   }
 }
 
-bool InterceptContext::capturing(CUstream H) const {
-  if (R.ActiveCaptures.load(std::memory_order_relaxed) == 0 || !R.Driver.StreamIsCapturing)
+bool InterceptContext::capturingNow(CUstream H) const {
+  if (!R.Driver.StreamIsCapturing)
     return false;
   CUstreamCaptureStatus Status = CU_STREAM_CAPTURE_STATUS_NONE;
   if (R.Driver.StreamIsCapturing(H, &Status) != CUDA_SUCCESS)

@@ -61,6 +61,11 @@ ThreadId numberThisThread();
 /// makes a locked add on a line every launching thread writes, once per
 /// launch. Set before the runtime is published, read-only after.
 inline bool CountingLaunches = false;
+/// Streams currently capturing into a graph, all runtimes of the process (one
+/// outside tests: a count too high only asks the driver). While 0, no launch,
+/// record or wait asks the driver whether its stream captures; defined here
+/// so that the question is inline, three times per launch-bound step.
+inline std::atomic<int> ActiveCaptures{0};
 } // namespace detail
 
 /// The process's runtime, or null while passive (no driver, no CUPTI, another
@@ -149,7 +154,9 @@ public:
   void captureEnded() const;
   /// True (and noted once) when H is capturing into a graph right now: its
   /// work goes into a graph, not onto the GPU.
-  bool capturing(CUstream H) const;
+  bool capturing(CUstream H) const {
+    return detail::ActiveCaptures.load(std::memory_order_relaxed) != 0 && capturingNow(H);
+  }
 
   // --- what the validator cannot see into -----------------------------------
   void notAnalysed(NotAnalysed Kind) const;
@@ -216,6 +223,8 @@ public:
 
 private:
   friend class InterceptScope;
+  /// capturing() while some stream captures: the driver is asked.
+  bool capturingNow(CUstream H) const;
   /// stream() while self-profiling (out of line: the timer's state).
   __attribute__((noinline)) StreamId streamTimed(CUstream H) const;
   /// kernel() when F is not the thread's last kernel: the shared cache, or

@@ -19,20 +19,15 @@ const char *candidates(const KernelInfo &Info, const LaunchParams &P, LaunchGrid
 
 } // namespace
 
-void genericScanWords(const std::vector<ParamSlot> &Layout, void *const *KernelParams,
-                      std::vector<PointerWord> &Words) {
-  for (std::size_t I = 0, N = Layout.size(); I < N; ++I) {
-    const auto *B = static_cast<const unsigned char *>(KernelParams[I]);
-    std::size_t Size = Layout[I].Size;
-    if (!B || Size < sizeof(Addr))
+void genericScanWords(const KernelInfo &Info, void *const *KernelParams, std::vector<PointerWord> &Words) {
+  for (const KernelInfo::WordSlot &Slot : Info.GenericWords) {
+    const auto *B = static_cast<const unsigned char *>(KernelParams[Slot.Param]);
+    if (!B)
       continue;
-    bool FromGenericScan = Size != sizeof(Addr); // genericScan's AccessSource::GenericScan
-    for (std::size_t Off = 0; Off + sizeof(Addr) <= Size; Off += sizeof(Addr)) {
-      Addr W;
-      std::memcpy(&W, B + Off, sizeof(W));
-      if (W)
-        Words.push_back(PointerWord{W, FromGenericScan});
-    }
+    Addr W;
+    std::memcpy(&W, B + Slot.Offset, sizeof(W));
+    if (W)
+      Words.push_back(PointerWord{W, Slot.FromGenericScan});
   }
 }
 
@@ -41,7 +36,7 @@ LaunchDecoding launchPointerWords(const KernelInfo &Info, void *const *KernelPar
   // The common case of a kernel without a family: read straight into Words.
   if (Info.GenericPlan && KernelParams && !Extra) {
     Words.clear();
-    genericScanWords(Info.Layout, KernelParams, Words);
+    genericScanWords(Info, KernelParams, Words);
     LaunchDecoding Result;
     Result.Family = "generic";
     return Result;

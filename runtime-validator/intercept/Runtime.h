@@ -65,9 +65,6 @@ public:
   std::atomic<TimelineRecorder *> Recording{nullptr};
   /// Op -> allocation-site key for the block accounting (sites are few).
   std::uint64_t siteKey(OpId Op);
-  /// Streams currently capturing into a graph; while 0, no launch asks the
-  /// driver whether its stream captures (the common case costs nothing).
-  std::atomic<int> ActiveCaptures{0};
   /// Set by the first intercepted call: only processes that used CUDA print a
   /// summary (LD_PRELOAD also reaches shells and helper processes).
   std::atomic<bool> UsedCuda{false};

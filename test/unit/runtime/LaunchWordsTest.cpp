@@ -1,8 +1,8 @@
 //===- LaunchWordsTest.cpp - a generic-rule launch read straight into words ===//
 //
 // launchPointerWords reads a kernelParams launch of a kernel whose plan is the
-// generic rule with genericScanWords, decided at the kernel's first sight
-// (KernelInfo::GenericPlan); every other launch goes through the plan and its
+// generic rule with genericScanWords, at the word slots laid out at the
+// kernel's first sight (KernelInfo::GenericPlan, GenericWords); every other launch goes through the plan and its
 // candidate list. Both must give the same words, in the same order, with the
 // same generic-scan marks and the same family.
 //
@@ -52,6 +52,8 @@ KernelInfo genericKernel(const std::vector<ParamSlot> &Layout, bool Hoisted) {
   Info.Layout = Layout;
   Info.Plan = planFor("void someKernel(float*, int)", Layout);
   Info.GenericPlan = Hoisted;
+  if (Hoisted)
+    Info.GenericWords = genericWordSlots(Layout);
   return Info;
 }
 
