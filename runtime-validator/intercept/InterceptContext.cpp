@@ -148,9 +148,20 @@ void InterceptContext::libraryKernelLaunched(StreamId S) const {
     noteLibraryKernel(LibraryCallScope::current());
 }
 
+// The three verbs of a launch-bound step: unprofiled and with no timeline
+// recording, the engine's call is the verb's last act, a tail call with no
+// frame of the verb's own; the observed forms are apart so that their state
+// gives the common path no frame either.
 std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const PointerWord *Words,
                                                        std::size_t Count, OpId Op,
                                                        OpId GenericOp) const {
+  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1))
+    return R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
+  return launchedObserved(S, Words, Count, Op, GenericOp);
+}
+
+std::size_t InterceptContext::launchedObserved(StreamId S, const PointerWord *Words, std::size_t Count,
+                                               OpId Op, OpId GenericOp) const {
   return timedPhase(R.Profile, ProfilePhase::Engine, [&] {
     std::size_t Ignored = R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
     if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
@@ -160,6 +171,12 @@ std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const Pointer
 }
 
 void InterceptContext::eventRecorded(Handle Event, StreamId S) const {
+  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1))
+    return R.Eng.eventRecorded(T, Event, S);
+  eventRecordedObserved(Event, S);
+}
+
+void InterceptContext::eventRecordedObserved(Handle Event, StreamId S) const {
   timedPhase(R.Profile, ProfilePhase::Engine, [&] {
     R.Eng.eventRecorded(T, Event, S);
     if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
@@ -168,6 +185,12 @@ void InterceptContext::eventRecorded(Handle Event, StreamId S) const {
 }
 
 void InterceptContext::streamWaitsEvent(StreamId S, Handle Event) const {
+  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1))
+    return R.Eng.streamWaitsEvent(T, S, Event);
+  streamWaitsEventObserved(S, Event);
+}
+
+void InterceptContext::streamWaitsEventObserved(StreamId S, Handle Event) const {
   timedPhase(R.Profile, ProfilePhase::Engine, [&] {
     R.Eng.streamWaitsEvent(T, S, Event);
     if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))

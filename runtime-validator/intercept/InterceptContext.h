@@ -225,6 +225,12 @@ private:
   friend class InterceptScope;
   /// capturing() while some stream captures: the driver is asked.
   bool capturingNow(CUstream H) const;
+  /// The launch, record and wait verbs while profiling or recording a
+  /// timeline (out of line: their state gave the common path a frame).
+  __attribute__((noinline)) std::size_t launchedObserved(StreamId S, const PointerWord *Words,
+                                                         std::size_t Count, OpId Op, OpId GenericOp) const;
+  __attribute__((noinline)) void eventRecordedObserved(Handle Event, StreamId S) const;
+  __attribute__((noinline)) void streamWaitsEventObserved(StreamId S, Handle Event) const;
   /// stream() while self-profiling (out of line: the timer's state).
   __attribute__((noinline)) StreamId streamTimed(CUstream H) const;
   /// kernel() when F is not the thread's last kernel: the shared cache, or
@@ -263,8 +269,10 @@ private:
   ValidatorCode Running; ///< first: the scope's own locks are the validator's
   std::optional<InterceptContext> Context;
   ProfileTimer Timer;
-  redundant_sync::ThreadFilter *Filter = nullptr; ///< the calling thread's
-  redundant_sync::ThreadFilter::CallMark FilterMark{};
+  // Both set by enter() and read only when Context is: no stores for them
+  // before it (three per intercepted call).
+  redundant_sync::ThreadFilter *Filter; ///< the calling thread's
+  redundant_sync::ThreadFilter::CallMark FilterMark;
 };
 
 /// The self-profile slot of an interposed call named Name (a lookup under a
