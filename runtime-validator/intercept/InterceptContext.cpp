@@ -376,15 +376,44 @@ InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadAp
   }
 }
 
+// The entry-point and CUPTI paths' scope. Its common case (a known thread, its
+// published word known, no profile, CUDA used before, nothing queued) only
+// reads: the filter's mark is taken and nothing else is done, the same as
+// enter() does then; anything else takes enterFully, which is enter().
 InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+  ThreadId T = detail::ThisThread;
+  const std::atomic<std::uint64_t> *Word = PublishedWord;
+  if (__builtin_expect(T == ~ThreadId(0) || !Word || (R.Profile.enabled() && Slot != NoProfileSlot) ||
+                           !R.UsedCuda.load(std::memory_order_relaxed) || R.Annotated.hasPending(),
+                       0)) {
+    enterFully(R, Slot, Ctx, PerThreadApi);
+    return;
+  }
+  Context.emplace(R, Ctx, PerThreadApi); // T is known: currentThread() reads it again
+  Filter = &redundant_sync::thisThread();
+  FilterMark = Filter->cudaCallEntered(Word->load(std::memory_order_acquire));
+}
+
+void InterceptScope::enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
+                                bool PerThreadApi) noexcept {
   Context.emplace(R, Ctx, PerThreadApi);
   enter(Slot);
 }
 
-
+// The common exit (the word known, no timer, no findings to print) is
+// leaveFully's without its calls.
 InterceptScope::~InterceptScope() {
   if (!Context)
     return;
+  const std::atomic<std::uint64_t> *Word = PublishedWord;
+  if (__builtin_expect(!Word || Context->R.Report.hasPending() || Timer.running(), 0)) {
+    leaveFully();
+    return;
+  }
+  Filter->cudaCallLeft(FilterMark, Word->load(std::memory_order_acquire));
+}
+
+void InterceptScope::leaveFully() noexcept {
   ValidatorRuntime &R = Context->R;
   Filter->cudaCallLeft(FilterMark, publishedState(R.Eng, Context->thread()));
   if (R.Report.hasPending()) {

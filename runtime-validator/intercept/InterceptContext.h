@@ -265,6 +265,15 @@ public:
 
 private:
   void enter(ProfileSlot Slot);
+  /// The scope's entry and exit when something is to be done besides the
+  /// filter's reads (a thread's first call, profiling, the first CUDA call,
+  /// queued block events to replay, findings to print): out of line, so
+  /// that the common path needs no frame. Noexcept, so that the common path
+  /// keeps no state to unwind either: nothing may leave an intercepted call
+  /// by an exception anyway (the driver's caller is C).
+  __attribute__((noinline)) void enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
+                                            bool PerThreadApi) noexcept;
+  __attribute__((noinline)) void leaveFully() noexcept;
 
   ValidatorCode Running; ///< first: the scope's own locks are the validator's
   std::optional<InterceptContext> Context;

@@ -145,6 +145,7 @@ public:
     Slot = S;
     Start = SelfProfile::now();
   }
+  bool running() const { return Profile != nullptr; }
   void stop() {
     if (!Profile)
       return;

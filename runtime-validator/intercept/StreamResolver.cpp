@@ -46,7 +46,7 @@ StreamId StreamResolver::resolveAndRemember(ThreadId T, CUstream H, bool PerThre
   // leaves the entry stale, never wrong.
   std::uint64_t Gen = Generation.load(std::memory_order_acquire);
   StreamId Id = resolveSlow(T, H, PerThreadApi, Ctx);
-  Slot = detail::RecentStream{this, H, Ctx, PerThreadApi, T, Gen, Id};
+  Slot = detail::RecentStream{H, Ctx, PerThreadApi, T, Gen, Id};
   return Id;
 }
 
