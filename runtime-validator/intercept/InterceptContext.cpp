@@ -1,5 +1,6 @@
 //===- InterceptContext.cpp - the verbs every interception mechanism uses --===//
 #include "intercept/InterceptContext.h"
+#include "intercept/InterceptScopeInline.h"
 #include "intercept/RedundantSyncFilter.h"
 
 #include "intercept/Interposition.h"
@@ -7,9 +8,6 @@
 
 namespace streamlife {
 namespace rt {
-
-InterceptContext::InterceptContext(ValidatorRuntime &R, CUcontext Ctx, bool PerThreadApi)
-    : R(R), T(currentThread()), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
 
 const Options &InterceptContext::options() const { return R.Opts; }
 SelfProfile &InterceptContext::profile() const { return R.Profile; }
@@ -324,18 +322,13 @@ void InterceptContext::replayBlockEvents() const {
 // --- InterceptScope ------------------------------------------------------------------
 
 namespace {
-/// The calling thread's state in the engine as its word (Engine::hostWord),
-/// read with one load once the engine has given the word's address: twice
-/// per CUDA call.
-thread_local const std::atomic<std::uint64_t> *PublishedWord = nullptr;
-
 __attribute__((noinline)) std::uint64_t askPublishedState(const Engine &E, ThreadId T) {
-  PublishedWord = E.hostStateWord(T);
+  detail::PublishedHostWord = E.hostStateWord(T);
   return Engine::hostWord(E.hostState(T));
 }
 
 inline std::uint64_t publishedState(const Engine &E, ThreadId T) {
-  if (const std::atomic<std::uint64_t> *Word = PublishedWord)
+  if (const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord)
     return Word->load(std::memory_order_acquire);
   return askPublishedState(E, T);
 }
@@ -376,41 +369,16 @@ InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadAp
   }
 }
 
-// The entry-point and CUPTI paths' scope. Its common case (a known thread, its
-// published word known, no profile, CUDA used before, nothing queued) only
-// reads: the filter's mark is taken and nothing else is done, the same as
-// enter() does then; anything else takes enterFully, which is enter().
+// The CUPTI path's scope; the driver calls' own is InterceptScopeInline.h's.
 InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
-  ThreadId T = detail::ThisThread;
-  const std::atomic<std::uint64_t> *Word = PublishedWord;
-  if (__builtin_expect(T == ~ThreadId(0) || !Word || (R.Profile.enabled() && Slot != NoProfileSlot) ||
-                           !R.UsedCuda.load(std::memory_order_relaxed) || R.Annotated.hasPending(),
-                       0)) {
+  if (!enterQuickly(R, Slot, Ctx, PerThreadApi))
     enterFully(R, Slot, Ctx, PerThreadApi);
-    return;
-  }
-  Context.emplace(R, Ctx, PerThreadApi); // T is known: currentThread() reads it again
-  Filter = &redundant_sync::thisThread();
-  FilterMark = Filter->cudaCallEntered(Word->load(std::memory_order_acquire));
 }
 
 void InterceptScope::enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
                                 bool PerThreadApi) noexcept {
   Context.emplace(R, Ctx, PerThreadApi);
   enter(Slot);
-}
-
-// The common exit (the word known, no timer, no findings to print) is
-// leaveFully's without its calls.
-InterceptScope::~InterceptScope() {
-  if (!Context)
-    return;
-  const std::atomic<std::uint64_t> *Word = PublishedWord;
-  if (__builtin_expect(!Word || Context->R.Report.hasPending() || Timer.running(), 0)) {
-    leaveFully();
-    return;
-  }
-  Filter->cudaCallLeft(FilterMark, Word->load(std::memory_order_acquire));
 }
 
 void InterceptScope::leaveFully() noexcept {

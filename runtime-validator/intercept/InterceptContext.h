@@ -55,6 +55,10 @@ extern std::atomic<ValidatorRuntime *> TheRuntime;
 /// Constant-initialized and defined here, so that reading it is one %fs load.
 inline thread_local ThreadId ThisThread = ~ThreadId(0);
 ThreadId numberThisThread();
+/// The calling thread's state in the engine as its word (Engine::hostWord),
+/// read with one load once the engine has given the word's address: twice
+/// per CUDA call (InterceptScope). Constant-initialized, defined here.
+inline thread_local const std::atomic<std::uint64_t> *PublishedHostWord = nullptr;
 /// Whether launches are counted by plan family, and collectives, library
 /// calls and ignored words by name (LaunchStats.h): only with intercept_stats,
 /// the one option that prints them. A count searches the family table and
@@ -119,7 +123,8 @@ public:
   /// Ctx is the CUDA context the call runs in (null: the thread's current
   /// one); PerThreadApi: a _ptsz/_ptds variant, whose NULL stream is the
   /// calling thread's per-thread default stream.
-  InterceptContext(ValidatorRuntime &R, CUcontext Ctx = nullptr, bool PerThreadApi = false);
+  InterceptContext(ValidatorRuntime &R, CUcontext Ctx = nullptr, bool PerThreadApi = false)
+      : R(R), T(currentThread()), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
 
   ThreadId thread() const { return T; }
   const Options &options() const;
@@ -256,7 +261,17 @@ public:
   explicit InterceptScope(ProfileSlot Slot, CUcontext Ctx = nullptr, bool PerThreadApi = false);
   /// For a mechanism that holds the runtime already (the CUPTI callback).
   InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
-  ~InterceptScope();
+  /// The same for the driver calls of the call table (DriverCallTable.h),
+  /// three per launch-bound step: the common entry inline, and the common
+  /// exit too when the call ends with leaveDriverCall(). Both are defined in
+  /// InterceptScopeInline.h, for the runtime's core only.
+  struct DriverCall {};
+  inline InterceptScope(DriverCall, ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
+  inline void leaveDriverCall();
+  ~InterceptScope() {
+    if (Context)
+      leaveFully();
+  }
   InterceptScope(const InterceptScope &) = delete;
   InterceptScope &operator=(const InterceptScope &) = delete;
 
@@ -274,6 +289,10 @@ private:
   __attribute__((noinline)) void enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
                                             bool PerThreadApi) noexcept;
   __attribute__((noinline)) void leaveFully() noexcept;
+  /// The entry and exit without their out-of-line parts: false when they
+  /// must take them (enterFully, leaveFully).
+  inline bool enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
+  inline bool leaveQuickly();
 
   ValidatorCode Running; ///< first: the scope's own locks are the validator's
   std::optional<InterceptContext> Context;
