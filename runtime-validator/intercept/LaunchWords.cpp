@@ -31,6 +31,13 @@ void genericScanWords(const KernelInfo &Info, void *const *KernelParams, std::ve
   }
 }
 
+/// launchPointerWords through the kernel's plan (out of line: its state gave
+/// the generic rule's common case a frame).
+static __attribute__((noinline)) LaunchDecoding launchPointerWordsByPlan(const KernelInfo &Info,
+                                                                  void *const *KernelParams,
+                                                                  void *const *Extra, LaunchGrid Grid,
+                                                                  std::vector<PointerWord> &Words);
+
 LaunchDecoding launchPointerWords(const KernelInfo &Info, void *const *KernelParams, void *const *Extra,
                                   LaunchGrid Grid, std::vector<PointerWord> &Words) {
   // The common case of a kernel without a family: read straight into Words.
@@ -41,6 +48,12 @@ LaunchDecoding launchPointerWords(const KernelInfo &Info, void *const *KernelPar
     Result.Family = "generic";
     return Result;
   }
+  return launchPointerWordsByPlan(Info, KernelParams, Extra, Grid, Words);
+}
+
+static LaunchDecoding launchPointerWordsByPlan(const KernelInfo &Info, void *const *KernelParams,
+                                        void *const *Extra, LaunchGrid Grid,
+                                        std::vector<PointerWord> &Words) {
   static thread_local std::vector<CandidatePointer> Found;
   Found.clear();
   LaunchDecoding Result;
