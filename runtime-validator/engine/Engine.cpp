@@ -69,22 +69,26 @@ StreamInfo Engine::streamInfo(StreamId S) const {
   return Info;
 }
 
+// The three verbs of a launch-bound step read the engine's state through one
+// reference: through P, every use reloaded the pointer after each store.
 void Engine::eventRecorded(ThreadId T, Handle Event, StreamId S) {
-  std::lock_guard<FutexMutex> Lock(P->Mu);
-  StreamState *St = P->Streams.live(S);
+  Impl &I = *P;
+  std::lock_guard<FutexMutex> Lock(I.Mu);
+  StreamState *St = I.Streams.live(S);
   if (!St)
     return;
-  Epoch At = P->Streams.enqueue(*St, P->Hosts.of(T));
-  P->Events.record(Event, St->Clock, At);
+  Epoch At = I.Streams.enqueue(*St, I.Hosts.of(T));
+  I.Events.record(Event, St->Clock, At);
 }
 
 void Engine::streamWaitsEvent(ThreadId T, StreamId S, Handle Event) {
-  std::lock_guard<FutexMutex> Lock(P->Mu);
-  StreamState *St = P->Streams.live(S);
-  const RecordedEvent *E = P->Events.find(Event);
+  Impl &I = *P;
+  std::lock_guard<FutexMutex> Lock(I.Mu);
+  StreamState *St = I.Streams.live(S);
+  const RecordedEvent *E = I.Events.find(Event);
   if (!St || !E)
     return; // waiting on a never-recorded event completes at once
-  P->Streams.enqueue(*St, P->Hosts.of(T), &E->Snapshot);
+  I.Streams.enqueue(*St, I.Hosts.of(T), &E->Snapshot);
 }
 
 void Engine::hostSyncsEvent(ThreadId T, Handle Event) {
@@ -232,16 +236,17 @@ void Engine::launchedWithPointers(ThreadId T, StreamId S, const Addr *Words, std
 
 std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const PointerWord *Words,
                                              std::size_t Count, OpId Op, OpId GenericOp) {
-  std::lock_guard<FutexMutex> Lock(P->Mu);
-  StreamState *St = P->Streams.live(S);
+  Impl &Im = *P;
+  std::lock_guard<FutexMutex> Lock(Im.Mu);
+  StreamState *St = Im.Streams.live(S);
   if (!St)
     return 0;
-  Epoch At = P->Streams.enqueue(*St, P->Hosts.of(T));
+  Epoch At = Im.Streams.enqueue(*St, Im.Hosts.of(T));
   // A _foreach_ launch names hundreds of tensors, often many in one
   // allocation: each allocation is checked and recorded once per launch, by
   // its first decoded word (so a report names the decoded access, not a
   // generic-scan word into the same allocation).
-  std::vector<const Allocation *> &Touched = P->LaunchScratch;
+  std::vector<const Allocation *> &Touched = Im.LaunchScratch;
   Touched.clear();
   std::size_t Ignored = 0;
   // The second pass reads the generic-scan words; most launches have none
@@ -266,10 +271,10 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
         HavePrevious = true;
         Previous = W.Word;
       }
-      if (!P->Memory.mayContain(W.Word))
+      if (!Im.Memory.mayContain(W.Word))
         continue;
       Addr SegBegin = 0;
-      Segment *Seg = P->Memory.find(W.Word, &SegBegin);
+      Segment *Seg = Im.Memory.find(W.Word, &SegBegin);
       if (!Seg || !Seg->Owner)
         continue;
       const Allocation *Owner = Seg->Owner.get();
@@ -285,13 +290,13 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
       // An allocation that is one segment (the common case) is the segment
       // just found: no second lookup of it.
       if (SegBegin == Owner->Bytes.Begin && Seg->End == Owner->Bytes.end())
-        P->touchSegment(*St, At, SegBegin, *Seg, Access);
+        Im.touchSegment(*St, At, SegBegin, *Seg, Access);
       else
-        P->touch(*St, At, Owner->Bytes, Access, Owner);
+        Im.touch(*St, At, Owner->Bytes, Access, Owner);
     }
   }
-  P->FindingCount += P->Findings.flush(P->Sink);
-  P->maybeSweep();
+  Im.FindingCount += Im.Findings.flush(Im.Sink);
+  Im.maybeSweep();
   return Ignored;
 }
 

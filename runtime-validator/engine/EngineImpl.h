@@ -26,6 +26,7 @@
 #include "engine/SyncClocks.h"
 #include "engine/VectorClock.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -127,7 +128,14 @@ struct Engine::Impl {
   void pruneDeadRecords(Segment &Seg, const CommonKnowledge &Common);
   void keepPast(Segment &Seg, const PastAccess &Kept);
   void recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const CommonKnowledge &Common);
-  void maybeSweep();
+  /// Operations between sweeps of the records, at least.
+  static constexpr std::size_t MinSweepInterval = 4096;
+  /// Every operation counts towards a sweep; inline, as every launch asks.
+  void maybeSweep() {
+    if (++OpsSinceSweep >= std::max(MinSweepInterval, 2 * Memory.segments()))
+      sweep();
+  }
+  void sweep();
 };
 
 } // namespace rt

@@ -25,10 +25,6 @@
 namespace streamlife {
 namespace rt {
 
-namespace {
-constexpr std::size_t MinSweepInterval = 4096;
-} // namespace
-
 void Engine::Impl::pruneDeadRecords(Segment &Seg, const CommonKnowledge &Common) {
   auto DeadNow = [&](const AccessRecord &R) { return Common.covers(R.At); };
   Seg.Current.erase(std::remove_if(Seg.Current.begin(), Seg.Current.end(), DeadNow),
@@ -81,9 +77,7 @@ void Engine::Impl::recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, con
   Seg.Current.push_back(AccessRecord{S, At, Op});
 }
 
-void Engine::Impl::maybeSweep() {
-  if (++OpsSinceSweep < std::max(MinSweepInterval, 2 * Memory.segments()))
-    return;
+void Engine::Impl::sweep() {
   OpsSinceSweep = 0;
   dropEmptyBases();
   if (Hosts.version() == SweptAtVersion)

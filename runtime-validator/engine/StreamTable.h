@@ -140,6 +140,10 @@ public:
 
 private:
   void inheritHost(StreamState &S, const HostClock &H);
+  /// enqueue's implicit ordering of a legacy stream after its device's
+  /// blocking streams, and of a blocking stream after the legacy stream.
+  __attribute__((noinline)) void joinBlockingStreams(StreamState &S);
+  __attribute__((noinline)) void joinLegacyStream(StreamState &S);
 
   struct RetiredSlot {
     ClockSlot Slot;

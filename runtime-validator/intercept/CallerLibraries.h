@@ -78,7 +78,8 @@ inline std::size_t callerCacheHome(std::uint64_t Key) {
 inline CallerKind cachedCallerKind(const void *ReturnAddress) {
   auto Key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ReturnAddress));
   std::uint64_t Slot = detail::CallerCache[detail::callerCacheHome(Key)].load(std::memory_order_acquire);
-  return (Slot >> 8) == Key && Slot ? static_cast<CallerKind>(Slot & 0xff) : CallerKind::Unknown;
+  // An empty slot (0) matches only a null address, and its kind is Unknown.
+  return (Slot >> 8) == Key ? static_cast<CallerKind>(Slot & 0xff) : CallerKind::Unknown;
 }
 
 } // namespace rt

@@ -15,6 +15,7 @@
 #include "intercept/CuptiCalls.h"
 #include "intercept/DriverCallContext.h"
 #include "intercept/InterceptContext.h"
+#include "intercept/InterceptScopeInline.h"
 
 #include <cupti.h>
 #include <cupti_driver_cbid.h>
@@ -75,8 +76,9 @@ inline void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, Call
   const DriverRow &Row = detail::Rows[Cbid];
   if (!(Row.Sites & (Entering ? CuptiCall::AtEnter : CuptiCall::AtExit)))
     return;
-  InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
+  InterceptScope Scope(InterceptScope::DriverCall{}, R, Row.Slot, Ctx, Row.PerThread);
   Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName});
+  Scope.leaveDriverCall();
 }
 
 /// interceptDriverCall in the two halves the entry points need: the count
@@ -90,11 +92,12 @@ inline bool driverCallUsesSite(CUpti_CallbackId Cbid, CallContext::Site At) {
   return detail::Rows[Cbid].Sites & (At == CallContext::Site::Enter ? CuptiCall::AtEnter : CuptiCall::AtExit);
 }
 /// A site that the row uses (driverCallUsesSite), of a call counted already.
-inline void interceptDriverCallSite(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
+__attribute__((always_inline)) inline void interceptDriverCallSite(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
                                     const void *Params, CUresult Result, CUcontext Ctx) {
   const DriverRow &Row = detail::Rows[Cbid];
-  InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
+  InterceptScope Scope(InterceptScope::DriverCall{}, R, Row.Slot, Ctx, Row.PerThread);
   Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, nullptr});
+  Scope.leaveDriverCall();
 }
 /// A call the table does not handle, seen by CUPTI with api_stats (counted only).
 void countUnhandledDriverCall(CUpti_CallbackId Cbid);

@@ -198,13 +198,13 @@ ValidatorRuntime *interceptingRuntime() {
   return runtime();
 }
 
-/// One call of a row around the driver's: the row's Enter before it, its
+/// One call of row Cbid around the driver's: the row's Enter before it, its
 /// Exit with the driver's result after it (the table runs the family at the
-/// sites the row uses, as it does for CUPTI's callbacks).
-class EntryCall {
+/// sites the row uses, as it does for CUPTI's callbacks). The row is a
+/// template argument, so that its sites are read at a constant address.
+template <CUpti_CallbackId Cbid> class EntryCall {
 public:
-  EntryCall(CUpti_CallbackId Cbid, const void *Params, CUstream Stream)
-      : R(interceptingRuntime()), Cbid(Cbid), Params(Params) {
+  EntryCall(const void *Params, CUstream Stream) : R(interceptingRuntime()), Params(Params) {
     if (!R)
       return;
     countDriverCall(Cbid);
@@ -231,7 +231,6 @@ public:
 
 private:
   ValidatorRuntime *R;
-  CUpti_CallbackId Cbid;
   const void *Params;
   CUcontext Ctx = nullptr;
 };
@@ -242,7 +241,7 @@ CUresult launchKernel(CUfunction F, unsigned GridX, unsigned GridY, unsigned Gri
                       void **KernelParams, void **Extra) {
   cuLaunchKernel_params P{F,      GridX,       GridY,  GridZ,        BlockX, BlockY,
                           BlockZ, SharedBytes, Stream, KernelParams, Extra};
-  EntryCall Call(Cbid, &P, Stream);
+  EntryCall<Cbid> Call(&P, Stream);
   return Call.returned(forward<I>(F, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, SharedBytes, Stream,
                                   KernelParams, Extra));
 }
@@ -250,27 +249,27 @@ CUresult launchKernel(CUfunction F, unsigned GridX, unsigned GridY, unsigned Gri
 template <EntryIndex I, CUpti_CallbackId Cbid>
 CUresult launchKernelEx(const CUlaunchConfig *Config, CUfunction F, void **KernelParams, void **Extra) {
   cuLaunchKernelEx_params P{Config, F, KernelParams, Extra};
-  EntryCall Call(Cbid, &P, Config ? Config->hStream : nullptr);
+  EntryCall<Cbid> Call(&P, Config ? Config->hStream : nullptr);
   return Call.returned(forward<I>(Config, F, KernelParams, Extra));
 }
 
 template <EntryIndex I, CUpti_CallbackId Cbid> CUresult eventRecord(CUevent Event, CUstream Stream) {
   cuEventRecord_params P{Event, Stream};
-  EntryCall Call(Cbid, &P, Stream);
+  EntryCall<Cbid> Call(&P, Stream);
   return Call.returned(forward<I>(Event, Stream));
 }
 
 template <EntryIndex I, CUpti_CallbackId Cbid>
 CUresult eventRecordWithFlags(CUevent Event, CUstream Stream, unsigned Flags) {
   cuEventRecordWithFlags_params P{Event, Stream, Flags};
-  EntryCall Call(Cbid, &P, Stream);
+  EntryCall<Cbid> Call(&P, Stream);
   return Call.returned(forward<I>(Event, Stream, Flags));
 }
 
 template <EntryIndex I, CUpti_CallbackId Cbid>
 CUresult streamWaitEvent(CUstream Stream, CUevent Event, unsigned Flags) {
   cuStreamWaitEvent_params P{Stream, Event, Flags};
-  EntryCall Call(Cbid, &P, Stream);
+  EntryCall<Cbid> Call(&P, Stream);
   return Call.returned(forward<I>(Stream, Event, Flags));
 }
 

@@ -1,5 +1,6 @@
 //===- InterceptContext.cpp - the verbs every interception mechanism uses --===//
 #include "intercept/InterceptContext.h"
+#include "intercept/InterceptScopeInline.h"
 #include "intercept/RedundantSyncFilter.h"
 
 #include "intercept/Interposition.h"
@@ -7,9 +8,6 @@
 
 namespace streamlife {
 namespace rt {
-
-InterceptContext::InterceptContext(ValidatorRuntime &R, CUcontext Ctx, bool PerThreadApi)
-    : R(R), T(currentThread()), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
 
 const Options &InterceptContext::options() const { return R.Opts; }
 SelfProfile &InterceptContext::profile() const { return R.Profile; }
@@ -68,16 +66,16 @@ void InterceptContext::streamCreated(CUstream H, unsigned Flags, int Priority) c
 
 void InterceptContext::streamDestroyed(CUstream H) const { R.Streams.destroyed(T, H); }
 
-void InterceptContext::captureBegan() const { R.ActiveCaptures.fetch_add(1); }
+void InterceptContext::captureBegan() const { detail::ActiveCaptures.fetch_add(1); }
 
 void InterceptContext::captureEnded() const {
-  int Active = R.ActiveCaptures.load();
-  while (Active > 0 && !R.ActiveCaptures.compare_exchange_weak(Active, Active - 1)) {
+  int Active = detail::ActiveCaptures.load();
+  while (Active > 0 && !detail::ActiveCaptures.compare_exchange_weak(Active, Active - 1)) {
   }
 }
 
-bool InterceptContext::capturing(CUstream H) const {
-  if (R.ActiveCaptures.load(std::memory_order_relaxed) == 0 || !R.Driver.StreamIsCapturing)
+bool InterceptContext::capturingNow(CUstream H) const {
+  if (!R.Driver.StreamIsCapturing)
     return false;
   CUstreamCaptureStatus Status = CU_STREAM_CAPTURE_STATUS_NONE;
   if (R.Driver.StreamIsCapturing(H, &Status) != CUDA_SUCCESS)
@@ -148,9 +146,20 @@ void InterceptContext::libraryKernelLaunched(StreamId S) const {
     noteLibraryKernel(LibraryCallScope::current());
 }
 
+// The three verbs of a launch-bound step: unprofiled and with no timeline
+// recording, the engine's call is the verb's last act, a tail call with no
+// frame of the verb's own; the observed forms are apart so that their state
+// gives the common path no frame either.
 std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const PointerWord *Words,
                                                        std::size_t Count, OpId Op,
                                                        OpId GenericOp) const {
+  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1))
+    return R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
+  return launchedObserved(S, Words, Count, Op, GenericOp);
+}
+
+std::size_t InterceptContext::launchedObserved(StreamId S, const PointerWord *Words, std::size_t Count,
+                                               OpId Op, OpId GenericOp) const {
   return timedPhase(R.Profile, ProfilePhase::Engine, [&] {
     std::size_t Ignored = R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
     if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
@@ -160,6 +169,12 @@ std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const Pointer
 }
 
 void InterceptContext::eventRecorded(Handle Event, StreamId S) const {
+  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1))
+    return R.Eng.eventRecorded(T, Event, S);
+  eventRecordedObserved(Event, S);
+}
+
+void InterceptContext::eventRecordedObserved(Handle Event, StreamId S) const {
   timedPhase(R.Profile, ProfilePhase::Engine, [&] {
     R.Eng.eventRecorded(T, Event, S);
     if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
@@ -168,6 +183,12 @@ void InterceptContext::eventRecorded(Handle Event, StreamId S) const {
 }
 
 void InterceptContext::streamWaitsEvent(StreamId S, Handle Event) const {
+  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1))
+    return R.Eng.streamWaitsEvent(T, S, Event);
+  streamWaitsEventObserved(S, Event);
+}
+
+void InterceptContext::streamWaitsEventObserved(StreamId S, Handle Event) const {
   timedPhase(R.Profile, ProfilePhase::Engine, [&] {
     R.Eng.streamWaitsEvent(T, S, Event);
     if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
@@ -301,18 +322,13 @@ void InterceptContext::replayBlockEvents() const {
 // --- InterceptScope ------------------------------------------------------------------
 
 namespace {
-/// The calling thread's state in the engine as its word (Engine::hostWord),
-/// read with one load once the engine has given the word's address: twice
-/// per CUDA call.
-thread_local const std::atomic<std::uint64_t> *PublishedWord = nullptr;
-
 __attribute__((noinline)) std::uint64_t askPublishedState(const Engine &E, ThreadId T) {
-  PublishedWord = E.hostStateWord(T);
+  detail::PublishedHostWord = E.hostStateWord(T);
   return Engine::hostWord(E.hostState(T));
 }
 
 inline std::uint64_t publishedState(const Engine &E, ThreadId T) {
-  if (const std::atomic<std::uint64_t> *Word = PublishedWord)
+  if (const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord)
     return Word->load(std::memory_order_acquire);
   return askPublishedState(E, T);
 }
@@ -353,15 +369,19 @@ InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadAp
   }
 }
 
+// The CUPTI path's scope; the driver calls' own is InterceptScopeInline.h's.
 InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+  if (!enterQuickly(R, Slot, Ctx, PerThreadApi))
+    enterFully(R, Slot, Ctx, PerThreadApi);
+}
+
+void InterceptScope::enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
+                                bool PerThreadApi) noexcept {
   Context.emplace(R, Ctx, PerThreadApi);
   enter(Slot);
 }
 
-
-InterceptScope::~InterceptScope() {
-  if (!Context)
-    return;
+void InterceptScope::leaveFully() noexcept {
   ValidatorRuntime &R = Context->R;
   Filter->cudaCallLeft(FilterMark, publishedState(R.Eng, Context->thread()));
   if (R.Report.hasPending()) {

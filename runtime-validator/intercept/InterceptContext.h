@@ -55,12 +55,21 @@ extern std::atomic<ValidatorRuntime *> TheRuntime;
 /// Constant-initialized and defined here, so that reading it is one %fs load.
 inline thread_local ThreadId ThisThread = ~ThreadId(0);
 ThreadId numberThisThread();
+/// The calling thread's state in the engine as its word (Engine::hostWord),
+/// read with one load once the engine has given the word's address: twice
+/// per CUDA call (InterceptScope). Constant-initialized, defined here.
+inline thread_local const std::atomic<std::uint64_t> *PublishedHostWord = nullptr;
 /// Whether launches are counted by plan family, and collectives, library
 /// calls and ignored words by name (LaunchStats.h): only with intercept_stats,
 /// the one option that prints them. A count searches the family table and
 /// makes a locked add on a line every launching thread writes, once per
 /// launch. Set before the runtime is published, read-only after.
 inline bool CountingLaunches = false;
+/// Streams currently capturing into a graph, all runtimes of the process (one
+/// outside tests: a count too high only asks the driver). While 0, no launch,
+/// record or wait asks the driver whether its stream captures; defined here
+/// so that the question is inline, three times per launch-bound step.
+inline std::atomic<int> ActiveCaptures{0};
 } // namespace detail
 
 /// The process's runtime, or null while passive (no driver, no CUPTI, another
@@ -114,7 +123,8 @@ public:
   /// Ctx is the CUDA context the call runs in (null: the thread's current
   /// one); PerThreadApi: a _ptsz/_ptds variant, whose NULL stream is the
   /// calling thread's per-thread default stream.
-  InterceptContext(ValidatorRuntime &R, CUcontext Ctx = nullptr, bool PerThreadApi = false);
+  InterceptContext(ValidatorRuntime &R, CUcontext Ctx = nullptr, bool PerThreadApi = false)
+      : R(R), T(currentThread()), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
 
   ThreadId thread() const { return T; }
   const Options &options() const;
@@ -149,7 +159,9 @@ public:
   void captureEnded() const;
   /// True (and noted once) when H is capturing into a graph right now: its
   /// work goes into a graph, not onto the GPU.
-  bool capturing(CUstream H) const;
+  bool capturing(CUstream H) const {
+    return detail::ActiveCaptures.load(std::memory_order_relaxed) != 0 && capturingNow(H);
+  }
 
   // --- what the validator cannot see into -----------------------------------
   void notAnalysed(NotAnalysed Kind) const;
@@ -216,6 +228,14 @@ public:
 
 private:
   friend class InterceptScope;
+  /// capturing() while some stream captures: the driver is asked.
+  bool capturingNow(CUstream H) const;
+  /// The launch, record and wait verbs while profiling or recording a
+  /// timeline (out of line: their state gave the common path a frame).
+  __attribute__((noinline)) std::size_t launchedObserved(StreamId S, const PointerWord *Words,
+                                                         std::size_t Count, OpId Op, OpId GenericOp) const;
+  __attribute__((noinline)) void eventRecordedObserved(Handle Event, StreamId S) const;
+  __attribute__((noinline)) void streamWaitsEventObserved(StreamId S, Handle Event) const;
   /// stream() while self-profiling (out of line: the timer's state).
   __attribute__((noinline)) StreamId streamTimed(CUstream H) const;
   /// kernel() when F is not the thread's last kernel: the shared cache, or
@@ -241,7 +261,17 @@ public:
   explicit InterceptScope(ProfileSlot Slot, CUcontext Ctx = nullptr, bool PerThreadApi = false);
   /// For a mechanism that holds the runtime already (the CUPTI callback).
   InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
-  ~InterceptScope();
+  /// The same for the driver calls of the call table (DriverCallTable.h),
+  /// three per launch-bound step: the common entry inline, and the common
+  /// exit too when the call ends with leaveDriverCall(). Both are defined in
+  /// InterceptScopeInline.h, for the runtime's core only.
+  struct DriverCall {};
+  inline InterceptScope(DriverCall, ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
+  inline void leaveDriverCall();
+  ~InterceptScope() {
+    if (Context)
+      leaveFully();
+  }
   InterceptScope(const InterceptScope &) = delete;
   InterceptScope &operator=(const InterceptScope &) = delete;
 
@@ -250,12 +280,27 @@ public:
 
 private:
   void enter(ProfileSlot Slot);
+  /// The scope's entry and exit when something is to be done besides the
+  /// filter's reads (a thread's first call, profiling, the first CUDA call,
+  /// queued block events to replay, findings to print): out of line, so
+  /// that the common path needs no frame. Noexcept, so that the common path
+  /// keeps no state to unwind either: nothing may leave an intercepted call
+  /// by an exception anyway (the driver's caller is C).
+  __attribute__((noinline)) void enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
+                                            bool PerThreadApi) noexcept;
+  __attribute__((noinline)) void leaveFully() noexcept;
+  /// The entry and exit without their out-of-line parts: false when they
+  /// must take them (enterFully, leaveFully).
+  inline bool enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
+  inline bool leaveQuickly();
 
   ValidatorCode Running; ///< first: the scope's own locks are the validator's
   std::optional<InterceptContext> Context;
   ProfileTimer Timer;
-  redundant_sync::ThreadFilter *Filter = nullptr; ///< the calling thread's
-  redundant_sync::ThreadFilter::CallMark FilterMark{};
+  // Both set by enter() and read only when Context is: no stores for them
+  // before it (three per intercepted call).
+  redundant_sync::ThreadFilter *Filter; ///< the calling thread's
+  redundant_sync::ThreadFilter::CallMark FilterMark;
 };
 
 /// The self-profile slot of an interposed call named Name (a lookup under a

@@ -41,7 +41,8 @@ void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelP
   const KernelInfo &Info = I.kernel(F, C.SymbolName);
   static thread_local std::vector<PointerWord> Words;
   {
-    ProfileTimer Decoding(I.profile(), ProfilePhase::Decode);
+    // The active profile is the runtime's while it profiles: no call to ask.
+    ProfileTimer Decoding(ProfilePhase::Decode);
     LaunchDecoding Decoded = launchPointerWords(Info, KernelParams, Extra, Grid, Words);
     if (!Decoded.Analysed)
       I.notAnalysed(NotAnalysed::KernelParameters);

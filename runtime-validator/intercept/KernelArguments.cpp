@@ -147,14 +147,29 @@ const KernelInfo *KernelInfoCache::get(void *Function, const char *SymbolName, O
       Info.Layout = std::move(Layout);
     }
   }
-  if (Info.LayoutKnown)
+  if (Info.LayoutKnown) {
     Info.Plan = planFor(Name, Info.Layout);
+    Info.GenericPlan = Info.Plan->generic();
+    if (Info.GenericPlan)
+      Info.GenericWords = genericWordSlots(Info.Layout);
+  }
   {
     std::unique_lock<std::shared_mutex> Guard(Lock);
     // Another thread may have inserted it meanwhile; emplace keeps the first.
     Infos.emplace(Function, std::move(Info));
   }
   return find(Function);
+}
+
+std::vector<KernelInfo::WordSlot> genericWordSlots(const std::vector<ParamSlot> &Layout) {
+  std::vector<KernelInfo::WordSlot> Slots;
+  for (std::size_t I = 0; I < Layout.size(); ++I) {
+    std::size_t Size = Layout[I].Size;
+    for (std::size_t Off = 0; Off + sizeof(Addr) <= Size; Off += sizeof(Addr))
+      Slots.push_back(KernelInfo::WordSlot{static_cast<std::uint32_t>(I), static_cast<std::uint32_t>(Off),
+                                           Size != sizeof(Addr)});
+  }
+  return Slots;
 }
 
 } // namespace rt

@@ -49,7 +49,22 @@ struct KernelInfo {
   std::vector<ParamSlot> Layout;
   /// How its launches are decoded (KernelPlans.h); set when LayoutKnown.
   std::shared_ptr<const KernelPlan> Plan;
+  /// Plan is the generic rule: decided at first sight, so that a launch with
+  /// kernelParams reads its words straight into the engine's list
+  /// (launchPointerWords) without the plan's virtual calls and a second list.
+  bool GenericPlan = false;
+  /// Where the generic rule reads a word (genericWordSlots), laid out at first sight.
+  struct WordSlot {
+    std::uint32_t Param;
+    std::uint32_t Offset;
+    bool FromGenericScan; ///< a word of a parameter larger than a pointer
+  };
+  std::vector<WordSlot> GenericWords;
 };
+
+/// The words genericScan reads in a launch of Layout, in its order: every
+/// 8-byte word of a parameter of at least 8 bytes.
+std::vector<KernelInfo::WordSlot> genericWordSlots(const std::vector<ParamSlot> &Layout);
 
 namespace detail {
 /// The kernel the calling thread launched last and its cache's serial: a

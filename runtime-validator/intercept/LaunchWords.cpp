@@ -1,6 +1,8 @@
 //===- LaunchWords.cpp - the candidate pointers of one launch -------------===//
 #include "intercept/LaunchWords.h"
 
+#include <cstring>
+
 namespace streamlife {
 namespace rt {
 
@@ -17,8 +19,41 @@ const char *candidates(const KernelInfo &Info, const LaunchParams &P, LaunchGrid
 
 } // namespace
 
+void genericScanWords(const KernelInfo &Info, void *const *KernelParams, std::vector<PointerWord> &Words) {
+  for (const KernelInfo::WordSlot &Slot : Info.GenericWords) {
+    const auto *B = static_cast<const unsigned char *>(KernelParams[Slot.Param]);
+    if (!B)
+      continue;
+    Addr W;
+    std::memcpy(&W, B + Slot.Offset, sizeof(W));
+    if (W)
+      Words.push_back(PointerWord{W, Slot.FromGenericScan});
+  }
+}
+
+/// launchPointerWords through the kernel's plan (out of line: its state gave
+/// the generic rule's common case a frame).
+static __attribute__((noinline)) LaunchDecoding launchPointerWordsByPlan(const KernelInfo &Info,
+                                                                  void *const *KernelParams,
+                                                                  void *const *Extra, LaunchGrid Grid,
+                                                                  std::vector<PointerWord> &Words);
+
 LaunchDecoding launchPointerWords(const KernelInfo &Info, void *const *KernelParams, void *const *Extra,
                                   LaunchGrid Grid, std::vector<PointerWord> &Words) {
+  // The common case of a kernel without a family: read straight into Words.
+  if (Info.GenericPlan && KernelParams && !Extra) {
+    Words.clear();
+    genericScanWords(Info, KernelParams, Words);
+    LaunchDecoding Result;
+    Result.Family = "generic";
+    return Result;
+  }
+  return launchPointerWordsByPlan(Info, KernelParams, Extra, Grid, Words);
+}
+
+static LaunchDecoding launchPointerWordsByPlan(const KernelInfo &Info, void *const *KernelParams,
+                                        void *const *Extra, LaunchGrid Grid,
+                                        std::vector<PointerWord> &Words) {
   static thread_local std::vector<CandidatePointer> Found;
   Found.clear();
   LaunchDecoding Result;

@@ -33,6 +33,14 @@ struct LaunchDecoding {
 LaunchDecoding launchPointerWords(const KernelInfo &Info, void *const *KernelParams, void *const *Extra,
                                   LaunchGrid Grid, std::vector<PointerWord> &Words);
 
+/// genericScan's words of a kernelParams launch of Info's kernel, written
+/// straight as the engine's PointerWords at the slots laid out at first sight
+/// (KernelInfo::GenericWords): what launchPointerWords does for a kernel
+/// whose plan is the generic rule (KernelInfo::GenericPlan), without the
+/// plan's two virtual calls, the per-parameter size checks and the candidate
+/// list it copies from. Appends to Words.
+void genericScanWords(const KernelInfo &Info, void *const *KernelParams, std::vector<PointerWord> &Words);
+
 } // namespace rt
 } // namespace streamlife
 

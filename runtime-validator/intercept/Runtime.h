@@ -4,8 +4,10 @@
 // never destroyed (CUDA calls back during exit, after static destructors).
 // Only the runtime's core includes this header: Runtime.cpp (attach, exit),
 // InterceptContext.cpp (the verbs every mechanism uses),
-// CuptiSubscription.cpp (the CUPTI mechanism's subscription) and
-// RuntimeTimeline.cpp (the timeline's names). Interception
+// CuptiSubscription.cpp (the CUPTI mechanism's subscription),
+// RuntimeTimeline.cpp (the timeline's names) and InterceptScopeInline.h (an
+// intercepted driver call's scope, inline in the call table's path:
+// DriverCallTable.h, DriverEntryPoints.cpp). Interception
 // mechanisms see InterceptContext.h, never these members.
 //
 // Locking rules, because the driver calls back into us and a lock held across
@@ -65,9 +67,6 @@ public:
   std::atomic<TimelineRecorder *> Recording{nullptr};
   /// Op -> allocation-site key for the block accounting (sites are few).
   std::uint64_t siteKey(OpId Op);
-  /// Streams currently capturing into a graph; while 0, no launch asks the
-  /// driver whether its stream captures (the common case costs nothing).
-  std::atomic<int> ActiveCaptures{0};
   /// Set by the first intercepted call: only processes that used CUDA print a
   /// summary (LD_PRELOAD also reaches shells and helper processes).
   std::atomic<bool> UsedCuda{false};

@@ -134,6 +134,10 @@ public:
     if (SelfProfile *P = SelfProfile::active())
       start(*P, SelfProfile::callbackSlot(Callback));
   }
+  explicit ProfileTimer(ProfilePhase Phase) {
+    if (SelfProfile *P = SelfProfile::active())
+      start(*P, SelfProfile::phaseSlot(Phase));
+  }
   ~ProfileTimer() { stop(); }
   ProfileTimer(const ProfileTimer &) = delete;
   ProfileTimer &operator=(const ProfileTimer &) = delete;
@@ -145,6 +149,7 @@ public:
     Slot = S;
     Start = SelfProfile::now();
   }
+  bool running() const { return Profile != nullptr; }
   void stop() {
     if (!Profile)
       return;

@@ -47,12 +47,12 @@ StreamId StreamResolver::resolveAndRemember(ThreadId T, CUstream H, bool PerThre
   std::uint64_t Gen = Generation.load(std::memory_order_acquire);
   // A real handle's entry answers whatever the call's context and variant
   // (resolve()); it keeps those it was filled with.
-  if (Slot.Handle == H && Slot.Owner == this && Slot.Thread == T &&
+  if (Slot.Handle == H && Slot.Thread == T &&
       !isSpecial(reinterpret_cast<std::uint64_t>(H)) && Slot.Generation == Gen)
     return Slot.Id;
   Misses.fetch_add(1, std::memory_order_relaxed);
   StreamId Id = resolveSlow(T, H, PerThreadApi, Ctx);
-  Slot = detail::RecentStream{this, H, Ctx, PerThreadApi, T, Gen, Id};
+  Slot = detail::RecentStream{H, Ctx, PerThreadApi, T, Gen, Id};
   return Id;
 }
 

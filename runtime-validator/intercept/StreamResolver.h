@@ -36,7 +36,6 @@ namespace detail {
 // key is compared. Defined here, constant-initialized, so that the hit is
 // inline in every caller: one %fs-relative load, no call.
 struct RecentStream {
-  const void *Owner = nullptr; ///< the resolver
   CUstream Handle = nullptr;
   CUcontext Context = nullptr;
   bool PerThread = false;
@@ -68,7 +67,9 @@ public:
     auto Raw = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(H));
     detail::RecentStream &C =
         detail::RecentStreams[(Raw * 0x9E3779B97F4A7C15ull) >> (64 - detail::RecentStreamSlotBits)];
-    if (C.Handle == H && C.Owner == this && C.Context == Ctx && C.PerThread == PerThreadApi &&
+    // The generation names the resolver too (values are unique across
+    // resolvers, and an empty entry's 0 is none of them).
+    if (C.Handle == H && C.Context == Ctx && C.PerThread == PerThreadApi &&
         C.Thread == T && C.Generation == Generation.load(std::memory_order_acquire))
       return C.Id;
     return resolveAndRemember(T, H, PerThreadApi, Ctx, C);

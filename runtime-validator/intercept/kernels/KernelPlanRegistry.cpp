@@ -74,6 +74,7 @@ public:
     genericScan(P, Out);
     return true;
   }
+  bool generic() const override { return true; }
 };
 
 using Factory = std::unique_ptr<KernelPlan> (*)(std::string_view, const std::vector<ParamSlot> &);

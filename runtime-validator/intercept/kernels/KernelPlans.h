@@ -98,6 +98,9 @@ public:
   /// the family's layout (nothing is appended then; the caller falls back to
   /// the generic rule).
   virtual bool decode(const LaunchParams &P, LaunchGrid Grid, std::vector<CandidatePointer> &Out) const = 0;
+  /// True for the generic rule's plan (genericScan, always fits): its
+  /// launches may be read by genericScanWords instead (LaunchWords.cpp).
+  virtual bool generic() const { return false; }
 };
 
 /// The plan for a kernel: the family whose name pattern matches and whose

@@ -179,4 +179,22 @@ TEST_F(StreamResolverTest, ARealHandleIsOneCacheEntryWhateverTheContextAndVarian
   EXPECT_LT(RealMisses, RealCalls / 50);
 }
 
+TEST_F(StreamResolverTest, TwoResolversDoNotShareTheirCachedAnswers) {
+  // The thread's cache is shared by every resolver in the process; an entry
+  // is told apart by its generation, which no two resolvers share. The
+  // same handle means different streams to two engines.
+  NoFindings OtherSink;
+  Engine Other(OtherSink);
+  StreamResolver OtherResolver(Other, Driver);
+  CUstream H = reinterpret_cast<CUstream>(0x200000);
+  OtherResolver.created(0, reinterpret_cast<CUstream>(0x300000), CU_STREAM_NON_BLOCKING, 0, ctx(0));
+  StreamId Here = Resolver.created(0, H, CU_STREAM_NON_BLOCKING, 0, ctx(0));
+  StreamId There = OtherResolver.created(0, H, CU_STREAM_NON_BLOCKING, 0, ctx(0));
+  ASSERT_NE(Here, There);
+  for (int Round = 0; Round < 3; ++Round) {
+    ASSERT_EQ(Resolver.resolve(0, H, false, ctx(0)), Here) << "round " << Round;
+    ASSERT_EQ(OtherResolver.resolve(0, H, false, ctx(0)), There) << "round " << Round;
+  }
+}
+
 } // namespace
