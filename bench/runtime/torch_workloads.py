@@ -163,6 +163,11 @@ def run(workload, mode, alloc, options, repeat=0):
     times = [float(t) for t in re.findall(r"ms/step: ([0-9.]+)", text)]
     ok = "result: ok" in text and rc == 0
     loss = re.findall(r"^loss: ([-+0-9.eE]+|nan|inf)$", text, re.M)
+    # Each run as it ends, on stderr: the table comes only once every run is done, and a caller's own
+    # time limit that ends the script first (as one on a lent GPU machine did) would leave nothing.
+    print(f"torch_workloads: run {workload} {alloc} {mode} #{repeat}: "
+          f"{f'{max(times):.2f} ms/step' if times else 'no ms/step'}, findings {findings(mode, text)}, "
+          f"rc {rc}, {wall:.0f} s", file=sys.stderr, flush=True)
     return {"ms": max(times) if times else None, "findings": findings(mode, text), "ok": ok, "rc": rc,
             "wall": wall, "observed": observed(text) if validated(mode) else "", "log": log,
             "loss": float(loss[-1]) if loss else None}
