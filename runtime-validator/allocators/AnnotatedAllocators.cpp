@@ -59,15 +59,6 @@ void AnnotatedAllocators::push(const BlockEvent &Event) {
   Unapplied.fetch_add(1, std::memory_order_release);
 }
 
-std::size_t AnnotatedAllocators::pushHostSync(BlockEvent::Kind What, ThreadId T, Addr Sync) {
-  std::lock_guard<FutexMutex> Guard(QueueLock);
-  BlockEvent &Event = Queue.emplace_back();
-  Event.What = What;
-  Event.Thread = T;
-  Event.Ptr = Sync;
-  return Unapplied.fetch_add(1, std::memory_order_release) + 1;
-}
-
 bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
   if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
     return false;

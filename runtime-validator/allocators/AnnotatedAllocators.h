@@ -111,8 +111,16 @@ public:
   void push(const BlockEvent &Event);
   /// push() of a host synchronization event (What >= HostReleased) of thread
   /// T on Sync, built in place: the thread interposers' counted path. Returns
-  /// the events unapplied after it.
-  std::size_t pushHostSync(BlockEvent::Kind What, ThreadId T, Addr Sync);
+  /// the events unapplied after it. Inline: a kept lock event's push is a
+  /// few stores under the queue's lock, and its call's frame cost as much.
+  std::size_t pushHostSync(BlockEvent::Kind What, ThreadId T, Addr Sync) {
+    std::lock_guard<FutexMutex> Guard(QueueLock);
+    BlockEvent &Event = Queue.emplace_back();
+    Event.What = What;
+    Event.Thread = T;
+    Event.Ptr = Sync;
+    return Unapplied.fetch_add(1, std::memory_order_release) + 1;
+  }
   /// Queues a Released event whose site will not be reported, and returns
   /// true, when replay will name the release by its request's site instead
   /// (ReleaseRequested with a site came since the block's allocation: the

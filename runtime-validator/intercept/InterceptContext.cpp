@@ -1,5 +1,6 @@
 //===- InterceptContext.cpp - the verbs every interception mechanism uses --===//
 #include "intercept/InterceptContext.h"
+#include "intercept/HostSyncQueue.h"
 #include "intercept/InterceptScopeInline.h"
 #include "intercept/RedundantSyncFilter.h"
 
@@ -256,31 +257,6 @@ std::string InterceptContext::allocatorName(int Allocator) const {
   return R.Annotated.allocatorName(Allocator);
 }
 
-namespace {
-/// What the thread's RedundantSyncFilter must know of an event it queued.
-redundant_sync::Queued filterKind(BlockEvent::Kind What) {
-  using redundant_sync::Queued;
-  switch (What) {
-  case BlockEvent::Kind::Allocated:
-    return Queued::Allocation;
-  case BlockEvent::Kind::ReleaseRequested:
-    return Queued::ReleaseRequest;
-  case BlockEvent::Kind::Released:
-    return Queued::BlockRelease;
-  case BlockEvent::Kind::Accessed:
-    return Queued::Access;
-  case BlockEvent::Kind::HostReleased:
-    return Queued::Release;
-  case BlockEvent::Kind::HostAcquired:
-    return Queued::Acquire;
-  case BlockEvent::Kind::SyncDestroyed:
-    return Queued::Destruction;
-  case BlockEvent::Kind::HostFinished:
-    return Queued::ThreadEnd;
-  }
-  return Queued::Acquire; // counts as a change
-}
-} // namespace
 
 void InterceptContext::queueBlockEvent(const BlockEvent &Event) const {
   R.Annotated.push(Event);
@@ -294,21 +270,6 @@ bool InterceptContext::queueReleaseNamedByRequest(const BlockEvent &Event) const
   return true;
 }
 
-std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync,
-                          const void *Caller) {
-  std::size_t Unapplied = R.Annotated.pushHostSync(What, T, Sync);
-  redundant_sync::thisThread().queued(filterKind(What));
-  // Counted only for the lines that print them: a locked add on a line that
-  // every locking thread writes.
-  if (R.Opts.intercept_stats) {
-    R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
-    if (Caller)
-      R.KeptLockers.count(Caller);
-  }
-  return Unapplied;
-}
-
-std::size_t unappliedEvents(ValidatorRuntime &R) { return R.Annotated.unapplied(); }
 
 void InterceptContext::replayBlockEvents() const {
   if (!R.Annotated.hasPending())
@@ -336,10 +297,6 @@ inline std::uint64_t publishedState(const Engine &E, ThreadId T) {
 
 bool processUsedCuda() { return runtimeOnceCudaUsed() != nullptr; }
 
-ValidatorRuntime *runtimeOnceCudaUsed() {
-  ValidatorRuntime *R = runtime();
-  return R && R->UsedCuda.load(std::memory_order_relaxed) ? R : nullptr;
-}
 
 __attribute__((always_inline)) inline void InterceptScope::enter(ProfileSlot Slot) {
   Timer.start(Context->profile(), Slot);

@@ -85,20 +85,8 @@ inline ThreadId currentThread() {
 /// True once the process made a CUDA call the validator intercepted.
 bool processUsedCuda();
 
-/// The runtime once the process made a CUDA call it intercepted; null before,
-/// and while passive. One call for the thread interposers' first check.
-ValidatorRuntime *runtimeOnceCudaUsed();
-
-/// Queues and counts (intercept_stats) host synchronization event What of
-/// thread T on Sync (InterceptThreads.cpp), and tells T's RedundantSyncFilter;
-/// returns the block and host events queued and not yet applied. Caller: the
-/// interposed lock call's return address, counted by caller with
-/// intercept_stats (KeptLockCallers.h); null for a thread's start and end. No
-/// InterceptContext: the thread interposers' hot path.
-std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync,
-                          const void *Caller);
-/// Block and host events queued and not yet applied.
-std::size_t unappliedEvents(ValidatorRuntime &R);
+// runtimeOnceCudaUsed, queueHostSync and unappliedEvents, the thread
+// interposers' verbs, are inline in HostSyncQueue.h.
 
 /// Marks the calling thread as running validator code: an intercepted call's
 /// scope, or an interposer's own bookkeeping. The locks the validator takes

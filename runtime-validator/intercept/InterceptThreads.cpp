@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/CallerLibraries.h"
+#include "intercept/HostSyncQueue.h"
 #include "intercept/InterceptContext.h"
 #include "intercept/RealFunction.h"
 #include "intercept/RedundantSyncFilter.h"
@@ -123,9 +124,14 @@ __attribute__((always_inline)) inline ValidatorRuntime *reportingChecked(const v
 }
 
 /// Returns the events queued and not yet applied. Caller: the interposed
-/// lock call's return address, or null for a thread's start and end.
-std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId Sync,
-                  const void *Caller = nullptr) {
+/// lock call's return address, or null for a thread's start and end. Inline
+/// (the push and the filter's note are too): a kept lock event's call of it
+/// cost a frame and the registers the interposer keeps across it. The
+/// validator's depth guards the push: an allocator that locks a pthread mutex
+/// while the queue grows must find that lock ignored, not queued under the
+/// queue's own lock.
+__attribute__((always_inline)) inline std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T,
+                                                        SyncId Sync, const void *Caller = nullptr) {
   ValidatorCode Running;
   return queueHostSync(R, What, T, Sync, Caller);
 }
@@ -141,10 +147,9 @@ std::size_t queue(ValidatorRuntime &R, BlockEvent::Kind What, ThreadId T, SyncId
 // pthread mutex (also a condition wait's), whose releases only its owner
 // makes (the filter's last-releaser rule); Shared for semaphores,
 // reader-writer locks and barriers.
-__attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, const void *Sync,
-                                                           redundant_sync::LockKind Kind,
-                                                           const void *Caller) {
-  ProfileTimer Timer(ProfileCallback::HostSync);
+__attribute__((always_inline)) inline std::size_t releasedUntimed(ValidatorRuntime &R, const void *Sync,
+                                                                  redundant_sync::LockKind Kind,
+                                                                  const void *Caller) {
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   if (Filter.releaseIsRedundant(Id))
@@ -153,9 +158,8 @@ __attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, 
   Filter.releaseQueued(Id, Kind);
   return Unapplied;
 }
-__attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const void *Sync,
-                                                    redundant_sync::LockKind Kind, const void *Caller) {
-  ProfileTimer Timer(ProfileCallback::HostSync);
+__attribute__((always_inline)) inline void acquiredUntimed(ValidatorRuntime &R, const void *Sync,
+                                                           redundant_sync::LockKind Kind, const void *Caller) {
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id, Kind);
@@ -164,71 +168,164 @@ __attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const v
   queue(R, BlockEvent::Kind::HostAcquired, currentThread(), Id, Caller);
   Filter.acquireQueued(Id, Check);
 }
+__attribute__((noinline)) std::size_t releasedTimed(ValidatorRuntime &R, const void *Sync,
+                                                    redundant_sync::LockKind Kind, const void *Caller) {
+  ProfileTimer Timer(ProfileCallback::HostSync);
+  return releasedUntimed(R, Sync, Kind, Caller);
+}
+__attribute__((noinline)) void acquiredTimed(ValidatorRuntime &R, const void *Sync, redundant_sync::LockKind Kind,
+                                             const void *Caller) {
+  ProfileTimer Timer(ProfileCallback::HostSync);
+  acquiredUntimed(R, Sync, Kind, Caller);
+}
+// Timed into the self-profile's host synchronization row only while a
+// profile is active (SelfProfile::active: set once it is enabled). Off, no
+// timer lives across the event's work: its state on the stack and its checks
+// at the end cost every event a few instructions and a register.
+__attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, const void *Sync,
+                                                           redundant_sync::LockKind Kind,
+                                                           const void *Caller) {
+  if (__builtin_expect(SelfProfile::active() != nullptr, 0))
+    return releasedTimed(R, Sync, Kind, Caller);
+  return releasedUntimed(R, Sync, Kind, Caller);
+}
+__attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const void *Sync,
+                                                    redundant_sync::LockKind Kind, const void *Caller) {
+  if (__builtin_expect(SelfProfile::active() != nullptr, 0))
+    return acquiredTimed(R, Sync, Kind, Caller);
+  acquiredUntimed(R, Sync, Kind, Caller);
+}
 /// The object's clock is forgotten (destroyed, or a thread token consumed).
 void destroyed(ValidatorRuntime &R, SyncId Id) {
   ProfileTimer Timer(ProfileCallback::HostSync);
   queue(R, BlockEvent::Kind::SyncDestroyed, currentThread(), Id);
   redundant_sync::thisThread().destroyQueued(Id);
 }
-/// After the real release: keeps a queue that CUDA calls do not drain
-/// bounded (Unapplied: the events queued and not applied before it).
-void drainIfLong(ValidatorRuntime &R, std::size_t Unapplied) {
-  if (__builtin_expect(Unapplied < DrainBeyond, 1))
-    return;
+__attribute__((noinline, cold)) void drainLongQueue(ValidatorRuntime &R) {
   ProfileTimer Timer(ProfileCallback::HostSync);
   ValidatorCode Running;
   drainQueuedEventsOutsideCuda(R);
 }
+/// After the real release: keeps a queue that CUDA calls do not drain
+/// bounded (Unapplied: the events queued and not applied before it). The
+/// check inline (every reported release asks it), the drain out of line.
+__attribute__((always_inline)) inline void drainIfLong(ValidatorRuntime &R, std::size_t Unapplied) {
+  if (__builtin_expect(Unapplied >= DrainBeyond, 0))
+    drainLongQueue(R);
+}
 
-/// Reports an acquire that the real call made (it returned 0).
+/// A kept acquire's queueing, out of line: a dropped acquire (most of them)
+/// then keeps only the interposer's arguments across the real call, not the
+/// registers the queueing needs (3 saved registers instead of 6).
+__attribute__((noinline)) void acquiredKept(ValidatorRuntime &R, const void *Sync, const void *Caller,
+                                            redundant_sync::AcquireCheck Check) {
+  auto Id = reinterpret_cast<SyncId>(Sync);
+  queue(R, BlockEvent::Kind::HostAcquired, currentThread(), Id, Caller);
+  redundant_sync::thisThread().acquireQueued(Id, Check);
+}
+/// Reports an acquire that the real call made (it returned 0): the filter's
+/// question inline, the queueing of a kept acquire out of line.
 __attribute__((always_inline)) inline void reportAcquired(const void *Caller, SyncPrimitive What,
                                                           const void *Sync, redundant_sync::LockKind Kind) {
-  if (ValidatorRuntime *R = reportingChecked(Caller, What))
-    acquired(*R, Sync, Kind, Caller);
+  ValidatorRuntime *R = reportingChecked(Caller, What);
+  if (!R)
+    return;
+  if (__builtin_expect(SelfProfile::active() != nullptr, 0))
+    return acquiredTimed(*R, Sync, Kind, Caller);
+  redundant_sync::AcquireCheck Check = redundant_sync::thisThread().checkAcquire(reinterpret_cast<SyncId>(Sync), Kind);
+  if (!Check.redundant())
+    acquiredKept(*R, Sync, Caller, Check);
 }
 /// An acquiring interposer's whole body: the real call Real(A...), then the
 /// acquire reported when it succeeded. Whether the call is ignored is decided
 /// first (the answer cannot change during the real call: the validator's
 /// depth is this thread's, and a cache slot, once written, keeps its kind),
 /// so that an ignored call is a tail call of the real one: no frame.
-template <typename Fn, typename... Args>
-__attribute__((noinline)) int acquiringReported(const void *Caller, SyncPrimitive What, const void *Sync,
-                                                redundant_sync::LockKind Kind,
-                                                Fn Real, Args... A) {
+/// The primitive and the lock kind are template arguments: constants in the
+/// out-of-line reported path, which then keeps 3 registers across the real
+/// call instead of 6.
+template <SyncPrimitive What, redundant_sync::LockKind Kind, typename Fn, typename... Args>
+__attribute__((noinline)) int acquiringReported(const void *Caller, const void *Sync, Fn Real, Args... A) {
   int Rc = Real(A...);
   if (Rc == 0)
     reportAcquired(Caller, What, Sync, Kind);
   return Rc;
 }
-template <typename Fn, typename... Args>
-__attribute__((always_inline)) inline int acquiring(const void *Caller, SyncPrimitive What, const void *Sync,
-                                                    redundant_sync::LockKind Kind,
-                                                    Fn Real, Args... A) {
+template <SyncPrimitive What, redundant_sync::LockKind Kind, typename Fn, typename... Args>
+__attribute__((always_inline)) inline int acquiring(const void *Caller, const void *Sync, Fn Real, Args... A) {
   if (ignoredAtOnce(Caller, What))
     return Real(A...);
-  return acquiringReported(Caller, What, Sync, Kind, Real, A...);
+  return acquiringReported<What, Kind>(Caller, Sync, Real, A...);
 }
 
-/// A releasing interposer: the release is queued before the real call (the
-/// next owner's acquire must come after it in the queue), the queue kept
-/// short after it.
-template <typename Call>
-__attribute__((always_inline)) inline int releasedAroundReported(const void *Caller, SyncPrimitive What,
-                                                                 const void *Sync,
-                                                                 redundant_sync::LockKind Kind,
-                                                                 Call &&Real) {
-  ValidatorRuntime *R = reportingChecked(Caller, What);
-  std::size_t Unapplied = R ? released(*R, Sync, Kind, Caller) : 0;
-  int Rc = Real();
-  if (R)
-    drainIfLong(*R, Unapplied);
+/// A releasing interposer's kept release (or one a profile times): the
+/// release is queued before the real call (the next owner's acquire must
+/// come after it in the queue), the queue kept short after it. Six
+/// arguments at most for one-argument primitives, so that the reported path
+/// reaches it by a tail call.
+template <typename Fn, typename... Args>
+__attribute__((noinline)) int releasingKept(ValidatorRuntime &R, const void *Caller, const void *Sync,
+                                            redundant_sync::LockKind Kind, Fn Real, Args... A) {
+  std::size_t Unapplied;
+  if (__builtin_expect(SelfProfile::active() != nullptr, 0)) {
+    Unapplied = releasedTimed(R, Sync, Kind, Caller);
+  } else {
+    auto Id = reinterpret_cast<SyncId>(Sync);
+    Unapplied = queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id, Caller);
+    redundant_sync::thisThread().releaseQueued(Id, Kind);
+  }
+  int Rc = Real(A...);
+  drainIfLong(R, Unapplied);
   return Rc;
 }
+/// A dropped release when the queue has grown long: the real call, then the
+/// drain.
+template <typename Fn, typename... Args>
+__attribute__((noinline, cold)) int releasingDroppedLongQueue(ValidatorRuntime &R, Fn Real, Args... A) {
+  int Rc = Real(A...);
+  drainLongQueue(R);
+  return Rc;
+}
+/// A reported release: a release the filter drops (most of the program's: a
+/// thread releasing a lock again with nothing learned since) ends in a tail
+/// call of Real, a kept one in a tail call of releasingKept.
+template <typename Fn, typename... Args>
+__attribute__((always_inline)) inline int releasingCounted(ValidatorRuntime &R, const void *Caller, const void *Sync,
+                                                           redundant_sync::LockKind Kind, Fn Real, Args... A) {
+  if (__builtin_expect(SelfProfile::active() == nullptr, 1) &&
+      redundant_sync::thisThread().releaseIsRedundant(reinterpret_cast<SyncId>(Sync))) {
+    if (__builtin_expect(unappliedEvents(R) < DrainBeyond, 1))
+      return Real(A...);
+    return releasingDroppedLongQueue(R, Real, A...);
+  }
+  return releasingKept(R, Caller, Sync, Kind, Real, A...);
+}
+/// The reported path of a caller not classified yet (its first call, or one
+/// whose cache slot another address holds).
+template <typename Fn, typename... Args>
+__attribute__((noinline)) int releasingFirstSight(const void *Caller, SyncPrimitive What, const void *Sync,
+                                                  redundant_sync::LockKind Kind, Fn Real, Args... A) {
+  ValidatorRuntime *R = runtimeOnceCudaUsed();
+  if (!R || !countsAsProgramSync(classifyFirstSight(Caller), What))
+    return Real(A...);
+  return releasingCounted(*R, Caller, Sync, Kind, Real, A...);
+}
+/// A releasing interposer's reported path: every exit a tail call (of Real,
+/// releasingKept or releasingFirstSight), so that it needs no frame of its
+/// own (the classification's call, which needed one, is out of line).
 template <typename Fn, typename... Args>
 __attribute__((noinline)) int releasingReported(const void *Caller, SyncPrimitive What, const void *Sync,
                                                 redundant_sync::LockKind Kind,
                                                 Fn Real, Args... A) {
-  return releasedAroundReported(Caller, What, Sync, Kind, [&] { return Real(A...); });
+  ValidatorRuntime *R = runtimeOnceCudaUsed();
+  if (!R)
+    return Real(A...);
+  CallerKind Classified = cachedCallerKind(Caller);
+  if (__builtin_expect(Classified == CallerKind::Unknown, 0))
+    return releasingFirstSight(Caller, What, Sync, Kind, Real, A...);
+  if (!countsAsProgramSync(Classified, What))
+    return Real(A...);
+  return releasingCounted(*R, Caller, Sync, Kind, Real, A...);
 }
 /// A releasing interposer's whole body (an ignored call: a tail call of Real).
 template <typename Fn, typename... Args>
@@ -302,19 +399,19 @@ using streamlife::rt::redundant_sync::LockKind;
 STREAMLIFE_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *M) {
   static constexpr RealSymbol Symbol{"pthread_mutex_lock"};
   auto Real = RealFunction<int (*)(pthread_mutex_t *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Mutex, M, LockKind::Exclusive, Real, M);
+  return acquiring<SyncPrimitive::Mutex, LockKind::Exclusive>(CALLER, M, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *M) {
   static constexpr RealSymbol Symbol{"pthread_mutex_trylock"};
   auto Real = RealFunction<int (*)(pthread_mutex_t *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Mutex, M, LockKind::Exclusive, Real, M);
+  return acquiring<SyncPrimitive::Mutex, LockKind::Exclusive>(CALLER, M, Real, M);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *M, const struct timespec *At) {
   static constexpr RealSymbol Symbol{"pthread_mutex_timedlock"};
   auto Real = RealFunction<int (*)(pthread_mutex_t *, const struct timespec *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Mutex, M, LockKind::Exclusive, Real, M, At);
+  return acquiring<SyncPrimitive::Mutex, LockKind::Exclusive>(CALLER, M, Real, M, At);
 }
 
 STREAMLIFE_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *M) {
@@ -338,7 +435,7 @@ STREAMLIFE_INTERPOSE int pthread_mutex_destroy(pthread_mutex_t *M) {
   STREAMLIFE_INTERPOSE int Name(pthread_rwlock_t *L) {                    \
     static constexpr RealSymbol Symbol{#Name};                            \
     auto Real = RealFunction<int (*)(pthread_rwlock_t *), Symbol>::get(); \
-    return acquiring(CALLER, SyncPrimitive::Mutex, L, LockKind::Shared, Real, L); \
+    return acquiring<SyncPrimitive::Mutex, LockKind::Shared>(CALLER, L, Real, L); \
   }
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_rdlock)
 STREAMLIFE_RWLOCK_ACQUIRE(pthread_rwlock_wrlock)
@@ -389,25 +486,25 @@ STREAMLIFE_INTERPOSE int sem_post(sem_t *S) {
 STREAMLIFE_INTERPOSE int sem_wait(sem_t *S) {
   static constexpr RealSymbol Symbol{"sem_wait"};
   auto Real = RealFunction<int (*)(sem_t *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Semaphore, S, LockKind::Shared, Real, S);
+  return acquiring<SyncPrimitive::Semaphore, LockKind::Shared>(CALLER, S, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_trywait(sem_t *S) {
   static constexpr RealSymbol Symbol{"sem_trywait"};
   auto Real = RealFunction<int (*)(sem_t *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Semaphore, S, LockKind::Shared, Real, S);
+  return acquiring<SyncPrimitive::Semaphore, LockKind::Shared>(CALLER, S, Real, S);
 }
 
 STREAMLIFE_INTERPOSE int sem_timedwait(sem_t *S, const struct timespec *At) {
   static constexpr RealSymbol Symbol{"sem_timedwait"};
   auto Real = RealFunction<int (*)(sem_t *, const struct timespec *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Semaphore, S, LockKind::Shared, Real, S, At);
+  return acquiring<SyncPrimitive::Semaphore, LockKind::Shared>(CALLER, S, Real, S, At);
 }
 
 STREAMLIFE_INTERPOSE int sem_clockwait(sem_t *S, clockid_t Clock, const struct timespec *At) {
   static constexpr RealSymbol Symbol{"sem_clockwait"};
   auto Real = RealFunction<int (*)(sem_t *, clockid_t, const struct timespec *), Symbol>::get();
-  return acquiring(CALLER, SyncPrimitive::Semaphore, S, LockKind::Shared, Real, S, Clock, At);
+  return acquiring<SyncPrimitive::Semaphore, LockKind::Shared>(CALLER, S, Real, S, Clock, At);
 }
 
 STREAMLIFE_INTERPOSE int sem_destroy(sem_t *S) {

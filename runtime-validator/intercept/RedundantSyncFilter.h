@@ -170,6 +170,8 @@ public:
   void destroyQueued(SyncObject Sync);
 
   /// Every event the thread queues, after it is queued (host and block events).
+  /// Inline: every kept lock event tells it, with a constant What that folds
+  /// the switch to a store or two (a call cost more than its work).
   void queued(Queued What);
 
   /// A CUDA call of the thread enters the engine: Before is the thread's
@@ -360,7 +362,7 @@ inline void ThreadFilter::learnReleaser(std::uint64_t Releaser) {
     Slot = Word;
 }
 
-inline void ThreadFilter::releaseQueued(SyncObject Sync, LockKind Kind) {
+__attribute__((always_inline)) inline void ThreadFilter::releaseQueued(SyncObject Sync, LockKind Kind) {
   Known &K = entry(Sync);
   unsigned B = detail::bucket(Sync);
   std::uint64_t Before = detail::Releases[B].fetch_add(1, std::memory_order_seq_cst);
@@ -382,7 +384,8 @@ inline void ThreadFilter::recordChainRelease(unsigned B, SyncObject Sync, std::u
     detail::recordRelease(B, Sync, Count, detail::releaserWord(Changes, Id, true));
 }
 
-inline AcquireCheck ThreadFilter::checkAcquire(SyncObject Sync, LockKind Kind) {
+__attribute__((always_inline)) inline AcquireCheck ThreadFilter::checkAcquire(SyncObject Sync,
+                                                                                  LockKind Kind) {
   Known &K = entry(Sync);
   unsigned B = detail::bucket(Sync);
   std::uint64_t Seen = detail::Releases[B].load(std::memory_order_seq_cst);
@@ -412,6 +415,38 @@ inline void ThreadFilter::acquireQueued(SyncObject Sync, const AcquireCheck &Che
   // The object's clock holds every release's clock, so the last one's.
   if (Check.Releaser)
     learnReleaser(Check.Releaser);
+}
+
+inline void ThreadFilter::queued(Queued What) {
+  ++QueuedCount;
+  switch (What) {
+  case Queued::Release:
+    // Engine: the object's clock joins ours, and the next stamp will tick.
+    PendingStamp = true;
+    return;
+  case Queued::Acquire:
+    clockMayChange(); // it may learn
+    return;
+  case Queued::Destruction:
+  case Queued::ReleaseRequest:
+    return;
+  case Queued::ThreadEnd:
+    MayJoin = true; // no longer counted: a later CUDA operation joins again
+    return;
+  case Queued::Allocation:
+    // Engine::Impl::allocate: joins on first use, stamps a caching block.
+    if (PendingStamp || MayJoin)
+      clockMayChange();
+    return;
+  case Queued::BlockRelease:
+  case Queued::Access:
+    // Engine::Impl::release / Engine::accessed: only the first use joins (a
+    // synchronous free is a CUDA call, never queued).
+    if (MayJoin)
+      clockMayChange();
+    return;
+  }
+  clockMayChange();
 }
 
 /// The calling thread's filter.

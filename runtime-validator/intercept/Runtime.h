@@ -5,7 +5,8 @@
 // Only the runtime's core includes this header: Runtime.cpp (attach, exit),
 // InterceptContext.cpp (the verbs every mechanism uses),
 // CuptiSubscription.cpp (the CUPTI mechanism's subscription),
-// RuntimeTimeline.cpp (the timeline's names) and InterceptScopeInline.h (an
+// RuntimeTimeline.cpp (the timeline's names), HostSyncQueue.h (the thread
+// interposers' verbs, inline in InterceptThreads.cpp) and InterceptScopeInline.h (an
 // intercepted driver call's scope, inline in the call table's path:
 // DriverCallTable.h, DriverEntryPoints.cpp). Interception
 // mechanisms see InterceptContext.h, never these members.

@@ -1,0 +1,85 @@
+//===- HostSyncQueue.h - the thread interposers' verbs, inline -*- C++ -*-===//
+//
+// What the thread interposers (InterceptThreads.cpp) ask of the runtime for
+// each lock event the program reports: whether the process used CUDA yet,
+// the events queued and not applied, and the queueing of a kept event. They
+// are inline here, where the runtime's state is known (Runtime.h), because
+// each was a call of a few instructions on every reported lock event (FSDP2
+// one rank: about 326,000 in 43 steps), whose frames and register saves in
+// the interposer cost as much as their work. Included by the thread
+// interposers and by InterceptContext.cpp (the block events' queueing, which
+// tells the filter through filterKind too).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STREAMLIFE_RT_INTERCEPT_HOSTSYNCQUEUE_H
+#define STREAMLIFE_RT_INTERCEPT_HOSTSYNCQUEUE_H
+
+#include "intercept/InterceptContext.h"
+#include "intercept/RedundantSyncFilter.h"
+#include "intercept/Runtime.h"
+
+#include <atomic>
+#include <cstddef>
+
+namespace streamlife {
+namespace rt {
+
+/// The runtime once the process made a CUDA call it intercepted; null before,
+/// and while passive: the thread interposers' first check.
+inline ValidatorRuntime *runtimeOnceCudaUsed() {
+  ValidatorRuntime *R = runtime();
+  return R && R->UsedCuda.load(std::memory_order_relaxed) ? R : nullptr;
+}
+
+/// What the thread's RedundantSyncFilter must know of an event it queued.
+inline redundant_sync::Queued filterKind(BlockEvent::Kind What) {
+  using redundant_sync::Queued;
+  switch (What) {
+  case BlockEvent::Kind::Allocated:
+    return Queued::Allocation;
+  case BlockEvent::Kind::ReleaseRequested:
+    return Queued::ReleaseRequest;
+  case BlockEvent::Kind::Released:
+    return Queued::BlockRelease;
+  case BlockEvent::Kind::Accessed:
+    return Queued::Access;
+  case BlockEvent::Kind::HostReleased:
+    return Queued::Release;
+  case BlockEvent::Kind::HostAcquired:
+    return Queued::Acquire;
+  case BlockEvent::Kind::SyncDestroyed:
+    return Queued::Destruction;
+  case BlockEvent::Kind::HostFinished:
+    return Queued::ThreadEnd;
+  }
+  return Queued::Acquire; // counts as a change
+}
+
+/// Queues and counts (intercept_stats) host synchronization event What of
+/// thread T on Sync, and tells T's RedundantSyncFilter; returns the block and
+/// host events queued and not yet applied. Caller: the interposed lock call's
+/// return address, counted by caller with intercept_stats (KeptLockCallers.h);
+/// null for a thread's start and end. No InterceptContext: the thread
+/// interposers' hot path (always inline: GCC leaves it out of line at the
+/// interposers' size otherwise).
+__attribute__((always_inline)) inline std::size_t queueHostSync(ValidatorRuntime &R, BlockEvent::Kind What,
+                                                                ThreadId T, SyncId Sync, const void *Caller) {
+  std::size_t Unapplied = R.Annotated.pushHostSync(What, T, Sync);
+  redundant_sync::thisThread().queued(filterKind(What));
+  // Counted only for the lines that print them: a locked add on a line that
+  // every locking thread writes.
+  if (__builtin_expect(R.Opts.intercept_stats, 0)) {
+    R.HostSyncEvents.fetch_add(1, std::memory_order_relaxed);
+    if (Caller)
+      R.KeptLockers.count(Caller);
+  }
+  return Unapplied;
+}
+
+/// Block and host events queued and not yet applied.
+inline std::size_t unappliedEvents(ValidatorRuntime &R) { return R.Annotated.unapplied(); }
+
+} // namespace rt
+} // namespace streamlife
+
+#endif
