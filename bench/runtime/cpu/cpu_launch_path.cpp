@@ -13,8 +13,8 @@
 // and a step costs a few nanoseconds, so the difference between the two runs
 // is the validator's own host time per launch (cpu_launch_path.sh pairs them).
 //
-//   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--blocks L]
-//                   [--async-allocs A]
+//   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--destroy-locks]
+//                   [--blocks L] [--async-allocs A]
 //
 // --depth D makes each call D frames deep (a framework's stack), which is
 // what stack capture pays for. --struct launches kernel 0x2000 instead, whose
@@ -26,7 +26,12 @@
 // unlock is kept and queued (the interposers' counted path,
 // InterceptThreads.cpp), and every lock but the first is dropped by the
 // last-releaser rule (the thread's own release, found in the bucket's
-// record, not in the cache); with K = 1 all but the first are dropped. --blocks L
+// record, not in the cache); with K = 1 all but the first are dropped.
+// --destroy-locks destroys and initializes each mutex again after its unlock
+// (pthread_mutex_destroy is reported, pthread_mutex_init is not): the object's
+// clock is forgotten, so every lock is kept and queued as well (a kept
+// acquire, as another thread's handover makes it, measured on one thread).
+// --blocks L
 // reports L block lifetimes per step through the annotation entry points
 // (streamlife/annotations.h: allocated, release requested, released, as
 // PyTorch's trace tracker does; the release is named by its request), each
@@ -71,6 +76,7 @@ struct alignas(512) SpacedMutex {
   pthread_mutex_t M = PTHREAD_MUTEX_INITIALIZER;
 };
 std::vector<SpacedMutex> Locks;
+bool DestroyLocks = false;
 
 /// The annotation entry points when the validator is preloaded, else null.
 struct BlockAnnotations {
@@ -172,6 +178,10 @@ void step(long I) {
   for (SpacedMutex &L : Locks) {
     pthread_mutex_lock(&L.M);
     pthread_mutex_unlock(&L.M);
+    if (DestroyLocks) {
+      pthread_mutex_destroy(&L.M);
+      pthread_mutex_init(&L.M, nullptr);
+    }
   }
   if (Blocks.Allocator)
     for (int B = 0; B < Blocks.PerStep; ++B) {
@@ -208,12 +218,14 @@ int main(int Argc, char **Argv) {
       StructParams = true;
     else if (!std::strcmp(Argv[I], "--locks") && I + 1 < Argc)
       LockCount = std::atoi(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--destroy-locks"))
+      DestroyLocks = true;
     else if (!std::strcmp(Argv[I], "--blocks") && I + 1 < Argc)
       BlockCount = std::atoi(Argv[++I]);
     else if (!std::strcmp(Argv[I], "--async-allocs") && I + 1 < Argc)
       AsyncCount = std::atoi(Argv[++I]);
     else {
-      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--blocks L] [--async-allocs A]\n",
+      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--destroy-locks] [--blocks L] [--async-allocs A]\n",
                    Argv[I], Argv[0]);
       return 3;
     }
