@@ -134,6 +134,7 @@ public:
   }
 
 private:
+  struct Link;
   void grew(ClockSlot S) {
     ++Changes;
     if (narrow())
@@ -149,8 +150,9 @@ private:
     linkNewest(S);
   }
   /// moveToNewest() of a slot below Links.size().
-  void linkNewest(ClockSlot S) {
-    Link *At = Links.data();
+  void linkNewest(ClockSlot S) { linkNewestIn(Links.data(), S); }
+  /// linkNewest() with Links.data() given (a walk holds it in a register).
+  void linkNewestIn(Link *At, ClockSlot S) {
     Link &L = At[S];
     if (Newest == S) {
       L.ChangedAt = Changes;
