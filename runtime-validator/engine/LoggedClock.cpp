@@ -7,6 +7,12 @@
 namespace streamlife {
 namespace rt {
 
+ClockTime LoggedClock::tickAnySlot(ClockSlot Own) {
+  ClockTime T = Clock.tick(Own);
+  grew(Own);
+  return T;
+}
+
 bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
   STREAMLIFE_DCHECK(Other.readsChangesSince(From));
   // The walk of forEachChangeSince, with the components read in place: a
