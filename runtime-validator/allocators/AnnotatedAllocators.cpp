@@ -128,27 +128,34 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
     Batch.swap(Queue);
   }
   // Runs of host synchronization events (most of a batch) go to the engine
-  // under one lock each; order with the block events is kept.
-  HostRun.clear();
+  // under one lock each; order with the block events is kept. The buffer is
+  // sized for the whole batch once, so that a host event costs one store of
+  // its converted form, not a push_back's capacity check.
+  if (HostRun.size() < Batch.size())
+    HostRun.resize(Batch.size());
+  Engine::HostSync *const Run = HostRun.data();
+  std::size_t InRun = 0;
   for (const BlockEvent &Event : Batch) {
     if (Event.What >= BlockEvent::Kind::HostReleased) {
-      HostRun.push_back(asHostSync(Event));
+      Run[InRun++] = asHostSync(Event);
       continue;
     }
-    if (!HostRun.empty()) {
-      E.hostSyncs(HostRun.data(), HostRun.size());
-      HostRun.clear();
+    if (InRun) {
+      E.hostSyncs(Run, InRun);
+      InRun = 0;
     }
     apply(Event, Resolve);
   }
-  if (!HostRun.empty())
-    E.hostSyncs(HostRun.data(), HostRun.size());
+  if (InRun)
+    E.hostSyncs(Run, InRun);
   Unapplied.fetch_sub(Batch.size(), std::memory_order_release);
   Batch.clear();
   // A burst (a thread that queued many host events before its next CUDA call)
   // need not stay allocated twice.
-  if (Batch.capacity() > 4096)
+  if (Batch.capacity() > 4096) {
     std::vector<BlockEvent>().swap(Batch);
+    std::vector<Engine::HostSync>().swap(HostRun);
+  }
 }
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {

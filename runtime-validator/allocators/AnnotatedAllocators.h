@@ -271,7 +271,9 @@ private:
   /// The batch being applied; swapped with Queue, so that both keep their
   /// capacity and a push allocates nothing once the queue has grown.
   std::vector<BlockEvent> Batch;
-  std::vector<Engine::HostSync> HostRun;          ///< host events waiting for the engine
+  /// The host events of a run, waiting for the engine; as long as the longest
+  /// batch since the last shrink (drain writes them in place).
+  std::vector<Engine::HostSync> HostRun;
   /// Op -> index into Sites, NoSite while not asked; ops from MaxTabledOp
   /// on (no OpTable hands them out before a million ops) in SiteOfFarOp.
   static constexpr std::uint32_t NoSite = ~std::uint32_t(0);

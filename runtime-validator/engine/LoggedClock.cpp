@@ -7,6 +7,12 @@
 namespace streamlife {
 namespace rt {
 
+ClockTime LoggedClock::tickAnySlot(ClockSlot Own) {
+  ClockTime T = Clock.tick(Own);
+  grew(Own);
+  return T;
+}
+
 bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
   STREAMLIFE_DCHECK(Other.readsChangesSince(From));
   // The walk of forEachChangeSince, with the components read in place: a
@@ -24,6 +30,38 @@ bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
   if (!Narrow && Links.size() < MineWidth)
     Links.resize(MineWidth);
   bool Grew = false;
+  // The common case, a wide clock at least as wide as Other (every host clock
+  // and lock clock of a program whose streams are all known): no growth can
+  // widen it or make it narrow, so the walk asks neither per slot. The same
+  // slots, order and growths as the general walk below (LoggedClockTest,
+  // SyncClocksTest).
+  if (!Narrow && Other.Clock.width() <= MineWidth) {
+    Link *Mylinks = Links.data();
+    auto TakeWithin = [&](ClockSlot S) {
+      const ClockTime T = Theirs[S];
+      if (T > Mine[S]) {
+        Mine[S] = T;
+        ++Changes;
+        if (S == Owner)
+          OwnerChangedAt = Changes;
+        else
+          linkNewestIn(Mylinks, S);
+        Grew = true;
+      }
+    };
+    if (Other.OwnerChangedAt > From)
+      TakeWithin(Other.Owner);
+    for (ClockSlot S = Other.Newest; S != NoSlot;) {
+      const Link &At = Order[S];
+      if (At.ChangedAt <= From)
+        break;
+      const ClockSlot Next = At.Older;
+      TakeWithin(S);
+      S = Next;
+    }
+    STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
+    return Grew;
+  }
   auto Take = [&](ClockSlot S) {
     const ClockTime T = Theirs[S];
     if (S < MineWidth ? T > Mine[S] : T != 0) {

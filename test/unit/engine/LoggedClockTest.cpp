@@ -81,4 +81,85 @@ TEST(LoggedClockTest, ChangesSinceAPositionAreExactlyTheSlotsThatDiffer) {
   }
 }
 
+/// Clocks that learn from each other by their walks (absorbChangesSince), as
+/// threads and locks do, all of one width or some wider than others: the
+/// absorbing clock's own order must record every growth of the walk, so that
+/// from every position it held, its own walk reads exactly the slots that
+/// differ; the times must be the plain joins'. The walk has two paths (a wide
+/// clock at least as wide as the other's, the replay's case, asks no width
+/// per slot; the general one widens): both are played here against the
+/// plain joins, and against each other by their results.
+void playWalks(bool SameWidth, unsigned Seed) {
+  std::mt19937 Rng(Seed);
+  constexpr int Clocks = 4;
+  LoggedClock Logged[Clocks];
+  VectorClock Plain[Clocks];
+  for (int C = 0; C < 2; ++C)
+    Logged[C].setOwner(static_cast<ClockSlot>(C)); // two "threads", two "locks"
+  // Every clock starts wide (beyond NarrowWidth); with SameWidth false the
+  // locks start narrower than the threads, so their first walks widen them.
+  for (int C = 0; C < Clocks; ++C) {
+    VectorClock Start;
+    Start.raise(static_cast<ClockSlot>(SameWidth || C < 2 ? 39 : 20), 1);
+    Logged[C].absorb(Start);
+    Plain[C].join(Start);
+  }
+  // Per clock and peer: the peer's position up to which the clock holds it.
+  LoggedClock::Position Held[Clocks][Clocks];
+  for (auto &Row : Held)
+    for (auto &P : Row)
+      P = LoggedClock::Unknown;
+  struct Kept {
+    LoggedClock::Position At;
+    VectorClock Then;
+  };
+  std::vector<Kept> History[Clocks];
+  for (int Step = 0; Step < 400; ++Step) {
+    const int Into = Rng() % Clocks;
+    if (Into < 2 && Rng() % 3 == 0) {
+      Logged[Into].tick(static_cast<ClockSlot>(Into));
+      Plain[Into].tick(static_cast<ClockSlot>(Into));
+    } else if (Into < 2 && Rng() % 4 == 0) {
+      VectorClock Stream; // a thread learns a stream's slot
+      Stream.raise(static_cast<ClockSlot>(2 + Rng() % 38), Plain[Into].get(0) + 1 + Rng() % 3);
+      Logged[Into].absorb(Stream);
+      Plain[Into].join(Stream);
+    } else {
+      const int From = Rng() % Clocks;
+      if (From == Into)
+        continue;
+      LoggedClock::Position &Mark = Held[Into][From];
+      if (Logged[From].readsChangesSince(Mark))
+        Logged[Into].absorbChangesSince(Logged[From], Mark);
+      else
+        Logged[Into].absorb(Logged[From]);
+      Mark = Logged[From].position();
+      Plain[Into].join(Plain[From]);
+    }
+    for (int C = 0; C < Clocks; ++C) {
+      ASSERT_TRUE(sameClock(Logged[C], Plain[C])) << "clock " << C << ", step " << Step << ", seed " << Seed;
+      for (const Kept &K : History[C]) {
+        if (!Logged[C].readsChangesSince(K.At))
+          continue;
+        std::set<ClockSlot> Walked;
+        Logged[C].forEachChangeSince(K.At, [&](ClockSlot S) { Walked.insert(S); });
+        for (ClockSlot S = 0; S < 40; ++S)
+          ASSERT_EQ(Walked.count(S) != 0, Logged[C].get(S) != K.Then.get(S))
+              << "clock " << C << ", slot " << S << " since position " << K.At << ", step " << Step
+              << ", seed " << Seed;
+      }
+      History[C].push_back(Kept{Logged[C].position(), Logged[C].clock()});
+      if (History[C].size() > 16)
+        History[C].erase(History[C].begin());
+    }
+  }
+}
+
+TEST(LoggedClockTest, WalksRecordEveryGrowthOfTheAbsorbingClock) {
+  for (unsigned Seed = 1; Seed <= 40 && !::testing::Test::HasFailure(); ++Seed) {
+    playWalks(/*SameWidth=*/true, Seed);
+    playWalks(/*SameWidth=*/false, Seed);
+  }
+}
+
 } // namespace
