@@ -88,6 +88,7 @@ void drainQueuedEventsOutsideCuda(ValidatorRuntime &R) {
   if (DriverCallGuard::inside())
     return;
   DriverCallGuard Guard; // stream resolution may call the driver
+  R.LongQueueDrains.fetch_add(1, std::memory_order_relaxed);
   InterceptContext(R).replayBlockEvents();
   R.Report.drain(R);
 }

@@ -142,6 +142,9 @@ void finishProcess() {
     if (!Kept.empty())
       std::fprintf(validatorLog(), "streamlife: intercept-stats: kept lock events by caller: %s\n",
                    keptLockCallersText(Kept).c_str());
+    std::fprintf(validatorLog(),
+                 "streamlife: intercept-stats: long queues of lock events drained outside CUDA calls: %llu\n",
+                 static_cast<unsigned long long>(R->LongQueueDrains.load()));
   }
   if (R->Opts.self_profile && R->UsedCuda.load())
     R->Profile.print(stderr);

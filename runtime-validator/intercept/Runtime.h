@@ -74,6 +74,9 @@ public:
   /// Host synchronization events queued (InterceptThreads.cpp), counted
   /// only for intercept_stats.
   std::atomic<std::uint64_t> HostSyncEvents{0};
+  /// Queues a releasing thread drained itself, outside any CUDA call, for
+  /// having grown long (InterceptThreads.cpp); rare, so always counted.
+  std::atomic<std::uint64_t> LongQueueDrains{0};
   /// The kept lock events by caller, counted only for intercept_stats.
   KeptLockCallers KeptLockers;
 

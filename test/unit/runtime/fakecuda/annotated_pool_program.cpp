@@ -257,6 +257,46 @@ int main(int Argc, char **Argv) {
       pthread_mutex_unlock(&Dispatch);
     }
     Pool.release(W);
+  } else if (Scenario == "long-lock-queue") {
+    // A process that locks a lot and calls CUDA little: a second thread
+    // locks 70,000 fresh mutexes (each acquire changes a clock: kept, and
+    // queued) with no CUDA call to replay them, twice. Then the main thread
+    // releases: the first time a release the filter drops (it locked and
+    // unlocked the mutex before, nothing learned since), the second time one
+    // it keeps (a mutex it never released). Either release finds more than
+    // 65,536 events queued and drains the queue itself, after its real
+    // unlock (InterceptThreads.cpp): two drains. The flags are atomics,
+    // which order nothing the validator sees.
+    constexpr int Fresh = 70000;
+    // Left locked and never freed: only their owner could unlock them, and
+    // its 140,000 releases would drain the queue again.
+    auto &Many = *new std::vector<pthread_mutex_t>(2 * Fresh);
+    for (pthread_mutex_t &M : Many)
+      pthread_mutex_init(&M, nullptr);
+    pthread_mutex_t Again = PTHREAD_MUTEX_INITIALIZER, Once = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&Again);
+    pthread_mutex_unlock(&Again);
+    pthread_mutex_lock(&Again);
+    std::atomic<int> Phase{0};
+    std::thread Locker([&] {
+      for (int I = 0; I < Fresh; ++I)
+        pthread_mutex_lock(&Many[I]);
+      Phase.store(1);
+      while (Phase.load() != 2)
+        std::this_thread::yield();
+      for (int I = Fresh; I < 2 * Fresh; ++I)
+        pthread_mutex_lock(&Many[I]);
+      Phase.store(3);
+    });
+    while (Phase.load() != 1)
+      std::this_thread::yield();
+    pthread_mutex_unlock(&Again); // dropped, with the queue long
+    Phase.store(2);
+    while (Phase.load() != 3)
+      std::this_thread::yield();
+    pthread_mutex_lock(&Once);
+    pthread_mutex_unlock(&Once); // kept, with the queue long
+    Locker.join();
   } else if (Scenario.rfind("worker-", 0) == 0) {
     // A worker thread reads the main thread's block on its own stream and
     // drops it; the main thread allocates on the block's stream meanwhile.
