@@ -30,6 +30,22 @@ bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
   if (!Narrow && Links.size() < MineWidth)
     Links.resize(MineWidth);
   bool Grew = false;
+  // Other's slots that grew since From, its owner's first, then newest to
+  // oldest, each handed to Take (which may relink it here, so the next is
+  // read first). One walk for both cases below; a template, so each inlines
+  // its Take.
+  auto walkChanges = [&](auto &&Take) {
+    if (Other.OwnerChangedAt > From)
+      Take(Other.Owner);
+    for (ClockSlot S = Other.Newest; S != NoSlot;) {
+      const Link &At = Order[S];
+      if (At.ChangedAt <= From)
+        break;
+      const ClockSlot Next = At.Older;
+      Take(S);
+      S = Next;
+    }
+  };
   // The common case, a wide clock at least as wide as Other (every host clock
   // and lock clock of a program whose streams are all known): no growth can
   // widen it or make it narrow, so the walk asks neither per slot. The same
@@ -49,16 +65,7 @@ bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
         Grew = true;
       }
     };
-    if (Other.OwnerChangedAt > From)
-      TakeWithin(Other.Owner);
-    for (ClockSlot S = Other.Newest; S != NoSlot;) {
-      const Link &At = Order[S];
-      if (At.ChangedAt <= From)
-        break;
-      const ClockSlot Next = At.Older;
-      TakeWithin(S);
-      S = Next;
-    }
+    walkChanges(TakeWithin);
     STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
     return Grew;
   }
@@ -84,16 +91,7 @@ bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
       Grew = true;
     }
   };
-  if (Other.OwnerChangedAt > From)
-    Take(Other.Owner);
-  for (ClockSlot S = Other.Newest; S != NoSlot;) {
-    const Link &At = Order[S];
-    if (At.ChangedAt <= From)
-      break;
-    const ClockSlot Next = At.Older;
-    Take(S);
-    S = Next;
-  }
+  walkChanges(Take);
   STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
   return Grew;
 }
