@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace streamlife {
@@ -43,6 +44,30 @@ int usageError(const std::string &Message) {
 }
 
 void printHelp() { std::fputs(cli::renderHelp(runCommandDoc()).c_str(), stdout); }
+
+/// Why the processes could not write the file an option names (the report,
+/// the timeline, the log), or "": said before the program runs, since they
+/// find out only at their end, after a run of hours whose results would then
+/// be lost. Only the directory is asked (it exists and this user may create
+/// files in it) and a directory named as the file; the processes' own writes
+/// still refuse links, FIFOs and a full disk (support/AtomicFile.h).
+std::string outputPathProblem(const std::string &Path) {
+  struct stat Info;
+  if (stat(Path.c_str(), &Info) == 0 && S_ISDIR(Info.st_mode))
+    return "'" + Path + "' is a directory; name a file";
+  std::string::size_type Slash = Path.rfind('/');
+  std::string Dir = Slash == std::string::npos ? "." : Slash == 0 ? "/" : Path.substr(0, Slash);
+  // A directory named per process ('%p') does not exist yet by design.
+  if (Dir.find('%') != std::string::npos)
+    return "";
+  if (stat(Dir.c_str(), &Info) != 0)
+    return "cannot write '" + Path + "': " + std::strerror(errno);
+  if (!S_ISDIR(Info.st_mode))
+    return "cannot write '" + Path + "': " + std::strerror(ENOTDIR);
+  if (access(Dir.c_str(), W_OK | X_OK) != 0)
+    return "cannot write '" + Path + "': " + std::strerror(errno);
+  return "";
+}
 
 /// <prefix> of <prefix>/bin/streamlife.
 std::string installPrefix() {
@@ -191,6 +216,17 @@ int runRunCommand(int Argc, const char **Argv) {
   {
     std::vector<std::string> Ignored;
     rt::parseOptionString(Effective, OptionText, Ignored);
+  }
+
+  for (const auto &[Flag, Path] : {std::pair<const char *, std::string>{"--report", Effective.report},
+                                   {"--timeline", Effective.timeline},
+                                   {"--log-path", Effective.log_path}}) {
+    if (Path.empty() || Path == "stderr" || Path == "stdout")
+      continue;
+    if (std::string Problem = outputPathProblem(Path); !Problem.empty()) {
+      std::fprintf(stderr, "streamlife run: error: %s: %s\n", Flag, Problem.c_str());
+      return ExitUsage;
+    }
   }
 
   std::string Library = runtimeLibraryPath();
