@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Do the driver's entry points see every launch, event record and stream wait
-# a program makes (runtime-validator/intercept/DriverEntryPoints.h)? Runs the
+# Do the driver's entry points see every launch, event record, stream wait and
+# stream-ordered allocation and free a program makes
+# (runtime-validator/intercept/DriverEntryPoints.h)? Runs the
 # program under `streamlife run --intercept-stats` twice: with those calls at
 # the driver's entry points (the default) and with CUPTI carrying them
 # (driver_entry_points=0). CUPTI sees every driver call whoever makes it, so
@@ -11,7 +12,8 @@
 #
 # Counts of all processes of the run are summed. A program whose number of
 # calls varies from run to run (data-dependent work, background threads) shows
-# that as a difference too: look at the launch, record and wait rows.
+# that as a difference too: look at the launch, record, wait, cuMemAllocAsync,
+# cuMemAllocFromPoolAsync and cuMemFreeAsync rows.
 # Exit 0 when every count is equal; 1 when one differs or a run failed; 2 on
 # bad usage.
 set -uo pipefail

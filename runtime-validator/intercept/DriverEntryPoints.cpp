@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -35,6 +36,13 @@ enum EntryIndex : unsigned {
   EventRecordWithFlagsPtsz,
   StreamWaitEvent,
   StreamWaitEventPtsz,
+  MemAllocAsync,
+  MemAllocAsyncPtsz,
+  MemAllocFromPoolAsync,
+  MemAllocFromPoolAsyncPtsz,
+  MemFreeAsync,
+  MemFreeAsyncPtsz,
+  LastWrapped = MemFreeAsyncPtsz, ///< the wrapped calls come in legacy and _ptsz pairs up to here
   GetProcAddress,
   GetProcAddressV2,
   EntryCount
@@ -60,6 +68,12 @@ Entry Entries[EntryCount] = {
     {"cuEventRecordWithFlags_ptsz", CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz},
     {"cuStreamWaitEvent", CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent},
     {"cuStreamWaitEvent_ptsz", CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz},
+    {"cuMemAllocAsync", CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync},
+    {"cuMemAllocAsync_ptsz", CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz},
+    {"cuMemAllocFromPoolAsync", CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync},
+    {"cuMemAllocFromPoolAsync_ptsz", CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz},
+    {"cuMemFreeAsync", CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync},
+    {"cuMemFreeAsync_ptsz", CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz},
     {"cuGetProcAddress", CUPTI_DRIVER_TRACE_CBID_INVALID},
     {"cuGetProcAddress_v2", CUPTI_DRIVER_TRACE_CBID_INVALID},
 };
@@ -273,19 +287,45 @@ CUresult streamWaitEvent(CUstream Stream, CUevent Event, unsigned Flags) {
   return Call.returned(forward<I>(Stream, Event, Flags));
 }
 
+// The stream-ordered allocator's calls (PyTorch's backend:cudaMallocAsync
+// makes hundreds a step). The driver writes the pointer before it returns, so
+// the allocation is read at the row's Exit, once the driver succeeded; the
+// free is handed over at its Enter, before the driver can give the bytes to
+// another thread's allocation. The _ptsz parameter structs are the legacy
+// ones' layout, which is what the family reads for both.
+
+template <EntryIndex I, CUpti_CallbackId Cbid>
+CUresult memAllocAsync(CUdeviceptr *Dptr, std::size_t Bytes, CUstream Stream) {
+  cuMemAllocAsync_params P{Dptr, Bytes, Stream};
+  EntryCall<Cbid> Call(&P, Stream);
+  return Call.returned(forward<I>(Dptr, Bytes, Stream));
+}
+
+template <EntryIndex I, CUpti_CallbackId Cbid>
+CUresult memAllocFromPoolAsync(CUdeviceptr *Dptr, std::size_t Bytes, CUmemoryPool Pool, CUstream Stream) {
+  cuMemAllocFromPoolAsync_params P{Dptr, Bytes, Pool, Stream};
+  EntryCall<Cbid> Call(&P, Stream);
+  return Call.returned(forward<I>(Dptr, Bytes, Pool, Stream));
+}
+
+template <EntryIndex I, CUpti_CallbackId Cbid> CUresult memFreeAsync(CUdeviceptr Ptr, CUstream Stream) {
+  cuMemFreeAsync_params P{Ptr, Stream};
+  EntryCall<Cbid> Call(&P, Stream);
+  return Call.returned(forward<I>(Ptr, Stream));
+}
+
 /// A lookup that named a wrapped function and got an address the validator
 /// does not know would carry calls no mechanism sees: said once.
 void checkHandedOut(const char *Symbol, void *Before, void *After) {
   if (!Symbol || !Before || Before != After)
     return;
-  for (unsigned I = LaunchKernel; I <= StreamWaitEventPtsz; ++I)
+  for (unsigned I = LaunchKernel; I <= LastWrapped; ++I)
     if (std::strcmp(Symbol, Entries[I].Name) == 0) {
       static std::atomic<bool> Said{false};
       if (!Said.exchange(true))
         std::fprintf(validatorLog(),
                      "streamlife: warning: cuGetProcAddress(\"%s\") handed out an entry point that "
-                     "libcuda.so.1 does not export; launches, event records or waits made through "
-                     "it are not seen (run with STREAMLIFE_OPTIONS=driver_entry_points=0)\n",
+                     "libcuda.so.1 does not export; the calls made through it are not seen (run with STREAMLIFE_OPTIONS=driver_entry_points=0)\n",
                      Symbol);
       return;
     }
@@ -339,6 +379,18 @@ void setWrappers() {
       reinterpret_cast<void *>(&streamWaitEvent<StreamWaitEvent, STREAMLIFE_CBID(cuStreamWaitEvent)>);
   Entries[StreamWaitEventPtsz].Wrapper =
       reinterpret_cast<void *>(&streamWaitEvent<StreamWaitEventPtsz, STREAMLIFE_CBID(cuStreamWaitEvent_ptsz)>);
+  Entries[MemAllocAsync].Wrapper =
+      reinterpret_cast<void *>(&memAllocAsync<MemAllocAsync, STREAMLIFE_CBID(cuMemAllocAsync)>);
+  Entries[MemAllocAsyncPtsz].Wrapper =
+      reinterpret_cast<void *>(&memAllocAsync<MemAllocAsyncPtsz, STREAMLIFE_CBID(cuMemAllocAsync_ptsz)>);
+  Entries[MemAllocFromPoolAsync].Wrapper = reinterpret_cast<void *>(
+      &memAllocFromPoolAsync<MemAllocFromPoolAsync, STREAMLIFE_CBID(cuMemAllocFromPoolAsync)>);
+  Entries[MemAllocFromPoolAsyncPtsz].Wrapper = reinterpret_cast<void *>(
+      &memAllocFromPoolAsync<MemAllocFromPoolAsyncPtsz, STREAMLIFE_CBID(cuMemAllocFromPoolAsync_ptsz)>);
+  Entries[MemFreeAsync].Wrapper =
+      reinterpret_cast<void *>(&memFreeAsync<MemFreeAsync, STREAMLIFE_CBID(cuMemFreeAsync)>);
+  Entries[MemFreeAsyncPtsz].Wrapper =
+      reinterpret_cast<void *>(&memFreeAsync<MemFreeAsyncPtsz, STREAMLIFE_CBID(cuMemFreeAsync_ptsz)>);
   Entries[GetProcAddress].Wrapper = reinterpret_cast<void *>(&getProcAddress);
   Entries[GetProcAddressV2].Wrapper = reinterpret_cast<void *>(&getProcAddressV2);
 }
@@ -401,7 +453,7 @@ bool prepareDriverEntryPoints(std::string &Why) {
   int Version = 0;
   if (DriverGetVersion(&Version) != CUDA_SUCCESS)
     Version = CUDA_VERSION;
-  for (unsigned I = LaunchKernel; I <= StreamWaitEventPtsz; I += 2)
+  for (unsigned I = LaunchKernel; I <= LastWrapped; I += 2)
     for (cuuint64_t Flags : {cuuint64_t(CU_GET_PROC_ADDRESS_LEGACY_STREAM),
                              cuuint64_t(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)}) {
       void *F = nullptr;
@@ -487,6 +539,34 @@ STREAMLIFE_EXPORT CUresult cuStreamWaitEvent(CUstream Stream, CUevent Event, uns
 
 STREAMLIFE_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream Stream, CUevent Event, unsigned Flags) {
   return streamWaitEvent<StreamWaitEventPtsz, STREAMLIFE_CBID(cuStreamWaitEvent_ptsz)>(Stream, Event, Flags);
+}
+
+STREAMLIFE_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *Dptr, std::size_t Bytes, CUstream Stream) {
+  return memAllocAsync<MemAllocAsync, STREAMLIFE_CBID(cuMemAllocAsync)>(Dptr, Bytes, Stream);
+}
+
+STREAMLIFE_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *Dptr, std::size_t Bytes, CUstream Stream) {
+  return memAllocAsync<MemAllocAsyncPtsz, STREAMLIFE_CBID(cuMemAllocAsync_ptsz)>(Dptr, Bytes, Stream);
+}
+
+STREAMLIFE_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *Dptr, std::size_t Bytes, CUmemoryPool Pool,
+                                                   CUstream Stream) {
+  return memAllocFromPoolAsync<MemAllocFromPoolAsync, STREAMLIFE_CBID(cuMemAllocFromPoolAsync)>(Dptr, Bytes, Pool,
+                                                                                              Stream);
+}
+
+STREAMLIFE_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *Dptr, std::size_t Bytes, CUmemoryPool Pool,
+                                                        CUstream Stream) {
+  return memAllocFromPoolAsync<MemAllocFromPoolAsyncPtsz, STREAMLIFE_CBID(cuMemAllocFromPoolAsync_ptsz)>(
+      Dptr, Bytes, Pool, Stream);
+}
+
+STREAMLIFE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr Ptr, CUstream Stream) {
+  return memFreeAsync<MemFreeAsync, STREAMLIFE_CBID(cuMemFreeAsync)>(Ptr, Stream);
+}
+
+STREAMLIFE_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr Ptr, CUstream Stream) {
+  return memFreeAsync<MemFreeAsyncPtsz, STREAMLIFE_CBID(cuMemFreeAsync_ptsz)>(Ptr, Stream);
 }
 
 STREAMLIFE_EXPORT CUresult cuGetProcAddress(const char *Symbol, void **Pfn, int CudaVersion, cuuint64_t Flags) {

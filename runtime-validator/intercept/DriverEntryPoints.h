@@ -2,10 +2,13 @@
 //
 // The third interception mechanism, beside CUPTI and library interposition:
 // the rows of CuptiCalls.inc that a launch-bound step makes (kernel launches,
-// event records, stream waits: STREAMLIFE_ENTRY_POINT_CALL) are intercepted by
-// wrapping the driver's own functions, because CUPTI's dispatch of their enter
-// and exit alone costs 0.82 us per step on the H200, more than the validator's
-// whole budget (bench/runtime/README.md, "Where the launch cost goes").
+// event records, stream waits) and the stream-ordered allocator's calls
+// (cuMemAllocAsync, cuMemAllocFromPoolAsync, cuMemFreeAsync: PyTorch's
+// cudaMallocAsync backend makes hundreds a step), the STREAMLIFE_ENTRY_POINT_CALL
+// rows, are intercepted by wrapping the driver's own functions, because
+// CUPTI's dispatch of their enter and exit alone costs 0.82 us per launch-bound
+// step on the H200, more than the validator's whole budget
+// (bench/runtime/README.md, "Where the launch cost goes").
 //
 // A program reaches those functions in one of three ways, and each hands it
 // the validator's wrapper, which builds the parameter struct CUPTI would have

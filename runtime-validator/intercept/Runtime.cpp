@@ -22,10 +22,11 @@
 // Later measured (bench/runtime/README.md, "Where the launch cost goes"):
 // CUPTI's dispatch of the enter and exit callbacks of a launch, an event
 // record and a stream wait alone costs 0.82 us per step on the H200, more
-// than the whole launch budget. So those rows are carried at the driver's
-// entry points instead where that is possible (DriverEntryPoints.h: the
-// direct, cuGetProcAddress and dlsym paths all chased there), and CUPTI keeps
-// every other row, whose calls are not hot.
+// than the whole launch budget. So those rows, and the stream-ordered
+// allocations and frees that PyTorch's cudaMallocAsync backend makes hundreds
+// of a step, are carried at the driver's entry points instead where that is
+// possible (DriverEntryPoints.h: the direct, cuGetProcAddress and dlsym paths
+// all chased there), and CUPTI keeps every other row, whose calls are not hot.
 // Cost: CUPTI allows one subscriber per process; when another tool holds it
 // (Nsight, a PyTorch profiler session started first), we print one line and
 // stay passive rather than break the program.
@@ -301,8 +302,9 @@ __attribute__((constructor)) static void attachToProcess() {
     return;
   }
   auto *R = new ValidatorRuntime(Opts, Driver); // never deleted: CUDA calls back during exit
-  // Launches, records and waits at the driver's entry points where they can
-  // be (DriverEntryPoints.h), decided once for the whole process. A timeline
+  // Launches, records, waits and stream-ordered allocations and frees at the
+  // driver's entry points where they can be (DriverEntryPoints.h), decided
+  // once for the whole process. A timeline
   // keeps them with CUPTI: it matches each enqueue with its activity record
   // by CUPTI's correlation id of the call, which only a callback carries.
   std::string NoEntryPoints;
@@ -334,12 +336,13 @@ __attribute__((constructor)) static void attachToProcess() {
     if (AtEntryPoints)
       std::fprintf(validatorLog(),
                    "streamlife: note: attached to pid %d through CUPTI driver-API callbacks, with "
-                   "launches, event records and stream waits at the driver's entry points\n",
+                   "launches, event records, stream waits and stream-ordered allocations and frees at the "
+                   "driver's entry points\n",
                    getpid());
     else
       std::fprintf(validatorLog(),
                    "streamlife: note: attached to pid %d through CUPTI driver-API callbacks (launches, "
-                   "event records and stream waits too: %s)\n",
+                   "event records, stream waits and stream-ordered allocations and frees too: %s)\n",
                    getpid(), NoEntryPoints.c_str());
   }
 }

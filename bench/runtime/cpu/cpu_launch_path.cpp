@@ -41,7 +41,9 @@
 // freed on its stream (cuMemFreeAsync) two allocations later, as FSDP2 with
 // PyTorch's cudaMallocAsync backend does; every fourth is also used by a
 // kernel on the other stream, ordered both ways by an event record and a wait
-// (a correct program: no findings). The allocations and frees are made
+// (a correct program: no findings). They too go through the fake driver's
+// functions, so the validator takes them at the driver's entry points (or
+// through CUPTI with driver_entry_points=0). The allocations and frees are made
 // through asyncAlloc() and asyncFree(), so that callgrind's inclusive count
 // of each, per call, is the call's whole cost. Prints one line:
 //   cpu_launch_path: launches=N ns_per_launch_median=X ns_per_launch_mean=Y

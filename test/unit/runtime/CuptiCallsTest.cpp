@@ -32,20 +32,24 @@ TEST(CuptiCallsTest, PerThreadColumnAgreesWithTheName) {
   }
 }
 
-TEST(CuptiCallsTest, TheEntryPointRowsAreTheLaunchesRecordsAndWaitsInBothStreamFlavours) {
-  // The rows DriverEntryPoints.cpp wraps: launch-bound steps make them, and
-  // each has a legacy and a per-thread variant, which must go together (the
-  // driver hands out either for the same lookup).
+TEST(CuptiCallsTest, TheEntryPointRowsAreTheHotCallsInBothStreamFlavours) {
+  // The rows DriverEntryPoints.cpp wraps: launch-bound steps make the
+  // launches, records and waits, PyTorch's cudaMallocAsync backend the
+  // stream-ordered allocations and frees; each has a legacy and a per-thread
+  // variant, which must go together (the driver hands out either for the
+  // same lookup).
   std::set<std::string> AtEntryPoints;
   for (const CuptiCall &Call : cuptiCalls())
     if (Call.Carrier == CallCarrier::EntryPointWhereSupported) {
       AtEntryPoints.insert(Call.Name);
-      EXPECT_TRUE(Call.Family == CuptiFamily::Launches || Call.Family == CuptiFamily::EventsAndSync)
+      EXPECT_TRUE(Call.Family == CuptiFamily::Launches || Call.Family == CuptiFamily::EventsAndSync ||
+                  Call.Family == CuptiFamily::Memory)
           << Call.Name;
     }
   std::set<std::string> Expected;
   for (const char *Name :
-       {"cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRecordWithFlags", "cuStreamWaitEvent"}) {
+       {"cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRecordWithFlags", "cuStreamWaitEvent",
+        "cuMemAllocAsync", "cuMemAllocFromPoolAsync", "cuMemFreeAsync"}) {
     Expected.insert(Name);
     Expected.insert(std::string(Name) + "_ptsz");
   }

@@ -3,11 +3,12 @@
 // Just enough of CUPTI's callback API for libstreamlife_rt.so to subscribe,
 // plus fakeCuptiCall(), with which fake_cuda_program plays the driver: it
 // raises the ENTER and EXIT callbacks of one driver call, if enabled. The
-// launches, event records and stream waits go through the fake driver's own
-// functions instead (FakeDriver.cpp), reached as FAKE_DRIVER_PATH says a
-// program reaches them (see fakeCuptiCall), and the driver raises their
-// callbacks: so that the validator's interception at the driver's entry
-// points is exercised as on a GPU. Lets the whole path (callbacks or entry
+// launches, event records, stream waits and stream-ordered allocations and
+// frees go through the fake driver's own functions instead (FakeDriver.cpp),
+// reached as FAKE_DRIVER_PATH says a program reaches them (see
+// fakeCuptiCall), and the driver raises their callbacks: so that the
+// validator's interception at the driver's entry points is exercised as on a
+// GPU. Lets the whole path (callbacks or entry
 // points -> interceptors -> engine -> reports -> exit status) run in CI,
 // where there is no GPU.
 //
@@ -336,6 +337,10 @@ extern "C" CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *, CUfunction, vo
 extern "C" CUresult cuEventRecord_ptsz(CUevent, CUstream);
 extern "C" CUresult cuEventRecordWithFlags_ptsz(CUevent, CUstream, unsigned);
 extern "C" CUresult cuStreamWaitEvent_ptsz(CUstream, CUevent, unsigned);
+extern "C" CUresult cuMemAllocAsync_ptsz(CUdeviceptr *, size_t, CUstream);
+extern "C" CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+extern "C" CUresult cuMemFreeAsync_ptsz(CUdeviceptr, CUstream);
+extern "C" void fakeDriverSetResult(CUresult);
 extern "C" void fakeDriverConnect(void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *));
 extern "C" void fakeDriverNameKernel(CUfunction, const char *);
 
@@ -343,15 +348,25 @@ namespace {
 
 const char *wrappedName(CUpti_CallbackId Cbid, bool &PerThread);
 
-/// Callbacks raised for the launches, records and waits (FAKE_CUPTI_REPORT=1
-/// prints their number at exit): 0 where the validator intercepts them at the
-/// driver's entry points and CUPTI does not enable them.
-std::atomic<unsigned long> EntryPointCallbacks{0};
+/// Callbacks raised for the launches, records and waits, and for the
+/// stream-ordered allocations and frees (FAKE_CUPTI_REPORT=1 prints their
+/// numbers at exit): 0 where the validator intercepts them at the driver's
+/// entry points and CUPTI does not enable them.
+std::atomic<unsigned long> EntryPointCallbacks{0}, StreamOrderedCallbacks{0};
 const bool Reporting = std::getenv("FAKE_CUPTI_REPORT") &&
                        std::atexit([] {
                          std::fprintf(stderr, "fake cupti: launch, record and wait callbacks raised: %lu\n",
                                       EntryPointCallbacks.load());
+                         std::fprintf(stderr,
+                                      "fake cupti: stream-ordered allocation and free callbacks raised: %lu\n",
+                                      StreamOrderedCallbacks.load());
                        }) == 0;
+
+/// Whether a wrapped name (wrappedName) is a stream-ordered allocation or
+/// free: the only ones that start "cuMem" (one character tells, since a
+/// string compare per call would be counted as the validator's own cost in
+/// the benchmarks).
+bool streamOrdered(const char *WrappedName) { return WrappedName[2] == 'M'; }
 
 /// Raises the ENTER and EXIT callbacks of one driver call, and plays it on the
 /// fake GPU: what the driver does for every call (the fake driver's own
@@ -368,8 +383,8 @@ void raiseDriverCall(CUpti_CallbackId Cbid, const char *FunctionName, void *Para
   }
   if (Callback && Cbid < 1024 && Enabled[CUPTI_CB_DOMAIN_DRIVER_API][Cbid]) {
     bool PerThread;
-    if (wrappedName(Cbid, PerThread))
-      EntryPointCallbacks.fetch_add(2, std::memory_order_relaxed);
+    if (const char *Wrapped = wrappedName(Cbid, PerThread))
+      (streamOrdered(Wrapped) ? StreamOrderedCallbacks : EntryPointCallbacks).fetch_add(2, std::memory_order_relaxed);
     CUpti_CallbackData Data;
     std::memset(&Data, 0, sizeof(Data));
     Data.functionName = FunctionName;
@@ -448,6 +463,21 @@ const char *wrappedName(CUpti_CallbackId Cbid, bool &PerThread) {
     [[fallthrough]];
   case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
     return "cuStreamWaitEvent";
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
+    PerThread = true;
+    [[fallthrough]];
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
+    return "cuMemAllocAsync";
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
+    PerThread = true;
+    [[fallthrough]];
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+    return "cuMemAllocFromPoolAsync";
+  case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+    PerThread = true;
+    [[fallthrough]];
+  case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    return "cuMemFreeAsync";
   default:
     return nullptr;
   }
@@ -496,9 +526,10 @@ void *lookUp(CUpti_CallbackId Cbid, const char *Name, bool PerThread) {
   return F;
 }
 
-/// The launch, record or wait of Cbid through the driver's function, reached
-/// as the program would; false for any other cbid.
-bool callDriver(CUpti_CallbackId Cbid, void *Params, const char *SymbolName) {
+/// The launch, record, wait, stream-ordered allocation or free of Cbid
+/// through the driver's function, reached as the program would, returning
+/// Result; false for any other cbid.
+bool callDriver(CUpti_CallbackId Cbid, void *Params, const char *SymbolName, CUresult Result) {
   bool PerThread = false;
   const char *Name = wrappedName(Cbid, PerThread);
   if (!Name)
@@ -506,35 +537,63 @@ bool callDriver(CUpti_CallbackId Cbid, void *Params, const char *SymbolName) {
   PerThread |= perThreadProgram();
   bool Direct = driverPath() == DriverPath::Direct;
   void *F = Direct ? nullptr : lookUp(Cbid, Name, PerThread);
-  if (std::strcmp(Name, "cuLaunchKernel") == 0) {
+  if (Result != CUDA_SUCCESS)
+    fakeDriverSetResult(Result);
+  // By cbid, not by name: a string compare per call would be most of the
+  // fake's cost in the benchmarks that count instructions.
+#define FAKE_BOTH(Name) CUPTI_DRIVER_TRACE_CBID_##Name : case CUPTI_DRIVER_TRACE_CBID_##Name##_ptsz
+#define FAKE_FN(Name) (Direct ? (PerThread ? &Name##_ptsz : &Name) : reinterpret_cast<decltype(&Name)>(F))
+  switch (Cbid) {
+  case FAKE_BOTH(cuLaunchKernel): {
     auto &P = *static_cast<cuLaunchKernel_params *>(Params);
     if (SymbolName)
       fakeDriverNameKernel(P.f, SymbolName);
-    auto Fn = Direct ? (PerThread ? &cuLaunchKernel_ptsz : &cuLaunchKernel) : reinterpret_cast<decltype(&cuLaunchKernel)>(F);
-    Fn(P.f, P.gridDimX, P.gridDimY, P.gridDimZ, P.blockDimX, P.blockDimY, P.blockDimZ, P.sharedMemBytes, P.hStream,
-       P.kernelParams, P.extra);
-  } else if (std::strcmp(Name, "cuLaunchKernelEx") == 0) {
+    FAKE_FN(cuLaunchKernel)(P.f, P.gridDimX, P.gridDimY, P.gridDimZ, P.blockDimX, P.blockDimY, P.blockDimZ,
+                            P.sharedMemBytes, P.hStream, P.kernelParams, P.extra);
+    break;
+  }
+  case FAKE_BOTH(cuLaunchKernelEx): {
     auto &P = *static_cast<cuLaunchKernelEx_params *>(Params);
     if (SymbolName)
       fakeDriverNameKernel(P.f, SymbolName);
-    auto Fn = Direct ? (PerThread ? &cuLaunchKernelEx_ptsz : &cuLaunchKernelEx)
-                     : reinterpret_cast<decltype(&cuLaunchKernelEx)>(F);
-    Fn(P.config, P.f, P.kernelParams, P.extra);
-  } else if (std::strcmp(Name, "cuEventRecord") == 0) {
-    auto &P = *static_cast<cuEventRecord_params *>(Params);
-    auto Fn = Direct ? (PerThread ? &cuEventRecord_ptsz : &cuEventRecord) : reinterpret_cast<decltype(&cuEventRecord)>(F);
-    Fn(P.hEvent, P.hStream);
-  } else if (std::strcmp(Name, "cuEventRecordWithFlags") == 0) {
-    auto &P = *static_cast<cuEventRecordWithFlags_params *>(Params);
-    auto Fn = Direct ? (PerThread ? &cuEventRecordWithFlags_ptsz : &cuEventRecordWithFlags)
-                     : reinterpret_cast<decltype(&cuEventRecordWithFlags)>(F);
-    Fn(P.hEvent, P.hStream, P.flags);
-  } else {
-    auto &P = *static_cast<cuStreamWaitEvent_params *>(Params);
-    auto Fn = Direct ? (PerThread ? &cuStreamWaitEvent_ptsz : &cuStreamWaitEvent)
-                     : reinterpret_cast<decltype(&cuStreamWaitEvent)>(F);
-    Fn(P.hStream, P.hEvent, P.Flags);
+    FAKE_FN(cuLaunchKernelEx)(P.config, P.f, P.kernelParams, P.extra);
+    break;
   }
+  case FAKE_BOTH(cuEventRecord): {
+    auto &P = *static_cast<cuEventRecord_params *>(Params);
+    FAKE_FN(cuEventRecord)(P.hEvent, P.hStream);
+    break;
+  }
+  case FAKE_BOTH(cuEventRecordWithFlags): {
+    auto &P = *static_cast<cuEventRecordWithFlags_params *>(Params);
+    FAKE_FN(cuEventRecordWithFlags)(P.hEvent, P.hStream, P.flags);
+    break;
+  }
+  case FAKE_BOTH(cuStreamWaitEvent): {
+    auto &P = *static_cast<cuStreamWaitEvent_params *>(Params);
+    FAKE_FN(cuStreamWaitEvent)(P.hStream, P.hEvent, P.Flags);
+    break;
+  }
+  case FAKE_BOTH(cuMemAllocAsync): {
+    auto &P = *static_cast<cuMemAllocAsync_params *>(Params);
+    FAKE_FN(cuMemAllocAsync)(P.dptr, P.bytesize, P.hStream);
+    break;
+  }
+  case FAKE_BOTH(cuMemAllocFromPoolAsync): {
+    auto &P = *static_cast<cuMemAllocFromPoolAsync_params *>(Params);
+    FAKE_FN(cuMemAllocFromPoolAsync)(P.dptr, P.bytesize, P.pool, P.hStream);
+    break;
+  }
+  case FAKE_BOTH(cuMemFreeAsync): {
+    auto &P = *static_cast<cuMemFreeAsync_params *>(Params);
+    FAKE_FN(cuMemFreeAsync)(P.dptr, P.hStream);
+    break;
+  }
+  default:
+    break;
+  }
+#undef FAKE_BOTH
+#undef FAKE_FN
   return true;
 }
 
@@ -545,15 +604,15 @@ const bool Connected = (fakeDriverConnect(raiseDriverCall), true);
 
 extern "C" {
 
-/// Plays one driver call: the launches, records and waits that a program
-/// makes through the driver's functions go through the fake driver's (which
-/// raises their callbacks), reached by FAKE_DRIVER_PATH (proc-address, the
-/// default: as the CUDA runtime does; proc-address-v1; dlsym; direct); every
-/// other call raises its callbacks here. Launches, records and waits always
-/// succeed.
+/// Plays one driver call: the launches, records, waits and stream-ordered
+/// allocations and frees that a program makes through the driver's functions
+/// go through the fake driver's (which raises their callbacks and returns
+/// Result), reached by FAKE_DRIVER_PATH (proc-address, the default: as the
+/// CUDA runtime does; proc-address-v1; dlsym; direct); every other call
+/// raises its callbacks here.
 void fakeCuptiCall(CUpti_CallbackId Cbid, const char *FunctionName, void *Params, CUresult Result,
                    const char *SymbolName) {
-  if (Result == CUDA_SUCCESS && callDriver(Cbid, Params, SymbolName))
+  if (callDriver(Cbid, Params, SymbolName, Result))
     return;
   raiseDriverCall(Cbid, FunctionName, Params, Result, SymbolName);
 }

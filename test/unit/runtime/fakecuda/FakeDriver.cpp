@@ -8,15 +8,20 @@
 // kernel 0x5000 has (const float *, const float *, float *, int), a matmul's.
 // Stream 0x8000 is capturing.
 //
-// The calls a launch-bound step makes (launches, event records, stream waits)
-// are defined here as a driver defines them, and are what the fake CUPTI's
+// The calls the validator intercepts at the driver's entry points (launches,
+// event records, stream waits, stream-ordered allocations and frees) are
+// defined here as a driver defines them, and are what the fake CUPTI's
 // fakeCuptiCall reaches for those rows, by the way a program would
 // (FakeCupti.cpp): each raises the fake CUPTI's callbacks for its own cbid and
 // plays the call on the fake GPU, as the real driver raises CUPTI's. They are
 // handed out by cuGetProcAddress(_v2) too, the _ptsz variant for
 // CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, as the real driver does.
-// Kernel names (cuKernelGetName, cuFuncGetName, and CUPTI's symbol name of a
-// launch) are those fakeDriverNameKernel() gave. Every call succeeds.
+// Each returns what fakeDriverSetResult() last set on the calling thread
+// (once; success otherwise), so that a failed call is played as the program
+// made it. A stream-ordered allocation hands back the pointer the caller
+// put in *dptr (the program plays the pool). Kernel names (cuKernelGetName,
+// cuFuncGetName, and CUPTI's symbol name of a launch) are those
+// fakeDriverNameKernel() gave. Every other call succeeds.
 //
 //===----------------------------------------------------------------------===//
 #include <cuda.h>
@@ -51,10 +56,21 @@ const char *nameOf(const void *Function) {
   return nullptr;
 }
 
+/// What the next wrapped call of this thread returns (fakeDriverSetResult);
+/// the thread-local is read only once a failure was set in the process, so
+/// that the benchmarks' successful calls do not pay for its lookup.
+thread_local CUresult NextResult = CUDA_SUCCESS;
+std::atomic<bool> AnyResultSet{false};
+
 CUresult raised(CUpti_CallbackId Cbid, const char *Name, void *Params, const char *Symbol = nullptr) {
+  CUresult Result = CUDA_SUCCESS;
+  if (AnyResultSet.load(std::memory_order_relaxed)) {
+    Result = NextResult;
+    NextResult = CUDA_SUCCESS;
+  }
   if (RaiseFn F = Raise.load(std::memory_order_acquire))
-    F(Cbid, Name, Params, CUDA_SUCCESS, Symbol);
-  return CUDA_SUCCESS;
+    F(Cbid, Name, Params, Result, Symbol);
+  return Result;
 }
 
 } // namespace
@@ -63,6 +79,12 @@ extern "C" {
 
 /// The fake CUPTI's way to raise a driver call's callbacks (it connects at load).
 void fakeDriverConnect(RaiseFn F) { Raise.store(F, std::memory_order_release); }
+
+/// The result of the calling thread's next call of a function below.
+void fakeDriverSetResult(CUresult Result) {
+  AnyResultSet.store(true, std::memory_order_relaxed);
+  NextResult = Result;
+}
 
 /// Names kernel F (a program's or a library's, before it launches it).
 void fakeDriverNameKernel(CUfunction F, const char *Name) {
@@ -146,6 +168,30 @@ FAKE_EVENT_RECORD_WITH_FLAGS(cuEventRecordWithFlags_ptsz)
 FAKE_STREAM_WAIT_EVENT(cuStreamWaitEvent)
 FAKE_STREAM_WAIT_EVENT(cuStreamWaitEvent_ptsz)
 
+#define FAKE_MEM_ALLOC_ASYNC(Name)                                                                 \
+  CUresult Name(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) {                            \
+    Name##_params P{dptr, bytesize, hStream};                                                      \
+    return raised(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, &P);                                      \
+  }
+FAKE_MEM_ALLOC_ASYNC(cuMemAllocAsync)
+FAKE_MEM_ALLOC_ASYNC(cuMemAllocAsync_ptsz)
+
+#define FAKE_MEM_ALLOC_FROM_POOL_ASYNC(Name)                                                       \
+  CUresult Name(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {         \
+    Name##_params P{dptr, bytesize, pool, hStream};                                                \
+    return raised(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, &P);                                      \
+  }
+FAKE_MEM_ALLOC_FROM_POOL_ASYNC(cuMemAllocFromPoolAsync)
+FAKE_MEM_ALLOC_FROM_POOL_ASYNC(cuMemAllocFromPoolAsync_ptsz)
+
+#define FAKE_MEM_FREE_ASYNC(Name)                                                                  \
+  CUresult Name(CUdeviceptr dptr, CUstream hStream) {                                              \
+    Name##_params P{dptr, hStream};                                                                \
+    return raised(CUPTI_DRIVER_TRACE_CBID_##Name, #Name, &P);                                      \
+  }
+FAKE_MEM_FREE_ASYNC(cuMemFreeAsync)
+FAKE_MEM_FREE_ASYNC(cuMemFreeAsync_ptsz)
+
 CUresult cuGetProcAddress_v2(const char *Symbol, void **Pfn, int, cuuint64_t Flags,
                              CUdriverProcAddressQueryResult *Status);
 
@@ -168,6 +214,10 @@ CUresult cuGetProcAddress_v2(const char *Symbol, void **Pfn, int, cuuint64_t Fla
        reinterpret_cast<void *>(&cuEventRecordWithFlags_ptsz)},
       {"cuStreamWaitEvent", reinterpret_cast<void *>(&cuStreamWaitEvent),
        reinterpret_cast<void *>(&cuStreamWaitEvent_ptsz)},
+      {"cuMemAllocAsync", reinterpret_cast<void *>(&cuMemAllocAsync), reinterpret_cast<void *>(&cuMemAllocAsync_ptsz)},
+      {"cuMemAllocFromPoolAsync", reinterpret_cast<void *>(&cuMemAllocFromPoolAsync),
+       reinterpret_cast<void *>(&cuMemAllocFromPoolAsync_ptsz)},
+      {"cuMemFreeAsync", reinterpret_cast<void *>(&cuMemFreeAsync), reinterpret_cast<void *>(&cuMemFreeAsync_ptsz)},
       {"cuGetProcAddress", reinterpret_cast<void *>(&cuGetProcAddress_v2), nullptr},
       {"cuDriverGetVersion", reinterpret_cast<void *>(&cuDriverGetVersion), nullptr},
       {"cuCtxGetCurrent", reinterpret_cast<void *>(&cuCtxGetCurrent), nullptr},

@@ -59,6 +59,14 @@ void allocAsyncSized(CUdeviceptr Ptr, size_t Size, CUstream S) {
   Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, "cuMemAllocAsync", &P, CUDA_SUCCESS, nullptr);
 }
 
+/// cuMemAllocFromPoolAsync from an explicit pool; Result is what the driver
+/// answers (a failed allocation hands out nothing).
+void allocFromPoolAsync(CUdeviceptr Ptr, CUstream S, CUresult Result = CUDA_SUCCESS) {
+  CUdeviceptr Out = Ptr;
+  cuMemAllocFromPoolAsync_params P{&Out, Bytes, reinterpret_cast<CUmemoryPool>(0x9100), S};
+  Call(CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", &P, Result, nullptr);
+}
+
 void allocSync(CUdeviceptr Ptr) {
   CUdeviceptr Out = Ptr;
   cuMemAlloc_v2_params P{&Out, Bytes};
@@ -219,6 +227,23 @@ int main(int Argc, char **Argv) {
     prologue();
     consume(Buffer, StreamB);
     order(StreamA, StreamB, Event2);
+    freeAsync(Buffer, StreamA);
+    nextAllocation(StreamA);
+  } else if (Scenario == "pool-unsafe-free" || Scenario == "pool-ordered") {
+    // unsafe-free and ordered from an explicit pool, after an allocation the
+    // driver refused: the refused address is used and freed unordered, which
+    // is no finding, since no allocation was made there.
+    createStream(StreamA);
+    createStream(StreamB);
+    allocSync(Output);
+    allocFromPoolAsync(Workspace, StreamA, CUDA_ERROR_OUT_OF_MEMORY);
+    consume(Workspace, StreamB);
+    freeAsync(Workspace, StreamA);
+    allocFromPoolAsync(Buffer, StreamA);
+    order(StreamB, StreamA, Event1);
+    consume(Buffer, StreamB);
+    if (Scenario == "pool-ordered")
+      order(StreamA, StreamB, Event2);
     freeAsync(Buffer, StreamA);
     nextAllocation(StreamA);
   } else if (Scenario == "wait-before-reuse" || Scenario == "reuse-before-wait") {
