@@ -27,8 +27,6 @@ bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
   // grew() per growth, with what it asks of the width asked once (again
   // only when the clock widens).
   bool Narrow = narrow();
-  if (!Narrow && Links.size() < MineWidth)
-    Links.resize(MineWidth);
   bool Grew = false;
   // Other's slots that grew since From, its owner's first, then newest to
   // oldest, each handed to Take (which may relink it here, so the next is
@@ -51,6 +49,24 @@ bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
   // widen it or make it narrow, so the walk asks neither per slot. The same
   // slots, order and growths as the general walk below (LoggedClockTest,
   // SyncClocksTest).
+  if (!Narrow && Other.Clock.width() <= MineWidth && !Ordering) {
+    // No order kept here yet (orderWhenAsked): the growths only move the
+    // position, and the order, when it starts, covers none of them.
+    auto TakeUnordered = [&](ClockSlot S) {
+      const ClockTime T = Theirs[S];
+      if (T > Mine[S]) {
+        Mine[S] = T;
+        ++Changes;
+        Grew = true;
+      }
+    };
+    walkChanges(TakeUnordered);
+    OrderedFrom = Changes;
+    STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
+    return Grew;
+  }
+  if (!Narrow && Links.size() < MineWidth)
+    Links.resize(MineWidth);
   if (!Narrow && Other.Clock.width() <= MineWidth) {
     Link *Mylinks = Links.data();
     auto TakeWithin = [&](ClockSlot S) {
@@ -77,12 +93,12 @@ bool LoggedClock::absorbChangesSince(const LoggedClock &Other, Position From) {
         Mine = Times.data();
         MineWidth = Times.size();
         Narrow = narrow();
-        if (!Narrow && Links.size() < MineWidth)
+        if (!Narrow && Ordering && Links.size() < MineWidth)
           Links.resize(MineWidth);
       }
       Mine[S] = T;
       ++Changes;
-      if (Narrow)
+      if (Narrow || !Ordering)
         OrderedFrom = Changes;
       else if (S == Owner)
         OwnerChangedAt = Changes;
