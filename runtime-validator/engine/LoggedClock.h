@@ -168,6 +168,9 @@ private:
   struct Link;
   /// tick() of any slot, any width.
   ClockTime tickAnySlot(ClockSlot Own);
+  /// absorbChangesSince() into a wide clock, at least as wide as Other's,
+  /// that keeps no order yet.
+  [[gnu::noinline]] bool absorbChangesSinceUnordered(const LoggedClock &Other, Position From);
   void grew(ClockSlot S) {
     ++Changes;
     if (narrow() || !Ordering)
