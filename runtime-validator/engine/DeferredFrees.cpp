@@ -46,6 +46,8 @@
 
 #include "engine/EngineImpl.h"
 
+#include <algorithm>
+
 namespace streamlife {
 namespace rt {
 
@@ -118,9 +120,34 @@ bool Engine::Impl::unorderedAtRelease(const std::shared_ptr<Allocation> &A, Rang
   return false;
 }
 
+bool Engine::Impl::mayDecideAnyHazard(const StreamState *St, AllocKind Kind, PoolId Pool,
+                                      Range Bytes) {
+  if (Hazards.empty())
+    return false;
+  // The questions of reuseOpportunity's scan, asked of all hazards at once:
+  // a hazard is decided only where the common knowledge covers its access
+  // (then it covers its slot's oldest access, and that hazard is decided),
+  // where the allocation is of its release stream's pool, or where the bytes
+  // overlap its own (then they overlap the span of all; the converse need
+  // not hold, and then the scan finds nothing to do).
+  const PendingHazardsSummary &All = Hazards.summary();
+  const CommonKnowledge &Common = Hosts.common();
+  for (const Epoch &Oldest : All.OldestAccessBySlot)
+    if (Common.covers(Oldest))
+      return true;
+  if (Kind == AllocKind::CachingAllocator && St &&
+      std::find(All.ReleasePools.begin(), All.ReleasePools.end(),
+                std::pair<StreamId, PoolId>{St->Id, Pool}) != All.ReleasePools.end())
+    return true;
+  return overlaps(Bytes, All.Span);
+}
+
 void Engine::Impl::reuseOpportunity(const HostClock &H, const StreamState *St, AllocKind Kind,
                                     PoolId Pool, Range Bytes, OpId Site) {
-  if (Hazards.empty())
+  // Most allocations decide no hazard: the summary says so without asking
+  // each (PendingHazards.h). The scan below asks the common knowledge about
+  // the same slots, so its cache and counts are the same either way.
+  if (!mayDecideAnyHazard(St, Kind, Pool, Bytes))
     return;
   const CommonKnowledge &Common = Hosts.common();
   std::vector<PendingHazard> Report;

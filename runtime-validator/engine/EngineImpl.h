@@ -109,6 +109,11 @@ struct Engine::Impl {
   /// are unordered.
   void reuseOpportunity(const HostClock &H, const StreamState *St, AllocKind Kind, PoolId Pool,
                         Range Bytes, OpId Site);
+  /// False when reuseOpportunity() would decide no pending hazard (drop or
+  /// report none), answered from the hazards' summary without a scan; true
+  /// when it may (exactly, but for bytes that overlap only the span of the
+  /// hazards' bytes, not any hazard's own).
+  bool mayDecideAnyHazard(const StreamState *St, AllocKind Kind, PoolId Pool, Range Bytes);
   /// Drops the hazards every CUDA thread knows to be complete.
   void pruneHazards(const CommonKnowledge &Common);
   void reportUnsafeFree(const std::shared_ptr<Allocation> &A, Range Bytes,

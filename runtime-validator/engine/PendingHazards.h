@@ -13,9 +13,11 @@
 #define STREAMLIFE_RT_ENGINE_PENDINGHAZARDS_H
 
 #include "engine/Shadow.h"
+#include "engine/VectorClock.h"
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace streamlife {
@@ -27,6 +29,16 @@ struct PendingHazard {
   AccessRecord Access;                  ///< the access not ordered before the release
   StreamId ReleaseStream = NoStream;    ///< the only stream whose allocations reuse
   PoolId Pool = 0;                      ///< ... from this pool
+};
+
+/// What every pending hazard has in common, for a question about all of them.
+struct PendingHazardsSummary {
+  /// Per access slot, the oldest access's epoch (one entry per slot).
+  std::vector<Epoch> OldestAccessBySlot;
+  /// The distinct (release stream, pool) pairs.
+  std::vector<std::pair<StreamId, PoolId>> ReleasePools;
+  /// From the lowest first byte to the highest end of their bytes.
+  Range Span;
 };
 
 class PendingHazards {
@@ -41,13 +53,31 @@ public:
       Addr Begin = std::min(Old.Bytes.Begin, H.Bytes.Begin);
       Addr End = std::max(Old.Bytes.end(), H.Bytes.end());
       Old.Bytes = Range{Begin, End - Begin};
+      if (!Stale)
+        include(Old);
       return true;
     }
     bool Room = List.size() < Cap;
-    if (!Room)
+    if (!Room) {
       List.erase(List.begin());
+      Stale = true;
+    }
     List.push_back(H);
+    if (!Stale)
+      include(H);
     return Room;
+  }
+
+  /// The summary of the hazards now pending (rebuilt here if a drop made it
+  /// stale).
+  const PendingHazardsSummary &summary() {
+    if (Stale) {
+      Summary = PendingHazardsSummary{};
+      for (const PendingHazard &H : List)
+        include(H);
+      Stale = false;
+    }
+    return Summary;
   }
 
   /// Calls Fn(PendingHazard &) for each; drops those for which it returns true.
@@ -60,6 +90,8 @@ public:
         List[Out] = std::move(List[I]);
       ++Out;
     }
+    if (Out != List.size())
+      Stale = true;
     List.resize(Out);
   }
 
@@ -67,7 +99,35 @@ public:
   bool empty() const { return List.empty(); }
 
 private:
+  /// Brings the summary up to date with H (added, or its bytes grown).
+  void include(const PendingHazard &H) {
+    const bool First = Summary.ReleasePools.empty();
+    bool SlotSeen = false;
+    for (Epoch &Oldest : Summary.OldestAccessBySlot)
+      if (Oldest.Slot == H.Access.At.Slot) {
+        Oldest.Time = std::min(Oldest.Time, H.Access.At.Time);
+        SlotSeen = true;
+        break;
+      }
+    if (!SlotSeen)
+      Summary.OldestAccessBySlot.push_back(H.Access.At);
+    const std::pair<StreamId, PoolId> Pool{H.ReleaseStream, H.Pool};
+    if (std::find(Summary.ReleasePools.begin(), Summary.ReleasePools.end(), Pool) ==
+        Summary.ReleasePools.end())
+      Summary.ReleasePools.push_back(Pool);
+    if (First) {
+      Summary.Span = H.Bytes;
+    } else {
+      const Addr Begin = std::min(Summary.Span.Begin, H.Bytes.Begin);
+      const Addr End = std::max(Summary.Span.end(), H.Bytes.end());
+      Summary.Span = Range{Begin, End - Begin};
+    }
+  }
+
   std::vector<PendingHazard> List; ///< release order
+  PendingHazardsSummary Summary;
+  /// A hazard was dropped since the summary was built: rebuild before use.
+  bool Stale = false;
 };
 
 } // namespace rt

@@ -69,6 +69,9 @@ struct SyncClock {
     /// The thread's own time at its latest release of the object (0: none).
     ClockTime ReleasedAt = 0;
   };
+  /// Its order of changes is kept from the first acquire that reads them
+  /// (LoggedClock::orderWhenAsked): most objects' acquires are decided by
+  /// the releasers' epochs or dropped by the intercept's filter.
   LoggedClock Clock;
   /// One per thread that released or acquired the object (a handful: a scan
   /// beats a map).
@@ -76,6 +79,8 @@ struct SyncClock {
   /// Released or acquired again since it was created or the eviction last
   /// passed it: it is passed over once more (SyncClocks::evictBeyondCap).
   bool UsedSinceEvictionPass = false;
+
+  SyncClock() { Clock.orderWhenAsked(); }
 };
 
 class SyncClocks {
@@ -267,6 +272,9 @@ private:
     M.Acquired = C.Clock.position();
     return false;
   }
+  // Read by its changes from now on: keep their order (this first read joins
+  // the whole clock where the order starts after M.Acquired).
+  C.Clock.keepOrder();
   const bool Grew = joinSince(H.Clock, C.Clock, M.Acquired);
   M.Acquired = C.Clock.position();
   return Grew;

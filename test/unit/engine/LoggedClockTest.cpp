@@ -10,6 +10,9 @@
 // position, the slots walked must be exactly those whose time differs from
 // the clock kept then (each once), and a copy of the clock kept then that
 // catches up (absorbChangesSince, joinChangesInto) must be the clock now.
+// Clocks that learn from each other by their walks, as threads and locks do,
+// must record every growth in their own order, also where a lock keeps its
+// order only from its first read on (orderWhenAsked).
 //
 //===----------------------------------------------------------------------===//
 #include "engine/LoggedClock.h"
@@ -88,14 +91,25 @@ TEST(LoggedClockTest, ChangesSinceAPositionAreExactlyTheSlotsThatDiffer) {
 /// differ; the times must be the plain joins'. The walk has two paths (a wide
 /// clock at least as wide as the other's, the replay's case, asks no width
 /// per slot; the general one widens): both are played here against the
-/// plain joins, and against each other by their results.
-void playWalks(bool SameWidth, unsigned Seed) {
+/// plain joins, and against each other by their results. With LocksOnDemand
+/// the locks keep their order only once first read (orderWhenAsked, as
+/// SyncClocks' objects): their walks into them relink nothing until then,
+/// and from then on the order must serve every reader as above.
+struct WalkCounts {
+  unsigned UnorderedWalks = 0; ///< walks into a lock that kept no order yet
+  unsigned OrderedWalksFromLocks = 0;
+};
+void playWalks(bool SameWidth, unsigned Seed, bool LocksOnDemand = false,
+               WalkCounts *Counts = nullptr) {
   std::mt19937 Rng(Seed);
   constexpr int Clocks = 4;
   LoggedClock Logged[Clocks];
   VectorClock Plain[Clocks];
   for (int C = 0; C < 2; ++C)
     Logged[C].setOwner(static_cast<ClockSlot>(C)); // two "threads", two "locks"
+  if (LocksOnDemand)
+    for (int C = 2; C < Clocks; ++C)
+      Logged[C].orderWhenAsked();
   // Every clock starts wide (beyond NarrowWidth); with SameWidth false the
   // locks start narrower than the threads, so their first walks widen them.
   for (int C = 0; C < Clocks; ++C) {
@@ -129,6 +143,15 @@ void playWalks(bool SameWidth, unsigned Seed) {
       if (From == Into)
         continue;
       LoggedClock::Position &Mark = Held[Into][From];
+      // A lock is read by a thread (its acquire) only now and then: before
+      // the first read its walks keep no order.
+      if (LocksOnDemand && From >= 2 && Rng() % 8 == 0)
+        Logged[From].keepOrder();
+      if (Counts && Into >= 2 && !Logged[Into].keepsOrder() && Logged[From].readsChangesSince(Mark))
+        ++Counts->UnorderedWalks;
+      if (Counts && From >= 2 && Logged[From].keepsOrder() && Logged[From].readsChangesSince(Mark) &&
+          Mark != Logged[From].position())
+        ++Counts->OrderedWalksFromLocks;
       if (Logged[From].readsChangesSince(Mark))
         Logged[Into].absorbChangesSince(Logged[From], Mark);
       else
@@ -160,6 +183,18 @@ TEST(LoggedClockTest, WalksRecordEveryGrowthOfTheAbsorbingClock) {
     playWalks(/*SameWidth=*/true, Seed);
     playWalks(/*SameWidth=*/false, Seed);
   }
+}
+
+TEST(LoggedClockTest, AnOrderKeptOnlyOnceAskedServesEveryLaterReader) {
+  WalkCounts Counts;
+  for (unsigned Seed = 1; Seed <= 40 && !::testing::Test::HasFailure(); ++Seed) {
+    playWalks(/*SameWidth=*/true, Seed, /*LocksOnDemand=*/true, &Counts);
+    playWalks(/*SameWidth=*/false, Seed, /*LocksOnDemand=*/true, &Counts);
+  }
+  // Both halves of a lock's life ran: walks into it with no order kept, and
+  // walks of its order once kept.
+  EXPECT_GT(Counts.UnorderedWalks, 200u);
+  EXPECT_GT(Counts.OrderedWalksFromLocks, 200u);
 }
 
 } // namespace
