@@ -32,9 +32,12 @@ OpId internPythonCallSite(OpTable &Ops, NameId Name);
 /// which costs a naming and an intern, never a wrong op).
 class RawStackMemory {
 public:
-  /// The op remembered for exactly this key, else NoOp.
-  OpId find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N) const;
-  void remember(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, OpId Op);
+  /// The op remembered for exactly this key, else NoOp. FramesHash is
+  /// hashRawPythonFrames(Raw, N), as the walk gave it: it picks the slot, and
+  /// every byte of the frames is compared.
+  OpId find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash) const;
+  void remember(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash,
+                OpId Op);
 
 private:
   struct Entry {
@@ -45,7 +48,7 @@ private:
     std::vector<RawPythonFrame> Frames;
   };
   static constexpr std::size_t Slots = 1024; ///< the distinct call sites of a training step
-  static std::uint64_t hashOf(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N);
+  static std::uint64_t hashOf(std::uint64_t Table, NameId Name, std::uint64_t FramesHash);
   std::vector<Entry> Entries = std::vector<Entry>(Slots);
 };
 
