@@ -120,12 +120,15 @@ template <typename Reader> const void *currentFrame(const Reader &Read, const La
   return Read(at(Slot, L.CFrameCurrent), Frame) ? Frame : nullptr;
 }
 
+constexpr int MaxSkippedFrames = 4096;
+
 /// The frames of thread state T, innermost first, with what names them (the
 /// code object's name objects and the instruction index), skipping the
 /// C-stack entry frames and frames that have not started (both are skipped by
 /// PyFrame_GetBack too) and frames whose names cannot be read; Hash gets
-/// hashRawPythonFrames of them, mixed in as each is read. Depth-bounded: a
-/// frame chain is never cyclic, but a wrong read must not loop forever.
+/// hashRawPythonFrames of them, mixed in as each is read. Bounded: a frame
+/// chain is never cyclic, but a wrong read must not loop forever; a kept frame
+/// brings the walk closer to Max, so only the skipped ones are counted.
 template <typename Fields, typename Reader>
 int rawFrames(const Reader &Read, const Layout &L, const void *T, RawPythonFrame *Out, int Max,
               std::uint64_t &Hash) {
@@ -134,7 +137,7 @@ int rawFrames(const Reader &Read, const Layout &L, const void *T, RawPythonFrame
   std::uint64_t H = RawPythonStackSeed;
   RawPythonFrame *Next = Out, *const End = Out + Max;
   const void *F = Max > 0 ? currentFrame(Read, L, T) : nullptr;
-  for (int Steps = 0; F && Steps < 4096; ++Steps) {
+  for (int Skipped = 0; F;) {
     char Owner = 0;
     const void *Code = nullptr, *Instr = nullptr, *Previous = nullptr;
     if (!Read(at(F, Fields::Previous), Previous) || !Read(at(F, Fields::Owner), Owner) ||
@@ -142,16 +145,22 @@ int rawFrames(const Reader &Read, const Layout &L, const void *T, RawPythonFrame
       break;
     F = Previous;
     const void *Type = nullptr;
-    if (Owner == Fields::OwnerCStack || !Code || !Read(at(Code, 8), Type) || Type != CodeType) // ob_type
+    if (Owner == Fields::OwnerCStack || !Code || !Read(at(Code, 8), Type) || Type != CodeType) { // ob_type
+      if (++Skipped == MaxSkippedFrames)
+        break;
       continue;
+    }
     // The instruction's byte offset in the code units: one unsigned compare
     // rejects a frame that has not started (prev_instr one unit before the
     // first) and a wild one. Code units are two bytes, the offset even.
     std::uintptr_t Bytes =
         reinterpret_cast<std::uintptr_t>(Instr) - reinterpret_cast<std::uintptr_t>(at(Code, CodeUnits));
     const void *File = nullptr, *Name = nullptr;
-    if (Bytes >= (std::uintptr_t(1) << 29) || !Read(at(Code, CodeFile), File) || !Read(at(Code, CodeName), Name))
+    if (Bytes >= (std::uintptr_t(1) << 29) || !Read(at(Code, CodeFile), File) || !Read(at(Code, CodeName), Name)) {
+      if (++Skipped == MaxSkippedFrames)
+        break;
       continue;
+    }
     std::int64_t Units = static_cast<std::int64_t>(Bytes >> 1);
     *Next = RawPythonFrame{Code, File, Name, Units};
     H = mixRawPythonFrame(H, Code, Units);

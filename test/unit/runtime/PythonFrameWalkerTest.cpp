@@ -207,6 +207,24 @@ TEST(PythonFrameWalkerTest, AnEmptyThreadGivesNoFramesAndTheSeed) {
   EXPECT_EQ(Hash, hashRawPythonFrames(Out, 0));
 }
 
+/// A chain that a wrong read made cyclic still ends: at Max kept frames, or
+/// after a bounded number of skipped ones.
+TEST(PythonFrameWalkerTest, ACyclicChainEnds) {
+  for (Kind K : {Kind::Code, Kind::NotCode, Kind::EntryFrame}) {
+    SyntheticInterpreter S(V312);
+    std::vector<char *> Codes;
+    build(S, {K}, {3}, &Codes);
+    char *Frame = nullptr;
+    std::memcpy(&Frame, static_cast<const char *>(S.ThreadState) + 16, sizeof(Frame));
+    SyntheticInterpreter::put<const void *>(Frame, V312.Previous, Frame); // its own caller
+    RawPythonFrame Out[MaxPythonFrames];
+    std::uint64_t Hash = 0;
+    int N = walkRawPythonStackForTesting(S.layout(), S.ThreadState, Out, MaxPythonFrames, Hash);
+    EXPECT_EQ(N, K == Kind::Code ? MaxPythonFrames : 0);
+    EXPECT_EQ(Hash, hashRawPythonFrames(Out, N));
+  }
+}
+
 /// The walk's hash is what the remembered call sites are found by: a stack
 /// remembered under the hash of its frames is found under the walk's.
 TEST(PythonFrameWalkerTest, TheWalksHashFindsTheRememberedStack) {
