@@ -9,25 +9,6 @@ namespace rt {
 
 static_assert(sizeof(RawPythonFrame) == 32, "raw frames compare with memcmp: no padding");
 
-std::uint64_t RawStackMemory::hashOf(std::uint64_t Table, NameId Name, std::uint64_t FramesHash) {
-  // The frames' hash (their code objects and instructions) with the table
-  // and the name picks the slot; find() compares every byte of the frames.
-  std::uint64_t H = (FramesHash ^ Table * 0x9E3779B97F4A7C15ull ^ std::uint64_t(Name) << 32) * 0xBF58476D1CE4E5B9ull;
-  return H ^ H >> 31;
-}
-
-OpId RawStackMemory::find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N,
-                          std::uint64_t FramesHash) const {
-  if (N <= 0)
-    return NoOp;
-  std::uint64_t H = hashOf(Table, Name, FramesHash);
-  const Entry &E = Entries[H % Slots];
-  if (E.Table == Table && E.Hash == H && E.Name == Name && E.Frames.size() == static_cast<std::size_t>(N) &&
-      !std::memcmp(E.Frames.data(), Raw, sizeof(RawPythonFrame) * static_cast<std::size_t>(N)))
-    return E.Op;
-  return NoOp;
-}
-
 void RawStackMemory::remember(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N,
                               std::uint64_t FramesHash, OpId Op) {
   if (N <= 0)
