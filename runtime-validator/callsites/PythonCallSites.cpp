@@ -1,7 +1,6 @@
 //===- PythonCallSites.cpp - a Python call site's op, remembered ----------===//
 #include "callsites/PythonCallSites.h"
 
-#include <cstring>
 #include <memory>
 
 namespace streamlife {

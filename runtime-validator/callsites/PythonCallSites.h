@@ -35,8 +35,7 @@ class RawStackMemory {
 public:
   /// The op remembered for exactly this key, else NoOp. FramesHash is
   /// hashRawPythonFrames(Raw, N), as the walk gave it: it picks the slot, and
-  /// every byte of the frames is compared.
-  /// Inline: every capture of a Python call site asks.
+  /// every byte of the frames is compared. Inline: every capture asks.
   OpId find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash) const {
     if (N <= 0)
       return NoOp;
