@@ -17,6 +17,7 @@
 #include "callsites/PythonFrameWalker.h"
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace streamlife {
@@ -32,9 +33,21 @@ OpId internPythonCallSite(OpTable &Ops, NameId Name);
 /// which costs a naming and an intern, never a wrong op).
 class RawStackMemory {
 public:
-  /// The op remembered for exactly this key, else NoOp.
-  OpId find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N) const;
-  void remember(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, OpId Op);
+  /// The op remembered for exactly this key, else NoOp. FramesHash is
+  /// hashRawPythonFrames(Raw, N), as the walk gave it: it picks the slot, and
+  /// every byte of the frames is compared. Inline: every capture asks.
+  OpId find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash) const {
+    if (N <= 0)
+      return NoOp;
+    std::uint64_t H = hashOf(Table, Name, FramesHash);
+    const Entry &E = Entries[H % Slots];
+    if (E.Table == Table && E.Hash == H && E.Name == Name && E.Frames.size() == static_cast<std::size_t>(N) &&
+        !std::memcmp(E.Frames.data(), Raw, sizeof(RawPythonFrame) * static_cast<std::size_t>(N)))
+      return E.Op;
+    return NoOp;
+  }
+  void remember(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash,
+                OpId Op);
 
 private:
   struct Entry {
@@ -45,7 +58,12 @@ private:
     std::vector<RawPythonFrame> Frames;
   };
   static constexpr std::size_t Slots = 1024; ///< the distinct call sites of a training step
-  static std::uint64_t hashOf(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N);
+  static std::uint64_t hashOf(std::uint64_t Table, NameId Name, std::uint64_t FramesHash) {
+    // The frames' hash (their code objects and instructions) with the table
+    // and the name picks the slot; find() compares every byte of the frames.
+    std::uint64_t H = (FramesHash ^ Table * 0x9E3779B97F4A7C15ull ^ std::uint64_t(Name) << 32) * 0xBF58476D1CE4E5B9ull;
+    return H ^ H >> 31;
+  }
   std::vector<Entry> Entries = std::vector<Entry>(Slots);
 };
 

@@ -25,6 +25,24 @@ namespace {
 using Offset = std::ptrdiff_t;
 constexpr Offset Unknown = -1;
 
+/// The _PyInterpreterFrame fields a walk reads, fixed by the minor version:
+/// compile-time constants in the capture-time loop, which then keeps only the
+/// measured offsets in registers (a loop over the runtime Layout spilled five
+/// of them and reloaded them at every frame).
+// 3.11: f_func, f_globals, f_builtins, f_locals, f_code, frame_obj, previous, prev_instr, stacktop, is_entry, owner
+struct Frames311 {
+  static constexpr Offset Code = 32, Object = 40, Previous = 48, Instr = 56, Owner = 69;
+  static constexpr int OwnerCStack = -1; // 3.11 has no entry frames of that owner
+};
+// 3.12: f_code, previous, f_funcobj, f_globals, f_builtins, f_locals, frame_obj, prev_instr, stacktop,
+//       return_offset, owner
+// 3.13: f_executable, previous, f_funcobj, f_globals, f_builtins, f_locals, frame_obj, instr_ptr, stacktop,
+//       return_offset, owner
+struct Frames312 {
+  static constexpr Offset Code = 0, Previous = 8, Object = 48, Instr = 56, Owner = 70;
+  static constexpr int OwnerCStack = 3; // entry frames on the C stack: skipped
+};
+
 /// Where things are. The _PyInterpreterFrame fields come from the version;
 /// the rest is measured by calibrate().
 struct Layout {
@@ -33,12 +51,11 @@ struct Layout {
   // the thread state points to, 3.13 in the thread state itself.
   Offset ThreadFrameSlot = Unknown;
   Offset CFrameCurrent = Unknown; ///< Unknown: ThreadFrameSlot holds the frame
-  // _PyInterpreterFrame.
-  Offset FrameCode = 0, FramePrevious = 0, FrameInstr = 0, FrameOwner = 0, FrameObject = 0;
-  int OwnerCStack = -1; ///< entry frames on the C stack (3.12+); skipped
+  Offset FrameObject = 0; ///< _PyInterpreterFrame.frame_obj (calibration only)
   // PyFrameObject.f_frame, after PyObject_HEAD and f_back (all three versions).
   Offset FrameObjectFrame = 24;
   // PyCodeObject.
+  const void *CodeType = nullptr; ///< &PyCode_Type: what a frame's code object must be
   Offset CodeUnits = Unknown; ///< offsetof(co_code_adaptive) == PyCode_Type.tp_basicsize
   Offset CodeFile = Unknown, CodeName = Unknown;
   // str: PyASCIIObject.length and .state are at the same place in all three.
@@ -49,17 +66,17 @@ struct Layout {
 bool versionLayout(int Minor, Layout &L) {
   L.Minor = Minor;
   switch (Minor) {
-  case 11: // f_func, f_globals, f_builtins, f_locals, f_code, frame_obj, previous, prev_instr, stacktop, is_entry, owner
-    L.FrameCode = 32, L.FrameObject = 40, L.FramePrevious = 48, L.FrameInstr = 56, L.FrameOwner = 69;
+  case 11:
+    L.FrameObject = Frames311::Object;
     L.CFrameCurrent = 8; // after uint8_t use_tracing
     return true;
-  case 12: // f_code, previous, f_funcobj, f_globals, f_builtins, f_locals, frame_obj, prev_instr, stacktop, return_offset, owner
-    L.FrameCode = 0, L.FramePrevious = 8, L.FrameObject = 48, L.FrameInstr = 56, L.FrameOwner = 70;
-    L.CFrameCurrent = 0, L.OwnerCStack = 3;
+  case 12:
+    L.FrameObject = Frames312::Object;
+    L.CFrameCurrent = 0;
     return true;
-  case 13: // f_executable, previous, f_funcobj, f_globals, f_builtins, f_locals, frame_obj, instr_ptr, stacktop, return_offset, owner
-    L.FrameCode = 0, L.FramePrevious = 8, L.FrameObject = 48, L.FrameInstr = 56, L.FrameOwner = 70;
-    L.CFrameCurrent = Unknown, L.OwnerCStack = 3;
+  case 13:
+    L.FrameObject = Frames312::Object;
+    L.CFrameCurrent = Unknown;
     return true;
   default:
     return false;
@@ -93,8 +110,7 @@ struct CheckedReader {
 const char *at(const void *Base, Offset Off) { return static_cast<const char *>(Base) + Off; }
 
 /// The innermost interpreter frame of thread state T, or null.
-template <typename Reader> const void *currentFrame(const Reader &Read, const void *T) {
-  const Layout &L = TheLayout;
+template <typename Reader> const void *currentFrame(const Reader &Read, const Layout &L, const void *T) {
   const void *Slot = nullptr;
   if (!T || !Read(at(T, L.ThreadFrameSlot), Slot) || !Slot)
     return nullptr;
@@ -104,33 +120,64 @@ template <typename Reader> const void *currentFrame(const Reader &Read, const vo
   return Read(at(Slot, L.CFrameCurrent), Frame) ? Frame : nullptr;
 }
 
+constexpr int MaxSkippedFrames = 4096;
+
 /// The frames of thread state T, innermost first, with what names them (the
 /// code object's name objects and the instruction index), skipping the
 /// C-stack entry frames and frames that have not started (both are skipped by
-/// PyFrame_GetBack too) and frames whose names cannot be read. Depth-bounded:
-/// a frame chain is never cyclic, but a wrong read must not loop forever.
-template <typename Reader> int rawFrames(const Reader &Read, const void *T, RawPythonFrame *Out, int Max) {
-  const Layout &L = TheLayout;
-  const void *const CodeType = Api->CodeType;
-  int N = 0;
-  const void *F = currentFrame(Read, T);
-  for (int Steps = 0; F && N < Max && Steps < 4096; ++Steps) {
+/// PyFrame_GetBack too) and frames whose names cannot be read; Hash gets
+/// hashRawPythonFrames of them, mixed in as each is read. Bounded: a frame
+/// chain is never cyclic, but a wrong read must not loop forever; a kept frame
+/// brings the walk closer to Max, so only the skipped ones are counted.
+template <typename Fields, typename Reader>
+int rawFrames(const Reader &Read, const Layout &L, const void *T, RawPythonFrame *Out, int Max,
+              std::uint64_t &Hash) {
+  const void *const CodeType = L.CodeType;
+  const Offset CodeUnits = L.CodeUnits, CodeFile = L.CodeFile, CodeName = L.CodeName;
+  std::uint64_t H = RawPythonStackSeed;
+  RawPythonFrame *Next = Out, *const End = Out + Max;
+  const void *F = Max > 0 ? currentFrame(Read, L, T) : nullptr;
+  for (int Skipped = 0; F;) {
     char Owner = 0;
     const void *Code = nullptr, *Instr = nullptr, *Previous = nullptr;
-    if (!Read(at(F, L.FrameOwner), Owner) || !Read(at(F, L.FrameCode), Code) ||
-        !Read(at(F, L.FrameInstr), Instr) || !Read(at(F, L.FramePrevious), Previous))
+    if (!Read(at(F, Fields::Previous), Previous) || !Read(at(F, Fields::Owner), Owner) ||
+        !Read(at(F, Fields::Code), Code) || !Read(at(F, Fields::Instr), Instr))
       break;
-    const void *Type = nullptr;
-    bool IsCode = Code && Read(at(Code, 8), Type) && Type == CodeType; // ob_type
-    if (Owner != L.OwnerCStack && IsCode) {
-      std::ptrdiff_t Units = (static_cast<const char *>(Instr) - at(Code, L.CodeUnits)) / 2;
-      const void *File = nullptr, *Name = nullptr;
-      if (Units >= 0 && Units < (1 << 28) && Read(at(Code, L.CodeFile), File) && Read(at(Code, L.CodeName), Name))
-        Out[N++] = RawPythonFrame{Code, File, Name, Units};
-    }
     F = Previous;
+    const void *Type = nullptr;
+    if (Owner == Fields::OwnerCStack || !Code || !Read(at(Code, 8), Type) || Type != CodeType) { // ob_type
+      if (++Skipped == MaxSkippedFrames)
+        break;
+      continue;
+    }
+    // The instruction's byte offset in the code units: one unsigned compare
+    // rejects a frame that has not started (prev_instr one unit before the
+    // first) and a wild one. Code units are two bytes, the offset even.
+    std::uintptr_t Bytes =
+        reinterpret_cast<std::uintptr_t>(Instr) - reinterpret_cast<std::uintptr_t>(at(Code, CodeUnits));
+    const void *File = nullptr, *Name = nullptr;
+    if (Bytes >= (std::uintptr_t(1) << 29) || !Read(at(Code, CodeFile), File) || !Read(at(Code, CodeName), Name)) {
+      if (++Skipped == MaxSkippedFrames)
+        break;
+      continue;
+    }
+    std::int64_t Units = static_cast<std::int64_t>(Bytes >> 1);
+    *Next = RawPythonFrame{Code, File, Name, Units};
+    H = mixRawPythonFrame(H, Code, Units);
+    if (++Next == End)
+      break;
   }
-  return N;
+  Hash = H;
+  return static_cast<int>(Next - Out);
+}
+
+/// rawFrames with the layout's frame fields.
+template <typename Reader>
+int rawFramesOf(const Reader &Read, const Layout &L, const void *T, RawPythonFrame *Out, int Max,
+                std::uint64_t &Hash) {
+  if (L.Minor == 11)
+    return rawFrames<Frames311>(Read, L, T, Out, Max, Hash);
+  return rawFrames<Frames312>(Read, L, T, Out, Max, Hash);
 }
 
 /// A str object's text as UTF-8, read from its compact representation.
@@ -382,7 +429,8 @@ bool learnThreadState(Layout &L, const void *T, PyObj *FrameObject, std::string 
 bool verifyWalk(const void *T, PyObj *FrameObject, std::string &Why) {
   CheckedReader Read;
   RawPythonFrame Raw[MaxPythonFrames];
-  int N = rawFrames(Read, T, Raw, MaxPythonFrames);
+  std::uint64_t Hash = 0;
+  int N = rawFramesOf(Read, TheLayout, T, Raw, MaxPythonFrames, Hash);
   std::vector<std::unique_ptr<Ref>> Backs; // frames from PyFrame_GetBack are new references
   PyObj *F = FrameObject;
   int I = 0;
@@ -410,6 +458,8 @@ bool verifyWalk(const void *T, PyObj *FrameObject, std::string &Why) {
     return (Why = "the walker sees more frames than the C API"), false;
   if (I < 2)
     return (Why = "too few frames to verify the layout"), false;
+  if (Hash != hashRawPythonFrames(Raw, N))
+    return (Why = "the walk's stack hash differs from its frames'"), false;
   return true;
 }
 
@@ -439,6 +489,7 @@ bool calibratePythonFrameWalker(std::string &Why) {
   if (Api->ThisThreadState() != T)
     return (Why = "the thread's own thread state is not the current one"), false;
   Ref Code(Api->FrameGetCode(Frame));
+  L.CodeType = Api->CodeType;
   TheLayout = L; // the readers below use it; nobody walks before Active is set
   if (!Code.P || !learnStrings(TheLayout, Why) || !learnCode(TheLayout, Code.P, Why) ||
       !learnThreadState(TheLayout, T, Frame, Why) || !verifyWalk(T, Frame, Why)) {
@@ -459,16 +510,40 @@ std::string pythonFrameWalkerVersion() {
 
 int walkPythonStack(PyFrameRef *Out, int Max) {
   RawPythonFrame Raw[MaxPythonFrames];
-  int N = walkRawPythonStack(Raw, Max);
+  std::uint64_t Hash;
+  int N = walkRawPythonStack(Raw, Max, Hash);
   describeRawPythonStack(Raw, N, Out);
   return N;
 }
 
-int walkRawPythonStack(RawPythonFrame *Out, int Max) {
+int walkRawPythonStack(RawPythonFrame *Out, int Max, std::uint64_t &Hash) {
+  Hash = RawPythonStackSeed;
   if (!Active.load(std::memory_order_acquire) || Max <= 0)
     return 0;
   const void *T = Api->ThisThreadState(); // a thread-local lookup; no GIL needed
-  return T ? rawFrames(PlainReader(), T, Out, Max < MaxPythonFrames ? Max : MaxPythonFrames) : 0;
+  return T ? rawFramesOf(PlainReader(), TheLayout, T, Out, Max < MaxPythonFrames ? Max : MaxPythonFrames, Hash) : 0;
+}
+
+int walkRawPythonStackForTesting(const SyntheticPythonLayout &S, const void *ThreadState, RawPythonFrame *Out,
+                                 int Max, std::uint64_t &Hash) {
+  Hash = RawPythonStackSeed;
+  Layout L;
+  if (!versionLayout(S.Minor, L) || Max <= 0)
+    return 0;
+  L.ThreadFrameSlot = S.ThreadFrameSlot;
+  L.CFrameCurrent = S.CFrameCurrent;
+  L.CodeType = S.CodeType;
+  L.CodeUnits = S.CodeUnits;
+  L.CodeFile = S.CodeFile;
+  L.CodeName = S.CodeName;
+  return rawFramesOf(PlainReader(), L, ThreadState, Out, Max < MaxPythonFrames ? Max : MaxPythonFrames, Hash);
+}
+
+std::uint64_t hashRawPythonFrames(const RawPythonFrame *Raw, int N) {
+  std::uint64_t H = RawPythonStackSeed;
+  for (int I = 0; I < N; ++I)
+    H = mixRawPythonFrame(H, Raw[I].Code, Raw[I].Lasti);
+  return H;
 }
 
 void describeRawPythonStack(const RawPythonFrame *Raw, int N, PyFrameRef *Out) {

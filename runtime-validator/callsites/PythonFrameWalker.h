@@ -32,6 +32,7 @@
 
 #include "callsites/PythonStacks.h"
 
+#include <cstddef>
 #include <cstdint>
 
 #include <string>
@@ -64,10 +65,36 @@ struct RawPythonFrame {
   const void *Code, *File, *Name;
   std::int64_t Lasti;
 };
-/// walkPythonStack in two steps: the raw frames (a few loads each)...
-int walkRawPythonStack(RawPythonFrame *Out, int Max);
+/// walkPythonStack in two steps: the raw frames (a few loads each), with
+/// Hash = hashRawPythonFrames(Out, N) computed as they are read...
+int walkRawPythonStack(RawPythonFrame *Out, int Max, std::uint64_t &Hash);
 /// ...and their names (code ids and lines), N of them into Out.
 void describeRawPythonStack(const RawPythonFrame *Raw, int N, PyFrameRef *Out);
+
+/// What a remembered raw stack is looked up by (PythonCallSites.h): its code
+/// objects and instructions, frame by frame. The walk mixes each frame in as it
+/// reads it, so that a capture passes over its frames once.
+constexpr std::uint64_t RawPythonStackSeed = 0x9E3779B97F4A7C15ull;
+inline std::uint64_t mixRawPythonFrame(std::uint64_t H, const void *Code, std::int64_t Lasti) {
+  // A multiply and a rotate per frame: the product's well-mixed high bits come
+  // down to where the next frame and the slot index read them.
+  H = (H ^ reinterpret_cast<std::uintptr_t>(Code) ^ static_cast<std::uint64_t>(Lasti) << 40) * 0xBF58476D1CE4E5B9ull;
+  return H << 29 | H >> 35;
+}
+/// The same hash from frames already read (the reference the walk must match).
+std::uint64_t hashRawPythonFrames(const RawPythonFrame *Raw, int N);
+
+/// For tests: where a synthetic interpreter keeps what calibration measures
+/// (the frame fields themselves are CPython 3.Minor's).
+struct SyntheticPythonLayout {
+  int Minor = 12;
+  std::ptrdiff_t ThreadFrameSlot = 0, CFrameCurrent = -1; ///< -1: the slot holds the frame
+  const void *CodeType = nullptr;
+  std::ptrdiff_t CodeUnits = 0, CodeFile = 0, CodeName = 0;
+};
+/// For tests: the capture-time walk over ThreadState's frames laid out as S says.
+int walkRawPythonStackForTesting(const SyntheticPythonLayout &S, const void *ThreadState, RawPythonFrame *Out,
+                                 int Max, std::uint64_t &Hash);
 
 } // namespace rt
 } // namespace streamlife

@@ -12,7 +12,15 @@ op's interning):
     build/bin/streamlife run --self-profile -- \
     python3 bench/runtime/cpu/python_capture_cost.py 50000 20
 
-Usage: python_capture_cost.py N DEPTH
+With BLOCKS, each launch also reports BLOCKS block lifetimes through the
+annotation entry points of <streamlife/annotations.h> (allocated, release
+requested, released), from two Python lines, as PyTorch's trace tracker does
+from inside an op's call: the `allocator block events` row is then what one
+block event costs the program's thread, its Python call-site capture included.
+For instruction counts run it under callgrind at two N and take the difference
+of `__streamlife_block_allocated`'s inclusive count (and the others').
+
+Usage: python_capture_cost.py N DEPTH [BLOCKS]
 """
 import ctypes
 import os
@@ -34,10 +42,11 @@ class LaunchParams(ctypes.Structure):
 
 
 def main(argv):
-    if len(argv) != 3 or not argv[1].isdigit() or not argv[2].isdigit():
-        print("usage: python_capture_cost.py N DEPTH", file=sys.stderr)
+    if len(argv) not in (3, 4) or not all(a.isdigit() for a in argv[1:]):
+        print("usage: python_capture_cost.py N DEPTH [BLOCKS]", file=sys.stderr)
         return 2
     launches, depth = int(argv[1]), int(argv[2])
+    blocks = int(argv[3]) if len(argv) == 4 else 0
     fake = ctypes.CDLL(os.environ["STREAMLIFE_CUPTI_LIBRARY"])
     fake.fakeCuptiCall.argtypes = [U, ctypes.c_char_p, P, ctypes.c_int, ctypes.c_char_p]
     call = fake.fakeCuptiCall
@@ -54,6 +63,31 @@ def main(argv):
     def loop(n):
         for _ in range(n):
             call(CU_LAUNCH_KERNEL, b"cuLaunchKernel", launch, 0, b"_Z7consumePKfPfi")
+
+    if blocks:
+        # The validator's exports, preloaded into this process.
+        rt = ctypes.CDLL(None)
+        rt.__streamlife_register_allocator.restype = ctypes.c_int
+        rt.__streamlife_register_allocator.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        for f in (rt.__streamlife_block_allocated,):
+            f.argtypes = [ctypes.c_int, P, ctypes.c_size_t, P]
+        for f in (rt.__streamlife_block_release_requested, rt.__streamlife_block_released):
+            f.argtypes = [ctypes.c_int, P, P]
+        allocator = rt.__streamlife_register_allocator(b"bench caching allocator", 1)  # same stream
+        allocated, requested = rt.__streamlife_block_allocated, rt.__streamlife_block_release_requested
+        released = rt.__streamlife_block_released
+        addresses = [0x7e0000000000 + i * 0x1000 for i in range(64)]
+
+        def loop(n):  # noqa: F811: the block-event variant of the loop above
+            next_block = 0
+            for _ in range(n):
+                call(CU_LAUNCH_KERNEL, b"cuLaunchKernel", launch, 0, b"_Z7consumePKfPfi")
+                for _ in range(blocks):
+                    block = addresses[next_block % 64]
+                    next_block += 1
+                    allocated(allocator, block, 0x1000, STREAM)
+                    requested(allocator, block, STREAM)
+                    released(allocator, block, STREAM)
 
     def nest(d, n):
         return loop(n) if d == 0 else nest(d - 1, n)

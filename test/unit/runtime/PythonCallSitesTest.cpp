@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "callsites/PythonCallSites.h"
+#include "callsites/PythonFrameWalker.h"
 
 #include <gtest/gtest.h>
 
@@ -24,14 +25,16 @@ struct RawStackMemoryTest : ::testing::Test {
   static constexpr std::uint64_t Table = 7;
   static constexpr NameId Name = 3;
   static constexpr OpId Op = 42;
-  void SetUp() override { Memory.remember(Table, Name, Stack, 3, Op); }
+  void SetUp() override { Memory.remember(Table, Name, Stack, 3, hashRawPythonFrames(Stack, 3), Op); }
 };
 
-TEST_F(RawStackMemoryTest, TheSameKeyFindsTheOp) { EXPECT_EQ(Memory.find(Table, Name, Stack, 3), Op); }
+TEST_F(RawStackMemoryTest, TheSameKeyFindsTheOp) {
+  EXPECT_EQ(Memory.find(Table, Name, Stack, 3, hashRawPythonFrames(Stack, 3)), Op);
+}
 
 TEST_F(RawStackMemoryTest, AnotherTableOrNameMisses) {
-  EXPECT_EQ(Memory.find(Table + 1, Name, Stack, 3), NoOp);
-  EXPECT_EQ(Memory.find(Table, Name + 1, Stack, 3), NoOp);
+  EXPECT_EQ(Memory.find(Table + 1, Name, Stack, 3, hashRawPythonFrames(Stack, 3)), NoOp);
+  EXPECT_EQ(Memory.find(Table, Name + 1, Stack, 3, hashRawPythonFrames(Stack, 3)), NoOp);
 }
 
 TEST_F(RawStackMemoryTest, AnyFrameThatDiffersMisses) {
@@ -53,23 +56,24 @@ TEST_F(RawStackMemoryTest, AnyFrameThatDiffersMisses) {
         F.Code = at(0x9000);
         break;
       }
-      EXPECT_EQ(Memory.find(Table, Name, Other, 3), NoOp) << "frame " << Frame << ", field " << Field;
+      EXPECT_EQ(Memory.find(Table, Name, Other, 3, hashRawPythonFrames(Other, 3)), NoOp)
+          << "frame " << Frame << ", field " << Field;
     }
   }
 }
 
 TEST_F(RawStackMemoryTest, ADeeperOrShallowerStackMisses) {
-  EXPECT_EQ(Memory.find(Table, Name, Stack, 2), NoOp);
+  EXPECT_EQ(Memory.find(Table, Name, Stack, 2, hashRawPythonFrames(Stack, 2)), NoOp);
   RawPythonFrame Deeper[4] = {Stack[0], Stack[1], Stack[2], {at(0x4000), at(0x4100), at(0x4200), 1}};
-  EXPECT_EQ(Memory.find(Table, Name, Deeper, 4), NoOp);
-  EXPECT_EQ(Memory.find(Table, Name, Stack, 0), NoOp);
+  EXPECT_EQ(Memory.find(Table, Name, Deeper, 4, hashRawPythonFrames(Deeper, 4)), NoOp);
+  EXPECT_EQ(Memory.find(Table, Name, Stack, 0, hashRawPythonFrames(Stack, 0)), NoOp);
 }
 
 TEST_F(RawStackMemoryTest, RememberingAnotherKeyInTheSameSlotReplacesIt) {
   RawPythonFrame Other[1] = {{at(0x5000), at(0x5100), at(0x5200), 8}};
-  Memory.remember(Table, Name, Other, 1, 43);
-  EXPECT_EQ(Memory.find(Table, Name, Other, 1), 43u);
-  OpId Found = Memory.find(Table, Name, Stack, 3);
+  Memory.remember(Table, Name, Other, 1, hashRawPythonFrames(Other, 1), 43);
+  EXPECT_EQ(Memory.find(Table, Name, Other, 1, hashRawPythonFrames(Other, 1)), 43u);
+  OpId Found = Memory.find(Table, Name, Stack, 3, hashRawPythonFrames(Stack, 3));
   EXPECT_TRUE(Found == Op || Found == NoOp); // kept, or evicted: never the other op
 }
 
