@@ -52,25 +52,25 @@ std::string AnnotatedAllocators::allocatorName(int Id) const {
 }
 
 void AnnotatedAllocators::push(const BlockEvent &Event) {
-  std::lock_guard<FutexMutex> Guard(QueueLock);
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
   if (Event.Allocator) // not a host synchronization event nor a declared access
     noteQueued(Event);
-  Queue.push_back(Event);
-  Unapplied.fetch_add(1, std::memory_order_release);
+  Head.Queue.push_back(Event);
+  countPushed();
 }
 
 bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
   if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
     return false;
-  std::lock_guard<FutexMutex> Guard(QueueLock);
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
   auto It = QueuedLives.find(Event.Ptr);
   if (It == QueuedLives.end() || !It->second.Live || !It->second.ReleaseRequested ||
       It->second.RequestSite == NoOp)
     return false;
   queuedRelease(It->second);
-  Queue.push_back(Event);
-  Queue.back().Site = NoOp; // never reported: replay names the request's site
-  Unapplied.fetch_add(1, std::memory_order_release);
+  Head.Queue.push_back(Event);
+  Head.Queue.back().Site = NoOp; // never reported: replay names the request's site
+  countPushed();
   return true;
 }
 
@@ -121,11 +121,11 @@ void AnnotatedAllocators::queuedRelease(QueuedLife &Life) {
 void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   if (!hasPending())
     return;
-  // Waiting here for another thread's batch is the point: see Unapplied.
+  // Waiting here for another thread's batch is the point: see QueueHead.
   std::lock_guard<FutexMutex> Drain(DrainLock);
   {
-    std::lock_guard<FutexMutex> Guard(QueueLock);
-    Batch.swap(Queue);
+    std::lock_guard<FutexMutex> Guard(Head.Lock);
+    Batch.swap(Head.Queue);
   }
   // Runs of host synchronization events (most of a batch) go to the engine
   // under one lock each; order with the block events is kept. The buffer is
@@ -148,7 +148,9 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   }
   if (InRun)
     E.hostSyncs(Run, InRun);
-  Unapplied.fetch_sub(Batch.size(), std::memory_order_release);
+  // Only a drainer (DrainLock held) writes it: a store, no locked add.
+  Head.Applied.store(Head.Applied.load(std::memory_order_relaxed) + Batch.size(),
+                     std::memory_order_release);
   Batch.clear();
   // A burst (a thread that queued many host events before its next CUDA call)
   // need not stay allocated twice.

@@ -114,12 +114,12 @@ public:
   /// the events unapplied after it. Inline: a kept lock event's push is a
   /// few stores under the queue's lock, and its call's frame cost as much.
   std::size_t pushHostSync(BlockEvent::Kind What, ThreadId T, Addr Sync) {
-    std::lock_guard<FutexMutex> Guard(QueueLock);
-    BlockEvent &Event = Queue.emplace_back();
+    std::lock_guard<FutexMutex> Guard(Head.Lock);
+    BlockEvent &Event = Head.Queue.emplace_back();
     Event.What = What;
     Event.Thread = T;
     Event.Ptr = Sync;
-    return Unapplied.fetch_add(1, std::memory_order_release) + 1;
+    return countPushed() - Head.Applied.load(std::memory_order_relaxed);
   }
   /// Queues a Released event whose site will not be reported, and returns
   /// true, when replay will name the release by its request's site instead
@@ -132,14 +132,25 @@ public:
   /// Blocks the queue keeps what it knows of (live ones, and released ones
   /// not forgotten yet): the memory bound's tests read it.
   std::size_t queuedBlocksKnown() {
-    std::lock_guard<FutexMutex> Guard(QueueLock);
+    std::lock_guard<FutexMutex> Guard(Head.Lock);
     return QueuedLives.size();
   }
-  /// Events pushed and not yet applied.
-  std::size_t unapplied() const { return Unapplied.load(std::memory_order_relaxed); }
+  /// Events pushed and not yet applied. Applied is read first: it never
+  /// passes the pushes counted before it was read, so the difference never
+  /// wraps.
+  std::size_t unapplied() const {
+    std::size_t Applied = Head.Applied.load(std::memory_order_acquire);
+    return Head.Pushed.load(std::memory_order_relaxed) - Applied;
+  }
   /// True while some pushed event has not been applied yet (queued, or in a
-  /// batch another thread is applying).
-  bool hasPending() const { return Unapplied.load(std::memory_order_acquire) != 0; }
+  /// batch another thread is applying). The caller's own pushes are counted
+  /// in the Pushed it reads; when Applied equals it, the queue's first Pushed
+  /// events, the caller's among them, are applied (and, by Applied's
+  /// release, visible).
+  bool hasPending() const {
+    std::size_t Applied = Head.Applied.load(std::memory_order_acquire);
+    return Head.Pushed.load(std::memory_order_acquire) != Applied;
+  }
   /// Replays the queued events in order; call outside the engine lock. Returns
   /// only when every event pushed before the call has been applied, also those
   /// in a batch another thread took first: the caller's next engine call (a
@@ -213,7 +224,7 @@ private:
   }
   /// A block event or a declared access (host events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
-  /// Follows the queue's order in QueuedLives (QueueLock held). Inline in
+  /// Follows the queue's order in QueuedLives (Head.Lock held). Inline in
   /// push: its call's frame cost a quarter of it.
   __attribute__((always_inline)) inline void noteQueued(const BlockEvent &Event);
   void accountAllocation(const BlockEvent &Event, std::size_t Site);
@@ -246,20 +257,38 @@ private:
   /// Registered allocators by id - 1, published after they are complete.
   std::unique_ptr<std::atomic<Registered *>[]> ById;
 
-  /// Guards Queue and QueuedLives only; taken under allocators' locks and
-  /// for every queued lock handover, so not a pthread mutex (FutexMutex.h).
-  FutexMutex QueueLock;
-  std::vector<BlockEvent> Queue;
+  /// Everything a push writes, and what every CUDA call and every dropped
+  /// release reads (hasPending, unapplied), on one cache line of its own: a
+  /// queued lock event writes this line and its event's, nothing else of the
+  /// queue's. Unapplied events are Pushed - Applied, two counts with one
+  /// writer each (Pushed under Lock, Applied under DrainLock), so that a push
+  /// stores its count instead of a locked add. A flag cleared when a batch
+  /// is taken, instead of Applied, let a second thread return from drain()
+  /// while the first was still applying an allocation the second had queued,
+  /// and its launch on that block then reached the engine before the
+  /// allocation (a false use-after-free, seen on DDP with the autograd and
+  /// NCCL threads draining too).
+  struct alignas(64) QueueHead {
+    /// Guards Queue, Pushed and QueuedLives; taken under allocators' locks
+    /// and for every queued lock handover, so not a pthread mutex
+    /// (FutexMutex.h).
+    FutexMutex Lock;
+    std::vector<BlockEvent> Queue;
+    std::atomic<std::size_t> Pushed{0};
+    std::atomic<std::size_t> Applied{0};
+  };
+  static_assert(sizeof(QueueHead) == 64, "the queue's head is one cache line");
+  QueueHead Head;
+  /// Counts one more event pushed (Head.Lock held); returns the count.
+  std::size_t countPushed() {
+    std::size_t Count = Head.Pushed.load(std::memory_order_relaxed) + 1;
+    Head.Pushed.store(Count, std::memory_order_release);
+    return Count;
+  }
   /// Blocks as the queue leaves them (the events pushed so far applied).
   std::unordered_map<Addr, QueuedLife> QueuedLives;
   std::size_t QueuedReleased = 0; ///< entries of QueuedLives not Live
   void queuedRelease(QueuedLife &Life);
-  /// Pushed and not yet applied. A flag cleared when a batch is taken let a
-  /// second thread return from drain() while the first was still applying an
-  /// allocation the second had queued, and its launch on that block then
-  /// reached the engine before the allocation (a false use-after-free, seen
-  /// on DDP with the autograd and NCCL threads draining too).
-  std::atomic<std::size_t> Unapplied{0};
 
   /// Held for a whole drain, so that batches taken by two threads are applied
   /// in the order they were queued. Stream resolution inside may query the
