@@ -63,11 +63,10 @@ bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
   if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
     return false;
   std::lock_guard<FutexMutex> Guard(Head.Lock);
-  auto It = QueuedLives.find(Event.Ptr);
-  if (It == QueuedLives.end() || !It->second.Live || !It->second.ReleaseRequested ||
-      It->second.RequestSite == NoOp)
+  QueuedLife *Life = Lives.find(Event.Ptr);
+  if (!Life || !Life->Live || !Life->ReleaseRequested || Life->RequestSite == NoOp)
     return false;
-  queuedRelease(It->second);
+  queuedRelease(*Life);
   Head.Queue.push_back(Event);
   Head.Queue.back().Site = NoOp; // never reported: replay names the request's site
   countPushed();
@@ -82,24 +81,25 @@ inline void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
   switch (Event.What) {
   case BlockEvent::Kind::Allocated:
     if (Event.Ptr && Event.Size && registered(Event.Allocator)) {
-      auto [It, New] = QueuedLives.try_emplace(Event.Ptr);
-      if (!New && !It->second.Live)
+      std::size_t Known = Lives.size();
+      QueuedLife &Life = Lives.findOrMake(Event.Ptr);
+      if (Lives.size() == Known && !Life.Live) // not a new life
         --QueuedReleased; // a released block handed out again
-      It->second = QueuedLife{true, false, NoOp};
+      Life = QueuedLife{true, false, NoOp};
     }
     return;
   case BlockEvent::Kind::ReleaseRequested:
     if (registered(Event.Allocator)) {
-      auto It = QueuedLives.find(Event.Ptr);
-      if (It != QueuedLives.end() && It->second.Live && !It->second.ReleaseRequested)
-        It->second = QueuedLife{true, true, Event.Site};
+      QueuedLife *Life = Lives.find(Event.Ptr);
+      if (Life && Life->Live && !Life->ReleaseRequested)
+        *Life = QueuedLife{true, true, Event.Site};
     }
     return;
   case BlockEvent::Kind::Released:
     if (registered(Event.Allocator)) {
-      auto It = QueuedLives.find(Event.Ptr);
-      if (It != QueuedLives.end() && It->second.Live)
-        queuedRelease(It->second);
+      QueuedLife *Life = Lives.find(Event.Ptr);
+      if (Life && Life->Live)
+        queuedRelease(*Life);
     }
     return;
   default:
@@ -111,10 +111,9 @@ void AnnotatedAllocators::queuedRelease(QueuedLife &Life) {
   Life = QueuedLife{};
   ++QueuedReleased;
   // Forgetting them once they are most of the map costs O(1) per release.
-  if (QueuedReleased <= 4096 || 2 * QueuedReleased <= QueuedLives.size())
+  if (QueuedReleased <= 4096 || 2 * QueuedReleased <= Lives.size())
     return;
-  for (auto It = QueuedLives.begin(); It != QueuedLives.end();)
-    It = It->second.Live ? std::next(It) : QueuedLives.erase(It);
+  Lives.forgetReleased();
   QueuedReleased = 0;
 }
 

@@ -22,7 +22,7 @@
 // A release is reported where the owner let go of the block (its request),
 // when it was requested with a site; its own call site is then never read, so
 // the entry point asks pushReleaseNamedByRequest before capturing it. The
-// answer follows the queue's order (QueuedLives): what replay will know of
+// answer follows the queue's order (QueuedLives.h): what replay will know of
 // the block when it reaches that release.
 //
 // Block accounting (the summary's "blocks per allocation site"): per site,
@@ -38,6 +38,7 @@
 #define STREAMLIFE_RT_ALLOCATORS_ANNOTATEDALLOCATORS_H
 
 #include "allocators/BlockEvents.h"
+#include "allocators/QueuedLives.h"
 #include "engine/FutexMutex.h"
 
 #include <atomic>
@@ -133,7 +134,7 @@ public:
   /// not forgotten yet): the memory bound's tests read it.
   std::size_t queuedBlocksKnown() {
     std::lock_guard<FutexMutex> Guard(Head.Lock);
-    return QueuedLives.size();
+    return Lives.size();
   }
   /// Events pushed and not yet applied. Applied is read first: it never
   /// passes the pushes counted before it was read, so the difference never
@@ -188,15 +189,6 @@ private:
     /// Position in HoldingBack while HeldBackBytes is not 0.
     std::size_t HoldingAt = NotHolding;
   };
-  /// What replay will know of a block when it applies the events queued so
-  /// far (pushReleaseNamedByRequest). Kept after the release, so that a
-  /// block handed out again allocates nothing under the allocator's lock;
-  /// the released ones are forgotten once they are most of the map.
-  struct QueuedLife {
-    bool Live = false;
-    bool ReleaseRequested = false;
-    OpId RequestSite = NoOp;
-  };
   static constexpr std::size_t MaxDistinctBlocks = 1 << 16;
   static constexpr std::size_t NotHolding = ~std::size_t(0);
   std::atomic<BlockObserver *> Observer{nullptr};
@@ -224,7 +216,7 @@ private:
   }
   /// A block event or a declared access (host events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
-  /// Follows the queue's order in QueuedLives (Head.Lock held). Inline in
+  /// Follows the queue's order in Lives (Head.Lock held). Inline in
   /// push: its call's frame cost a quarter of it.
   __attribute__((always_inline)) inline void noteQueued(const BlockEvent &Event);
   void accountAllocation(const BlockEvent &Event, std::size_t Site);
@@ -269,7 +261,7 @@ private:
   /// allocation (a false use-after-free, seen on DDP with the autograd and
   /// NCCL threads draining too).
   struct alignas(64) QueueHead {
-    /// Guards Queue, Pushed and QueuedLives; taken under allocators' locks
+    /// Guards Queue, Pushed and Lives; taken under allocators' locks
     /// and for every queued lock handover, so not a pthread mutex
     /// (FutexMutex.h).
     FutexMutex Lock;
@@ -285,9 +277,13 @@ private:
     Head.Pushed.store(Count, std::memory_order_release);
     return Count;
   }
-  /// Blocks as the queue leaves them (the events pushed so far applied).
-  std::unordered_map<Addr, QueuedLife> QueuedLives;
-  std::size_t QueuedReleased = 0; ///< entries of QueuedLives not Live
+  /// Blocks as the queue leaves them (the events pushed so far applied):
+  /// what replay will know of a block when it applies the events queued so
+  /// far (pushReleaseNamedByRequest). Kept after the release, so that a
+  /// block handed out again allocates nothing under the allocator's lock;
+  /// the released ones are forgotten once they are most of the table.
+  QueuedLives Lives;
+  std::size_t QueuedReleased = 0; ///< entries of Lives not Live
   void queuedRelease(QueuedLife &Life);
 
   /// Held for a whole drain, so that batches taken by two threads are applied
