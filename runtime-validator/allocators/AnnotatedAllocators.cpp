@@ -52,25 +52,24 @@ std::string AnnotatedAllocators::allocatorName(int Id) const {
 }
 
 void AnnotatedAllocators::push(const BlockEvent &Event) {
-  std::lock_guard<FutexMutex> Guard(QueueLock);
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
   if (Event.Allocator) // not a host synchronization event nor a declared access
     noteQueued(Event);
-  Queue.push_back(Event);
-  Unapplied.fetch_add(1, std::memory_order_release);
+  Head.Queue.push_back(Event);
+  countPushed();
 }
 
 bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
   if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
     return false;
-  std::lock_guard<FutexMutex> Guard(QueueLock);
-  auto It = QueuedLives.find(Event.Ptr);
-  if (It == QueuedLives.end() || !It->second.Live || !It->second.ReleaseRequested ||
-      It->second.RequestSite == NoOp)
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
+  QueuedLife *Life = Lives.find(Event.Ptr);
+  if (!Life || !Life->Live || !Life->ReleaseRequested || Life->RequestSite == NoOp)
     return false;
-  queuedRelease(It->second);
-  Queue.push_back(Event);
-  Queue.back().Site = NoOp; // never reported: replay names the request's site
-  Unapplied.fetch_add(1, std::memory_order_release);
+  queuedRelease(*Life);
+  Head.Queue.push_back(Event);
+  Head.Queue.back().Site = NoOp; // never reported: replay names the request's site
+  countPushed();
   return true;
 }
 
@@ -82,24 +81,25 @@ inline void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
   switch (Event.What) {
   case BlockEvent::Kind::Allocated:
     if (Event.Ptr && Event.Size && registered(Event.Allocator)) {
-      auto [It, New] = QueuedLives.try_emplace(Event.Ptr);
-      if (!New && !It->second.Live)
+      std::size_t Known = Lives.size();
+      QueuedLife &Life = Lives.findOrMake(Event.Ptr);
+      if (Lives.size() == Known && !Life.Live) // not a new life
         --QueuedReleased; // a released block handed out again
-      It->second = QueuedLife{true, false, NoOp};
+      Life = QueuedLife{true, false, NoOp};
     }
     return;
   case BlockEvent::Kind::ReleaseRequested:
     if (registered(Event.Allocator)) {
-      auto It = QueuedLives.find(Event.Ptr);
-      if (It != QueuedLives.end() && It->second.Live && !It->second.ReleaseRequested)
-        It->second = QueuedLife{true, true, Event.Site};
+      QueuedLife *Life = Lives.find(Event.Ptr);
+      if (Life && Life->Live && !Life->ReleaseRequested)
+        *Life = QueuedLife{true, true, Event.Site};
     }
     return;
   case BlockEvent::Kind::Released:
     if (registered(Event.Allocator)) {
-      auto It = QueuedLives.find(Event.Ptr);
-      if (It != QueuedLives.end() && It->second.Live)
-        queuedRelease(It->second);
+      QueuedLife *Life = Lives.find(Event.Ptr);
+      if (Life && Life->Live)
+        queuedRelease(*Life);
     }
     return;
   default:
@@ -111,21 +111,20 @@ void AnnotatedAllocators::queuedRelease(QueuedLife &Life) {
   Life = QueuedLife{};
   ++QueuedReleased;
   // Forgetting them once they are most of the map costs O(1) per release.
-  if (QueuedReleased <= 4096 || 2 * QueuedReleased <= QueuedLives.size())
+  if (QueuedReleased <= 4096 || 2 * QueuedReleased <= Lives.size())
     return;
-  for (auto It = QueuedLives.begin(); It != QueuedLives.end();)
-    It = It->second.Live ? std::next(It) : QueuedLives.erase(It);
+  Lives.forgetReleased();
   QueuedReleased = 0;
 }
 
 void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   if (!hasPending())
     return;
-  // Waiting here for another thread's batch is the point: see Unapplied.
+  // Waiting here for another thread's batch is the point: see QueueHead.
   std::lock_guard<FutexMutex> Drain(DrainLock);
   {
-    std::lock_guard<FutexMutex> Guard(QueueLock);
-    Batch.swap(Queue);
+    std::lock_guard<FutexMutex> Guard(Head.Lock);
+    Batch.swap(Head.Queue);
   }
   // Runs of host synchronization events (most of a batch) go to the engine
   // under one lock each; order with the block events is kept. The buffer is
@@ -148,7 +147,9 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   }
   if (InRun)
     E.hostSyncs(Run, InRun);
-  Unapplied.fetch_sub(Batch.size(), std::memory_order_release);
+  // Only a drainer (DrainLock held) writes it: a store, no locked add.
+  Head.Applied.store(Head.Applied.load(std::memory_order_relaxed) + Batch.size(),
+                     std::memory_order_release);
   Batch.clear();
   // A burst (a thread that queued many host events before its next CUDA call)
   // need not stay allocated twice.

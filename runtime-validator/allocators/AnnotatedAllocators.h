@@ -22,7 +22,7 @@
 // A release is reported where the owner let go of the block (its request),
 // when it was requested with a site; its own call site is then never read, so
 // the entry point asks pushReleaseNamedByRequest before capturing it. The
-// answer follows the queue's order (QueuedLives): what replay will know of
+// answer follows the queue's order (QueuedLives.h): what replay will know of
 // the block when it reaches that release.
 //
 // Block accounting (the summary's "blocks per allocation site"): per site,
@@ -38,6 +38,7 @@
 #define STREAMLIFE_RT_ALLOCATORS_ANNOTATEDALLOCATORS_H
 
 #include "allocators/BlockEvents.h"
+#include "allocators/QueuedLives.h"
 #include "engine/FutexMutex.h"
 
 #include <atomic>
@@ -114,12 +115,12 @@ public:
   /// the events unapplied after it. Inline: a kept lock event's push is a
   /// few stores under the queue's lock, and its call's frame cost as much.
   std::size_t pushHostSync(BlockEvent::Kind What, ThreadId T, Addr Sync) {
-    std::lock_guard<FutexMutex> Guard(QueueLock);
-    BlockEvent &Event = Queue.emplace_back();
+    std::lock_guard<FutexMutex> Guard(Head.Lock);
+    BlockEvent &Event = Head.Queue.emplace_back();
     Event.What = What;
     Event.Thread = T;
     Event.Ptr = Sync;
-    return Unapplied.fetch_add(1, std::memory_order_release) + 1;
+    return countPushed() - Head.Applied.load(std::memory_order_relaxed);
   }
   /// Queues a Released event whose site will not be reported, and returns
   /// true, when replay will name the release by its request's site instead
@@ -132,14 +133,25 @@ public:
   /// Blocks the queue keeps what it knows of (live ones, and released ones
   /// not forgotten yet): the memory bound's tests read it.
   std::size_t queuedBlocksKnown() {
-    std::lock_guard<FutexMutex> Guard(QueueLock);
-    return QueuedLives.size();
+    std::lock_guard<FutexMutex> Guard(Head.Lock);
+    return Lives.size();
   }
-  /// Events pushed and not yet applied.
-  std::size_t unapplied() const { return Unapplied.load(std::memory_order_relaxed); }
+  /// Events pushed and not yet applied. Applied is read first: it never
+  /// passes the pushes counted before it was read, so the difference never
+  /// wraps.
+  std::size_t unapplied() const {
+    std::size_t Applied = Head.Applied.load(std::memory_order_acquire);
+    return Head.Pushed.load(std::memory_order_relaxed) - Applied;
+  }
   /// True while some pushed event has not been applied yet (queued, or in a
-  /// batch another thread is applying).
-  bool hasPending() const { return Unapplied.load(std::memory_order_acquire) != 0; }
+  /// batch another thread is applying). The caller's own pushes are counted
+  /// in the Pushed it reads; when Applied equals it, the queue's first Pushed
+  /// events, the caller's among them, are applied (and, by Applied's
+  /// release, visible).
+  bool hasPending() const {
+    std::size_t Applied = Head.Applied.load(std::memory_order_acquire);
+    return Head.Pushed.load(std::memory_order_acquire) != Applied;
+  }
   /// Replays the queued events in order; call outside the engine lock. Returns
   /// only when every event pushed before the call has been applied, also those
   /// in a batch another thread took first: the caller's next engine call (a
@@ -177,15 +189,6 @@ private:
     /// Position in HoldingBack while HeldBackBytes is not 0.
     std::size_t HoldingAt = NotHolding;
   };
-  /// What replay will know of a block when it applies the events queued so
-  /// far (pushReleaseNamedByRequest). Kept after the release, so that a
-  /// block handed out again allocates nothing under the allocator's lock;
-  /// the released ones are forgotten once they are most of the map.
-  struct QueuedLife {
-    bool Live = false;
-    bool ReleaseRequested = false;
-    OpId RequestSite = NoOp;
-  };
   static constexpr std::size_t MaxDistinctBlocks = 1 << 16;
   static constexpr std::size_t NotHolding = ~std::size_t(0);
   std::atomic<BlockObserver *> Observer{nullptr};
@@ -213,7 +216,7 @@ private:
   }
   /// A block event or a declared access (host events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
-  /// Follows the queue's order in QueuedLives (QueueLock held). Inline in
+  /// Follows the queue's order in Lives (Head.Lock held). Inline in
   /// push: its call's frame cost a quarter of it.
   __attribute__((always_inline)) inline void noteQueued(const BlockEvent &Event);
   void accountAllocation(const BlockEvent &Event, std::size_t Site);
@@ -246,28 +249,52 @@ private:
   /// Registered allocators by id - 1, published after they are complete.
   std::unique_ptr<std::atomic<Registered *>[]> ById;
 
-  /// Guards Queue and QueuedLives only; taken under allocators' locks and
-  /// for every queued lock handover, so not a pthread mutex (FutexMutex.h).
-  FutexMutex QueueLock;
-  std::vector<BlockEvent> Queue;
-  /// Blocks as the queue leaves them (the events pushed so far applied).
-  std::unordered_map<Addr, QueuedLife> QueuedLives;
-  std::size_t QueuedReleased = 0; ///< entries of QueuedLives not Live
+  /// Everything a push writes, and what every CUDA call and every dropped
+  /// release reads (hasPending, unapplied), on one cache line of its own: a
+  /// queued lock event writes this line and its event's, nothing else of the
+  /// queue's. Unapplied events are Pushed - Applied, two counts with one
+  /// writer each (Pushed under Lock, Applied under DrainLock), so that a push
+  /// stores its count instead of a locked add. A flag cleared when a batch
+  /// is taken, instead of Applied, let a second thread return from drain()
+  /// while the first was still applying an allocation the second had queued,
+  /// and its launch on that block then reached the engine before the
+  /// allocation (a false use-after-free, seen on DDP with the autograd and
+  /// NCCL threads draining too).
+  struct alignas(64) QueueHead {
+    /// Guards Queue, Pushed and Lives; taken under allocators' locks
+    /// and for every queued lock handover, so not a pthread mutex
+    /// (FutexMutex.h).
+    FutexMutex Lock;
+    std::vector<BlockEvent> Queue;
+    std::atomic<std::size_t> Pushed{0};
+    std::atomic<std::size_t> Applied{0};
+  };
+  static_assert(sizeof(QueueHead) == 64, "the queue's head is one cache line");
+  QueueHead Head;
+  /// Counts one more event pushed (Head.Lock held); returns the count.
+  std::size_t countPushed() {
+    std::size_t Count = Head.Pushed.load(std::memory_order_relaxed) + 1;
+    Head.Pushed.store(Count, std::memory_order_release);
+    return Count;
+  }
+  /// Blocks as the queue leaves them (the events pushed so far applied):
+  /// what replay will know of a block when it applies the events queued so
+  /// far (pushReleaseNamedByRequest). Kept after the release, so that a
+  /// block handed out again allocates nothing under the allocator's lock;
+  /// the released ones are forgotten once they are most of the table.
+  QueuedLives Lives;
+  std::size_t QueuedReleased = 0; ///< entries of Lives not Live
   void queuedRelease(QueuedLife &Life);
-  /// Pushed and not yet applied. A flag cleared when a batch is taken let a
-  /// second thread return from drain() while the first was still applying an
-  /// allocation the second had queued, and its launch on that block then
-  /// reached the engine before the allocation (a false use-after-free, seen
-  /// on DDP with the autograd and NCCL threads draining too).
-  std::atomic<std::size_t> Unapplied{0};
 
   /// Held for a whole drain, so that batches taken by two threads are applied
   /// in the order they were queued. Stream resolution inside may query the
   /// driver; that is safe because waiters here are inside our CUPTI callbacks,
   /// which hold no lock the driver needs. Taken at every CUDA call that finds
   /// events queued, so a FutexMutex too (a waiter for a long batch sleeps on
-  /// the futex). Also guards what only replay reads:
-  FutexMutex DrainLock;
+  /// the futex). Also guards what only replay reads. On a line of its own
+  /// (alignas): next to Lives, each drain's two writes of it took from the
+  /// pushing threads the line their next block event looks its block up in.
+  alignas(64) FutexMutex DrainLock;
   /// The batch being applied; swapped with Queue, so that both keep their
   /// capacity and a push allocates nothing once the queue has grown.
   std::vector<BlockEvent> Batch;

@@ -118,6 +118,61 @@ TEST_F(AnnotatedAllocatorsTest, DrainWaitsForAnotherThreadsBatchHoldingItsEvents
   EXPECT_FALSE(Annotated.hasPending());
 }
 
+// Unapplied events are the pushes counted minus the events drains applied
+// (QueueHead): every kind of push counts one, a drain takes them all back,
+// and what a push returns is the count after it.
+TEST_F(AnnotatedAllocatorsTest, EveryPushCountsUntilADrainAppliesIt) {
+  EXPECT_EQ(Annotated.unapplied(), 0u);
+  EXPECT_EQ(Annotated.pushHostSync(BlockEvent::Kind::HostReleased, 0, 0x10), 1u);
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 2);
+  BlockEvent Release;
+  Release.What = BlockEvent::Kind::Released;
+  Release.Allocator = Caching;
+  Release.Ptr = BlockA;
+  ASSERT_TRUE(Annotated.pushReleaseNamedByRequest(Release));
+  EXPECT_EQ(Annotated.pushHostSync(BlockEvent::Kind::HostAcquired, 1, 0x10), 5u);
+  EXPECT_EQ(Annotated.unapplied(), 5u);
+  EXPECT_TRUE(Annotated.hasPending());
+  drain();
+  EXPECT_EQ(Annotated.unapplied(), 0u);
+  EXPECT_FALSE(Annotated.hasPending());
+  EXPECT_EQ(Annotated.pushHostSync(BlockEvent::Kind::HostReleased, 1, 0x10), 1u);
+  drain();
+  EXPECT_FALSE(Annotated.hasPending());
+}
+
+// Threads push and drain at once: a thread's drain returns with its own
+// events applied, a push never sees a count that wrapped or missed its own
+// event, and the counts end at zero.
+TEST_F(AnnotatedAllocatorsTest, CountsStayExactWithThreadsPushingAndDraining) {
+  constexpr int Threads = 4, Pushes = 20000;
+  std::atomic<bool> Wrong{false};
+  std::vector<std::thread> Pushers;
+  for (int T = 0; T < Threads; ++T)
+    Pushers.emplace_back([&, T] {
+      for (int I = 0; I < Pushes; ++I) {
+        std::size_t After = Annotated.pushHostSync(
+            I % 2 ? BlockEvent::Kind::HostAcquired : BlockEvent::Kind::HostReleased, ThreadId(T), 0x100 + I % 8);
+        if (After == 0 || After > std::size_t(Threads) * Pushes)
+          Wrong = true;
+        if (I % 97 == T) {
+          Annotated.drain([this](ThreadId, Handle) { return Ag; });
+          // The events it pushed were applied; others' may be queued since.
+          if (Annotated.unapplied() > std::size_t(Threads) * Pushes)
+            Wrong = true;
+        }
+      }
+    });
+  for (std::thread &P : Pushers)
+    P.join();
+  EXPECT_FALSE(Wrong);
+  EXPECT_EQ(Annotated.hasPending(), Annotated.unapplied() != 0);
+  drain();
+  EXPECT_EQ(Annotated.unapplied(), 0u);
+  EXPECT_FALSE(Annotated.hasPending());
+}
+
 TEST_F(AnnotatedAllocatorsTest, ReleaseWithNoWaitIsAnUnsafeFreeAtTheRequestedSite) {
   push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
   drain();
