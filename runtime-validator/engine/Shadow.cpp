@@ -74,7 +74,7 @@ Segment *Shadow::find(Addr A, Addr *Begin) {
 Shadow::SegmentMap::iterator Shadow::containingNotCached(Addr A) {
   SegmentMap::iterator Node = findInMap(A);
   if (Node != Segments.end())
-    LookupCache[lookupCacheIndex(A)] = Node;
+    LookupCache[lookupCacheIndex(A)] = Latest = Node;
   return Node;
 }
 
