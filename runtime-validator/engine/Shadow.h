@@ -213,8 +213,12 @@ private:
 
   SegmentMap Segments;
   /// The segments find() returned lately, direct-mapped by address: a
-  /// launch names the same few allocations again and again, and a search of
-  /// the map cost 50-100 instructions (a tree of a few hundred segments).
+  /// launch names the same allocations again and again, and a search of
+  /// the map costs 50-120 instructions (a tree of hundreds to thousands of
+  /// segments) and, on a loaded host, a cache miss per level. 1024 entries
+  /// (8 KiB): an optimizer's foreach launches name every parameter and
+  /// state, hundreds to thousands of blocks a step, which 16 entries could
+  /// not hold from one launch to the next (block_replay_cost --foreach).
   /// forEachIn asks it for its range's first segment: a stream-ordered
   /// release (and a launch) finds what the allocation (the last launch)
   /// left there. An entry is a node of the map (end() when empty); it
@@ -223,7 +227,7 @@ private:
   /// one) or a new segment (which fills a gap) leaves every entry exact.
   /// Only an erase (mergeEqualNeighbours) could leave an entry dangling: it
   /// empties the cache.
-  static constexpr unsigned LookupCacheBits = 4;
+  static constexpr unsigned LookupCacheBits = 10;
   SegmentMap::iterator LookupCache[1u << LookupCacheBits];
   /// The node the latest lookup answered with, asked before the cache: a
   /// _foreach_ launch names many views into one buffer (a unit's sharded
