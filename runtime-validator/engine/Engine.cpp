@@ -246,8 +246,7 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
   // allocation: each allocation is checked and recorded once per launch, by
   // its first decoded word (so a report names the decoded access, not a
   // generic-scan word into the same allocation).
-  std::vector<const Allocation *> &Touched = Im.LaunchScratch;
-  Touched.clear();
+  const std::uint64_t ThisLaunch = ++Im.LaunchSerial;
   std::size_t Ignored = 0;
   // The second pass reads the generic-scan words; most launches have none
   // (every parameter decoded), and the first pass notes whether any came.
@@ -282,10 +281,9 @@ std::size_t Engine::launchedWithPointerWords(ThreadId T, StreamId S, const Point
         ++Ignored;
         continue;
       }
-      auto It = std::lower_bound(Touched.begin(), Touched.end(), Owner);
-      if (It != Touched.end() && *It == Owner)
+      if (Owner->TouchedByLaunch == ThisLaunch)
         continue;
-      Touched.insert(It, Owner);
+      Owner->TouchedByLaunch = ThisLaunch;
       OpId Access = Generic ? GenericOp : Op;
       // An allocation that is one segment (the common case) is the segment
       // just found: no second lookup of it.

@@ -79,8 +79,9 @@ struct Engine::Impl {
   /// touch() of one segment, which starts at Begin: what a launch does to an
   /// allocation that is one segment, found already.
   void touchSegment(StreamState &S, Epoch At, Addr Begin, Segment &Seg, OpId Op);
-  /// Scratch of launchedWithPointerWords: allocations touched by this launch.
-  std::vector<const Allocation *> LaunchScratch;
+  /// Numbers launchedWithPointerWords' calls (from 1): an allocation whose
+  /// TouchedByLaunch equals the current number was touched by this launch.
+  std::uint64_t LaunchSerial = 0;
 
   // LifetimeRules.cpp
   void allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,

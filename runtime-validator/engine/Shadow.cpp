@@ -74,7 +74,7 @@ Segment *Shadow::find(Addr A, Addr *Begin) {
 Shadow::SegmentMap::iterator Shadow::containingNotCached(Addr A) {
   SegmentMap::iterator Node = findInMap(A);
   if (Node != Segments.end())
-    LookupCache[lookupCacheIndex(A)] = Node;
+    LookupCache[lookupCacheIndex(A)] = Latest = Node;
   return Node;
 }
 
@@ -97,17 +97,21 @@ void Shadow::mergeEqualNeighbours() {
     return;
   auto It = Segments.begin();
   auto Next = std::next(It);
+  bool Erased = false;
   while (Next != Segments.end()) {
     if (It->second.End == Next->first && It->second.sameStateAs(Next->second)) {
       It->second.End = Next->second.End;
-      // The erased node may be cached: forget every entry (sweeps are rare).
-      forgetLookups();
       Next = Segments.erase(Next);
+      Erased = true;
       continue;
     }
     It = Next;
     ++Next;
   }
+  // An erased node may be cached: forget every entry (sweeps are rare), once
+  // (the walk above asks no lookup, and the cache is 1024 entries).
+  if (Erased)
+    forgetLookups();
   STREAMLIFE_DCHECK(wellFormed());
 }
 

@@ -63,6 +63,13 @@ struct Allocation {
   StreamId ReleaseStream = NoStream;
   OpId ReleaseSite = NoOp;
   std::vector<ReportKey> Reported;
+  /// The launchedWithPointerWords call that last touched this lifetime
+  /// (Engine::Impl::LaunchSerial): a launch touches each allocation once,
+  /// and a mark read through the segment's owner answers "touched already?"
+  /// in one compare where a sorted set of the launch's allocations cost a
+  /// search and an insertion per word (a _foreach_ launch names up to 60).
+  /// Not part of the lifetime's state: only the launch that sets it reads it.
+  mutable std::uint64_t TouchedByLaunch = 0;
 
   /// Remembers K; false when it was reported already.
   bool firstReport(const ReportKey &K, std::size_t Cap);
@@ -185,23 +192,33 @@ private:
   /// returns the upper part's node (beginning at A).
   SegmentMap::iterator splitInside(SegmentMap::iterator Containing, Addr A);
   void mergeEqualNeighbours();
-  /// The node containing A, or end(): asked of the lookup cache first.
+  /// The node containing A, or end(): asked of the latest answer and the
+  /// lookup cache first.
   SegmentMap::iterator containing(Addr A) {
+    if (Latest != Segments.end() && Latest->first <= A && A < Latest->second.End)
+      return Latest;
     SegmentMap::iterator Cached = LookupCache[lookupCacheIndex(A)];
     if (Cached != Segments.end() && Cached->first <= A && A < Cached->second.End)
-      return Cached;
+      return Latest = Cached;
     return containingNotCached(A);
   }
   /// containing() when the cache does not answer: searches, remembers.
   SegmentMap::iterator containingNotCached(Addr A);
   /// The map's node containing A, or end(): the search the cache saves.
   SegmentMap::iterator findInMap(Addr A);
-  void forgetLookups() { std::fill(std::begin(LookupCache), std::end(LookupCache), Segments.end()); }
+  void forgetLookups() {
+    std::fill(std::begin(LookupCache), std::end(LookupCache), Segments.end());
+    Latest = Segments.end();
+  }
 
   SegmentMap Segments;
   /// The segments find() returned lately, direct-mapped by address: a
-  /// launch names the same few allocations again and again, and a search of
-  /// the map cost 50-100 instructions (a tree of a few hundred segments).
+  /// launch names the same allocations again and again, and a search of
+  /// the map costs 50-120 instructions (a tree of hundreds to thousands of
+  /// segments) and, on a loaded host, a cache miss per level. 1024 entries
+  /// (8 KiB): an optimizer's foreach launches name every parameter and
+  /// state, hundreds to thousands of blocks a step, which 16 entries could
+  /// not hold from one launch to the next (block_replay_cost --foreach).
   /// forEachIn asks it for its range's first segment: a stream-ordered
   /// release (and a launch) finds what the allocation (the last launch)
   /// left there. An entry is a node of the map (end() when empty); it
@@ -210,8 +227,14 @@ private:
   /// one) or a new segment (which fills a gap) leaves every entry exact.
   /// Only an erase (mergeEqualNeighbours) could leave an entry dangling: it
   /// empties the cache.
-  static constexpr unsigned LookupCacheBits = 4;
+  static constexpr unsigned LookupCacheBits = 10;
   SegmentMap::iterator LookupCache[1u << LookupCacheBits];
+  /// The node the latest lookup answered with, asked before the cache: a
+  /// _foreach_ launch names many views into one buffer (a unit's sharded
+  /// gradients) one after another, interior pointers that the cache spreads
+  /// over different entries (it is indexed by the address). Exact for the
+  /// same reasons as the cache's entries, and emptied with them.
+  SegmentMap::iterator Latest;
   static unsigned lookupCacheIndex(Addr A) {
     // Fibonacci hashing of the address above its low bits: blocks of one
     // segment and allocations far apart both spread over the entries.

@@ -42,6 +42,14 @@
 // tensor's mutex, keyed here by its block, locked by the main thread in
 // forward and by autograd's in backward, after the ready queue's handover).
 //
+// With --foreach N each unit has N parameters and two Adam states each
+// (persistent blocks: thousands of live blocks), and the optimizer ends with
+// Adam's foreach launches over all of them (multi_tensor_apply: the lists
+// zipped, at most 60 pointers a launch; a gradient is an interior pointer
+// into its unit's sharded gradient), with one list of results allocated and
+// freed per step: FSDP2's widest launches (engine_width_cost's launches touch
+// no memory).
+//
 // --filter says which of the host events are queued: none (all, as given:
 // the handovers are the kept ones), coarse (through the intercept's
 // RedundantSyncFilter, every CUDA call and queued event counting as a
@@ -59,7 +67,7 @@
 //
 //   block_replay_cost [--steps N] [--units U] [--acts A] [--slots W]
 //                     [--host-per-block X] [--locks L] [--repeat R]
-//                     [--op-locks K] [--inplace N] [--fw-grad K]
+//                     [--op-locks K] [--inplace N] [--fw-grad K] [--foreach N]
 //                     [--filter none|coarse|exact] [--lock-kind exclusive|shared]
 //
 // Instructions per block event: run under valgrind --tool=callgrind at two
@@ -92,7 +100,7 @@ namespace {
 
 constexpr const char *Usage = "block_replay_cost [--steps N] [--units U] [--acts A] [--slots W] "
                               "[--host-per-block X] [--locks L] [--repeat R] [--op-locks K] [--inplace N] "
-                              "[--fw-grad K] [--filter none|coarse|exact] "
+                              "[--fw-grad K] [--foreach N] [--filter none|coarse|exact] "
                               "[--lock-kind exclusive|shared]";
 
 enum class FilterMode { None, Coarse, Exact };
@@ -107,6 +115,7 @@ struct Shape {
   unsigned OpLocks = 0;
   unsigned InPlace = 0;
   unsigned FwGrad = 0;
+  unsigned Foreach = 0;
   FilterMode Filter = FilterMode::None;
   redundant_sync::LockKind LockKind = redundant_sync::LockKind::Exclusive;
 };
@@ -118,8 +127,7 @@ struct Call {
   ThreadId Thread = 0;
   Handle Stream = 0; ///< Launch, Record, Wait
   Handle Ev = 0;     ///< Record, Wait, Query
-  std::array<Addr, 4> Words{};
-  unsigned Count = 0; ///< Launch: words used
+  std::vector<Addr> Words; ///< Launch
 };
 
 constexpr ThreadId Main = 1, Autograd = 2;
@@ -138,7 +146,9 @@ enum Site : OpId {
   RsInput,
   ShardedGrad,
   ForeachTemp,
-  ExpAvg
+  ExpAvg,
+  Parameter,     ///< --foreach: a unit's parameters, Adam's states
+  ForeachResult, ///< --foreach: a foreach op's outputs, freed in the step
 };
 
 /// Writes the program: the caching pool, the streams' events, the host threads' handovers.
@@ -149,6 +159,9 @@ public:
       Shards.push_back(allocate(Main, Compute, 1 << 20, ExpAvg, U));
       States.push_back(allocate(Main, Compute, 1 << 20, ExpAvg, U + 1));
     }
+    for (unsigned I = 0; I < S.Units * S.Foreach; ++I)
+      for (std::vector<Addr> *List : {&Params, &ExpAvgs, &ExpAvgSqs})
+        List->push_back(allocate(Main, Compute, ParamBytes, Parameter, unsigned(List - &Params)));
     for (std::size_t Step = 0; Step < S.Steps; ++Step) {
       forward();
       handover(Main, Autograd); // loss.backward() hands the graph to autograd's thread
@@ -224,14 +237,16 @@ private:
   }
   void cuda(Call::Kind What, ThreadId T, Handle Stream, Handle Ev,
             std::initializer_list<Addr> Words = {}) {
+    cuda(What, T, Stream, Ev, std::vector<Addr>(Words));
+  }
+  void cuda(Call::Kind What, ThreadId T, Handle Stream, Handle Ev, std::vector<Addr> Words) {
     Call C;
     C.What = What;
     C.Thread = T;
     C.Stream = Stream;
     C.Ev = Ev;
-    for (Addr W : Words)
-      C.Words[C.Count++] = W;
-    Calls.push_back(C);
+    C.Words = std::move(Words);
+    Calls.push_back(std::move(C));
     ++CudaCalls;
   }
   void launch(ThreadId T, Handle Stream, std::initializer_list<Addr> Words) {
@@ -399,9 +414,44 @@ private:
       inPlace(Main, Compute, {Shards[U], States[U]});
       release(Main, Temp, Compute, ForeachTemp, U);
     }
+    if (S.Foreach)
+      foreachAdam();
     for (unsigned U = 0; U < S.Units; ++U)
       release(Main, Grads[U], ReduceScatter, ShardedGrad, U); // zero_grad: thread 2's blocks
   }
+
+  /// --foreach N: Adam's foreach step over every unit's N parameters, as
+  /// multi_tensor_apply launches it: the tensor lists zipped, in chunks of at
+  /// most MaxForeachWords pointers. A parameter's gradient is a view into its
+  /// unit's sharded gradient (an interior pointer); one list of results is
+  /// allocated for the step and freed after it (blocks of earlier lifetimes).
+  void foreachAdam() {
+    const std::size_t N = Params.size();
+    std::vector<Addr> GradViews(N), Results(N);
+    for (std::size_t I = 0; I < N; ++I)
+      GradViews[I] = Grads[I / S.Foreach] + (I % S.Foreach) * 1024;
+    foreachLaunch({&ExpAvgs, &GradViews});             // exp_avg.lerp_(grad)
+    foreachLaunch({&ExpAvgSqs, &GradViews, &GradViews}); // exp_avg_sq.mul_().addcmul_(grad, grad)
+    for (std::size_t I = 0; I < N; ++I)
+      Results[I] = allocate(Main, Compute, ParamBytes, ForeachResult, 0);
+    foreachLaunch({&ExpAvgSqs, &Results});               // sqrt
+    foreachLaunch({&Results, &ExpAvgs, &Params});        // param.addcdiv_(exp_avg, denom)
+    for (std::size_t I = 0; I < N; ++I)
+      release(Main, Results[I], Compute, ForeachResult, 0);
+  }
+  void foreachLaunch(std::initializer_list<const std::vector<Addr> *> Lists) {
+    const std::size_t PerLaunch = std::max<std::size_t>(1, MaxForeachWords / Lists.size());
+    const std::size_t N = (*Lists.begin())->size();
+    for (std::size_t First = 0; First < N; First += PerLaunch) {
+      std::vector<Addr> Words;
+      for (const std::vector<Addr> *List : Lists)
+        for (std::size_t I = First; I < std::min(N, First + PerLaunch); ++I)
+          Words.push_back((*List)[I]);
+      cuda(Call::Launch, Main, Compute, 0, std::move(Words));
+    }
+  }
+  static constexpr std::size_t MaxForeachWords = 60;
+  static constexpr std::uint64_t ParamBytes = 256 << 10;
 
   const Shape &S;
   std::mt19937 Rng;
@@ -410,6 +460,7 @@ private:
   std::unordered_map<Addr, std::uint64_t> Sizes;
   std::vector<Pending> Deferred;
   std::vector<Addr> Shards, States, Grads;
+  std::vector<Addr> Params, ExpAvgs, ExpAvgSqs; ///< --foreach: by unit, then parameter
   std::vector<std::vector<Addr>> Saved;
   Handle LastReduceScatter = 0;
   unsigned NextEvent = 0;
@@ -549,10 +600,11 @@ struct Validator {
   void call(const Call &C) {
     switch (C.What) {
     case Call::Launch: {
-      PointerWord Words[4];
-      for (unsigned I = 0; I < C.Count; ++I)
-        Words[I] = PointerWord{C.Words[I], false};
-      E.launchedWithPointerWords(C.Thread, stream(C.Thread, C.Stream), Words, C.Count, 7, 8);
+      Words.clear();
+      for (Addr W : C.Words)
+        Words.push_back(PointerWord{W, false});
+      E.launchedWithPointerWords(C.Thread, stream(C.Thread, C.Stream), Words.data(), Words.size(), 7,
+                                 8);
       break;
     }
     case Call::Record:
@@ -581,6 +633,7 @@ struct Validator {
   std::size_t UncapturedReleases = 0; ///< releases whose site needed no capture
   std::vector<redundant_sync::ThreadFilter> Filters; ///< by thread
   std::size_t KeptHostEvents = 0, DroppedHostEvents = 0;
+  std::vector<PointerWord> Words; ///< a launch's, reused
 };
 
 /// Plays the program once; returns ns per block event.
@@ -637,6 +690,8 @@ int main(int Argc, char **Argv) {
       S.Locks = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else if (!std::strcmp(Flag, "--op-locks"))
       S.OpLocks = static_cast<unsigned>(bench::number(Flag, Value, Usage));
+    else if (!std::strcmp(Flag, "--foreach"))
+      S.Foreach = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else if (!std::strcmp(Flag, "--fw-grad"))
       S.FwGrad = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else if (!std::strcmp(Flag, "--lock-kind")) {

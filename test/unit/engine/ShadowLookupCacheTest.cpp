@@ -1,11 +1,12 @@
 //===- ShadowLookupCacheTest.cpp - Shadow::find's cache against the map ---===//
 //
-// Shadow::find answers from a small cache of the segments it found lately
-// (Shadow.h's LookupCache). Random maps that split (forEachIn), grow
+// Shadow::find answers from its latest answer and a small cache of the
+// segments it found lately (Shadow.h's Latest, LookupCache). Random maps that split (forEachIn), grow
 // (fillGaps) and merge (sweep) between lookups: every answer, the segment
 // and its begin, must be the one a search of the map gives. It fails when a
-// merge leaves an erased node in the cache, or when an entry answers for an
-// address its node no longer contains (after a split).
+// merge leaves an erased node in the cache or as the latest answer (a crash),
+// or when an entry or the latest answer answers for an address its node no
+// longer contains (after a split).
 //
 //===----------------------------------------------------------------------===//
 #include "engine/Shadow.h"
