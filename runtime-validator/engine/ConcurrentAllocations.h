@@ -33,7 +33,9 @@
 // (an entry's are written when the next one is recorded): a vector per entry
 // cost an allocation and a free per caching allocation after a lock
 // handover (about 180 instructions, FSDP2's mix). The buffer drops the
-// changes of dropped entries when they are most of it.
+// changes of dropped entries when they are most of it. A list's entries lie
+// in a ring of reused slots (RingQueue.h), not a std::deque, which
+// allocated a node every few caching allocations.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_ENGINE_CONCURRENTALLOCATIONS_H
@@ -44,10 +46,10 @@
 #include "engine/Engine.h"
 #include "engine/HostClocks.h"
 #include "engine/LoggedClock.h"
+#include "engine/RingQueue.h"
 #include "engine/VectorClock.h"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <utility>
 #include <vector>
@@ -65,7 +67,8 @@ struct RecentAllocation {
   std::uint64_t OlderAt = 0;
   std::uint32_t OlderCount = 0;
   /// The thread's whole clock here (Whole: narrow clocks, and every entry
-  /// without changed-slot joins); no changes then.
+  /// without changed-slot joins); no changes then. Not read otherwise (a
+  /// reused slot may keep an older entry's copy there).
   VectorClock Knowledge;
   bool Whole = false;
 };
@@ -73,7 +76,7 @@ struct RecentAllocation {
 class ConcurrentAllocations {
   using Change = std::pair<ClockSlot, ClockTime>;
   struct List {
-    std::deque<RecentAllocation> Entries;
+    RingQueue<RecentAllocation> Entries;
     /// The entries' changes, end to end; Changes[0] is at position
     /// ChangesBase (positions count every change the list ever kept).
     std::vector<Change> Changes;
@@ -99,11 +102,12 @@ public:
     ClockTime get(ClockSlot S) const {
       // The value at entry I is its own where it is whole or S grew before
       // the next entry, else the next entry's value.
-      for (auto It = L->Entries.begin() + Index; It != L->Entries.end(); ++It) {
-        if (It->Whole)
-          return It->Knowledge.get(S);
-        const Change *Older = L->Changes.data() + (It->OlderAt - L->ChangesBase);
-        for (std::uint32_t I = 0; I < It->OlderCount; ++I)
+      for (std::size_t E = Index; E < L->Entries.size(); ++E) {
+        const RecentAllocation &It = L->Entries[E];
+        if (It.Whole)
+          return It.Knowledge.get(S);
+        const Change *Older = L->Changes.data() + (It.OlderAt - L->ChangesBase);
+        for (std::uint32_t I = 0; I < It.OlderCount; ++I)
           if (Older[I].first == S)
             return Older[I].second;
       }
@@ -128,26 +132,32 @@ public:
     if (!L.Entries.empty() && L.Entries.back().Stamp.Time == Stamp.Time &&
         L.Entries.back().Pool == Pool)
       return true;
-    RecentAllocation A;
-    A.Stamp = Stamp;
-    A.Site = Site;
-    A.Pool = Pool;
-    if (!ChangedSlotJoins || H.Clock.narrow()) {
-      A.Knowledge.assign(H.Clock);
-      A.Whole = true;
+    // At the cap the oldest entry goes before the new one comes, so the ring
+    // never needs more slots than the cap (a power of two by default).
+    const bool Full = L.Entries.size() >= CapPerThread;
+    if (Full)
+      popFront(L);
+    const bool Whole = !ChangedSlotJoins || H.Clock.narrow();
+    if (Whole) {
       ++Recorded;
       ++WholeCopies;
       // A later entry kept by changes starts from this one.
       L.NewestAt = LoggedClock::Unknown;
     } else {
-      catchUp(L, H.Clock);
+      catchUp(L, H.Clock); // writes the previous entry's changes
     }
+    // A reused slot: every field is set (Knowledge is read only when Whole,
+    // and a whole copy reuses the slot's storage).
+    RecentAllocation &A = L.Entries.appendSlot();
+    A.Stamp = Stamp;
+    A.Site = Site;
+    A.Pool = Pool;
     A.OlderAt = L.changesEnd(); // its changes come next
-    L.Entries.push_back(std::move(A));
-    if (L.Entries.size() <= CapPerThread)
-      return true;
-    popFront(L);
-    return false;
+    A.OlderCount = 0;
+    A.Whole = Whole;
+    if (Whole)
+      A.Knowledge.assign(H.Clock);
+    return !Full;
   }
 
   /// Calls Fn(const RecentAllocation &, const Knowledge &) with, for every
@@ -218,10 +228,8 @@ private:
     if (L.Entries.empty())
       return 0;
     const ClockTime Known = Release.get(L.Entries.front().Stamp.Slot);
-    return static_cast<std::size_t>(
-        std::partition_point(L.Entries.begin(), L.Entries.end(),
-                             [Known](const RecentAllocation &A) { return A.Stamp.Time <= Known; }) -
-        L.Entries.begin());
+    return L.Entries.partitionPoint(
+        [Known](const RecentAllocation &A) { return A.Stamp.Time <= Known; });
   }
 
   /// Drops L's oldest entry, and the changes no entry reads any more once

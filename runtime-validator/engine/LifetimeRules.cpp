@@ -124,8 +124,13 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
   // segment before the allocator's blocks were known (a pointer names an
   // allocation, not bytes), so they would make every first block a race.
   const CommonKnowledge &Common = Hosts.common();
+  // The records an allocation finds are mostly its bytes' last lifetime's
+  // newest accesses, which its own thread does not know yet: asked of H
+  // first (a member of Common: Hosts.of()), they are kept without a
+  // recomputation of the common knowledge.
+  STREAMLIFE_DCHECK(H.UsesCuda);
   const bool Covered = Memory.forEachIn(R, [&](Addr, Segment &Seg) {
-    pruneDead(Seg, Common);
+    pruneDeadKnownTo(Seg, Common, H.Clock.clock());
     if (Seg.Live && sameKindClass(Seg.Owner->Kind, Kind))
       for (const AccessRecord &Rec : Seg.Current)
         keepPast(Seg, PastAccess{Rec, Seg.Owner, false});
@@ -200,6 +205,9 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
   Memory.forEachIn(A->Bytes, [&](Addr Begin, Segment &Seg) {
     if (Seg.Owner != A || !Seg.Live)
       return;
+    // Not asked of H first (pruneDeadKnownTo), as at an allocation: a
+    // released lifetime's records are mostly known to the releasing thread
+    // by now, and the question only added its cost (+8 a release).
     pruneDead(Seg, Common);
     if (!KeepOrderedAccesses) {
       // The next lifetime will be ordered after this release (driver pool,
