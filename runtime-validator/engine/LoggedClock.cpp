@@ -19,26 +19,16 @@ bool LoggedClock::absorbChangesSinceUnordered(const LoggedClock &Other, Position
   // absorbChangesSince: there, this loop cost the ordered walk's registers
   // (about 17 instructions a walk).
   const ClockTime *Theirs = Other.Clock.Times.data();
-  const Link *Order = Other.Links.data();
   ClockTime *Mine = Clock.Times.data();
   bool Grew = false;
-  auto Take = [&](ClockSlot S) {
+  Other.forEachChangeSince(From, [&](ClockSlot S) __attribute__((always_inline)) {
     const ClockTime T = Theirs[S];
     if (T > Mine[S]) {
       Mine[S] = T;
       ++Changes;
       Grew = true;
     }
-  };
-  if (Other.OwnerChangedAt > From)
-    Take(Other.Owner);
-  for (ClockSlot S = Other.Newest; S != NoSlot;) {
-    const Link &At = Order[S];
-    if (At.ChangedAt <= From)
-      break;
-    Take(S);
-    S = At.Older;
-  }
+  });
   OrderedFrom = Changes;
   STREAMLIFE_DCHECK(Clock.dominates(Other.Clock));
   return Grew;
