@@ -31,7 +31,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace streamlife {
@@ -49,11 +48,12 @@ void printHelp() { std::fputs(cli::renderHelp(runCommandDoc()).c_str(), stdout);
 /// the timeline, the log), or "": said before the program runs, since they
 /// find out only at their end, after a run of hours whose results would then
 /// be lost. Only the directory is asked (it exists and this user may create
-/// files in it) and a directory named as the file; the processes' own writes
+/// files in it) and, when Path is the file itself (not log_path's prefix of
+/// PATH.<pid>), a directory named as the file; the processes' own writes
 /// still refuse links, FIFOs and a full disk (support/AtomicFile.h).
-std::string outputPathProblem(const std::string &Path) {
+std::string outputPathProblem(const std::string &Path, bool PathIsTheFile) {
   struct stat Info;
-  if (stat(Path.c_str(), &Info) == 0 && S_ISDIR(Info.st_mode))
+  if (PathIsTheFile && stat(Path.c_str(), &Info) == 0 && S_ISDIR(Info.st_mode))
     return "'" + Path + "' is a directory; name a file";
   std::string::size_type Slash = Path.rfind('/');
   std::string Dir = Slash == std::string::npos ? "." : Slash == 0 ? "/" : Path.substr(0, Slash);
@@ -218,13 +218,18 @@ int runRunCommand(int Argc, const char **Argv) {
     rt::parseOptionString(Effective, OptionText, Ignored);
   }
 
-  for (const auto &[Flag, Path] : {std::pair<const char *, std::string>{"--report", Effective.report},
-                                   {"--timeline", Effective.timeline},
-                                   {"--log-path", Effective.log_path}}) {
-    if (Path.empty() || Path == "stderr" || Path == "stdout")
+  struct OutputFile {
+    const char *Flag;
+    std::string Path;
+    bool PathIsTheFile;
+  };
+  for (const OutputFile &Out : {OutputFile{"--report", Effective.report, true},
+                                OutputFile{"--timeline", Effective.timeline, true},
+                                OutputFile{"--log-path", Effective.log_path, false}}) {
+    if (Out.Path.empty() || Out.Path == "stderr" || Out.Path == "stdout")
       continue;
-    if (std::string Problem = outputPathProblem(Path); !Problem.empty()) {
-      std::fprintf(stderr, "streamlife run: error: %s: %s\n", Flag, Problem.c_str());
+    if (std::string Problem = outputPathProblem(Out.Path, Out.PathIsTheFile); !Problem.empty()) {
+      std::fprintf(stderr, "streamlife run: error: %s: %s\n", Out.Flag, Problem.c_str());
       return ExitUsage;
     }
   }
