@@ -26,6 +26,11 @@ struct Frame {
   std::string Function; ///< demangled; empty when unknown
   std::string Module;   ///< path of the shared object or executable
   std::uintptr_t ModuleOffset = 0;
+  /// True when Function is the symbol whose extent (start and size) holds the
+  /// call: read from the module's .symtab, or a dynamic symbol whose size
+  /// covers it. dladdr's nearest exported symbol before an unexported
+  /// function names another function: false then.
+  bool FunctionHoldsCall = false;
 };
 
 Frame symbolize(void *ReturnAddress);
