@@ -78,8 +78,13 @@ const void *ownBase() {
 }
 
 CallerKind classifySlow(const void *Ret) {
+  // The call instruction's object (it holds the byte before the return
+  // address), asked once: dladdr's scan of a large library's dynamic symbols
+  // is most of a first sight's cost, and symbolizeCall reuses its answer.
+  void *CallPC = static_cast<char *>(const_cast<void *>(Ret)) - 1;
   Dl_info Info;
-  if (!dladdr(Ret, &Info))
+  void *SymbolEntry = nullptr;
+  if (!dladdr1(CallPC, &Info, &SymbolEntry, RTLD_DL_SYMENT))
     return CallerKind::Program; // JIT code, or an object without symbols
   if (Info.dli_fbase == ownBase())
     return CallerKind::Private;
@@ -88,7 +93,7 @@ CallerKind classifySlow(const void *Ret) {
   if (Kind != CallerKind::Program || !Info.dli_fname || !mayHavePrivateLockFunctions(Info.dli_fname))
     return Kind;
   // Named as the kept-lock-event line names it (KeptLockCallers.cpp).
-  Frame F = symbolize(const_cast<void *>(Ret));
+  Frame F = symbolizeCall(const_cast<void *>(Ret), Info, SymbolEntry);
   return classifyLibraryFunction(F.Module.c_str(), F.Function.c_str(), F.FunctionHoldsCall);
 }
 

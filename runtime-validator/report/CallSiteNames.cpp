@@ -17,14 +17,22 @@ namespace streamlife {
 namespace rt {
 
 Frame symbolize(void *ReturnAddress) {
-  Frame F;
-  F.PC = ReturnAddress;
   // Symbolize the call instruction, not the one after it.
   void *CallPC = static_cast<char *>(ReturnAddress) - 1;
   Dl_info Info;
   void *SymbolEntry = nullptr; // dladdr's symbol (ElfW(Sym)), for its size
-  if (!dladdr1(CallPC, &Info, &SymbolEntry, RTLD_DL_SYMENT))
+  if (!dladdr1(CallPC, &Info, &SymbolEntry, RTLD_DL_SYMENT)) {
+    Frame F;
+    F.PC = ReturnAddress;
     return F;
+  }
+  return symbolizeCall(ReturnAddress, Info, SymbolEntry);
+}
+
+Frame symbolizeCall(void *ReturnAddress, const Dl_info &Info, const void *SymbolEntry) {
+  Frame F;
+  F.PC = ReturnAddress;
+  void *CallPC = static_cast<char *>(ReturnAddress) - 1;
   const auto *Symbol = static_cast<const ElfW(Sym) *>(SymbolEntry);
   if (Info.dli_fname)
     F.Module = Info.dli_fname;

@@ -12,6 +12,8 @@
 
 #include "callsites/CallSites.h"
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,6 +36,11 @@ struct Frame {
 };
 
 Frame symbolize(void *ReturnAddress);
+/// symbolize() where dladdr1(ReturnAddress - 1, &CallInfo, &SymbolEntry,
+/// RTLD_DL_SYMENT) succeeded already: a caller's first sight
+/// (intercept/CallerLibraries.h) asks dladdr once, whose scan of a large
+/// library's dynamic symbols is most of its cost.
+Frame symbolizeCall(void *ReturnAddress, const Dl_info &CallInfo, const void *SymbolEntry);
 /// True for frames inside the CUDA libraries, CUPTI or this validator: they are
 /// never the call site a user wants to see.
 bool isRuntimeModule(std::string_view ModulePath);

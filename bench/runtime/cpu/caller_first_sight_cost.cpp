@@ -8,15 +8,16 @@
 // whole. This runs inside the program's lock call. The bench loads LIBRARY
 // (name it libtorch_cpu.so, e.g. a symbolic link to a large library with a
 // .symtab, to take the naming path) and classifies COUNT return addresses
-// spread over its executable segment, then COUNT addresses in libc (the
-// dladdr-only path of every other library).
+// spread over its executable segment, then LIBC_COUNT (default COUNT)
+// addresses in libc (the dladdr-only path of every other library).
 //
-//   caller_first_sight_cost LIBRARY [COUNT]
+//   caller_first_sight_cost LIBRARY [COUNT [LIBC_COUNT]]
 //
 // Prints the first caller's time, the mean of the others, the libc callers'
 // mean, and the resident memory the first naming added. Wall times on a
 // loaded machine: run it under callgrind for instruction counts (the
-// inclusive cost of classifyCaller, at two counts). Exit 0; 2 on bad usage.
+// inclusive cost of classifyCaller at COUNT LIBC_COUNT 1 0, 21 0 and 1 20).
+// Exit 0; 2 on bad usage.
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/CallerLibraries.h"
@@ -24,6 +25,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -64,7 +66,8 @@ std::vector<const void *> spreadOver(const char *Name, std::size_t Count) {
   std::vector<const void *> Addresses;
   if (!S.Begin)
     return Addresses;
-  std::uintptr_t Step = (S.End - S.Begin) / (Count + 1);
+  // The same first addresses at every count of at most 1000.
+  std::uintptr_t Step = (S.End - S.Begin) / (std::max<std::size_t>(Count, 1000) + 1);
   for (std::size_t I = 1; I <= Count; ++I)
     Addresses.push_back(reinterpret_cast<const void *>(S.Begin + I * Step + 1));
   return Addresses;
@@ -90,18 +93,19 @@ double secondsOf(const std::vector<const void *> &Callers, std::size_t From, std
 
 int main(int Argc, char **Argv) {
   if (Argc < 2) {
-    std::fprintf(stderr, "usage: caller_first_sight_cost LIBRARY [COUNT]\n");
+    std::fprintf(stderr, "usage: caller_first_sight_cost LIBRARY [COUNT [LIBC_COUNT]]\n");
     return 2;
   }
   std::size_t Count = Argc > 2 ? std::strtoul(Argv[2], nullptr, 10) : 1000;
+  std::size_t LibcCount = Argc > 3 ? std::strtoul(Argv[3], nullptr, 10) : Count;
   if (!dlopen(Argv[1], RTLD_NOW | RTLD_LOCAL)) {
     std::fprintf(stderr, "caller_first_sight_cost: %s\n", dlerror());
     return 2;
   }
   const char *Base = std::strrchr(Argv[1], '/') ? std::strrchr(Argv[1], '/') + 1 : Argv[1];
   std::vector<const void *> InLibrary = spreadOver(Base, Count);
-  std::vector<const void *> InLibc = spreadOver("libc.so.6", Count);
-  if (InLibrary.empty() || InLibc.empty()) {
+  std::vector<const void *> InLibc = spreadOver("libc.so.6", LibcCount);
+  if (InLibrary.empty() || (LibcCount && InLibc.empty())) {
     std::fprintf(stderr, "caller_first_sight_cost: no executable segment of %s or libc\n", Base);
     return 2;
   }
@@ -115,7 +119,8 @@ int main(int Argc, char **Argv) {
   if (InLibrary.size() > 1)
     std::printf("each further caller in it: %.2f us (%zu)\n", Others * 1e6 / (InLibrary.size() - 1),
                 InLibrary.size() - 1);
-  std::printf("each caller in libc: %.2f us (%zu)\n", Libc * 1e6 / InLibc.size(), InLibc.size());
+  if (!InLibc.empty())
+    std::printf("each caller in libc: %.2f us (%zu)\n", Libc * 1e6 / InLibc.size(), InLibc.size());
   std::printf("kinds: program %d, private %d, private function %d\n", Kinds[int(CallerKind::Program)],
               Kinds[int(CallerKind::Private)], Kinds[int(CallerKind::PrivateFunction)]);
   return 0;
