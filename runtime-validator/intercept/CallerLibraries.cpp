@@ -1,6 +1,10 @@
 //===- CallerLibraries.cpp - whose synchronization orders the program -----===//
 #include "intercept/CallerLibraries.h"
 
+#include "intercept/KeptLockCallers.h"
+#include "intercept/PrivateLockFunctions.h"
+#include "report/CallSiteNames.h"
+
 #include <dlfcn.h>
 
 #include <atomic>
@@ -46,6 +50,12 @@ CallerKind classifyLibrary(const char *Path, bool IsInterpreter) {
   return CallerKind::Program;
 }
 
+CallerKind classifyLibraryFunction(const char *Path, const char *Function, bool FunctionHoldsCall) {
+  if (!Path || !Function || !FunctionHoldsCall)
+    return CallerKind::Program;
+  return privateLockFunction(Path, Function) ? CallerKind::PrivateFunction : CallerKind::Program;
+}
+
 namespace {
 
 /// The object that holds the interpreter (libpython, or the executable), by
@@ -68,14 +78,26 @@ const void *ownBase() {
 }
 
 CallerKind classifySlow(const void *Ret) {
+  // The call instruction's object (it holds the byte before the return
+  // address), asked once: dladdr's scan of a large library's dynamic symbols
+  // is most of a first sight's cost, and symbolizeCall reuses its answer.
+  void *CallPC = static_cast<char *>(const_cast<void *>(Ret)) - 1;
   Dl_info Info;
-  if (!dladdr(Ret, &Info))
+  void *SymbolEntry = nullptr;
+  if (!dladdr1(CallPC, &Info, &SymbolEntry, RTLD_DL_SYMENT))
     return CallerKind::Program; // JIT code, or an object without symbols
   if (Info.dli_fbase == ownBase())
     return CallerKind::Private;
   const void *Interpreter = interpreterBase();
-  return classifyLibrary(Info.dli_fname, Interpreter && Info.dli_fbase == Interpreter);
+  CallerKind Kind = classifyLibrary(Info.dli_fname, Interpreter && Info.dli_fbase == Interpreter);
+  if (Kind != CallerKind::Program || !Info.dli_fname || !mayHavePrivateLockFunctions(Info.dli_fname))
+    return Kind;
+  // Named as the kept-lock-event line names it (KeptLockCallers.cpp).
+  Frame F = symbolizeCall(const_cast<void *>(Ret), Info, SymbolEntry);
+  return classifyLibraryFunction(F.Module.c_str(), F.Function.c_str(), F.FunctionHoldsCall);
 }
+
+std::atomic<KeptLockCallers *> PrivateFunctionCounts{nullptr};
 
 constexpr std::size_t CacheSlots = detail::CallerCacheSlots;
 constexpr int MaxProbes = 16;
@@ -87,6 +109,10 @@ namespace detail {
 std::atomic<std::uint64_t> CallerCache[CallerCacheSlots];
 } // namespace detail
 
+void countPrivateFunctionLocks(KeptLockCallers *Counts) {
+  PrivateFunctionCounts.store(Counts, std::memory_order_release);
+}
+
 CallerKind classifyCaller(const void *ReturnAddress) {
   auto Key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ReturnAddress));
   std::size_t Hash = detail::callerCacheHome(Key);
@@ -97,7 +123,15 @@ CallerKind classifyCaller(const void *ReturnAddress) {
     if ((Slot >> 8) == Key)
       return static_cast<CallerKind>(Slot & 0xff);
   }
+  // Counted: the caller table itself remembers the PrivateFunction callers.
+  KeptLockCallers *Counts = PrivateFunctionCounts.load(std::memory_order_acquire);
+  if (Counts && Counts->countIfHeld(ReturnAddress))
+    return CallerKind::PrivateFunction;
   CallerKind Kind = classifySlow(ReturnAddress);
+  if (Counts && Kind == CallerKind::PrivateFunction) {
+    Counts->count(ReturnAddress);
+    return Kind;
+  }
   std::uint64_t Entry = (Key << 8) | static_cast<std::uint64_t>(Kind);
   for (int Probe = 0; Probe < MaxProbes; ++Probe) {
     std::uint64_t Expected = 0;

@@ -21,6 +21,16 @@
 // semaphores (CPython 3.11/3.12 on Linux), so the interpreter's semaphore
 // calls still count while its mutex and condition calls (the GIL) do not.
 //
+// The rule applies per function too, where a library's own synchronization
+// does order the program (libtorch's autograd engine) but some of its
+// functions lock only one object's private state (AutogradMeta::fw_grad's
+// lazily built forward grad, the environment's lock of c10::utils::get_env):
+// a caller in one of the libraries that PrivateLockFunctions.h lists is named
+// by its function (report/CallSiteNames.h: the module's symbol table, so
+// internal functions resolve) and is private when the table names it. A
+// caller the table cannot place for sure (no symbol that holds the address)
+// stays the program's. Ignoring a lock can only add findings, never hide one.
+//
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_INTERCEPT_CALLERLIBRARIES_H
 #define STREAMLIFE_RT_INTERCEPT_CALLERLIBRARIES_H
@@ -37,11 +47,27 @@ enum class CallerKind : std::uint8_t {
   Program,      ///< its synchronization orders threads
   Private,      ///< a library's own lock (CUDA, allocators, the validator)
   Interpreter,  ///< the Python interpreter: only its semaphores count
+  PrivateFunction, ///< a library function's lock on its object's own state
+                   ///< (PrivateLockFunctions.h)
 };
 
 /// Classifies a library by its path. IsInterpreter: the object holds the
 /// Python interpreter (libpython, or a python executable that links it in).
 CallerKind classifyLibrary(const char *Path, bool IsInterpreter);
+
+/// Classifies a call from Function (demangled) in the library at Path that
+/// classifyLibrary called the program's: PrivateFunction when the table of
+/// PrivateLockFunctions.h names it, else Program. FunctionHoldsCall: whether
+/// Function is known to hold the call (report/CallSiteNames.h); when not, the
+/// name may be another function's, and the call stays the program's.
+CallerKind classifyLibraryFunction(const char *Path, const char *Function, bool FunctionHoldsCall);
+
+class KeptLockCallers;
+/// With intercept_stats: counts the lock events of PrivateFunction callers in
+/// Counts, by caller. Their addresses then stay out of the cache below (a hit
+/// there is ignored without a count) and classifyCaller counts each call of
+/// theirs; set before the first call is classified. Null: no counting.
+void countPrivateFunctionLocks(KeptLockCallers *Counts);
 
 /// Whether a call of this kind of primitive from this caller orders threads.
 enum class SyncPrimitive : std::uint8_t { Mutex, Condition, Semaphore, Thread };
@@ -57,7 +83,10 @@ inline bool countsAsProgramSync(CallerKind Caller, SyncPrimitive What) {
 }
 
 /// The kind of the code at a return address (cached per address; dladdr on
-/// the first sight). Lock-free on a hit, callable from any interposer.
+/// the first sight, and for the libraries PrivateLockFunctions.h lists the
+/// function's name). Lock-free on a hit, callable from any interposer; the
+/// first sight must run as the validator's code (ValidatorCode), since
+/// naming a function takes the symbol table's lock.
 CallerKind classifyCaller(const void *ReturnAddress);
 
 namespace detail {

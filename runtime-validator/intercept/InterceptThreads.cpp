@@ -13,8 +13,9 @@
 //            condition wait (it relocks the mutex), barrier wait, at the new
 //            thread's start and after pthread_join.
 // Only calls from the program's code count (CallerLibraries.h: the CUDA
-// libraries' and the modelled allocators' locks and the Python interpreter's
-// lock order nothing), and only once the process used CUDA: before that no
+// libraries' and the modelled allocators' locks, the Python interpreter's
+// lock and the locks of the library functions PrivateLockFunctions.h lists
+// order nothing), and only once the process used CUDA: before that no
 // clock holds anything a later check could use.
 //
 // The events are queued with the allocators' block events and reach the
@@ -87,8 +88,10 @@ __attribute__((always_inline)) inline bool ignoredAtOnce(const void *Caller, Syn
   return Kind != CallerKind::Unknown && !countsAsProgramSync(Kind, What);
 }
 
+/// Also where intercept_stats counts the events of a library function's
+/// private lock (CallerLibraries.h keeps those callers out of the cache then).
 __attribute__((noinline)) CallerKind classifyFirstSight(const void *Caller) {
-  ValidatorCode Running; // dladdr's own locks are not the program's
+  ValidatorCode Running; // dladdr's and the symbol table's locks are not the program's
   return classifyCaller(Caller);
 }
 
@@ -532,7 +535,7 @@ STREAMLIFE_INTERPOSE int pthread_create(pthread_t *Thread, const pthread_attr_t 
   auto Real = RealFunction<Fn, Symbol>::get();
   // Wrapped whether or not the process used CUDA yet: the thread may outlive
   // that moment, and its end must still reach its joiner.
-  if (ValidatorCode::running() || !runtime() || !countsAsProgramSync(classifyCaller(CALLER), SyncPrimitive::Thread))
+  if (ValidatorCode::running() || !runtime() || !countsAsProgramSync(classifyFirstSight(CALLER), SyncPrimitive::Thread))
     return Real(Thread, Attr, Routine, Arg);
   auto *Start = new ThreadStart{Routine, Arg};
   if (ValidatorRuntime *R = runtime(); usedCuda(R))

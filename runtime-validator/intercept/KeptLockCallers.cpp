@@ -47,6 +47,21 @@ void KeptLockCallers::count(const void *Caller) {
   Unplaced.fetch_add(1, std::memory_order_relaxed);
 }
 
+bool KeptLockCallers::countIfHeld(const void *Caller) {
+  std::size_t First = slotOf(Caller);
+  for (std::size_t Probe = 0; Probe < Capacity; ++Probe) {
+    Slot &S = Slots[(First + Probe) % Capacity];
+    const void *Held = S.Caller.load(std::memory_order_acquire);
+    if (!Held)
+      return false; // slots are never emptied: Caller would be here
+    if (Held == Caller) {
+      S.Events.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+  }
+  return false;
+}
+
 std::vector<KeptLockCallers::Named> KeptLockCallers::mostKept(std::size_t Most) const {
   std::map<std::string, std::uint64_t> ByName;
   for (const Slot &S : Slots)

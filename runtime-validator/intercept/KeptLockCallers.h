@@ -8,6 +8,10 @@
 // address of the interposed call), and the summary names the functions and
 // libraries that kept the most.
 //
+// The same table counts, for intercept_stats' line of lock events ignored as
+// a library function's private state, those events by caller
+// (CallerLibraries.h, PrivateLockFunctions.h).
+//
 // Counting is lock-free (an interposer may run inside any lock of the
 // program): a fixed open-addressed table of return addresses; callers beyond
 // its capacity are counted together as "other callers". Names are looked up
@@ -30,6 +34,10 @@ class KeptLockCallers {
 public:
   /// One kept lock event whose interposed call returns to Caller.
   void count(const void *Caller);
+  /// count(Caller) when the table holds Caller already; whether it did. The
+  /// counts of ignored private-function lock events (CallerLibraries.h) use
+  /// it as their set of such callers.
+  bool countIfHeld(const void *Caller);
 
   struct Named {
     std::string Where; ///< "function (library)", or the address where neither is known

@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/Runtime.h"
+#include "intercept/CallerLibraries.h"
 #include "intercept/DriverCallTable.h"
 #include "intercept/DriverEntryPoints.h"
 #include "intercept/RedundantSyncFilter.h"
@@ -143,6 +144,11 @@ void finishProcess() {
     if (!Kept.empty())
       std::fprintf(validatorLog(), "streamlife: intercept-stats: kept lock events by caller: %s\n",
                    keptLockCallersText(Kept).c_str());
+    std::vector<KeptLockCallers::Named> Ignored = R->PrivateFunctionLockers.mostKept(MostKeptLockCallers);
+    if (!Ignored.empty())
+      std::fprintf(validatorLog(),
+                   "streamlife: intercept-stats: lock events ignored as private state by function: %s\n",
+                   keptLockCallersText(Ignored).c_str());
     std::fprintf(validatorLog(),
                  "streamlife: intercept-stats: long queues of lock events drained outside CUDA calls: %llu\n",
                  static_cast<unsigned long long>(R->LongQueueDrains.load()));
@@ -318,6 +324,8 @@ __attribute__((constructor)) static void attachToProcess() {
   setUpDriverCalls(*R, AtEntryPoints);
   detail::CountingLaunches = R->Opts.intercept_stats;
   redundant_sync::countDropped(R->Opts.intercept_stats);
+  if (R->Opts.intercept_stats)
+    countPrivateFunctionLocks(&R->PrivateFunctionLockers);
   if (!subscribeCupti(*R, Why)) {
     // Every process of `run -- sh -c '...'` fails alike: say it once per run.
     if (claimWarning(Why))

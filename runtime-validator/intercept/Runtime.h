@@ -79,6 +79,9 @@ public:
   std::atomic<std::uint64_t> LongQueueDrains{0};
   /// The kept lock events by caller, counted only for intercept_stats.
   KeptLockCallers KeptLockers;
+  /// The lock events ignored as a library function's private state
+  /// (PrivateLockFunctions.h), by caller, counted only for intercept_stats.
+  KeptLockCallers PrivateFunctionLockers;
 
 private:
   std::mutex SiteKeyLock;

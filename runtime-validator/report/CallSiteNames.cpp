@@ -6,6 +6,7 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,13 +17,23 @@ namespace streamlife {
 namespace rt {
 
 Frame symbolize(void *ReturnAddress) {
-  Frame F;
-  F.PC = ReturnAddress;
   // Symbolize the call instruction, not the one after it.
   void *CallPC = static_cast<char *>(ReturnAddress) - 1;
   Dl_info Info;
-  if (!dladdr(CallPC, &Info))
+  void *SymbolEntry = nullptr; // dladdr's symbol (ElfW(Sym)), for its size
+  if (!dladdr1(CallPC, &Info, &SymbolEntry, RTLD_DL_SYMENT)) {
+    Frame F;
+    F.PC = ReturnAddress;
     return F;
+  }
+  return symbolizeCall(ReturnAddress, Info, SymbolEntry);
+}
+
+Frame symbolizeCall(void *ReturnAddress, const Dl_info &Info, const void *SymbolEntry) {
+  Frame F;
+  F.PC = ReturnAddress;
+  void *CallPC = static_cast<char *>(ReturnAddress) - 1;
+  const auto *Symbol = static_cast<const ElfW(Sym) *>(SymbolEntry);
   if (Info.dli_fname)
     F.Module = Info.dli_fname;
   F.ModuleOffset = reinterpret_cast<std::uintptr_t>(CallPC) -
@@ -37,8 +48,13 @@ Frame symbolize(void *ReturnAddress) {
     Name = elfFunctionAt(MainProgram ? std::string("/proc/self/exe") : F.Module, F.ModuleOffset,
                          reinterpret_cast<std::uintptr_t>(CallPC));
   }
-  if (Name.empty() && Info.dli_sname)
+  F.FunctionHoldsCall = !Name.empty();
+  if (Name.empty() && Info.dli_sname) {
     Name = Info.dli_sname;
+    auto Start = reinterpret_cast<std::uintptr_t>(Info.dli_saddr);
+    auto Call = reinterpret_cast<std::uintptr_t>(CallPC);
+    F.FunctionHoldsCall = Symbol && Call >= Start && Call - Start < Symbol->st_size;
+  }
   if (!Name.empty()) {
     int Status = 0;
     char *Demangled = abi::__cxa_demangle(Name.c_str(), nullptr, nullptr, &Status);

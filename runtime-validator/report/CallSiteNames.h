@@ -12,6 +12,8 @@
 
 #include "callsites/CallSites.h"
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,9 +28,19 @@ struct Frame {
   std::string Function; ///< demangled; empty when unknown
   std::string Module;   ///< path of the shared object or executable
   std::uintptr_t ModuleOffset = 0;
+  /// True when Function is the symbol whose extent (start and size) holds the
+  /// call: read from the module's .symtab, or a dynamic symbol whose size
+  /// covers it. dladdr's nearest exported symbol before an unexported
+  /// function names another function: false then.
+  bool FunctionHoldsCall = false;
 };
 
 Frame symbolize(void *ReturnAddress);
+/// symbolize() where dladdr1(ReturnAddress - 1, &CallInfo, &SymbolEntry,
+/// RTLD_DL_SYMENT) succeeded already: a caller's first sight
+/// (intercept/CallerLibraries.h) asks dladdr once, whose scan of a large
+/// library's dynamic symbols is most of its cost.
+Frame symbolizeCall(void *ReturnAddress, const Dl_info &CallInfo, const void *SymbolEntry);
 /// True for frames inside the CUDA libraries, CUPTI or this validator: they are
 /// never the call site a user wants to see.
 bool isRuntimeModule(std::string_view ModulePath);

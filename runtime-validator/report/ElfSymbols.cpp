@@ -22,12 +22,23 @@ namespace {
 struct FunctionSymbol {
   std::uint64_t Begin = 0;
   std::uint64_t Size = 0;
-  std::string Name;
+  const char *Name = nullptr; ///< in the file's mapping, ends before StringsEnd
 };
 
+/// The file stays mapped (never unmapped: the cache lives as long as the
+/// process) and names point into its string table: a library's symbol
+/// table is read without a copy of every name (libtorch_cpu.so's hold
+/// hundreds of thousands; the first caller named in it, inside a lock call
+/// of the program, paid for their copies, CallerLibraries.h). A file whose
+/// mapping goes away under it would take the process's own mapping of the
+/// library with it.
 struct ModuleSymbols {
   bool Executable = false; ///< ET_EXEC: symbol values are absolute addresses
   std::vector<FunctionSymbol> Functions; ///< sorted by Begin
+  /// The end of the string table, which a name's length is bounded by:
+  /// measured only when looked up, so that the table's pages are read only
+  /// for the names asked.
+  const char *StringsEnd = nullptr;
 };
 
 std::unique_ptr<ModuleSymbols> readSymbols(const std::string &Path) {
@@ -61,18 +72,18 @@ std::unique_ptr<ModuleSymbols> readSymbols(const std::string &Path) {
         continue;
       const auto *Syms = reinterpret_cast<const Elf64_Sym *>(Base + Sym.sh_offset);
       const char *Strings = reinterpret_cast<const char *>(Base + Str.sh_offset);
+      Result->StringsEnd = Strings + Str.sh_size;
       for (std::size_t J = 0; J < Sym.sh_size / sizeof(Elf64_Sym); ++J) {
         const Elf64_Sym &S = Syms[J];
         if (ELF64_ST_TYPE(S.st_info) != STT_FUNC || !S.st_value || S.st_name >= Str.sh_size)
           continue;
-        const char *Name = Strings + S.st_name;
-        std::size_t MaxLen = Str.sh_size - S.st_name;
-        Result->Functions.push_back(
-            FunctionSymbol{S.st_value, S.st_size, std::string(Name, strnlen(Name, MaxLen))});
+        Result->Functions.push_back(FunctionSymbol{S.st_value, S.st_size, Strings + S.st_name});
       }
+      break; // a file has one SHT_SYMTAB, and StringsEnd bounds its names
     }
   }
-  munmap(Map, Size);
+  if (Result->Functions.empty())
+    munmap(Map, Size);
   std::sort(Result->Functions.begin(), Result->Functions.end(),
             [](const FunctionSymbol &A, const FunctionSymbol &B) { return A.Begin < B.Begin; });
   return Result;
@@ -99,7 +110,7 @@ std::string elfFunctionAt(const std::string &ModulePath, std::uintptr_t ModuleOf
   --It;
   if (Address >= It->Begin + std::max<std::uint64_t>(It->Size, 1))
     return "";
-  return It->Name;
+  return std::string(It->Name, strnlen(It->Name, static_cast<std::size_t>(Module->StringsEnd - It->Name)));
 }
 
 } // namespace rt

@@ -4,7 +4,9 @@
 // internal function of an executable it returns the nearest exported symbol
 // before it, which names the wrong function. The static symbol table (.symtab),
 // present unless the module was stripped, has every function with its size, so
-// a return address is named exactly. Read once per module, at report time only.
+// a return address is named exactly. Read once per module: at report time, and
+// for the callers of a lock in the few libraries intercept/PrivateLockFunctions.h
+// lists, at their first sight.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_REPORT_ELFSYMBOLS_H

@@ -89,3 +89,22 @@ TEST(KeptLockCallersTest, ThreadsCountingAtOnceLoseNoEvent) {
     Total += N.Events;
   EXPECT_EQ(Total, std::uint64_t(Threads) * Each);
 }
+
+TEST(KeptLockCallersTest, CountIfHeldCountsOnlyCallersCountedBefore) {
+  // The set of private-function callers that intercept_stats counts
+  // (CallerLibraries.h): a caller never counted is not added, one counted
+  // before is counted again, as count() would; collisions of the open
+  // addressing are walked past.
+  auto Callers = std::make_unique<KeptLockCallers>();
+  EXPECT_FALSE(Callers->countIfHeld(unmapped(1)));
+  EXPECT_TRUE(Callers->mostKept(6).empty());
+  for (std::uintptr_t I = 0; I < 2 * KeptLockCallers::Capacity / 3; ++I)
+    Callers->count(unmapped(I));
+  for (std::uintptr_t I = 0; I < 2 * KeptLockCallers::Capacity / 3; ++I)
+    EXPECT_TRUE(Callers->countIfHeld(unmapped(I))) << I;
+  EXPECT_FALSE(Callers->countIfHeld(unmapped(KeptLockCallers::Capacity)));
+  std::vector<KeptLockCallers::Named> Most = Callers->mostKept(KeptLockCallers::Capacity);
+  ASSERT_EQ(Most.size(), 2 * KeptLockCallers::Capacity / 3);
+  for (const KeptLockCallers::Named &N : Most)
+    EXPECT_EQ(N.Events, 2u) << N.Where;
+}

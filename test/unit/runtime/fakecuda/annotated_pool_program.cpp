@@ -297,6 +297,48 @@ int main(int Argc, char **Argv) {
     pthread_mutex_lock(&Once);
     pthread_mutex_unlock(&Once); // kept, with the queue long
     Locker.join();
+  } else if (Scenario == "torch-fw-grad" || Scenario == "torch-ready-queue") {
+    // A mutex locked inside a function of a library named libtorch_cpu.so
+    // (FakeTorchCpu.cpp), as worker-mutex-ordered below locks its own: the
+    // main thread allocates on ag under it, then a worker that read the
+    // block on compute releases the block under it. The lock alone orders
+    // the allocation before the release. Locked by ReadyQueue::push (a
+    // hand-over of autograd's work) it is the program's synchronization:
+    // clean. Locked by AutogradMeta::fw_grad, whose lock guards its
+    // object's own state (PrivateLockFunctions.h), it orders nothing, and the
+    // allocation is a reuse opportunity: reported.
+    using LockedFn = int (*)(const char *, pthread_mutex_t *, void (*)(void *), void *);
+    void *Torch = dlopen("libtorch_cpu.so", RTLD_NOW | RTLD_LOCAL);
+    auto Locked = Torch ? reinterpret_cast<LockedFn>(dlsym(Torch, "fakeTorchLocked")) : nullptr;
+    if (!Locked) {
+      std::fprintf(stderr, "annotated_pool_program: no libtorch_cpu.so of the tests: %s\n", dlerror());
+      return 2;
+    }
+    const char *Function = Scenario == "torch-fw-grad" ? "fw_grad" : "push";
+    struct Work {
+      StreamPool *Pool;
+      CUdeviceptr Block;
+    } Shared{&Pool, Pool.allocateLocked(Ag)};
+    launch(Shared.Block, Ag, "touch");
+    order(Compute, Ag);
+    pthread_mutex_t Handoff = PTHREAD_MUTEX_INITIALIZER;
+    std::atomic<int> Step{0};
+    auto AwaitStep = [&Step](int N) {
+      while (Step.load() < N) {
+      }
+    };
+    std::thread Worker([&] {
+      launch(Shared.Block, Compute, "touch");
+      Step.store(1); // read enqueued
+      AwaitStep(2);
+      Locked(Function, &Handoff, [](void *W) {
+        static_cast<Work *>(W)->Pool->releaseLocked(static_cast<Work *>(W)->Block);
+      }, &Shared);
+    });
+    AwaitStep(1);
+    Locked(Function, &Handoff, [](void *W) { static_cast<Work *>(W)->Pool->allocateLocked(Ag); }, &Shared);
+    Step.store(2); // after the unlock: the worker's lock follows it
+    Worker.join();
   } else if (Scenario.rfind("worker-", 0) == 0) {
     // A worker thread reads the main thread's block on its own stream and
     // drops it; the main thread allocates on the block's stream meanwhile.
