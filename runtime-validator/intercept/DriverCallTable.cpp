@@ -46,6 +46,13 @@ Family familyFunction(CuptiFamily F) {
 
 } // namespace
 
+void interceptDriverCallInScope(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
+                                const void *Params, CUresult Result, const char *SymbolName, CUcontext Ctx) {
+  const DriverRow &Row = detail::Rows[Cbid];
+  InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
+  Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName});
+}
+
 void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints) {
   detail::CountingCalls = R.Opts.intercept_stats || R.Opts.api_stats;
   for (const CuptiCall &Call : cuptiCalls()) {

@@ -341,10 +341,13 @@ void InterceptScope::enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext
 void InterceptScope::leaveFully() noexcept {
   ValidatorRuntime &R = Context->R;
   Filter->cudaCallLeft(FilterMark, publishedState(R.Eng, Context->thread()));
-  if (R.Report.hasPending()) {
-    ProfileTimer Printing(R.Profile, ProfilePhase::Findings);
-    R.Report.drain(R);
-  }
+  if (R.Report.hasPending())
+    printFindings(R);
+}
+
+void InterceptScope::printFindings(ValidatorRuntime &R) noexcept {
+  ProfileTimer Printing(R.Profile, ProfilePhase::Findings);
+  R.Report.drain(R);
 }
 
 ProfileSlot profileSlot(const char *Name) {
