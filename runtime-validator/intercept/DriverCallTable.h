@@ -34,7 +34,7 @@ namespace rt {
 void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints);
 
 struct DriverRow {
-  void (*Decode)(const CallContext &) = nullptr; ///< the family; null: not a row
+  CallDecoder Decode = nullptr; ///< the family, or its function for the row; null: not a row
   const char *Name = nullptr;
   bool PerThread = false;
   bool AtEntryPoint = false; ///< carried by the driver's entry points, not CUPTI

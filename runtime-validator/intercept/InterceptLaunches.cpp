@@ -12,6 +12,7 @@
 // they are noted as "not analysed" once, never passed silently.
 //
 //===----------------------------------------------------------------------===//
+#include "intercept/CuptiCalls.h"
 #include "intercept/DriverCallContext.h"
 #include "intercept/Interposition.h"
 #include "intercept/KernelArguments.h"
@@ -57,18 +58,28 @@ void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelP
   I.countIgnoredWords(I.launchedWithPointerWords(S, Words.data(), Words.size(), Op, GenericOp));
 }
 
+/// cuLaunchKernel, both variants.
+void launchKernel(const CallContext &C) {
+  if (!C.entering())
+    return;
+  const auto &P = C.params<cuLaunchKernel_params>();
+  recordLaunch(C, P.f, P.hStream, P.kernelParams, P.extra, LaunchGrid{P.gridDimX, P.gridDimY, P.gridDimZ});
+}
+
 } // namespace
+
+CallDecoder launchesDecoder(CUpti_CallbackId Cbid) {
+  return rowDecoder(Cbid) == RowDecoder::LaunchKernel ? launchKernel : interceptLaunches;
+}
 
 void interceptLaunches(const CallContext &C) {
   if (!C.entering())
     return;
   switch (C.Cbid) {
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-    const auto &P = C.params<cuLaunchKernel_params>();
-    recordLaunch(C, P.f, P.hStream, P.kernelParams, P.extra, LaunchGrid{P.gridDimX, P.gridDimY, P.gridDimZ});
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    launchKernel(C);
     return;
-  }
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
     const auto &P = C.params<cuLaunchKernelEx_params>();
