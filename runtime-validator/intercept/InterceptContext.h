@@ -226,6 +226,8 @@ private:
   __attribute__((noinline)) void streamWaitsEventObserved(StreamId S, Handle Event) const;
   /// stream() while self-profiling (out of line: the timer's state).
   __attribute__((noinline)) StreamId streamTimed(CUstream H) const;
+  /// op() while self-profiling (out of line, as streamTimed).
+  __attribute__((noinline)) OpId opTimed(NameId Name) const;
   /// kernel() when F is not the thread's last kernel: the shared cache, or
   /// the driver on first sight (out of line: its state gave every hit a frame).
   __attribute__((noinline)) const KernelInfo &kernelNotLast(void *Handle, const char *SymbolName) const;
