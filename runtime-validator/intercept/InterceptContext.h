@@ -113,6 +113,11 @@ public:
   /// calling thread's per-thread default stream.
   InterceptContext(ValidatorRuntime &R, CUcontext Ctx = nullptr, bool PerThreadApi = false)
       : R(R), T(currentThread()), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
+  /// The same on a thread known to be numbered already (detail::ThisThread
+  /// set: InterceptScopeInline.h says when).
+  struct NumberedThread {};
+  InterceptContext(ValidatorRuntime &R, NumberedThread, CUcontext Ctx, bool PerThreadApi)
+      : R(R), T(detail::ThisThread), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
 
   ThreadId thread() const { return T; }
   const Options &options() const;

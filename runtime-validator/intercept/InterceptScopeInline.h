@@ -4,8 +4,8 @@
 // runtime's state is known (Runtime.h): the driver calls of the call table
 // (DriverCallTable.h), three per launch-bound step, and the CUPTI path's
 // out-of-line constructor. The common case is a known thread whose published
-// word is known, no self-profile, a process that used CUDA before, no block
-// events queued and no findings to print: the scope then only takes the
+// word is known (so a process that used CUDA before), no self-profile, no
+// block events queued and no findings to print: the scope then only takes the
 // filter's marks (RedundantSyncFilter.h), and anything else goes through the
 // out-of-line enterFully / leaveFully, which do everything. Out of line, the
 // common case cost a call and a frame of five saved registers each way.
@@ -31,9 +31,15 @@ namespace rt {
 
 inline bool InterceptScope::isCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
                                          const std::atomic<std::uint64_t> *Word) {
-  return __builtin_expect(detail::ThisThread != ~ThreadId(0) && Word &&
-                              !(R.Profile.enabled() && Slot != NoProfileSlot) &&
-                              R.UsedCuda.load(std::memory_order_relaxed) && !R.Annotated.hasPending(),
+  // A published word says more than itself: only a scope that went through
+  // enter() publishes it (askPublishedState, InterceptContext.cpp), for a
+  // thread its context had numbered (detail::ThisThread) and in the same
+  // step as it marks the process as one that used CUDA (R.UsedCuda, never
+  // cleared); the word and the number are the thread's own, and the process
+  // has one runtime while it intercepts (the word is its engine's already).
+  // So neither is asked again here: three instructions each, three calls per
+  // launch-bound step.
+  return __builtin_expect(Word && !(R.Profile.enabled() && Slot != NoProfileSlot) && !R.Annotated.hasPending(),
                           1);
 }
 
@@ -58,7 +64,7 @@ __attribute__((always_inline)) inline bool InterceptScope::runCommonCase(Validat
   if (!isCommonCase(R, Slot, Word))
     return false;
   ValidatorCode Running; // first: the call's own locks are the validator's
-  const InterceptContext Context(R, Ctx, PerThreadApi);
+  const InterceptContext Context(R, InterceptContext::NumberedThread{}, Ctx, PerThreadApi);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   const redundant_sync::ThreadFilter::CallMark Mark =
       Filter.cudaCallEntered(Word->load(std::memory_order_acquire));
