@@ -290,7 +290,7 @@ private:
   /// (enterFully).
   inline bool enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
   /// Whether a call is the common case (InterceptScopeInline.h); Word is the
-  /// thread's published word.
+  /// thread's published word, Slot a call-table row's (none unless profiling).
   static inline bool isCommonCase(ValidatorRuntime &R, ProfileSlot Slot, const std::atomic<std::uint64_t> *Word);
   /// The findings to print at the end of a call, outside every lock.
   __attribute__((noinline)) static void printFindings(ValidatorRuntime &R) noexcept;

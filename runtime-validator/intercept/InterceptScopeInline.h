@@ -38,9 +38,10 @@ inline bool InterceptScope::isCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
   // cleared); the word and the number are the thread's own, and the process
   // has one runtime while it intercepts (the word is its engine's already).
   // So neither is asked again here: three instructions each, three calls per
-  // launch-bound step.
-  return __builtin_expect(Word && !(R.Profile.enabled() && Slot != NoProfileSlot) && !R.Annotated.hasPending(),
-                          1);
+  // launch-bound step. Likewise a row's profile slot is given only while the
+  // profile is enabled (setUpDriverCalls; it is never disabled), so the slot
+  // alone says whether the call is timed.
+  return __builtin_expect(Word && Slot == NoProfileSlot && !R.Annotated.hasPending(), 1);
 }
 
 inline bool InterceptScope::enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
