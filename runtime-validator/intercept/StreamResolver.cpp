@@ -41,7 +41,8 @@ int StreamResolver::currentDevice(CUcontext Ctx) {
 }
 
 StreamId StreamResolver::resolveAndRemember(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx,
-                                            detail::RecentStream &Slot) {
+                                            unsigned Index) {
+  detail::RecentStream &Slot = detail::RecentStreams[Index];
   // The generation before the answer: a creation or destruction meanwhile
   // leaves the entry stale, never wrong.
   std::uint64_t Gen = Generation.load(std::memory_order_acquire);
