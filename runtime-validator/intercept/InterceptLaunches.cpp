@@ -25,6 +25,27 @@ namespace rt {
 
 namespace {
 
+/// A launch's parameters decoded into Words, and the decoding noted.
+__attribute__((always_inline)) inline void decodeLaunch(const InterceptContext &I, const KernelInfo &Info,
+                                                        void **KernelParams, void **Extra, LaunchGrid Grid,
+                                                        std::vector<PointerWord> &Words) {
+  LaunchDecoding Decoded = launchPointerWords(Info, KernelParams, Extra, Grid, Words);
+  if (!Decoded.Analysed)
+    I.notAnalysed(NotAnalysed::KernelParameters);
+  if (Decoded.Family)
+    I.countDecoded(Decoded.Family);
+}
+
+/// decodeLaunch timed, while self-profiling: out of line, so that a launch
+/// that is not profiled keeps no timer on its stack (seven instructions of
+/// stores and tests per launch).
+__attribute__((noinline)) void decodeLaunchTimed(const InterceptContext &I, const KernelInfo &Info,
+                                                 void **KernelParams, void **Extra, LaunchGrid Grid,
+                                                 std::vector<PointerWord> &Words) {
+  ProfileTimer Decoding(ProfilePhase::Decode);
+  decodeLaunch(I, Info, KernelParams, Extra, Grid, Words);
+}
+
 /// Inline in each launch's decoder: a call of seven arguments passed the
 /// grid on the stack and cost cuLaunchKernel's decoder a frame of its own.
 __attribute__((always_inline)) inline void recordLaunch(const CallContext &C, CUfunction F, CUstream H,
@@ -43,15 +64,11 @@ __attribute__((always_inline)) inline void recordLaunch(const CallContext &C, CU
   }
   const KernelInfo &Info = I.kernel(F, C.SymbolName);
   static thread_local std::vector<PointerWord> Words;
-  {
-    // The active profile is the runtime's while it profiles: no call to ask.
-    ProfileTimer Decoding(ProfilePhase::Decode);
-    LaunchDecoding Decoded = launchPointerWords(Info, KernelParams, Extra, Grid, Words);
-    if (!Decoded.Analysed)
-      I.notAnalysed(NotAnalysed::KernelParameters);
-    if (Decoded.Family)
-      I.countDecoded(Decoded.Family);
-  }
+  // The active profile is the runtime's while it profiles: no call to ask.
+  if (__builtin_expect(SelfProfile::active() != nullptr, 0))
+    decodeLaunchTimed(I, Info, KernelParams, Extra, Grid, Words);
+  else
+    decodeLaunch(I, Info, KernelParams, Extra, Grid, Words);
   bool AnyGeneric = false;
   for (const PointerWord &W : Words)
     AnyGeneric |= W.FromGenericScan;
