@@ -79,9 +79,13 @@ Entry Entries[EntryCount] = {
 };
 
 /// Set once the call table carries the entry-point rows here; until then
-/// (and in processes where CUPTI carries them) the wrappers only forward and
-/// the lookups hand out the driver's own functions.
+/// (and in processes where CUPTI carries them) the lookups hand out the
+/// driver's own functions.
 std::atomic<bool> Active{false};
+/// The runtime the wrappers intercept for (setDriverEntryPointRuntime); null
+/// until the entry points are active and the runtime published, and in a
+/// forked child: the wrappers only forward then.
+std::atomic<ValidatorRuntime *> Intercepting{nullptr};
 CUresult (*CtxGetCurrent)(CUcontext *) = nullptr;
 
 } // namespace
@@ -207,9 +211,9 @@ template <EntryIndex I, typename... Args> CUresult forward(Args... A) {
 /// the rows, the validator is attached, and the call is not the validator's
 /// own (made while it handles another call).
 ValidatorRuntime *interceptingRuntime() {
-  if (!Active.load(std::memory_order_relaxed) || DriverCallGuard::inside())
+  if (DriverCallGuard::inside())
     return nullptr;
-  return runtime();
+  return Intercepting.load(std::memory_order_acquire);
 }
 
 /// The current context, for a call on a special stream handle (NULL, legacy,
@@ -469,6 +473,8 @@ bool prepareDriverEntryPoints(std::string &Why) {
 
 void activateDriverEntryPoints() { Active.store(true, std::memory_order_release); }
 
+void setDriverEntryPointRuntime(ValidatorRuntime *R) { Intercepting.store(R, std::memory_order_release); }
+
 } // namespace rt
 } // namespace streamlife
 
@@ -589,6 +595,8 @@ bool prepareDriverEntryPoints(std::string &Why) {
 }
 
 void activateDriverEntryPoints() {}
+
+void setDriverEntryPointRuntime(ValidatorRuntime *) {}
 
 } // namespace rt
 } // namespace streamlife

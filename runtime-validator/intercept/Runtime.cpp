@@ -176,7 +176,10 @@ void openTimeline(ValidatorRuntime &R) {
 
 // A forked child runs no CUDA (the driver does not survive fork) and must not
 // print a second summary or rewrite the parent's report: it goes passive.
-void inForkedChild() { TheRuntime.store(nullptr); }
+void inForkedChild() {
+  setDriverEntryPointRuntime(nullptr);
+  TheRuntime.store(nullptr);
+}
 
 } // namespace
 
@@ -345,6 +348,8 @@ __attribute__((constructor)) static void attachToProcess() {
   if (AtEntryPoints)
     activateDriverEntryPoints();
   TheRuntime.store(R, std::memory_order_release);
+  if (AtEntryPoints)
+    setDriverEntryPointRuntime(R);
   std::atexit(atExit);
   pthread_atfork(nullptr, nullptr, inForkedChild);
   if (Opts.verbosity > 0) {
