@@ -43,5 +43,23 @@ const std::vector<CuptiCall> &cuptiCalls() {
   return Calls;
 }
 
+RowDecoder rowDecoder(CUpti_CallbackId Cbid) {
+  switch (Cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    return RowDecoder::LaunchKernel;
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags: // starts as cuEventRecord's
+  case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
+    return RowDecoder::EventRecord;
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz:
+    return RowDecoder::StreamWaitEvent;
+  default:
+    return RowDecoder::Family;
+  }
+}
+
 } // namespace rt
 } // namespace streamlife

@@ -38,6 +38,13 @@ struct CuptiCall {
 /// Every row of CuptiCalls.inc, in table order.
 const std::vector<CuptiCall> &cuptiCalls();
 
+/// The rows whose family decodes them with a function of their own, one per
+/// parameter layout (the hot calls: a launch, a record and a wait per
+/// launch-bound step, where the family's switch cost a dozen compares and a
+/// frame each); Family: every other row, through the family's switch.
+enum class RowDecoder : unsigned char { Family, LaunchKernel, EventRecord, StreamWaitEvent };
+RowDecoder rowDecoder(CUpti_CallbackId Cbid);
+
 } // namespace rt
 } // namespace streamlife
 

@@ -47,12 +47,20 @@ struct CallContext {
 
 // Interceptor families; each ignores cbids it does not own. The table
 // (CuptiCalls.inc) names them by the part after "intercept".
+using CallDecoder = void (*)(const CallContext &);
 void interceptLaunches(const CallContext &C);
 void interceptStreams(const CallContext &C);
 void interceptEventsAndSync(const CallContext &C);
 void interceptMemory(const CallContext &C);
 void interceptCopiesAndSets(const CallContext &C);
 void interceptStreamMemOps(const CallContext &C);
+
+/// What decodes one row of a family: the family's own function for the row's
+/// parameter layout where it has one (rowDecoder, CuptiCalls.h), else the
+/// family. Either does the same for the row: the family's switch calls the
+/// same function for those cbids.
+CallDecoder launchesDecoder(CUpti_CallbackId Cbid);
+CallDecoder eventsAndSyncDecoder(CUpti_CallbackId Cbid);
 
 } // namespace rt
 } // namespace streamlife

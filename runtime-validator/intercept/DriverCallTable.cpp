@@ -26,14 +26,16 @@ constexpr unsigned MaxCbid = CUPTI_DRIVER_TRACE_CBID_SIZE;
 
 std::atomic<NameId> ApiNames[MaxCbid];
 
-Family familyFunction(CuptiFamily F) {
+/// Row Cbid's decoder in family F (the family's own for the cbid, where it
+/// has one: DriverCallContext.h).
+Family familyFunction(CuptiFamily F, CUpti_CallbackId Cbid) {
   switch (F) {
   case CuptiFamily::Launches:
-    return interceptLaunches;
+    return launchesDecoder(Cbid);
   case CuptiFamily::Streams:
     return interceptStreams;
   case CuptiFamily::EventsAndSync:
-    return interceptEventsAndSync;
+    return eventsAndSyncDecoder(Cbid);
   case CuptiFamily::Memory:
     return interceptMemory;
   case CuptiFamily::CopiesAndSets:
@@ -46,13 +48,20 @@ Family familyFunction(CuptiFamily F) {
 
 } // namespace
 
+void interceptDriverCallInScope(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
+                                const void *Params, CUresult Result, const char *SymbolName, CUcontext Ctx) {
+  const DriverRow &Row = detail::Rows[Cbid];
+  InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
+  Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName});
+}
+
 void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints) {
   detail::CountingCalls = R.Opts.intercept_stats || R.Opts.api_stats;
   for (const CuptiCall &Call : cuptiCalls()) {
     if (Call.Cbid >= MaxCbid)
       continue;
     DriverRow &Out = Rows[Call.Cbid];
-    Out.Decode = familyFunction(Call.Family);
+    Out.Decode = familyFunction(Call.Family, Call.Cbid);
     Out.Name = Call.Name;
     Out.PerThread = Call.PerThread;
     Out.AtEntryPoint = AtEntryPoints && Call.Carrier == CallCarrier::EntryPointWhereSupported;

@@ -34,7 +34,7 @@ namespace rt {
 void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints);
 
 struct DriverRow {
-  void (*Decode)(const CallContext &) = nullptr; ///< the family; null: not a row
+  CallDecoder Decode = nullptr; ///< the family, or its function for the row; null: not a row
   const char *Name = nullptr;
   bool PerThread = false;
   bool AtEntryPoint = false; ///< carried by the driver's entry points, not CUPTI
@@ -63,6 +63,13 @@ inline bool carriedAtEntryPoint(CUpti_CallbackId Cbid) {
   return Cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && detail::Rows[Cbid].AtEntryPoint;
 }
 
+/// A site of a call that is not the common case (InterceptScopeInline.h): its
+/// family in an InterceptScope, which does everything. Out of line.
+__attribute__((noinline)) void interceptDriverCallInScope(ValidatorRuntime &R, CUpti_CallbackId Cbid,
+                                                          CallContext::Site At, const void *Params,
+                                                          CUresult Result, const char *SymbolName,
+                                                          CUcontext Ctx);
+
 /// One call of a row (Cbid must be one), from the mechanism that carries it:
 /// counted at its Enter, and handed to its family at the sites its row uses,
 /// inside an InterceptScope on context Ctx (null: the thread's current one).
@@ -76,9 +83,10 @@ inline void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, Call
   const DriverRow &Row = detail::Rows[Cbid];
   if (!(Row.Sites & (Entering ? CuptiCall::AtEnter : CuptiCall::AtExit)))
     return;
-  InterceptScope Scope(InterceptScope::DriverCall{}, R, Row.Slot, Ctx, Row.PerThread);
-  Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName});
-  Scope.leaveDriverCall();
+  if (!InterceptScope::runCommonCase(R, Row.Slot, Ctx, Row.PerThread, [&](const InterceptContext &I) {
+        Row.Decode(CallContext{I, Cbid, At, Params, Result, SymbolName});
+      }))
+    interceptDriverCallInScope(R, Cbid, At, Params, Result, SymbolName, Ctx);
 }
 
 /// interceptDriverCall in the two halves the entry points need: the count
@@ -95,9 +103,10 @@ inline bool driverCallUsesSite(CUpti_CallbackId Cbid, CallContext::Site At) {
 __attribute__((always_inline)) inline void interceptDriverCallSite(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
                                     const void *Params, CUresult Result, CUcontext Ctx) {
   const DriverRow &Row = detail::Rows[Cbid];
-  InterceptScope Scope(InterceptScope::DriverCall{}, R, Row.Slot, Ctx, Row.PerThread);
-  Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, nullptr});
-  Scope.leaveDriverCall();
+  if (!InterceptScope::runCommonCase(R, Row.Slot, Ctx, Row.PerThread, [&](const InterceptContext &I) {
+        Row.Decode(CallContext{I, Cbid, At, Params, Result, nullptr});
+      }))
+    interceptDriverCallInScope(R, Cbid, At, Params, Result, nullptr, Ctx);
 }
 /// A call the table does not handle, seen by CUPTI with api_stats (counted only).
 void countUnhandledDriverCall(CUpti_CallbackId Cbid);

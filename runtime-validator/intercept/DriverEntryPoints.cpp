@@ -79,9 +79,13 @@ Entry Entries[EntryCount] = {
 };
 
 /// Set once the call table carries the entry-point rows here; until then
-/// (and in processes where CUPTI carries them) the wrappers only forward and
-/// the lookups hand out the driver's own functions.
+/// (and in processes where CUPTI carries them) the lookups hand out the
+/// driver's own functions.
 std::atomic<bool> Active{false};
+/// The runtime the wrappers intercept for (setDriverEntryPointRuntime); null
+/// until the entry points are active and the runtime published, and in a
+/// forked child: the wrappers only forward then.
+std::atomic<ValidatorRuntime *> Intercepting{nullptr};
 CUresult (*CtxGetCurrent)(CUcontext *) = nullptr;
 
 } // namespace
@@ -207,47 +211,53 @@ template <EntryIndex I, typename... Args> CUresult forward(Args... A) {
 /// the rows, the validator is attached, and the call is not the validator's
 /// own (made while it handles another call).
 ValidatorRuntime *interceptingRuntime() {
-  if (!Active.load(std::memory_order_relaxed) || DriverCallGuard::inside())
+  if (DriverCallGuard::inside())
     return nullptr;
-  return runtime();
+  return Intercepting.load(std::memory_order_acquire);
 }
 
-/// One call of row Cbid around the driver's: the row's Enter before it, its
-/// Exit with the driver's result after it (the table runs the family at the
-/// sites the row uses, as it does for CUPTI's callbacks). The row is a
-/// template argument, so that its sites are read at a constant address.
-template <CUpti_CallbackId Cbid> class EntryCall {
-public:
-  EntryCall(const void *Params, CUstream Stream) : R(interceptingRuntime()), Params(Params) {
-    if (!R)
-      return;
-    countDriverCall(Cbid);
-    // A special handle (NULL, legacy, per-thread) means a stream of the
-    // current context's device; a real handle does not depend on it. Asked
-    // before the driver acts, for either site.
-    if (reinterpret_cast<std::uintptr_t>(Stream) <= reinterpret_cast<std::uintptr_t>(CU_STREAM_PER_THREAD) &&
-        CtxGetCurrent) {
-      DriverCallGuard Guard;
-      CtxGetCurrent(&Ctx);
-    }
-    if (driverCallUsesSite(Cbid, CallContext::Site::Enter)) {
-      DriverCallGuard Guard;
-      interceptDriverCallSite(*R, Cbid, CallContext::Site::Enter, Params, CUDA_SUCCESS, Ctx);
-    }
-  }
-  CUresult returned(CUresult Rc) {
-    if (R && driverCallUsesSite(Cbid, CallContext::Site::Exit)) {
-      DriverCallGuard Guard;
-      interceptDriverCallSite(*R, Cbid, CallContext::Site::Exit, Params, Rc, Ctx);
-    }
-    return Rc;
-  }
-
-private:
-  ValidatorRuntime *R;
-  const void *Params;
+/// The current context, for a call on a special stream handle (NULL, legacy,
+/// per-thread), which means a stream of that context's device. Out of line:
+/// its address-taken result kept every call's context in memory.
+__attribute__((noinline)) CUcontext currentContext() {
   CUcontext Ctx = nullptr;
-};
+  if (CtxGetCurrent) {
+    DriverCallGuard Guard;
+    CtxGetCurrent(&Ctx);
+  }
+  return Ctx;
+}
+
+/// One call of row Cbid around the driver's (Forward calls it): the row's
+/// Enter before it, its Exit with the driver's result after it (the table
+/// runs the family at the sites the row uses, as it does for CUPTI's
+/// callbacks). The row is a template argument, so that its sites are read at
+/// a constant address. A function, not an object around the call: the
+/// object's members (the runtime, the parameters, the context) were kept in
+/// memory across the driver's call and read back from there.
+template <CUpti_CallbackId Cbid, typename Fn>
+__attribute__((always_inline)) inline CUresult entryCall(const void *Params, CUstream Stream, Fn &&Forward) {
+  ValidatorRuntime *R = interceptingRuntime();
+  if (!R)
+    return Forward();
+  countDriverCall(Cbid);
+  // A special handle means a stream of the current context's device; a real
+  // handle does not depend on it. Asked before the driver acts, for either
+  // site.
+  CUcontext Ctx = reinterpret_cast<std::uintptr_t>(Stream) <= reinterpret_cast<std::uintptr_t>(CU_STREAM_PER_THREAD)
+                      ? currentContext()
+                      : nullptr;
+  if (driverCallUsesSite(Cbid, CallContext::Site::Enter)) {
+    DriverCallGuard Guard;
+    interceptDriverCallSite(*R, Cbid, CallContext::Site::Enter, Params, CUDA_SUCCESS, Ctx);
+  }
+  CUresult Rc = Forward();
+  if (driverCallUsesSite(Cbid, CallContext::Site::Exit)) {
+    DriverCallGuard Guard;
+    interceptDriverCallSite(*R, Cbid, CallContext::Site::Exit, Params, Rc, Ctx);
+  }
+  return Rc;
+}
 
 template <EntryIndex I, CUpti_CallbackId Cbid>
 CUresult launchKernel(CUfunction F, unsigned GridX, unsigned GridY, unsigned GridZ, unsigned BlockX,
@@ -255,36 +265,33 @@ CUresult launchKernel(CUfunction F, unsigned GridX, unsigned GridY, unsigned Gri
                       void **KernelParams, void **Extra) {
   cuLaunchKernel_params P{F,      GridX,       GridY,  GridZ,        BlockX, BlockY,
                           BlockZ, SharedBytes, Stream, KernelParams, Extra};
-  EntryCall<Cbid> Call(&P, Stream);
-  return Call.returned(forward<I>(F, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, SharedBytes, Stream,
-                                  KernelParams, Extra));
+  return entryCall<Cbid>(&P, Stream, [&] {
+    return forward<I>(F, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, SharedBytes, Stream, KernelParams, Extra);
+  });
 }
 
 template <EntryIndex I, CUpti_CallbackId Cbid>
 CUresult launchKernelEx(const CUlaunchConfig *Config, CUfunction F, void **KernelParams, void **Extra) {
   cuLaunchKernelEx_params P{Config, F, KernelParams, Extra};
-  EntryCall<Cbid> Call(&P, Config ? Config->hStream : nullptr);
-  return Call.returned(forward<I>(Config, F, KernelParams, Extra));
+  return entryCall<Cbid>(&P, Config ? Config->hStream : nullptr,
+                         [&] { return forward<I>(Config, F, KernelParams, Extra); });
 }
 
 template <EntryIndex I, CUpti_CallbackId Cbid> CUresult eventRecord(CUevent Event, CUstream Stream) {
   cuEventRecord_params P{Event, Stream};
-  EntryCall<Cbid> Call(&P, Stream);
-  return Call.returned(forward<I>(Event, Stream));
+  return entryCall<Cbid>(&P, Stream, [&] { return forward<I>(Event, Stream); });
 }
 
 template <EntryIndex I, CUpti_CallbackId Cbid>
 CUresult eventRecordWithFlags(CUevent Event, CUstream Stream, unsigned Flags) {
   cuEventRecordWithFlags_params P{Event, Stream, Flags};
-  EntryCall<Cbid> Call(&P, Stream);
-  return Call.returned(forward<I>(Event, Stream, Flags));
+  return entryCall<Cbid>(&P, Stream, [&] { return forward<I>(Event, Stream, Flags); });
 }
 
 template <EntryIndex I, CUpti_CallbackId Cbid>
 CUresult streamWaitEvent(CUstream Stream, CUevent Event, unsigned Flags) {
   cuStreamWaitEvent_params P{Stream, Event, Flags};
-  EntryCall<Cbid> Call(&P, Stream);
-  return Call.returned(forward<I>(Stream, Event, Flags));
+  return entryCall<Cbid>(&P, Stream, [&] { return forward<I>(Stream, Event, Flags); });
 }
 
 // The stream-ordered allocator's calls (PyTorch's backend:cudaMallocAsync
@@ -297,21 +304,18 @@ CUresult streamWaitEvent(CUstream Stream, CUevent Event, unsigned Flags) {
 template <EntryIndex I, CUpti_CallbackId Cbid>
 CUresult memAllocAsync(CUdeviceptr *Dptr, std::size_t Bytes, CUstream Stream) {
   cuMemAllocAsync_params P{Dptr, Bytes, Stream};
-  EntryCall<Cbid> Call(&P, Stream);
-  return Call.returned(forward<I>(Dptr, Bytes, Stream));
+  return entryCall<Cbid>(&P, Stream, [&] { return forward<I>(Dptr, Bytes, Stream); });
 }
 
 template <EntryIndex I, CUpti_CallbackId Cbid>
 CUresult memAllocFromPoolAsync(CUdeviceptr *Dptr, std::size_t Bytes, CUmemoryPool Pool, CUstream Stream) {
   cuMemAllocFromPoolAsync_params P{Dptr, Bytes, Pool, Stream};
-  EntryCall<Cbid> Call(&P, Stream);
-  return Call.returned(forward<I>(Dptr, Bytes, Pool, Stream));
+  return entryCall<Cbid>(&P, Stream, [&] { return forward<I>(Dptr, Bytes, Pool, Stream); });
 }
 
 template <EntryIndex I, CUpti_CallbackId Cbid> CUresult memFreeAsync(CUdeviceptr Ptr, CUstream Stream) {
   cuMemFreeAsync_params P{Ptr, Stream};
-  EntryCall<Cbid> Call(&P, Stream);
-  return Call.returned(forward<I>(Ptr, Stream));
+  return entryCall<Cbid>(&P, Stream, [&] { return forward<I>(Ptr, Stream); });
 }
 
 /// A lookup that named a wrapped function and got an address the validator
@@ -469,6 +473,8 @@ bool prepareDriverEntryPoints(std::string &Why) {
 
 void activateDriverEntryPoints() { Active.store(true, std::memory_order_release); }
 
+void setDriverEntryPointRuntime(ValidatorRuntime *R) { Intercepting.store(R, std::memory_order_release); }
+
 } // namespace rt
 } // namespace streamlife
 
@@ -589,6 +595,8 @@ bool prepareDriverEntryPoints(std::string &Why) {
 }
 
 void activateDriverEntryPoints() {}
+
+void setDriverEntryPointRuntime(ValidatorRuntime *) {}
 
 } // namespace rt
 } // namespace streamlife

@@ -49,14 +49,21 @@
 namespace streamlife {
 namespace rt {
 
+class ValidatorRuntime;
+
 /// Resolves the driver's own entry points in the loaded libcuda.so.1 and
 /// checks that the wrappers and the call table's entry-point rows match and
 /// that cuGetProcAddress hands out those very addresses. False, with Why,
 /// when the entry points cannot be relied on here: CUPTI then carries the rows.
 bool prepareDriverEntryPoints(std::string &Why);
-/// From now on the wrappers intercept, and dlsym and cuGetProcAddress hand
-/// them out (call once the call table says the rows are carried here).
+/// From now on dlsym and cuGetProcAddress hand the wrappers out (call once
+/// the call table says the rows are carried here).
 void activateDriverEntryPoints();
+/// The runtime the wrappers hand their calls to: set once it is published
+/// (after activateDriverEntryPoints), null again in a forked child, which
+/// goes passive. One load per call, where the wrappers asked whether the
+/// entry points were active and then for the process's runtime.
+void setDriverEntryPointRuntime(ValidatorRuntime *R);
 
 } // namespace rt
 } // namespace streamlife

@@ -18,6 +18,14 @@ SelfProfile &InterceptContext::profile() const { return R.Profile; }
 NameId InterceptContext::name(std::string_view Text) const { return R.Ops.internName(Text); }
 
 OpId InterceptContext::op(NameId Name) const {
+  // Profiling apart: the timed phase's state gave every launch's capture a
+  // frame of two saved registers, set up before the profile was asked.
+  if (__builtin_expect(R.Profile.enabled(), 0))
+    return opTimed(Name);
+  return captureOp(R, Name);
+}
+
+OpId InterceptContext::opTimed(NameId Name) const {
   return timedPhase(R.Profile, ProfilePhase::CallSites, [&] { return captureOp(R, Name); });
 }
 
@@ -341,10 +349,13 @@ void InterceptScope::enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext
 void InterceptScope::leaveFully() noexcept {
   ValidatorRuntime &R = Context->R;
   Filter->cudaCallLeft(FilterMark, publishedState(R.Eng, Context->thread()));
-  if (R.Report.hasPending()) {
-    ProfileTimer Printing(R.Profile, ProfilePhase::Findings);
-    R.Report.drain(R);
-  }
+  if (R.Report.hasPending())
+    printFindings(R);
+}
+
+void InterceptScope::printFindings(ValidatorRuntime &R) noexcept {
+  ProfileTimer Printing(R.Profile, ProfilePhase::Findings);
+  R.Report.drain(R);
 }
 
 ProfileSlot profileSlot(const char *Name) {

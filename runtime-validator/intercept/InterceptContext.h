@@ -113,6 +113,11 @@ public:
   /// calling thread's per-thread default stream.
   InterceptContext(ValidatorRuntime &R, CUcontext Ctx = nullptr, bool PerThreadApi = false)
       : R(R), T(currentThread()), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
+  /// The same on a thread known to be numbered already (detail::ThisThread
+  /// set: InterceptScopeInline.h says when).
+  struct NumberedThread {};
+  InterceptContext(ValidatorRuntime &R, NumberedThread, CUcontext Ctx, bool PerThreadApi)
+      : R(R), T(detail::ThisThread), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
 
   ThreadId thread() const { return T; }
   const Options &options() const;
@@ -226,6 +231,8 @@ private:
   __attribute__((noinline)) void streamWaitsEventObserved(StreamId S, Handle Event) const;
   /// stream() while self-profiling (out of line: the timer's state).
   __attribute__((noinline)) StreamId streamTimed(CUstream H) const;
+  /// op() while self-profiling (out of line, as streamTimed).
+  __attribute__((noinline)) OpId opTimed(NameId Name) const;
   /// kernel() when F is not the thread's last kernel: the shared cache, or
   /// the driver on first sight (out of line: its state gave every hit a frame).
   __attribute__((noinline)) const KernelInfo &kernelNotLast(void *Handle, const char *SymbolName) const;
@@ -249,13 +256,15 @@ public:
   explicit InterceptScope(ProfileSlot Slot, CUcontext Ctx = nullptr, bool PerThreadApi = false);
   /// For a mechanism that holds the runtime already (the CUPTI callback).
   InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
-  /// The same for the driver calls of the call table (DriverCallTable.h),
-  /// three per launch-bound step: the common entry inline, and the common
-  /// exit too when the call ends with leaveDriverCall(). Both are defined in
-  /// InterceptScopeInline.h, for the runtime's core only.
-  struct DriverCall {};
-  inline InterceptScope(DriverCall, ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
-  inline void leaveDriverCall();
+  /// The driver calls of the call table (DriverCallTable.h), three per
+  /// launch-bound step, run their common case (see InterceptScopeInline.h)
+  /// with no scope object: Body(context) between the filter's marks, inline.
+  /// False when the call is not the common case and nothing was done: run it
+  /// in a scope then. Defined in InterceptScopeInline.h, for the runtime's
+  /// core only.
+  template <typename Fn>
+  static inline bool runCommonCase(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi,
+                                   Fn &&Body);
   ~InterceptScope() {
     if (Context)
       leaveFully();
@@ -277,10 +286,14 @@ private:
   __attribute__((noinline)) void enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
                                             bool PerThreadApi) noexcept;
   __attribute__((noinline)) void leaveFully() noexcept;
-  /// The entry and exit without their out-of-line parts: false when they
-  /// must take them (enterFully, leaveFully).
+  /// The entry without its out-of-line part: false when it must take it
+  /// (enterFully).
   inline bool enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
-  inline bool leaveQuickly();
+  /// Whether a call is the common case (InterceptScopeInline.h); Word is the
+  /// thread's published word, Slot a call-table row's (none unless profiling).
+  static inline bool isCommonCase(ValidatorRuntime &R, ProfileSlot Slot, const std::atomic<std::uint64_t> *Word);
+  /// The findings to print at the end of a call, outside every lock.
+  __attribute__((noinline)) static void printFindings(ValidatorRuntime &R) noexcept;
 
   ValidatorCode Running; ///< first: the scope's own locks are the validator's
   std::optional<InterceptContext> Context;

@@ -6,6 +6,7 @@
 // learns that a block is free).
 //
 //===----------------------------------------------------------------------===//
+#include "intercept/CuptiCalls.h"
 #include "intercept/DriverCallContext.h"
 
 #include <cupti_driver_cbid.h>
@@ -15,7 +16,38 @@ namespace rt {
 
 namespace {
 Handle eventHandle(CUevent E) { return reinterpret_cast<Handle>(E); }
+
+/// cuEventRecord*, every variant (WithFlags starts alike).
+void eventRecord(const CallContext &C) {
+  if (!C.exitedOk())
+    return;
+  const InterceptContext &I = C.Intercept;
+  const auto &P = C.params<cuEventRecord_params>();
+  if (!I.capturing(P.hStream))
+    I.eventRecorded(eventHandle(P.hEvent), I.stream(P.hStream));
+}
+
+/// cuStreamWaitEvent, both variants.
+void streamWaitEvent(const CallContext &C) {
+  if (!C.exitedOk())
+    return;
+  const InterceptContext &I = C.Intercept;
+  const auto &P = C.params<cuStreamWaitEvent_params>();
+  if (!I.capturing(P.hStream))
+    I.streamWaitsEvent(I.stream(P.hStream), eventHandle(P.hEvent));
+}
 } // namespace
+
+CallDecoder eventsAndSyncDecoder(CUpti_CallbackId Cbid) {
+  switch (rowDecoder(Cbid)) {
+  case RowDecoder::EventRecord:
+    return eventRecord;
+  case RowDecoder::StreamWaitEvent:
+    return streamWaitEvent;
+  default:
+    return interceptEventsAndSync;
+  }
+}
 
 void interceptEventsAndSync(const CallContext &C) {
   const InterceptContext &I = C.Intercept;
@@ -24,19 +56,11 @@ void interceptEventsAndSync(const CallContext &C) {
   case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz:
   case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
   case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
-    if (C.exitedOk()) {
-      const auto &P = C.params<cuEventRecord_params>(); // WithFlags starts alike
-      if (!I.capturing(P.hStream))
-        I.eventRecorded(eventHandle(P.hEvent), I.stream(P.hStream));
-    }
+    eventRecord(C);
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
   case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz:
-    if (C.exitedOk()) {
-      const auto &P = C.params<cuStreamWaitEvent_params>();
-      if (!I.capturing(P.hStream))
-        I.streamWaitsEvent(I.stream(P.hStream), eventHandle(P.hEvent));
-    }
+    streamWaitEvent(C);
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
   case CUPTI_DRIVER_TRACE_CBID_cuEventQuery:

@@ -12,6 +12,7 @@
 // they are noted as "not analysed" once, never passed silently.
 //
 //===----------------------------------------------------------------------===//
+#include "intercept/CuptiCalls.h"
 #include "intercept/DriverCallContext.h"
 #include "intercept/Interposition.h"
 #include "intercept/KernelArguments.h"
@@ -24,8 +25,31 @@ namespace rt {
 
 namespace {
 
-void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelParams, void **Extra,
-                  LaunchGrid Grid) {
+/// A launch's parameters decoded into Words, and the decoding noted.
+__attribute__((always_inline)) inline void decodeLaunch(const InterceptContext &I, const KernelInfo &Info,
+                                                        void **KernelParams, void **Extra, LaunchGrid Grid,
+                                                        std::vector<PointerWord> &Words) {
+  LaunchDecoding Decoded = launchPointerWords(Info, KernelParams, Extra, Grid, Words);
+  if (!Decoded.Analysed)
+    I.notAnalysed(NotAnalysed::KernelParameters);
+  if (Decoded.Family)
+    I.countDecoded(Decoded.Family);
+}
+
+/// decodeLaunch timed, while self-profiling: out of line, so that a launch
+/// that is not profiled keeps no timer on its stack (seven instructions of
+/// stores and tests per launch).
+__attribute__((noinline)) void decodeLaunchTimed(const InterceptContext &I, const KernelInfo &Info,
+                                                 void **KernelParams, void **Extra, LaunchGrid Grid,
+                                                 std::vector<PointerWord> &Words) {
+  ProfileTimer Decoding(ProfilePhase::Decode);
+  decodeLaunch(I, Info, KernelParams, Extra, Grid, Words);
+}
+
+/// Inline in each launch's decoder: a call of seven arguments passed the
+/// grid on the stack and cost cuLaunchKernel's decoder a frame of its own.
+__attribute__((always_inline)) inline void recordLaunch(const CallContext &C, CUfunction F, CUstream H,
+                                                        void **KernelParams, void **Extra, LaunchGrid Grid) {
   const InterceptContext &I = C.Intercept;
   if (I.capturing(H))
     return;
@@ -40,15 +64,11 @@ void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelP
   }
   const KernelInfo &Info = I.kernel(F, C.SymbolName);
   static thread_local std::vector<PointerWord> Words;
-  {
-    // The active profile is the runtime's while it profiles: no call to ask.
-    ProfileTimer Decoding(ProfilePhase::Decode);
-    LaunchDecoding Decoded = launchPointerWords(Info, KernelParams, Extra, Grid, Words);
-    if (!Decoded.Analysed)
-      I.notAnalysed(NotAnalysed::KernelParameters);
-    if (Decoded.Family)
-      I.countDecoded(Decoded.Family);
-  }
+  // The active profile is the runtime's while it profiles: no call to ask.
+  if (__builtin_expect(SelfProfile::active() != nullptr, 0))
+    decodeLaunchTimed(I, Info, KernelParams, Extra, Grid, Words);
+  else
+    decodeLaunch(I, Info, KernelParams, Extra, Grid, Words);
   bool AnyGeneric = false;
   for (const PointerWord &W : Words)
     AnyGeneric |= W.FromGenericScan;
@@ -57,18 +77,28 @@ void recordLaunch(const CallContext &C, CUfunction F, CUstream H, void **KernelP
   I.countIgnoredWords(I.launchedWithPointerWords(S, Words.data(), Words.size(), Op, GenericOp));
 }
 
+/// cuLaunchKernel, both variants.
+void launchKernel(const CallContext &C) {
+  if (!C.entering())
+    return;
+  const auto &P = C.params<cuLaunchKernel_params>();
+  recordLaunch(C, P.f, P.hStream, P.kernelParams, P.extra, LaunchGrid{P.gridDimX, P.gridDimY, P.gridDimZ});
+}
+
 } // namespace
+
+CallDecoder launchesDecoder(CUpti_CallbackId Cbid) {
+  return rowDecoder(Cbid) == RowDecoder::LaunchKernel ? launchKernel : interceptLaunches;
+}
 
 void interceptLaunches(const CallContext &C) {
   if (!C.entering())
     return;
   switch (C.Cbid) {
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-    const auto &P = C.params<cuLaunchKernel_params>();
-    recordLaunch(C, P.f, P.hStream, P.kernelParams, P.extra, LaunchGrid{P.gridDimX, P.gridDimY, P.gridDimZ});
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    launchKernel(C);
     return;
-  }
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
     const auto &P = C.params<cuLaunchKernelEx_params>();

@@ -1,14 +1,20 @@
 //===- InterceptScopeInline.h - an intercepted call's scope, inline -*- C++ -*-===//
 //
-// The common entry and exit of an InterceptScope (InterceptContext.h), inline
-// where the runtime's state is known (Runtime.h): the driver calls of the call
-// table (DriverCallTable.h), three per launch-bound step, and the CUPTI path's
+// The common case of an InterceptScope (InterceptContext.h), inline where the
+// runtime's state is known (Runtime.h): the driver calls of the call table
+// (DriverCallTable.h), three per launch-bound step, and the CUPTI path's
 // out-of-line constructor. The common case is a known thread whose published
-// word is known, no self-profile, a process that used CUDA before, no block
-// events queued and no findings to print: the scope then only takes the
+// word is known (so a process that used CUDA before), no self-profile, no
+// block events queued and no findings to print: the scope then only takes the
 // filter's marks (RedundantSyncFilter.h), and anything else goes through the
 // out-of-line enterFully / leaveFully, which do everything. Out of line, the
 // common case cost a call and a frame of five saved registers each way.
+//
+// A driver call runs its common case with no InterceptScope object at all
+// (runCommonCase): the scope's optional context, its timer and their flags
+// cost a driver call about 30 instructions of stores and tests on the stack,
+// for state that the common case never uses (no timer runs without a
+// profile; the context lives exactly as long as the call).
 //
 // Only the runtime's core includes this header (it includes Runtime.h).
 //
@@ -23,13 +29,25 @@
 namespace streamlife {
 namespace rt {
 
+inline bool InterceptScope::isCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
+                                         const std::atomic<std::uint64_t> *Word) {
+  // A published word says more than itself: only a scope that went through
+  // enter() publishes it (askPublishedState, InterceptContext.cpp), for a
+  // thread its context had numbered (detail::ThisThread) and in the same
+  // step as it marks the process as one that used CUDA (R.UsedCuda, never
+  // cleared); the word and the number are the thread's own, and the process
+  // has one runtime while it intercepts (the word is its engine's already).
+  // So neither is asked again here: three instructions each, three calls per
+  // launch-bound step. Likewise a row's profile slot is given only while the
+  // profile is enabled (setUpDriverCalls; it is never disabled), so the slot
+  // alone says whether the call is timed.
+  return __builtin_expect(Word && Slot == NoProfileSlot && !R.Annotated.hasPending(), 1);
+}
+
 inline bool InterceptScope::enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
                                          bool PerThreadApi) {
   const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord;
-  if (__builtin_expect(detail::ThisThread == ~ThreadId(0) || !Word ||
-                           (R.Profile.enabled() && Slot != NoProfileSlot) ||
-                           !R.UsedCuda.load(std::memory_order_relaxed) || R.Annotated.hasPending(),
-                       0))
+  if (!isCommonCase(R, Slot, Word))
     return false;
   Context.emplace(R, Ctx, PerThreadApi);
   Filter = &redundant_sync::thisThread();
@@ -37,25 +55,25 @@ inline bool InterceptScope::enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, 
   return true;
 }
 
-inline InterceptScope::InterceptScope(DriverCall, ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
-                                      bool PerThreadApi) {
-  if (!enterQuickly(R, Slot, Ctx, PerThreadApi))
-    enterFully(R, Slot, Ctx, PerThreadApi);
-}
-
-inline bool InterceptScope::leaveQuickly() {
+template <typename Fn>
+__attribute__((always_inline)) inline bool InterceptScope::runCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
+                                                                         CUcontext Ctx, bool PerThreadApi,
+                                                                         Fn &&Body) {
+  // The published word never moves once given (Engine::hostStateWord), so
+  // the one read here serves the exit too.
   const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord;
-  if (__builtin_expect(!Word || Context->R.Report.hasPending() || Timer.running(), 0))
+  if (!isCommonCase(R, Slot, Word))
     return false;
-  Filter->cudaCallLeft(FilterMark, Word->load(std::memory_order_acquire));
+  ValidatorCode Running; // first: the call's own locks are the validator's
+  const InterceptContext Context(R, InterceptContext::NumberedThread{}, Ctx, PerThreadApi);
+  redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
+  const redundant_sync::ThreadFilter::CallMark Mark =
+      Filter.cudaCallEntered(Word->load(std::memory_order_acquire));
+  Body(Context);
+  Filter.cudaCallLeft(Mark, Word->load(std::memory_order_acquire));
+  if (__builtin_expect(R.Report.hasPending(), 0))
+    printFindings(R);
   return true;
-}
-
-inline void InterceptScope::leaveDriverCall() {
-  // Left here, the scope is empty for its destructor, which then leaves
-  // nothing more to do than the timer's and the validator depth's own.
-  if (Context && leaveQuickly())
-    Context.reset();
 }
 
 } // namespace rt

@@ -80,12 +80,16 @@ SyncId threadEndId(pthread_t T) { return ThreadEndTag ^ static_cast<SyncId>(T); 
 /// synchronization orders nothing (the driver's and CUPTI's locks, the GIL).
 /// Every lock the driver, CUPTI and the validator take passes here (about 12
 /// of the driver's per launch-bound step on an H200), so it is inline and
-/// reads a thread-local and one cache slot: no call, no frame, no lock.
+/// reads one cache slot and a thread-local: no call, no frame, no lock. The
+/// slot first: nearly every ignored lock is a library's (the driver's), whose
+/// slot settles it, and the validator's own code is a private library too
+/// once seen; its depth is read only for a caller the slot does not settle
+/// (five instructions less per ignored lock than the depth first).
 __attribute__((always_inline)) inline bool ignoredAtOnce(const void *Caller, SyncPrimitive What) {
-  if (ValidatorCode::running())
-    return true;
   CallerKind Kind = cachedCallerKind(Caller);
-  return Kind != CallerKind::Unknown && !countsAsProgramSync(Kind, What);
+  if (Kind != CallerKind::Unknown && !countsAsProgramSync(Kind, What))
+    return true;
+  return ValidatorCode::running();
 }
 
 /// Also where intercept_stats counts the events of a library function's

@@ -185,10 +185,8 @@ public:
     // Every event queued before the call was applied when it began (a
     // replay returns only then); when none was queued since, the engine's
     // flags are what it will find at the thread's next event.
-    if (After != Engine::UnknownHostWord && QueuedCount == Mark.Queued) {
-      PendingStamp = After & 2;
-      MayJoin = !(After & 1);
-    }
+    if (After != Engine::UnknownHostWord && QueuedCount == Mark.Queued)
+      EngineFlags = After & (ReleasedSinceTick | UsesCuda);
   }
 
   /// The thread's clock may have changed.
@@ -232,12 +230,16 @@ private:
   /// Events queued so far: a CUDA call that queued none while it ran has
   /// seen all of them applied, and reads the engine's flags back.
   std::uint64_t QueuedCount = 0;
-  /// The engine may find that the thread released something since its last
-  /// tick when it applies the thread's next event (its next stamp ticks).
-  bool PendingStamp = false;
-  /// ... or that the thread does not count as a CUDA thread yet (its next
-  /// CUDA operation joins the common knowledge and ticks).
-  bool MayJoin = true;
+  /// What the engine may find when it applies the thread's next event, as
+  /// the published word's low bits (Engine::hostWord), so that a CUDA call
+  /// reads them back with one store (two bools took three read-modify-writes
+  /// per call, three calls per launch-bound step):
+  ///   ReleasedSinceTick set: the thread may have released something since
+  ///     its last tick (its next stamp ticks);
+  ///   UsesCuda clear: the thread may not count as a CUDA thread yet (its
+  ///     next CUDA operation joins the common knowledge and ticks).
+  static constexpr std::uint8_t UsesCuda = 1, ReleasedSinceTick = 2;
+  std::uint8_t EngineFlags = 0;
 };
 
 namespace detail {
@@ -331,7 +333,7 @@ inline bool ThreadFilter::releaseIsRedundant(SyncObject Sync) {
     return false;
   // The engine's flag is set already (nothing ticked since the release this
   // one repeats); noted anyway, it only makes the next allocation count.
-  PendingStamp = true;
+  EngineFlags |= ReleasedSinceTick;
   detail::countDrop();
   return true;
 }
@@ -422,7 +424,7 @@ inline void ThreadFilter::queued(Queued What) {
   switch (What) {
   case Queued::Release:
     // Engine: the object's clock joins ours, and the next stamp will tick.
-    PendingStamp = true;
+    EngineFlags |= ReleasedSinceTick;
     return;
   case Queued::Acquire:
     clockMayChange(); // it may learn
@@ -431,18 +433,18 @@ inline void ThreadFilter::queued(Queued What) {
   case Queued::ReleaseRequest:
     return;
   case Queued::ThreadEnd:
-    MayJoin = true; // no longer counted: a later CUDA operation joins again
+    EngineFlags &= ~UsesCuda; // no longer counted: a later CUDA operation joins again
     return;
   case Queued::Allocation:
     // Engine::Impl::allocate: joins on first use, stamps a caching block.
-    if (PendingStamp || MayJoin)
+    if (EngineFlags != UsesCuda) // a pending stamp, or a join
       clockMayChange();
     return;
   case Queued::BlockRelease:
   case Queued::Access:
     // Engine::Impl::release / Engine::accessed: only the first use joins (a
     // synchronous free is a CUDA call, never queued).
-    if (MayJoin)
+    if (!(EngineFlags & UsesCuda))
       clockMayChange();
     return;
   }

@@ -41,14 +41,15 @@ int StreamResolver::currentDevice(CUcontext Ctx) {
 }
 
 StreamId StreamResolver::resolveAndRemember(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx,
-                                            detail::RecentStream &Slot) {
+                                            unsigned Index) {
+  detail::RecentStream &Slot = detail::RecentStreams[Index];
   // The generation before the answer: a creation or destruction meanwhile
   // leaves the entry stale, never wrong.
   std::uint64_t Gen = Generation.load(std::memory_order_acquire);
-  // A real handle's entry answers whatever the call's context and variant
-  // (resolve()); it keeps those it was filled with.
-  if (Slot.Handle == H && Slot.Thread == T &&
-      !isSpecial(reinterpret_cast<std::uint64_t>(H)) && Slot.Generation == Gen)
+  // A special handle's entry answers the same context, variant and thread (a
+  // real handle's hit is resolve()'s).
+  if (Slot.Handle == H && Slot.Generation == Gen && Slot.Context == Ctx && Slot.PerThread == PerThreadApi &&
+      Slot.Thread == T)
     return Slot.Id;
   Misses.fetch_add(1, std::memory_order_relaxed);
   StreamId Id = resolveSlow(T, H, PerThreadApi, Ctx);

@@ -32,14 +32,14 @@ namespace detail {
 // The few streams a thread is launching on right now, without any lock:
 // direct-mapped by handle, so a hit reads one entry (a launch-bound step
 // resolves two streams three times). Two handles that share a slot evict
-// each other, which costs a lookup, never a wrong answer: every field of the
-// key is compared. Defined here, constant-initialized, so that the hit is
+// each other, which costs a lookup, never a wrong answer: every field the
+// answer depends on is compared. Defined here, constant-initialized, so that the hit is
 // inline in every caller: one %fs-relative load, no call.
 struct RecentStream {
   CUstream Handle = nullptr;
   CUcontext Context = nullptr;
   bool PerThread = false;
-  ThreadId Thread = 0; ///< the per-thread stream depends on it
+  ThreadId Thread = 0; ///< the per-thread stream depends on it (special handles only)
   std::uint64_t Generation = 0;
   StreamId Id = NoStream;
 };
@@ -55,24 +55,30 @@ public:
   /// PerThreadApi: the call was a _ptsz/_ptds variant.
   /// Inline: the calling thread's recent answer (detail::RecentStreams) is
   /// nearly always there, three times per launch-bound step.
-  /// A real handle names one stream whatever the context and the variant of
-  /// the call (resolveSlow looks it up by the handle alone), so its entry
-  /// also answers calls of another context or variant (resolveAndRemember
-  /// asks first): a stream-ordered allocation's CUPTI callback (which
-  /// carries the context) and a launch at the driver's entry point (which
-  /// asks for none with a real handle) on the same stream share it, where
-  /// they evicted each other, a lookup under the resolver's lock each. Not
-  /// here: the exception in the inline hit cost every launch a frame.
+  /// A real handle names one stream whatever the context, the variant and
+  /// the thread of the call (resolveSlow looks it up by the handle alone), so
+  /// its entry also answers calls of another context, variant or thread: a
+  /// stream-ordered allocation's CUPTI callback (which carries the context)
+  /// and a launch at the driver's entry point (which asks for none with a
+  /// real handle) on the same stream share it, where they evicted each
+  /// other, a lookup under the resolver's lock each; and its hit compares
+  /// the handle and the generation only, inline (with the other three
+  /// fields GCC gave the hit a frame: +5 instructions per call, three calls
+  /// per launch-bound step); a special handle's hit is out of line.
   StreamId resolve(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx) {
     auto Raw = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(H));
-    detail::RecentStream &C =
-        detail::RecentStreams[(Raw * 0x9E3779B97F4A7C15ull) >> (64 - detail::RecentStreamSlotBits)];
+    const unsigned Slot = static_cast<unsigned>((Raw * 0x9E3779B97F4A7C15ull) >> (64 - detail::RecentStreamSlotBits));
+    const detail::RecentStream &C = detail::RecentStreams[Slot];
     // The generation names the resolver too (values are unique across
-    // resolvers, and an empty entry's 0 is none of them).
-    if (C.Handle == H && C.Context == Ctx && C.PerThread == PerThreadApi &&
-        C.Thread == T && C.Generation == Generation.load(std::memory_order_acquire))
+    // resolvers, and an empty entry's 0 is none of them). Only a special
+    // handle's answer depends on the call's context, variant and thread: its
+    // entry is compared out of line (resolveAndRemember), where those three
+    // compares do not make every real handle's hit save registers.
+    if (__builtin_expect(C.Handle == H && C.Generation == Generation.load(std::memory_order_acquire) &&
+                             !isSpecial(Raw),
+                         1))
       return C.Id;
-    return resolveAndRemember(T, H, PerThreadApi, Ctx, C);
+    return resolveAndRemember(T, H, PerThreadApi, Ctx, Slot);
   }
   /// NULL, CU_STREAM_LEGACY or CU_STREAM_PER_THREAD: a stream that depends on
   /// the call's context, variant and thread.
@@ -92,11 +98,13 @@ private:
   StreamId learn(ThreadId T, CUstream H, CUcontext Ctx, bool HaveFlags, unsigned Flags, int Priority);
 
   StreamId resolveSlow(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx);
-  /// resolve()'s miss, out of line so that a hit saves no registers; Slot is
-  /// the calling thread's cache entry to fill. Six arguments, all in
-  /// registers: a seventh on the stack gave every hit a frame.
+  /// resolve()'s miss, out of line so that a hit saves no registers, and a
+  /// special handle's hit; Slot is the index of the calling thread's cache
+  /// entry to fill (its address, computed for the miss, cost every hit four
+  /// instructions). Six arguments, all in registers: a seventh on the stack
+  /// gave every hit a frame.
   __attribute__((noinline)) StreamId resolveAndRemember(ThreadId T, CUstream H, bool PerThreadApi,
-                                                        CUcontext Ctx, detail::RecentStream &Slot);
+                                                        CUcontext Ctx, unsigned Slot);
 
   Engine &E;
   const DriverApi &Driver;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 
@@ -54,6 +55,28 @@ TEST(CuptiCallsTest, TheEntryPointRowsAreTheHotCallsInBothStreamFlavours) {
     Expected.insert(std::string(Name) + "_ptsz");
   }
   EXPECT_EQ(AtEntryPoints, Expected);
+}
+
+TEST(CuptiCallsTest, ARowsOwnDecoderTakesExactlyTheCallsOfOneParameterLayout) {
+  // A launch, a record and a wait are decoded by their family's function for
+  // that call (rowDecoder), which reads the call's parameter struct as one
+  // layout: each must be chosen for exactly the calls of that layout (the
+  // legacy and per-thread variants, a record with or without flags, which
+  // starts alike), of the family that owns it; every other row keeps its
+  // family's switch.
+  std::map<RowDecoder, std::set<std::string>> Taken;
+  for (const CuptiCall &Call : cuptiCalls())
+    if (RowDecoder D = rowDecoder(Call.Cbid); D != RowDecoder::Family) {
+      Taken[D].insert(Call.Name);
+      EXPECT_EQ(Call.Family, D == RowDecoder::LaunchKernel ? CuptiFamily::Launches : CuptiFamily::EventsAndSync)
+          << Call.Name;
+    }
+  std::map<RowDecoder, std::set<std::string>> Expected = {
+      {RowDecoder::LaunchKernel, {"cuLaunchKernel", "cuLaunchKernel_ptsz"}},
+      {RowDecoder::EventRecord,
+       {"cuEventRecord", "cuEventRecord_ptsz", "cuEventRecordWithFlags", "cuEventRecordWithFlags_ptsz"}},
+      {RowDecoder::StreamWaitEvent, {"cuStreamWaitEvent", "cuStreamWaitEvent_ptsz"}}};
+  EXPECT_EQ(Taken, Expected);
 }
 
 TEST(CuptiCallsTest, EveryRowUsesACallbackSiteAndOnlySynchronousCopiesTheExit) {

@@ -10,6 +10,8 @@
 
 #include <map>
 #include <random>
+#include <set>
+#include <tuple>
 #include <vector>
 
 using namespace streamlife::rt;
@@ -137,13 +139,14 @@ TEST_F(StreamResolverTest, StreamsSharingACacheSlotKeepTheirOwnIds) {
     ASSERT_EQ(Resolver.resolve(0, Handles[I], false, ctx(0)), Ids[I]) << "stream " << I;
 }
 
-TEST_F(StreamResolverTest, ARealHandleIsOneCacheEntryWhateverTheContextAndVariant) {
+TEST_F(StreamResolverTest, ARealHandleIsOneCacheEntryWhateverTheContextVariantAndThread) {
   // A stream-ordered allocation comes through CUPTI with its context, a
   // launch through the driver's entry point with none: the thread's entry
   // for a real handle answers both. Random calls on real and special handles,
-  // contexts and variants, streams destroyed and their handles reused: each
-  // answer is the stream the handle was created as (the slow path's answer),
-  // or, for a special handle, the one it resolved to the first time.
+  // contexts, variants and threads, streams destroyed and their handles
+  // reused: each answer is the stream the handle was created as (the slow
+  // path's answer), or, for a special handle, the one it resolved to the
+  // first time for that thread.
   std::vector<CUstream> Real = {reinterpret_cast<CUstream>(0x5000), reinterpret_cast<CUstream>(0x6000),
                                 reinterpret_cast<CUstream>(0xa000)}; // no slot of a special handle's
   std::map<CUstream, StreamId> Created;
@@ -151,26 +154,35 @@ TEST_F(StreamResolverTest, ARealHandleIsOneCacheEntryWhateverTheContextAndVarian
     Created[H] = Resolver.created(0, H, CU_STREAM_NON_BLOCKING, 0, ctx(0));
   const CUcontext Contexts[] = {nullptr, ctx(0), reinterpret_cast<CUcontext>(0xc0)};
   const CUstream Special[] = {nullptr, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD};
-  std::map<std::pair<CUstream, bool>, StreamId> FirstSeen;
+  // The calls name three threads (a queued block event's stream is resolved
+  // for its owner): a special handle's per-thread stream is the thread's own,
+  // a real handle's stream is everyone's.
+  std::map<std::tuple<CUstream, bool, ThreadId>, StreamId> FirstSeen;
+  std::set<StreamId> PerThreadStreams;
   std::mt19937 Rng(3);
   std::uint64_t RealCalls = 0, RealMisses = 0;
   for (int Call = 0; Call < 3000; ++Call) {
     CUcontext Ctx = Contexts[Rng() % 3];
     bool PerThread = Rng() % 2;
+    ThreadId T = Rng() % 3;
     if (Rng() % 4 == 0) {
       CUstream H = Special[Rng() % 3];
-      StreamId Got = Resolver.resolve(0, H, PerThread, Ctx);
-      auto [It, New] = FirstSeen.emplace(std::make_pair(H, H == nullptr && PerThread), Got);
+      bool ThreadsOwn = H == CU_STREAM_PER_THREAD || (H == nullptr && PerThread);
+      StreamId Got = Resolver.resolve(T, H, PerThread, Ctx);
+      auto [It, New] =
+          FirstSeen.emplace(std::make_tuple(H == CU_STREAM_PER_THREAD ? nullptr : H, ThreadsOwn, T), Got);
       ASSERT_EQ(Got, It->second) << "call " << Call;
+      if (New && ThreadsOwn)
+        ASSERT_TRUE(PerThreadStreams.insert(Got).second) << "two threads share a per-thread stream";
       continue;
     }
     CUstream H = Real[Rng() % Real.size()];
     if (Rng() % 500 == 0) {
-      Resolver.destroyed(0, H);
-      Created[H] = Resolver.created(0, H, CU_STREAM_NON_BLOCKING, 0, ctx(0));
+      Resolver.destroyed(T, H);
+      Created[H] = Resolver.created(T, H, CU_STREAM_NON_BLOCKING, 0, ctx(0));
     }
     const std::uint64_t MissesBefore = Resolver.misses();
-    ASSERT_EQ(Resolver.resolve(0, H, PerThread, Ctx), Created[H]) << "call " << Call;
+    ASSERT_EQ(Resolver.resolve(T, H, PerThread, Ctx), Created[H]) << "call " << Call;
     RealMisses += Resolver.misses() - MissesBefore;
     ++RealCalls;
   }
