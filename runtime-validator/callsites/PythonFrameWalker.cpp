@@ -32,7 +32,7 @@ constexpr Offset Unknown = -1;
 // 3.11: f_func, f_globals, f_builtins, f_locals, f_code, frame_obj, previous, prev_instr, stacktop, is_entry, owner
 struct Frames311 {
   static constexpr Offset Code = 32, Object = 40, Previous = 48, Instr = 56, Owner = 69;
-  static constexpr int OwnerCStack = -1; // 3.11 has no entry frames of that owner
+  static constexpr int OwnerCStack = -1; // 3.11 has no entry frames: the owner is not read
 };
 // 3.12: f_code, previous, f_funcobj, f_globals, f_builtins, f_locals, frame_obj, prev_instr, stacktop,
 //       return_offset, owner
@@ -138,14 +138,19 @@ int rawFrames(const Reader &Read, const Layout &L, const void *T, RawPythonFrame
   RawPythonFrame *Next = Out, *const End = Out + Max;
   const void *F = Max > 0 ? currentFrame(Read, L, T) : nullptr;
   for (int Skipped = 0; F;) {
+    // 3.11 has no entry frames on the C stack (OwnerCStack < 0): its walk
+    // neither reads nor compares the owner (a load and a compare a frame).
+    constexpr bool SkipsEntryFrames = Fields::OwnerCStack >= 0;
     char Owner = 0;
     const void *Code = nullptr, *Instr = nullptr, *Previous = nullptr;
-    if (!Read(at(F, Fields::Previous), Previous) || !Read(at(F, Fields::Owner), Owner) ||
+    if (!Read(at(F, Fields::Previous), Previous) ||
+        (SkipsEntryFrames && !Read(at(F, Fields::Owner), Owner)) ||
         !Read(at(F, Fields::Code), Code) || !Read(at(F, Fields::Instr), Instr))
       break;
     F = Previous;
     const void *Type = nullptr;
-    if (Owner == Fields::OwnerCStack || !Code || !Read(at(Code, 8), Type) || Type != CodeType) { // ob_type
+    if ((SkipsEntryFrames && Owner == Fields::OwnerCStack) || !Code || !Read(at(Code, 8), Type) ||
+        Type != CodeType) { // ob_type
       if (++Skipped == MaxSkippedFrames)
         break;
       continue;

@@ -138,6 +138,10 @@ void build(SyntheticInterpreter &S, const std::vector<Kind> &Kinds, const std::v
     std::int64_t Index = Kinds[I] == Kind::NotStarted ? -1 : Indices[I];
     auto Instr = reinterpret_cast<const void *>(reinterpret_cast<std::uintptr_t>(Code) + CodeUnits + 2 * Index);
     char Owner = Kinds[I] == Kind::EntryFrame ? static_cast<char>(S.V.OwnerCStack) : 0;
+    // 3.11 has no entry frames (its walk does not read the owner): a frame
+    // that has not started stands in for one.
+    if (Kinds[I] == Kind::EntryFrame && S.V.OwnerCStack < 0)
+      Instr = reinterpret_cast<const void *>(reinterpret_cast<std::uintptr_t>(Code) + CodeUnits - 2);
     Frames.push_back(S.frame(Kinds[I] == Kind::NoCode ? nullptr : Code, Instr, Owner));
   }
   S.stack(Frames);
