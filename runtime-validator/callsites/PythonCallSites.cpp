@@ -19,20 +19,27 @@ void RawStackMemory::remember(std::uint64_t Table, NameId Name, const RawPythonF
   E.Name = Name;
   E.Op = Op;
   E.Frames.assign(Raw, Raw + N);
+  LastOfName[Name % NameSlots] = static_cast<std::uint32_t>(H % Slots);
 }
 
 OpId internPythonCallSite(OpTable &Ops, NameId Name) {
   if (!pythonStacksAttached())
     return NoOp;
   if (pythonFrameWalkerActive()) {
-    RawPythonFrame Raw[MaxPythonFrames];
-    std::uint64_t FramesHash;
-    int N = walkRawPythonStack(Raw, MaxPythonFrames, FramesHash);
-    if (N <= 0)
-      return NoOp;
     static thread_local std::unique_ptr<RawStackMemory> Memory;
     if (!Memory)
       Memory = std::make_unique<RawStackMemory>();
+    // A remembered stack never has 0 frames: Same with no expectation is a
+    // thread without Python frames, whose op is NoOp.
+    const RawStackMemory::Expectation Expected = Memory->expected(Ops.serial(), Name);
+    RawPythonFrame Raw[MaxPythonFrames];
+    std::uint64_t FramesHash;
+    bool Same = false;
+    int N = walkRawPythonStackExpecting(Expected.Frames, Expected.N, Raw, MaxPythonFrames, FramesHash, Same);
+    if (Same)
+      return Expected.Op;
+    if (N <= 0)
+      return NoOp;
     if (OpId Known = Memory->find(Ops.serial(), Name, Raw, N, FramesHash); Known != NoOp)
       return Known;
     static thread_local PyFrameRef Python[MaxPythonFrames]; // initialized once, not per capture

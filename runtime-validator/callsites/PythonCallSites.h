@@ -36,18 +36,41 @@ public:
   /// The op remembered for exactly this key, else NoOp. FramesHash is
   /// hashRawPythonFrames(Raw, N), as the walk gave it: it picks the slot, and
   /// every byte of the frames is compared. Inline: every capture asks.
-  OpId find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash) const {
+  /// A found stack becomes the next capture's expectation for Name.
+  OpId find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash) {
     if (N <= 0)
       return NoOp;
     std::uint64_t H = hashOf(Table, Name, FramesHash);
     const Entry &E = Entries[H % Slots];
     if (E.Table == Table && E.Hash == H && E.Name == Name && E.Frames.size() == static_cast<std::size_t>(N) &&
-        !std::memcmp(E.Frames.data(), Raw, sizeof(RawPythonFrame) * static_cast<std::size_t>(N)))
+        !std::memcmp(E.Frames.data(), Raw, sizeof(RawPythonFrame) * static_cast<std::size_t>(N))) {
+      LastOfName[Name % NameSlots] = static_cast<std::uint32_t>(H % Slots);
       return E.Op;
+    }
     return NoOp;
   }
+  /// Also becomes the next capture's expectation for Name.
   void remember(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash,
                 OpId Op);
+
+  /// The stack the thread last captured with Name in Table, if remembered
+  /// still: a capture compares its walk with it (walkRawPythonStackExpecting)
+  /// and, when the walk's frames are exactly these, takes Op without storing,
+  /// hashing or looking up its own. A launch's kernel is launched from one
+  /// place again and again, and an allocator's events repeat a step's order;
+  /// where the expectation is wrong the walk stores from the first frame that
+  /// differs, at about the cost it had before.
+  struct Expectation {
+    const RawPythonFrame *Frames = nullptr;
+    int N = 0;
+    OpId Op = NoOp;
+  };
+  Expectation expected(std::uint64_t Table, NameId Name) const {
+    const Entry &E = Entries[LastOfName[Name % NameSlots]];
+    if (E.Table != Table || E.Name != Name)
+      return {};
+    return {E.Frames.data(), static_cast<int>(E.Frames.size()), E.Op};
+  }
 
 private:
   struct Entry {
@@ -65,6 +88,9 @@ private:
     return H ^ H >> 31;
   }
   std::vector<Entry> Entries = std::vector<Entry>(Slots);
+  /// Per name (by its low bits): the entry found or remembered last.
+  static constexpr std::size_t NameSlots = 256;
+  std::uint32_t LastOfName[NameSlots] = {};
 };
 
 } // namespace rt
