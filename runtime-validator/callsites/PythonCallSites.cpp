@@ -29,15 +29,19 @@ OpId internPythonCallSite(OpTable &Ops, NameId Name) {
     static thread_local std::unique_ptr<RawStackMemory> Memory;
     if (!Memory)
       Memory = std::make_unique<RawStackMemory>();
-    // A remembered stack never has 0 frames: Same with no expectation is a
-    // thread without Python frames, whose op is NoOp.
     const RawStackMemory::Expectation Expected = Memory->expected(Ops.serial(), Name);
     RawPythonFrame Raw[MaxPythonFrames];
     std::uint64_t FramesHash;
-    bool Same = false;
-    int N = walkRawPythonStackExpecting(Expected.Frames, Expected.N, Raw, MaxPythonFrames, FramesHash, Same);
-    if (Same)
-      return Expected.Op;
+    int N;
+    if (Expected.Frames) {
+      bool Same = false;
+      N = walkRawPythonStackExpecting(Expected.Frames, Expected.N, Raw, MaxPythonFrames, FramesHash, Same);
+      if (Same)
+        return Expected.Op;
+      Memory->expectationFailed(Name);
+    } else {
+      N = walkRawPythonStack(Raw, MaxPythonFrames, FramesHash);
+    }
     if (N <= 0)
       return NoOp;
     if (OpId Known = Memory->find(Ops.serial(), Name, Raw, N, FramesHash); Known != NoOp)

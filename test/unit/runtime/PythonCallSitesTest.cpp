@@ -107,6 +107,14 @@ TEST_F(RawStackMemoryTest, TheExpectationIsTheLastStackOfTheSameKey) {
   EXPECT_EQ(Memory.expected(Table, Name).N, 2);
   EXPECT_EQ(Memory.find(Table, Name, Stack, 3, hashRawPythonFrames(Stack, 3)), Op);
   EXPECT_EQ(Memory.expected(Table, Name).Op, Op);
+  // A failed expectation: nothing is expected of the name until a plain
+  // capture finds the stack it would have expected.
+  Memory.expectationFailed(Name);
+  EXPECT_EQ(Memory.expected(Table, Name).Frames, nullptr);
+  EXPECT_EQ(Memory.find(Table, Name, Second, 2, hashRawPythonFrames(Second, 2)), 45u);
+  EXPECT_EQ(Memory.expected(Table, Name).Frames, nullptr) << "the stacks take turns: still nothing";
+  EXPECT_EQ(Memory.find(Table, Name, Second, 2, hashRawPythonFrames(Second, 2)), 45u);
+  EXPECT_EQ(Memory.expected(Table, Name).Op, 45u) << "the same stack again: expected again";
 }
 
 } // namespace
