@@ -246,17 +246,14 @@ __attribute__((noinline)) int matchFrames(const Layout &L, const void *F, const 
   return static_cast<int>(E - Expected);
 }
 
-/// rawFrames compared with Expected (walkRawPythonStackExpecting).
+/// rawFramesCompared after the first kept frame that differs (or a walk that
+/// ended short of Expected): the walk without the comparison, the frames
+/// matched copied from Expected. Out of line: the matching capture's path
+/// keeps no frame for it.
 template <typename Fields>
-int rawFramesCompared(const Layout &L, const void *T, RawPythonFrame *Out, int Max, std::uint64_t &Hash,
-                      const RawPythonFrame *Expected, int ExpectedN, bool &Same) {
-  const void *Resume = nullptr;
-  int Skipped = 0;
-  int Matched = matchFrames<Fields>(L, currentFrame(PlainReader(), L, T), Expected, ExpectedN, Max, Resume, Skipped);
-  Same = !Resume && Matched == ExpectedN;
-  if (Same)
-    return Matched;
-  // The walk without the comparison: the frames matched, then the rest.
+__attribute__((noinline)) int walkOnUncompared(const Layout &L, RawPythonFrame *Out, int Max, std::uint64_t &Hash,
+                                               const RawPythonFrame *Expected, int Matched, const void *Resume,
+                                               int Skipped) {
   std::uint64_t H = RawPythonStackSeed;
   for (int I = 0; I < Matched; ++I) {
     Out[I] = Expected[I];
@@ -269,6 +266,20 @@ int rawFramesCompared(const Layout &L, const void *T, RawPythonFrame *Out, int M
   return rawFramesFrom<Fields>(PlainReader(), L, Resume, Skipped, Out, Out + Matched, Max, H, Hash);
 }
 
+/// rawFrames compared with Expected (walkRawPythonStackExpecting). Inline
+/// there: as a frame of its own it saved and restored six registers a capture.
+template <typename Fields>
+__attribute__((always_inline)) inline int rawFramesCompared(const Layout &L, const void *T, RawPythonFrame *Out, int Max, std::uint64_t &Hash,
+                      const RawPythonFrame *Expected, int ExpectedN, bool &Same) {
+  const void *Resume = nullptr;
+  int Skipped = 0;
+  int Matched = matchFrames<Fields>(L, currentFrame(PlainReader(), L, T), Expected, ExpectedN, Max, Resume, Skipped);
+  Same = !Resume && Matched == ExpectedN;
+  if (Same)
+    return Matched;
+  return walkOnUncompared<Fields>(L, Out, Max, Hash, Expected, Matched, Resume, Skipped);
+}
+
 /// rawFrames with the layout's frame fields.
 template <typename Reader>
 int rawFramesOf(const Reader &Read, const Layout &L, const void *T, RawPythonFrame *Out, int Max,
@@ -278,7 +289,7 @@ int rawFramesOf(const Reader &Read, const Layout &L, const void *T, RawPythonFra
   return rawFrames<Frames312>(Read, L, T, Out, Max, Hash);
 }
 
-int rawFramesComparedOf(const Layout &L, const void *T, RawPythonFrame *Out, int Max, std::uint64_t &Hash,
+__attribute__((always_inline)) inline int rawFramesComparedOf(const Layout &L, const void *T, RawPythonFrame *Out, int Max, std::uint64_t &Hash,
                         const RawPythonFrame *Expected, int ExpectedN, bool &Same) {
   if (L.Minor == 11)
     return rawFramesCompared<Frames311>(L, T, Out, Max, Hash, Expected, ExpectedN, Same);
