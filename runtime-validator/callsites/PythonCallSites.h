@@ -7,6 +7,10 @@
 // (PythonFrameWalker.h: equal raw frames name equal frames), so each thread
 // remembers, per (op table, name, raw stack), the op that interning gave; a
 // capture that matches one exactly returns it without naming or locking.
+// Before that, a capture compares its walk with the stack it captured last
+// under the same name (RawStackMemory::expected): a kernel launched from one
+// place, an allocation made by one line, step after step, then costs neither
+// the frames' stores nor their hash nor the lookup's memcmp.
 // Ops are never removed from a table, so a remembered op stays right.
 //
 //===----------------------------------------------------------------------===//
@@ -16,8 +20,8 @@
 #include "callsites/CallSites.h"
 #include "callsites/PythonFrameWalker.h"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <vector>

@@ -269,8 +269,10 @@ __attribute__((noinline)) int walkOnUncompared(const Layout &L, RawPythonFrame *
 /// rawFrames compared with Expected (walkRawPythonStackExpecting). Inline
 /// there: as a frame of its own it saved and restored six registers a capture.
 template <typename Fields>
-__attribute__((always_inline)) inline int rawFramesCompared(const Layout &L, const void *T, RawPythonFrame *Out, int Max, std::uint64_t &Hash,
-                      const RawPythonFrame *Expected, int ExpectedN, bool &Same) {
+__attribute__((always_inline)) inline int rawFramesCompared(const Layout &L, const void *T, RawPythonFrame *Out,
+                                                            int Max, std::uint64_t &Hash,
+                                                            const RawPythonFrame *Expected, int ExpectedN,
+                                                            bool &Same) {
   const void *Resume = nullptr;
   int Skipped = 0;
   int Matched = matchFrames<Fields>(L, currentFrame(PlainReader(), L, T), Expected, ExpectedN, Max, Resume, Skipped);
@@ -289,8 +291,11 @@ int rawFramesOf(const Reader &Read, const Layout &L, const void *T, RawPythonFra
   return rawFrames<Frames312>(Read, L, T, Out, Max, Hash);
 }
 
-__attribute__((always_inline)) inline int rawFramesComparedOf(const Layout &L, const void *T, RawPythonFrame *Out, int Max, std::uint64_t &Hash,
-                        const RawPythonFrame *Expected, int ExpectedN, bool &Same) {
+/// rawFramesCompared with the layout's frame fields.
+__attribute__((always_inline)) inline int rawFramesComparedOf(const Layout &L, const void *T, RawPythonFrame *Out,
+                                                              int Max, std::uint64_t &Hash,
+                                                              const RawPythonFrame *Expected, int ExpectedN,
+                                                              bool &Same) {
   if (L.Minor == 11)
     return rawFramesCompared<Frames311>(L, T, Out, Max, Hash, Expected, ExpectedN, Same);
   return rawFramesCompared<Frames312>(L, T, Out, Max, Hash, Expected, ExpectedN, Same);
