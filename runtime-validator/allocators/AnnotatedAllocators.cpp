@@ -59,9 +59,20 @@ void AnnotatedAllocators::push(const BlockEvent &Event) {
   countPushed();
 }
 
+void AnnotatedAllocators::pushOfKnownAllocator(const BlockEvent &Event) {
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
+  noteQueuedOfKnownAllocator(Event);
+  Head.Queue.push_back(Event);
+  countPushed();
+}
+
 bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
   if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
     return false;
+  return pushReleaseOfKnownAllocatorNamedByRequest(Event);
+}
+
+bool AnnotatedAllocators::pushReleaseOfKnownAllocatorNamedByRequest(const BlockEvent &Event) {
   std::lock_guard<FutexMutex> Guard(Head.Lock);
   QueuedLife *Life = Lives.find(Event.Ptr);
   if (!Life || !Life->Live || !Life->ReleaseRequested || Life->RequestSite == NoOp)
@@ -78,9 +89,14 @@ bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
 // queued is registered when it is applied, so a block noted live here is live
 // there, with the same first request.
 inline void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
+  if (registered(Event.Allocator))
+    noteQueuedOfKnownAllocator(Event);
+}
+
+inline void AnnotatedAllocators::noteQueuedOfKnownAllocator(const BlockEvent &Event) {
   switch (Event.What) {
   case BlockEvent::Kind::Allocated:
-    if (Event.Ptr && Event.Size && registered(Event.Allocator)) {
+    if (Event.Ptr && Event.Size) {
       std::size_t Known = Lives.size();
       QueuedLife &Life = Lives.findOrMake(Event.Ptr);
       if (Lives.size() == Known && !Life.Live) // not a new life
@@ -88,20 +104,18 @@ inline void AnnotatedAllocators::noteQueued(const BlockEvent &Event) {
       Life = QueuedLife{true, false, NoOp};
     }
     return;
-  case BlockEvent::Kind::ReleaseRequested:
-    if (registered(Event.Allocator)) {
-      QueuedLife *Life = Lives.find(Event.Ptr);
-      if (Life && Life->Live && !Life->ReleaseRequested)
-        *Life = QueuedLife{true, true, Event.Site};
-    }
+  case BlockEvent::Kind::ReleaseRequested: {
+    QueuedLife *Life = Lives.find(Event.Ptr);
+    if (Life && Life->Live && !Life->ReleaseRequested)
+      *Life = QueuedLife{true, true, Event.Site};
     return;
-  case BlockEvent::Kind::Released:
-    if (registered(Event.Allocator)) {
-      QueuedLife *Life = Lives.find(Event.Ptr);
-      if (Life && Life->Live)
-        queuedRelease(*Life);
-    }
+  }
+  case BlockEvent::Kind::Released: {
+    QueuedLife *Life = Lives.find(Event.Ptr);
+    if (Life && Life->Live)
+      queuedRelease(*Life);
     return;
+  }
   default:
     return;
   }

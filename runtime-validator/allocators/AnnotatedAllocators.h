@@ -110,6 +110,13 @@ public:
 
   /// Any thread, any lock held: queues only (no CUDA, no engine call).
   void push(const BlockEvent &Event);
+  /// push() of a block event (Allocated with a size, ReleaseRequested,
+  /// Released) of an allocator the caller found known(), as the annotation
+  /// entry points do first: a registration is never undone, so the queue's
+  /// bookkeeping need not ask the registry again (each asking is an acquire
+  /// load of the allocator table, about six instructions, once in push and
+  /// once in its bookkeeping).
+  void pushOfKnownAllocator(const BlockEvent &Event);
   /// push() of a host synchronization event (What >= HostReleased) of thread
   /// T on Sync, built in place: the thread interposers' counted path. Returns
   /// the events unapplied after it. Inline: a kept lock event's push is a
@@ -130,6 +137,9 @@ public:
   /// pushes it. Decided and queued under one lock, so that no other event
   /// can come between (the decision reads the queue's order).
   bool pushReleaseNamedByRequest(const BlockEvent &Event);
+  /// pushReleaseNamedByRequest of a Released event whose allocator the
+  /// caller found known() (see pushOfKnownAllocator).
+  bool pushReleaseOfKnownAllocatorNamedByRequest(const BlockEvent &Event);
   /// Blocks the queue keeps what it knows of (live ones, and released ones
   /// not forgotten yet): the memory bound's tests read it.
   std::size_t queuedBlocksKnown() {
@@ -219,6 +229,8 @@ private:
   /// Follows the queue's order in Lives (Head.Lock held). Inline in
   /// push: its call's frame cost a quarter of it.
   __attribute__((always_inline)) inline void noteQueued(const BlockEvent &Event);
+  /// noteQueued of an event whose allocator is registered.
+  __attribute__((always_inline)) inline void noteQueuedOfKnownAllocator(const BlockEvent &Event);
   void accountAllocation(const BlockEvent &Event, std::size_t Site);
   void accountRequest(Addr Ptr, OpId Site);
   /// Forgets the block; returns the op its release was requested at, if any.

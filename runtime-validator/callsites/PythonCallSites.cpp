@@ -19,20 +19,31 @@ void RawStackMemory::remember(std::uint64_t Table, NameId Name, const RawPythonF
   E.Name = Name;
   E.Op = Op;
   E.Frames.assign(Raw, Raw + N);
+  LastOfName[Name % NameSlots] = static_cast<std::uint32_t>(H % Slots);
 }
 
 OpId internPythonCallSite(OpTable &Ops, NameId Name) {
   if (!pythonStacksAttached())
     return NoOp;
   if (pythonFrameWalkerActive()) {
-    RawPythonFrame Raw[MaxPythonFrames];
-    std::uint64_t FramesHash;
-    int N = walkRawPythonStack(Raw, MaxPythonFrames, FramesHash);
-    if (N <= 0)
-      return NoOp;
     static thread_local std::unique_ptr<RawStackMemory> Memory;
     if (!Memory)
       Memory = std::make_unique<RawStackMemory>();
+    const RawStackMemory::Expectation Expected = Memory->expected(Ops.serial(), Name);
+    RawPythonFrame Raw[MaxPythonFrames];
+    std::uint64_t FramesHash;
+    int N;
+    if (Expected.Frames) {
+      bool Same = false;
+      N = walkRawPythonStackExpecting(Expected.Frames, Expected.N, Raw, MaxPythonFrames, FramesHash, Same);
+      if (Same)
+        return Expected.Op;
+      Memory->expectationFailed(Name);
+    } else {
+      N = walkRawPythonStack(Raw, MaxPythonFrames, FramesHash);
+    }
+    if (N <= 0)
+      return NoOp;
     if (OpId Known = Memory->find(Ops.serial(), Name, Raw, N, FramesHash); Known != NoOp)
       return Known;
     static thread_local PyFrameRef Python[MaxPythonFrames]; // initialized once, not per capture

@@ -32,7 +32,7 @@ constexpr Offset Unknown = -1;
 // 3.11: f_func, f_globals, f_builtins, f_locals, f_code, frame_obj, previous, prev_instr, stacktop, is_entry, owner
 struct Frames311 {
   static constexpr Offset Code = 32, Object = 40, Previous = 48, Instr = 56, Owner = 69;
-  static constexpr int OwnerCStack = -1; // 3.11 has no entry frames of that owner
+  static constexpr int OwnerCStack = -1; // 3.11 has no entry frames: the owner is not read
 };
 // 3.12: f_code, previous, f_funcobj, f_globals, f_builtins, f_locals, frame_obj, prev_instr, stacktop,
 //       return_offset, owner
@@ -129,23 +129,29 @@ constexpr int MaxSkippedFrames = 4096;
 /// hashRawPythonFrames of them, mixed in as each is read. Bounded: a frame
 /// chain is never cyclic, but a wrong read must not loop forever; a kept frame
 /// brings the walk closer to Max, so only the skipped ones are counted.
+///
+/// rawFramesFrom goes on from frame F, the first Next - Out kept frames in
+/// Out already, H their hash and Skipped the frames skipped before F.
 template <typename Fields, typename Reader>
-int rawFrames(const Reader &Read, const Layout &L, const void *T, RawPythonFrame *Out, int Max,
-              std::uint64_t &Hash) {
+int rawFramesFrom(const Reader &Read, const Layout &L, const void *F, int Skipped, RawPythonFrame *Out,
+                  RawPythonFrame *Next, int Max, std::uint64_t H, std::uint64_t &Hash) {
   const void *const CodeType = L.CodeType;
   const Offset CodeUnits = L.CodeUnits, CodeFile = L.CodeFile, CodeName = L.CodeName;
-  std::uint64_t H = RawPythonStackSeed;
-  RawPythonFrame *Next = Out, *const End = Out + Max;
-  const void *F = Max > 0 ? currentFrame(Read, L, T) : nullptr;
-  for (int Skipped = 0; F;) {
+  RawPythonFrame *const End = Out + Max;
+  for (; F;) {
+    // 3.11 has no entry frames on the C stack (OwnerCStack < 0): its walk
+    // neither reads nor compares the owner (a load and a compare a frame).
+    constexpr bool SkipsEntryFrames = Fields::OwnerCStack >= 0;
     char Owner = 0;
     const void *Code = nullptr, *Instr = nullptr, *Previous = nullptr;
-    if (!Read(at(F, Fields::Previous), Previous) || !Read(at(F, Fields::Owner), Owner) ||
+    if (!Read(at(F, Fields::Previous), Previous) ||
+        (SkipsEntryFrames && !Read(at(F, Fields::Owner), Owner)) ||
         !Read(at(F, Fields::Code), Code) || !Read(at(F, Fields::Instr), Instr))
       break;
     F = Previous;
     const void *Type = nullptr;
-    if (Owner == Fields::OwnerCStack || !Code || !Read(at(Code, 8), Type) || Type != CodeType) { // ob_type
+    if ((SkipsEntryFrames && Owner == Fields::OwnerCStack) || !Code || !Read(at(Code, 8), Type) ||
+        Type != CodeType) { // ob_type
       if (++Skipped == MaxSkippedFrames)
         break;
       continue;
@@ -171,6 +177,111 @@ int rawFrames(const Reader &Read, const Layout &L, const void *T, RawPythonFrame
   return static_cast<int>(Next - Out);
 }
 
+template <typename Fields, typename Reader>
+int rawFrames(const Reader &Read, const Layout &L, const void *T, RawPythonFrame *Out, int Max,
+              std::uint64_t &Hash) {
+  const void *F = Max > 0 ? currentFrame(Read, L, T) : nullptr;
+  return rawFramesFrom<Fields>(Read, L, F, 0, Out, Out, Max, RawPythonStackSeed, Hash);
+}
+
+/// The first part of a walk compared with a stack read before (Expected):
+/// from frame F, the kept frames (as rawFramesFrom keeps them) while they
+/// equal Expected's, read and compared, neither stored nor hashed. Returns
+/// how many matched; Resume is the first kept frame that differs (null when
+/// the walk ended: the chain, the skipped frames' bound or Max), Skipped the
+/// frames skipped before it.
+template <typename Fields>
+__attribute__((noinline)) int matchFrames(const Layout &L, const void *F, const RawPythonFrame *Expected,
+                                          int ExpectedN, int Max, const void *&Resume, int &SkippedOut) {
+  PlainReader Read;
+  const void *const CodeType = L.CodeType;
+  const Offset CodeUnits = L.CodeUnits, CodeFile = L.CodeFile, CodeName = L.CodeName;
+  constexpr bool SkipsEntryFrames = Fields::OwnerCStack >= 0;
+  // E walks Expected, at most Max of its frames.
+  const RawPythonFrame *E = Expected;
+  const RawPythonFrame *const EndOfExpected = Expected + (ExpectedN < Max ? ExpectedN : Max);
+  int Skipped = 0;
+  Resume = nullptr;
+  while (F) {
+    const void *Code, *Instr, *Previous;
+    char Owner = 0;
+    Read(at(F, Fields::Previous), Previous);
+    if (SkipsEntryFrames)
+      Read(at(F, Fields::Owner), Owner);
+    Read(at(F, Fields::Code), Code);
+    Read(at(F, Fields::Instr), Instr);
+    const void *Type = nullptr;
+    // The expected frame's code object and instruction, compared first as
+    // pointers: a frame that matches them is a started frame of a code
+    // object (the type is still checked: the object may be another now).
+    if (E != EndOfExpected && !(SkipsEntryFrames && Owner == Fields::OwnerCStack) && Code == E->Code &&
+        Instr == at(E->Code, CodeUnits + 2 * E->Lasti) && (Read(at(Code, 8), Type), Type == CodeType)) {
+      const void *File, *Name;
+      Read(at(Code, CodeFile), File);
+      Read(at(Code, CodeName), Name);
+      if (File != E->File || Name != E->Name) {
+        Resume = F;
+        break;
+      }
+      F = Previous;
+      ++E;
+      continue;
+    }
+    // Not the expected frame: a frame the walk skips, or the first that differs.
+    if ((SkipsEntryFrames && Owner == Fields::OwnerCStack) || !Code || !Read(at(Code, 8), Type) ||
+        Type != CodeType ||
+        reinterpret_cast<std::uintptr_t>(Instr) - reinterpret_cast<std::uintptr_t>(at(Code, CodeUnits)) >=
+            (std::uintptr_t(1) << 29)) {
+      F = Previous;
+      if (++Skipped == MaxSkippedFrames)
+        break;
+      continue;
+    }
+    // A kept frame beyond Expected's differs; beyond Max kept frames the walk
+    // has ended (this frame was read for nothing, once).
+    Resume = E == EndOfExpected && ExpectedN >= Max ? nullptr : F;
+    break;
+  }
+  SkippedOut = Skipped;
+  return static_cast<int>(E - Expected);
+}
+
+/// rawFramesCompared after the first kept frame that differs (or a walk that
+/// ended short of Expected): the walk without the comparison, the frames
+/// matched copied from Expected. Out of line: the matching capture's path
+/// keeps no frame for it.
+template <typename Fields>
+__attribute__((noinline)) int walkOnUncompared(const Layout &L, RawPythonFrame *Out, int Max, std::uint64_t &Hash,
+                                               const RawPythonFrame *Expected, int Matched, const void *Resume,
+                                               int Skipped) {
+  std::uint64_t H = RawPythonStackSeed;
+  for (int I = 0; I < Matched; ++I) {
+    Out[I] = Expected[I];
+    H = mixRawPythonFrame(H, Expected[I].Code, Expected[I].Lasti);
+  }
+  if (!Resume) {
+    Hash = H;
+    return Matched;
+  }
+  return rawFramesFrom<Fields>(PlainReader(), L, Resume, Skipped, Out, Out + Matched, Max, H, Hash);
+}
+
+/// rawFrames compared with Expected (walkRawPythonStackExpecting). Inline
+/// there: as a frame of its own it saved and restored six registers a capture.
+template <typename Fields>
+__attribute__((always_inline)) inline int rawFramesCompared(const Layout &L, const void *T, RawPythonFrame *Out,
+                                                            int Max, std::uint64_t &Hash,
+                                                            const RawPythonFrame *Expected, int ExpectedN,
+                                                            bool &Same) {
+  const void *Resume = nullptr;
+  int Skipped = 0;
+  int Matched = matchFrames<Fields>(L, currentFrame(PlainReader(), L, T), Expected, ExpectedN, Max, Resume, Skipped);
+  Same = !Resume && Matched == ExpectedN;
+  if (Same)
+    return Matched;
+  return walkOnUncompared<Fields>(L, Out, Max, Hash, Expected, Matched, Resume, Skipped);
+}
+
 /// rawFrames with the layout's frame fields.
 template <typename Reader>
 int rawFramesOf(const Reader &Read, const Layout &L, const void *T, RawPythonFrame *Out, int Max,
@@ -178,6 +289,16 @@ int rawFramesOf(const Reader &Read, const Layout &L, const void *T, RawPythonFra
   if (L.Minor == 11)
     return rawFrames<Frames311>(Read, L, T, Out, Max, Hash);
   return rawFrames<Frames312>(Read, L, T, Out, Max, Hash);
+}
+
+/// rawFramesCompared with the layout's frame fields.
+__attribute__((always_inline)) inline int rawFramesComparedOf(const Layout &L, const void *T, RawPythonFrame *Out,
+                                                              int Max, std::uint64_t &Hash,
+                                                              const RawPythonFrame *Expected, int ExpectedN,
+                                                              bool &Same) {
+  if (L.Minor == 11)
+    return rawFramesCompared<Frames311>(L, T, Out, Max, Hash, Expected, ExpectedN, Same);
+  return rawFramesCompared<Frames312>(L, T, Out, Max, Hash, Expected, ExpectedN, Same);
 }
 
 /// A str object's text as UTF-8, read from its compact representation.
@@ -524,19 +645,51 @@ int walkRawPythonStack(RawPythonFrame *Out, int Max, std::uint64_t &Hash) {
   return T ? rawFramesOf(PlainReader(), TheLayout, T, Out, Max < MaxPythonFrames ? Max : MaxPythonFrames, Hash) : 0;
 }
 
-int walkRawPythonStackForTesting(const SyntheticPythonLayout &S, const void *ThreadState, RawPythonFrame *Out,
-                                 int Max, std::uint64_t &Hash) {
+int walkRawPythonStackExpecting(const RawPythonFrame *Expected, int ExpectedN, RawPythonFrame *Out, int Max,
+                                std::uint64_t &Hash, bool &Same) {
   Hash = RawPythonStackSeed;
-  Layout L;
-  if (!versionLayout(S.Minor, L) || Max <= 0)
+  Same = false;
+  if (!Active.load(std::memory_order_acquire) || Max <= 0)
     return 0;
+  const void *T = Api->ThisThreadState(); // a thread-local lookup; no GIL needed
+  return T ? rawFramesComparedOf(TheLayout, T, Out, Max < MaxPythonFrames ? Max : MaxPythonFrames, Hash, Expected,
+                                 ExpectedN, Same)
+           : 0;
+}
+
+namespace {
+bool testingLayout(const SyntheticPythonLayout &S, Layout &L) {
+  if (!versionLayout(S.Minor, L))
+    return false;
   L.ThreadFrameSlot = S.ThreadFrameSlot;
   L.CFrameCurrent = S.CFrameCurrent;
   L.CodeType = S.CodeType;
   L.CodeUnits = S.CodeUnits;
   L.CodeFile = S.CodeFile;
   L.CodeName = S.CodeName;
+  return true;
+}
+} // namespace
+
+int walkRawPythonStackForTesting(const SyntheticPythonLayout &S, const void *ThreadState, RawPythonFrame *Out,
+                                 int Max, std::uint64_t &Hash) {
+  Hash = RawPythonStackSeed;
+  Layout L;
+  if (!testingLayout(S, L) || Max <= 0)
+    return 0;
   return rawFramesOf(PlainReader(), L, ThreadState, Out, Max < MaxPythonFrames ? Max : MaxPythonFrames, Hash);
+}
+
+int walkRawPythonStackExpectingForTesting(const SyntheticPythonLayout &S, const void *ThreadState,
+                                          const RawPythonFrame *Expected, int ExpectedN, RawPythonFrame *Out,
+                                          int Max, std::uint64_t &Hash, bool &Same) {
+  Hash = RawPythonStackSeed;
+  Same = false;
+  Layout L;
+  if (!testingLayout(S, L) || Max <= 0)
+    return 0;
+  return rawFramesComparedOf(L, ThreadState, Out, Max < MaxPythonFrames ? Max : MaxPythonFrames, Hash, Expected,
+                             ExpectedN, Same);
 }
 
 std::uint64_t hashRawPythonFrames(const RawPythonFrame *Raw, int N) {

@@ -70,6 +70,13 @@ struct RawPythonFrame {
 int walkRawPythonStack(RawPythonFrame *Out, int Max, std::uint64_t &Hash);
 /// ...and their names (code ids and lines), N of them into Out.
 void describeRawPythonStack(const RawPythonFrame *Raw, int N, PyFrameRef *Out);
+/// walkRawPythonStack compared with a stack read before (Expected, ExpectedN
+/// frames: a remembered one) as it goes: Same when the thread's frames are
+/// exactly those (then Out and Hash are not filled: the caller has them), or
+/// else N, Out and Hash as walkRawPythonStack gives them. A stack that matches
+/// costs no stores, no hash and no memcmp afterwards (PythonCallSites.h).
+int walkRawPythonStackExpecting(const RawPythonFrame *Expected, int ExpectedN, RawPythonFrame *Out, int Max,
+                                std::uint64_t &Hash, bool &Same);
 
 /// What a remembered raw stack is looked up by (PythonCallSites.h): its code
 /// objects and instructions, frame by frame. The walk mixes each frame in as it
@@ -95,6 +102,10 @@ struct SyntheticPythonLayout {
 /// For tests: the capture-time walk over ThreadState's frames laid out as S says.
 int walkRawPythonStackForTesting(const SyntheticPythonLayout &S, const void *ThreadState, RawPythonFrame *Out,
                                  int Max, std::uint64_t &Hash);
+/// For tests: walkRawPythonStackExpecting over a synthetic interpreter.
+int walkRawPythonStackExpectingForTesting(const SyntheticPythonLayout &S, const void *ThreadState,
+                                          const RawPythonFrame *Expected, int ExpectedN, RawPythonFrame *Out,
+                                          int Max, std::uint64_t &Hash, bool &Same);
 
 } // namespace rt
 } // namespace streamlife

@@ -36,16 +36,25 @@ constexpr int MaxNamedAllocators = 64;
 enum NameSlot { AllocatedName, RequestedName, ReleasedName, SlotCount };
 std::array<std::array<std::atomic<NameId>, SlotCount>, MaxNamedAllocators + 1> AllocatorNames;
 
-NameId opName(const InterceptContext &I, int Allocator, NameSlot Slot) {
-  if (Allocator > 0 && Allocator <= MaxNamedAllocators)
-    if (NameId Id = AllocatorNames[Allocator][Slot].load(std::memory_order_relaxed))
-      return Id;
+/// opName's first time per (allocator, slot), or an allocator beyond the
+/// table. Out of line: inline, its strings made every block event's frame
+/// save every register and lay out the strings' slots (about 20
+/// instructions an event).
+__attribute__((noinline, cold)) NameId learnOpName(const InterceptContext &I, int Allocator,
+                                                   NameSlot Slot) {
   static const char *const Suffix[SlotCount] = {"block allocated", "release requested",
                                                 "block released"};
   NameId Id = I.name(I.allocatorName(Allocator) + ": " + Suffix[Slot]);
   if (Allocator > 0 && Allocator <= MaxNamedAllocators)
     AllocatorNames[Allocator][Slot].store(Id, std::memory_order_relaxed);
   return Id;
+}
+
+NameId opName(const InterceptContext &I, int Allocator, NameSlot Slot) {
+  if (Allocator > 0 && Allocator <= MaxNamedAllocators)
+    if (NameId Id = AllocatorNames[Allocator][Slot].load(std::memory_order_relaxed))
+      return Id;
+  return learnOpName(I, Allocator, Slot);
 }
 
 void pushBlockEvent(BlockEvent::Kind What, int Allocator, const void *Ptr, std::uint64_t Size,
@@ -67,10 +76,12 @@ void pushBlockEvent(BlockEvent::Kind What, int Allocator, const void *Ptr, std::
   // A release is reported where its owner let go of the block (the request),
   // when it was requested: then its own call site would never be read, and
   // capturing it (stacks, interning) was a third of PyTorch's captures.
-  if (What == BlockEvent::Kind::Released && I.queueReleaseNamedByRequest(Event))
+  // The allocator is known from here on (a registration is never undone):
+  // the queue does not ask the registry again.
+  if (What == BlockEvent::Kind::Released && I.queueKnownAllocatorReleaseNamedByRequest(Event))
     return;
   Event.Site = I.op(opName(I, Allocator, Slot));
-  I.queueBlockEvent(Event);
+  I.queueKnownAllocatorBlockEvent(Event);
 }
 
 } // namespace

@@ -278,6 +278,18 @@ bool InterceptContext::queueReleaseNamedByRequest(const BlockEvent &Event) const
   return true;
 }
 
+void InterceptContext::queueKnownAllocatorBlockEvent(const BlockEvent &Event) const {
+  R.Annotated.pushOfKnownAllocator(Event);
+  redundant_sync::thisThread().queued(filterKind(Event.What));
+}
+
+bool InterceptContext::queueKnownAllocatorReleaseNamedByRequest(const BlockEvent &Event) const {
+  if (!R.Annotated.pushReleaseOfKnownAllocatorNamedByRequest(Event))
+    return false;
+  redundant_sync::thisThread().queued(redundant_sync::Queued::BlockRelease);
+  return true;
+}
+
 
 void InterceptContext::replayBlockEvents() const {
   if (!R.Annotated.hasPending())

@@ -213,6 +213,10 @@ public:
   /// request (AnnotatedAllocators::pushReleaseNamedByRequest); false: nothing
   /// queued, capture the site and queueBlockEvent.
   bool queueReleaseNamedByRequest(const BlockEvent &Event) const;
+  /// Both of an allocator found allocatorKnown() (the annotation entry
+  /// points: AnnotatedAllocators::pushOfKnownAllocator).
+  void queueKnownAllocatorBlockEvent(const BlockEvent &Event) const;
+  bool queueKnownAllocatorReleaseNamedByRequest(const BlockEvent &Event) const;
   /// Replays the queued block events (InterceptScope does it before a call).
   void replayBlockEvents() const;
 

@@ -20,7 +20,7 @@ block event costs the program's thread, its Python call-site capture included.
 For instruction counts run it under callgrind at two N and take the difference
 of `__streamlife_block_allocated`'s inclusive count (and the others').
 
-Usage: python_capture_cost.py N DEPTH [BLOCKS]
+Usage: python_capture_cost.py N DEPTH [BLOCKS [CALLERS]]
 """
 import ctypes
 import os
@@ -42,11 +42,11 @@ class LaunchParams(ctypes.Structure):
 
 
 def main(argv):
-    if len(argv) not in (3, 4) or not all(a.isdigit() for a in argv[1:]):
-        print("usage: python_capture_cost.py N DEPTH [BLOCKS]", file=sys.stderr)
+    if len(argv) not in (3, 4, 5) or not all(a.isdigit() for a in argv[1:]) or argv[4:] not in ([], ["1"], ["2"]):
+        print("usage: python_capture_cost.py N DEPTH [BLOCKS [CALLERS]]", file=sys.stderr)
         return 2
     launches, depth = int(argv[1]), int(argv[2])
-    blocks = int(argv[3]) if len(argv) == 4 else 0
+    blocks, callers = int(argv[3]) if len(argv) >= 4 else 0, int(argv[4]) if len(argv) == 5 else 1
     fake = ctypes.CDLL(os.environ["STREAMLIFE_CUPTI_LIBRARY"])
     fake.fakeCuptiCall.argtypes = [U, ctypes.c_char_p, P, ctypes.c_int, ctypes.c_char_p]
     call = fake.fakeCuptiCall
@@ -88,6 +88,25 @@ def main(argv):
                     allocated(allocator, block, 0x1000, STREAM)
                     requested(allocator, block, STREAM)
                     released(allocator, block, STREAM)
+
+    if blocks and callers == 2:
+        # CALLERS 2: each lifetime's three events come from one helper that two
+        # lines call in turn, so that consecutive events of a kind come from
+        # stacks that part at the helper's caller: a capture's expectation of
+        # the stack it captured last fails every time (PythonCallSites.h).
+        def lifetime(block):
+            allocated(allocator, block, 0x1000, STREAM)
+            requested(allocator, block, STREAM)
+            released(allocator, block, STREAM)
+
+        def loop(n):  # noqa: F811: two callers of one helper, in turn
+            next_block = 0
+            for _ in range(n):
+                call(CU_LAUNCH_KERNEL, b"cuLaunchKernel", launch, 0, b"_Z7consumePKfPfi")
+                for _ in range(blocks // 2):
+                    lifetime(addresses[next_block % 64])
+                    lifetime(addresses[(next_block + 1) % 64])
+                    next_block += 2
 
     def nest(d, n):
         return loop(n) if d == 0 else nest(d - 1, n)

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 using namespace streamlife::rt;
 
 namespace {
@@ -75,6 +77,44 @@ TEST_F(RawStackMemoryTest, RememberingAnotherKeyInTheSameSlotReplacesIt) {
   EXPECT_EQ(Memory.find(Table, Name, Other, 1, hashRawPythonFrames(Other, 1)), 43u);
   OpId Found = Memory.find(Table, Name, Stack, 3, hashRawPythonFrames(Stack, 3));
   EXPECT_TRUE(Found == Op || Found == NoOp); // kept, or evicted: never the other op
+}
+
+// What a capture compares its walk with (walkRawPythonStackExpecting): the
+// stack last found or remembered for the same table and name, never another
+// key's, so that a walk equal to it may take its op.
+TEST_F(RawStackMemoryTest, TheExpectationIsTheLastStackOfTheSameKey) {
+  RawStackMemory::Expectation E = Memory.expected(Table, Name);
+  ASSERT_EQ(E.N, 3);
+  EXPECT_EQ(std::memcmp(E.Frames, Stack, sizeof(Stack)), 0);
+  EXPECT_EQ(E.Op, Op);
+  EXPECT_EQ(Memory.expected(Table + 1, Name).N, 0);
+  EXPECT_EQ(Memory.expected(Table + 1, Name).Op, NoOp);
+  EXPECT_EQ(Memory.expected(Table, Name + 1).N, 0);
+  // Another name of the same expectation slot (names are taken by their low
+  // bits) takes the slot; the first name then expects nothing.
+  RawPythonFrame Other[1] = {{at(0x5000), at(0x5100), at(0x5200), 8}};
+  Memory.remember(Table, Name + 256, Other, 1, hashRawPythonFrames(Other, 1), 44);
+  EXPECT_EQ(Memory.expected(Table, Name).N, 0);
+  EXPECT_EQ(Memory.expected(Table, Name).Op, NoOp);
+  EXPECT_EQ(Memory.expected(Table, Name + 256).Op, 44u);
+  // Finding a stack makes it the expectation again.
+  EXPECT_EQ(Memory.find(Table, Name, Stack, 3, hashRawPythonFrames(Stack, 3)), Op);
+  EXPECT_EQ(Memory.expected(Table, Name).Op, Op);
+  // Of two stacks of one name, the last remembered or found.
+  RawPythonFrame Second[2] = {Stack[1], Stack[2]};
+  Memory.remember(Table, Name, Second, 2, hashRawPythonFrames(Second, 2), 45);
+  EXPECT_EQ(Memory.expected(Table, Name).Op, 45u);
+  EXPECT_EQ(Memory.expected(Table, Name).N, 2);
+  EXPECT_EQ(Memory.find(Table, Name, Stack, 3, hashRawPythonFrames(Stack, 3)), Op);
+  EXPECT_EQ(Memory.expected(Table, Name).Op, Op);
+  // A failed expectation: nothing is expected of the name until a plain
+  // capture finds the stack it would have expected.
+  Memory.expectationFailed(Name);
+  EXPECT_EQ(Memory.expected(Table, Name).Frames, nullptr);
+  EXPECT_EQ(Memory.find(Table, Name, Second, 2, hashRawPythonFrames(Second, 2)), 45u);
+  EXPECT_EQ(Memory.expected(Table, Name).Frames, nullptr) << "the stacks take turns: still nothing";
+  EXPECT_EQ(Memory.find(Table, Name, Second, 2, hashRawPythonFrames(Second, 2)), 45u);
+  EXPECT_EQ(Memory.expected(Table, Name).Op, 45u) << "the same stack again: expected again";
 }
 
 } // namespace

@@ -138,6 +138,10 @@ void build(SyntheticInterpreter &S, const std::vector<Kind> &Kinds, const std::v
     std::int64_t Index = Kinds[I] == Kind::NotStarted ? -1 : Indices[I];
     auto Instr = reinterpret_cast<const void *>(reinterpret_cast<std::uintptr_t>(Code) + CodeUnits + 2 * Index);
     char Owner = Kinds[I] == Kind::EntryFrame ? static_cast<char>(S.V.OwnerCStack) : 0;
+    // 3.11 has no entry frames (its walk does not read the owner): a frame
+    // that has not started stands in for one.
+    if (Kinds[I] == Kind::EntryFrame && S.V.OwnerCStack < 0)
+      Instr = reinterpret_cast<const void *>(reinterpret_cast<std::uintptr_t>(Code) + CodeUnits - 2);
     Frames.push_back(S.frame(Kinds[I] == Kind::NoCode ? nullptr : Code, Instr, Owner));
   }
   S.stack(Frames);
@@ -240,3 +244,97 @@ TEST(PythonFrameWalkerTest, TheWalksHashFindsTheRememberedStack) {
 }
 
 } // namespace
+
+/// A walk compared with a stack read before (walkRawPythonStackExpecting,
+/// what a capture does with the stack it expects): Same exactly when the plain
+/// walk gives those frames, else the plain walk's frames, count and hash, on
+/// random stacks against their own frames, the frames changed in one field,
+/// cut short, made longer, another stack's, and no expectation.
+TEST(PythonFrameWalkerTest, TheComparedWalkIsThePlainWalk) {
+  std::mt19937 Random(20261204);
+  const Kind Kinds[] = {Kind::Code, Kind::Code, Kind::Code, Kind::EntryFrame, Kind::NotStarted, Kind::NotCode,
+                        Kind::NoCode};
+  const std::int64_t Edges[] = {0, 1, MaxUnits - 1, MaxUnits, MaxUnits + 1};
+  std::size_t SameSeen = 0, DifferentSeen = 0;
+  for (VersionFields V : {V311, V312}) {
+    std::vector<RawPythonFrame> Other;
+    for (int Round = 0; Round < 400; ++Round) {
+      SyntheticInterpreter S(V);
+      std::size_t Depth = Random() % 48;
+      std::vector<Kind> Stack;
+      std::vector<std::int64_t> Indices;
+      for (std::size_t I = 0; I < Depth; ++I) {
+        Stack.push_back(Kinds[Random() % 7]);
+        Indices.push_back(Random() % 4 ? static_cast<std::int64_t>(Random() % 5000) : Edges[Random() % 5]);
+      }
+      build(S, Stack, Indices);
+      const int Max = Random() % 3 ? MaxPythonFrames : 1 + static_cast<int>(Random() % MaxPythonFrames);
+      RawPythonFrame Plain[MaxPythonFrames];
+      std::uint64_t PlainHash = 0;
+      const int PlainN = walkRawPythonStackForTesting(S.layout(), S.ThreadState, Plain, Max, PlainHash);
+      // The full stack's frames (an expectation may be longer than Max).
+      RawPythonFrame Full[MaxPythonFrames];
+      std::uint64_t FullHash = 0;
+      const int FullN = walkRawPythonStackForTesting(S.layout(), S.ThreadState, Full, MaxPythonFrames, FullHash);
+      for (int Variant = 0; Variant < 7; ++Variant) {
+        std::vector<RawPythonFrame> Expected(Full, Full + FullN);
+        switch (Variant) {
+        case 0: // the same frames
+          break;
+        case 1: // one field of one frame changed
+          if (!Expected.empty()) {
+            RawPythonFrame &F = Expected[Random() % Expected.size()];
+            switch (Random() % 4) {
+            case 0: F.Code = static_cast<const char *>(F.Code) + 16; break;
+            case 1: F.File = static_cast<const char *>(F.File) + 1; break;
+            case 2: F.Name = static_cast<const char *>(F.Name) + 1; break;
+            case 3: F.Lasti += 1 + Random() % 3; break;
+            }
+          }
+          break;
+        case 2: // cut short
+          Expected.resize(Expected.empty() ? 0 : Random() % Expected.size());
+          break;
+        case 3: // one frame more
+          Expected.push_back(Expected.empty() ? RawPythonFrame{&Random, &Random, &Random, 3} : Expected.front());
+          break;
+        case 4: // the previous round's stack
+          Expected = Other;
+          break;
+        case 5: // no expectation
+          Expected.clear();
+          break;
+        case 6: // the frames up to Max only
+          Expected.assign(Plain, Plain + PlainN);
+          break;
+        }
+        RawPythonFrame Out[MaxPythonFrames];
+        std::uint64_t Hash = 0;
+        bool Same = false;
+        const int N = walkRawPythonStackExpectingForTesting(S.layout(), S.ThreadState, Expected.data(),
+                                                            static_cast<int>(Expected.size()), Out, Max, Hash, Same);
+        const std::string What = "3." + std::to_string(V.Minor) + ", round " + std::to_string(Round) +
+                                 ", variant " + std::to_string(Variant);
+        const bool Equal = Expected.size() == static_cast<std::size_t>(PlainN) &&
+                           (PlainN == 0 || !std::memcmp(Expected.data(), Plain, sizeof(RawPythonFrame) * PlainN));
+        ASSERT_EQ(Same, Equal) << What;
+        ASSERT_EQ(N, PlainN) << What;
+        if (Same) {
+          ++SameSeen;
+          continue;
+        }
+        ++DifferentSeen;
+        ASSERT_EQ(Hash, PlainHash) << What;
+        for (int I = 0; I < N; ++I) {
+          ASSERT_EQ(Out[I].Code, Plain[I].Code) << What << ", frame " << I;
+          ASSERT_EQ(Out[I].File, Plain[I].File) << What << ", frame " << I;
+          ASSERT_EQ(Out[I].Name, Plain[I].Name) << What << ", frame " << I;
+          ASSERT_EQ(Out[I].Lasti, Plain[I].Lasti) << What << ", frame " << I;
+        }
+      }
+      Other.assign(Full, Full + FullN);
+    }
+  }
+  EXPECT_GT(SameSeen, 500u);
+  EXPECT_GT(DifferentSeen, 1500u);
+}

@@ -260,3 +260,90 @@ TEST(QueuedReleaseSiteTest, ForgettingReleasedBlocksNeverChangesTheSiteReported)
 }
 
 } // namespace
+
+// The annotation entry points queue through pushOfKnownAllocator and
+// pushReleaseOfKnownAllocatorNamedByRequest, which do not ask the registry
+// again (the entry point found the allocator known, and a registration is
+// never undone). Played against push() and pushReleaseNamedByRequest on the
+// same random events, they must decide every release alike, keep the same
+// blocks, and leave replay the same block events, sites and accounts.
+TEST(QueuedReleaseSiteTest, TheKnownAllocatorPushesQueueAsPushDoes) {
+  /// Every block event replay hands on, in order.
+  class Everything : public BlockObserver {
+  public:
+    void blockAllocated(ThreadId, Range R, StreamId S, OpId Site) override {
+      Seen.push_back("alloc " + std::to_string(R.Begin) + " " + std::to_string(R.Size) + " s" +
+                     std::to_string(S) + " op" + std::to_string(Site));
+    }
+    void blockReleaseRequested(ThreadId, Addr Base, StreamId S, OpId Site) override {
+      Seen.push_back("request " + std::to_string(Base) + " s" + std::to_string(S) + " op" +
+                     std::to_string(Site));
+    }
+    void blockReleased(ThreadId, Addr Base, OpId Site) override {
+      Seen.push_back("release " + std::to_string(Base) + " op" + std::to_string(Site));
+    }
+    void blockAccessed(ThreadId, StreamId, Range, OpId) override {}
+    std::vector<std::string> Seen;
+  };
+  std::mt19937 Rng(2026);
+  Subject Generic, Known;
+  Everything GenericSeen, KnownSeen;
+  Generic.Annotated.setObserver(&GenericSeen);
+  Known.Annotated.setObserver(&KnownSeen);
+  std::size_t Accepted = 0, Releases = 0;
+  for (int Step = 0; Step < 200000; ++Step) {
+    // Few addresses at first (requests, re-allocations over live blocks),
+    // then thousands (released blocks forgotten many times over).
+    const Addr Ptr = 0x100000 * (1 + Rng() % (Step < 20000 ? 4 : 12000));
+    const OpId Site = Rng() % 5 ? 10 + Rng() % 5 : NoOp;
+    switch (Rng() % 4) {
+    case 0:
+      Generic.Annotated.push(Generic.event(BlockEvent::Kind::Allocated, Ptr, Site));
+      Known.Annotated.pushOfKnownAllocator(Known.event(BlockEvent::Kind::Allocated, Ptr, Site));
+      break;
+    case 1:
+      Generic.Annotated.push(Generic.event(BlockEvent::Kind::ReleaseRequested, Ptr, Site));
+      Known.Annotated.pushOfKnownAllocator(Known.event(BlockEvent::Kind::ReleaseRequested, Ptr, Site));
+      break;
+    case 2: {
+      BlockEvent Generic1 = Generic.event(BlockEvent::Kind::Released, Ptr, NoOp);
+      BlockEvent Known1 = Known.event(BlockEvent::Kind::Released, Ptr, NoOp);
+      const bool GenericNamed = Generic.Annotated.pushReleaseNamedByRequest(Generic1);
+      const bool KnownNamed = Known.Annotated.pushReleaseOfKnownAllocatorNamedByRequest(Known1);
+      ASSERT_EQ(GenericNamed, KnownNamed) << "step " << Step;
+      if (!GenericNamed) {
+        Generic1.Site = Known1.Site = ReleasedHere;
+        Generic.Annotated.push(Generic1);
+        Known.Annotated.pushOfKnownAllocator(Known1);
+      }
+      Accepted += GenericNamed;
+      ++Releases;
+      break;
+    }
+    case 3:
+      if (Rng() % 64 == 0) {
+        Generic.drain();
+        Known.drain();
+      }
+      break;
+    }
+    ASSERT_EQ(Generic.Annotated.queuedBlocksKnown(), Known.Annotated.queuedBlocksKnown()) << "step " << Step;
+    ASSERT_EQ(Generic.Annotated.unapplied(), Known.Annotated.unapplied()) << "step " << Step;
+  }
+  Generic.drain();
+  Known.drain();
+  EXPECT_EQ(GenericSeen.Seen, KnownSeen.Seen);
+  const std::vector<BlockAccount> GenericAccounts = Generic.Annotated.accounts();
+  const std::vector<BlockAccount> KnownAccounts = Known.Annotated.accounts();
+  ASSERT_EQ(GenericAccounts.size(), KnownAccounts.size());
+  for (std::size_t I = 0; I < GenericAccounts.size(); ++I) {
+    EXPECT_EQ(GenericAccounts[I].Site, KnownAccounts[I].Site) << I;
+    EXPECT_EQ(GenericAccounts[I].Allocations, KnownAccounts[I].Allocations) << I;
+    EXPECT_EQ(GenericAccounts[I].DistinctBlocks, KnownAccounts[I].DistinctBlocks) << I;
+    EXPECT_EQ(GenericAccounts[I].PeakLiveBlocks, KnownAccounts[I].PeakLiveBlocks) << I;
+    EXPECT_EQ(GenericAccounts[I].PeakHeldBackBytes, KnownAccounts[I].PeakHeldBackBytes) << I;
+  }
+  EXPECT_EQ(Generic.E.stats().LiveAllocations, Known.E.stats().LiveAllocations);
+  EXPECT_GT(Accepted, 1000u);
+  EXPECT_LT(Accepted, Releases) << "every release named by its request: the refused path is not played";
+}
