@@ -180,22 +180,29 @@ TEST(PythonFrameWalkerTest, EveryKindOfFrameAsTheReferenceWalkReadsIt) {
   }
 }
 
-TEST(PythonFrameWalkerTest, RandomStacksMatchTheReferenceWalkAndHash) {
-  std::mt19937 Random(20261203);
+/// A random stack of up to 47 frames of every kind (code objects three times
+/// as often as each other kind), its instruction indices mostly anywhere in a
+/// code object, a quarter at the edges of the walker's range.
+void buildRandomStack(SyntheticInterpreter &S, std::mt19937 &Random) {
   const Kind Kinds[] = {Kind::Code, Kind::Code, Kind::Code, Kind::EntryFrame, Kind::NotStarted, Kind::NotCode,
                         Kind::NoCode};
   const std::int64_t Edges[] = {0, 1, MaxUnits - 1, MaxUnits, MaxUnits + 1};
+  std::size_t Depth = Random() % 48;
+  std::vector<Kind> Stack;
+  std::vector<std::int64_t> Indices;
+  for (std::size_t I = 0; I < Depth; ++I) {
+    Stack.push_back(Kinds[Random() % 7]);
+    Indices.push_back(Random() % 4 ? static_cast<std::int64_t>(Random() % 5000) : Edges[Random() % 5]);
+  }
+  build(S, Stack, Indices);
+}
+
+TEST(PythonFrameWalkerTest, RandomStacksMatchTheReferenceWalkAndHash) {
+  std::mt19937 Random(20261203);
   for (VersionFields V : {V311, V312}) {
     for (int Round = 0; Round < 300; ++Round) {
       SyntheticInterpreter S(V);
-      std::size_t Depth = Random() % 48;
-      std::vector<Kind> Stack;
-      std::vector<std::int64_t> Indices;
-      for (std::size_t I = 0; I < Depth; ++I) {
-        Stack.push_back(Kinds[Random() % 7]);
-        Indices.push_back(Random() % 4 ? static_cast<std::int64_t>(Random() % 5000) : Edges[Random() % 5]);
-      }
-      build(S, Stack, Indices);
+      buildRandomStack(S, Random);
       int Max = 1 + static_cast<int>(Random() % MaxPythonFrames);
       expectSameWalk(S, Max, ("round " + std::to_string(Round) + ", 3." + std::to_string(V.Minor)).c_str());
     }
@@ -252,22 +259,12 @@ TEST(PythonFrameWalkerTest, TheWalksHashFindsTheRememberedStack) {
 /// cut short, made longer, another stack's, and no expectation.
 TEST(PythonFrameWalkerTest, TheComparedWalkIsThePlainWalk) {
   std::mt19937 Random(20261204);
-  const Kind Kinds[] = {Kind::Code, Kind::Code, Kind::Code, Kind::EntryFrame, Kind::NotStarted, Kind::NotCode,
-                        Kind::NoCode};
-  const std::int64_t Edges[] = {0, 1, MaxUnits - 1, MaxUnits, MaxUnits + 1};
   std::size_t SameSeen = 0, DifferentSeen = 0;
   for (VersionFields V : {V311, V312}) {
     std::vector<RawPythonFrame> Other;
     for (int Round = 0; Round < 400; ++Round) {
       SyntheticInterpreter S(V);
-      std::size_t Depth = Random() % 48;
-      std::vector<Kind> Stack;
-      std::vector<std::int64_t> Indices;
-      for (std::size_t I = 0; I < Depth; ++I) {
-        Stack.push_back(Kinds[Random() % 7]);
-        Indices.push_back(Random() % 4 ? static_cast<std::int64_t>(Random() % 5000) : Edges[Random() % 5]);
-      }
-      build(S, Stack, Indices);
+      buildRandomStack(S, Random);
       const int Max = Random() % 3 ? MaxPythonFrames : 1 + static_cast<int>(Random() % MaxPythonFrames);
       RawPythonFrame Plain[MaxPythonFrames];
       std::uint64_t PlainHash = 0;
