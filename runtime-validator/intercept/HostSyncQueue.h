@@ -6,9 +6,10 @@
 // are inline here, where the runtime's state is known (Runtime.h), because
 // each was a call of a few instructions on every reported lock event (FSDP2
 // one rank: about 326,000 in 43 steps), whose frames and register saves in
-// the interposer cost as much as their work. Included by the thread
-// interposers and by InterceptContext.cpp (the block events' queueing, which
-// tells the filter through filterKind too).
+// the interposer cost as much as their work. Also the switch of the
+// interposers' observed path (lockEventsObserved) and its count of dropped
+// events. Included by the thread interposers and by InterceptContext.cpp (the
+// block events' queueing, which tells the filter through filterKind too).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_RT_INTERCEPT_HOSTSYNCQUEUE_H
@@ -20,6 +21,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 namespace streamlife {
 namespace rt {
@@ -30,6 +32,25 @@ inline ValidatorRuntime *runtimeOnceCudaUsed() {
   ValidatorRuntime *R = runtime();
   return R && R->UsedCuda.load(std::memory_order_relaxed) ? R : nullptr;
 }
+
+namespace detail {
+/// lockEventsObserved's flag (0 or 1), set at start-up (observeLockEvents).
+/// A word, not a bool: tested as a word, as the profile's pointer was, the
+/// interposers compile to the same instructions as before the flag (GCC
+/// reuses the register it tested as a known zero; a byte's test cost a
+/// dropped lock one instruction).
+inline std::atomic<std::uintptr_t> ObservingLockEvents{0};
+} // namespace detail
+
+/// Whether the thread interposers take their observed path: a self-profile
+/// times each reported lock event, or intercept_stats counts the dropped
+/// ones by caller. One relaxed load, the branch that left the hot path for
+/// the profile's timed copy alone before: the unobserved path (every run
+/// without either option) compiles to the same instructions as without the
+/// count (bench/runtime/README.md, rtdropstats).
+inline bool lockEventsObserved() { return detail::ObservingLockEvents.load(std::memory_order_relaxed) != 0; }
+/// Set before the program's first reported lock event (the runtime's start).
+inline void observeLockEvents(bool On) { detail::ObservingLockEvents.store(On ? 1 : 0, std::memory_order_relaxed); }
 
 /// What the thread's RedundantSyncFilter must know of an event it queued.
 inline redundant_sync::Queued filterKind(BlockEvent::Kind What) {
@@ -74,6 +95,15 @@ __attribute__((always_inline)) inline std::size_t queueHostSync(ValidatorRuntime
       R.KeptLockers.count(Caller);
   }
   return Unapplied;
+}
+
+/// A lock event from Caller (the interposed call's return address) that the
+/// filter dropped, on the observed path only (lockEventsObserved): counted by
+/// caller with intercept_stats (KeptLockCallers.h), so that the summary names
+/// whose locks pay the filter's question.
+inline void droppedHostSync(ValidatorRuntime &R, const void *Caller) {
+  if (R.Opts.intercept_stats)
+    R.DroppedLockers.count(Caller);
 }
 
 /// Block and host events queued and not yet applied.

@@ -153,53 +153,67 @@ __attribute__((always_inline)) inline std::size_t queue(ValidatorRuntime &R, Blo
 // of the kept events by caller (KeptLockCallers.h). Kind: Exclusive for a
 // pthread mutex (also a condition wait's), whose releases only its owner
 // makes (the filter's last-releaser rule); Shared for semaphores,
-// reader-writer locks and barriers.
+// reader-writer locks and barriers. CountingDropped: the observed path's copy
+// (releasedObserved), which also counts a dropped event by its caller; the
+// unobserved copy has no trace of the count.
+template <bool CountingDropped = false>
 __attribute__((always_inline)) inline std::size_t releasedUntimed(ValidatorRuntime &R, const void *Sync,
                                                                   redundant_sync::LockKind Kind,
                                                                   const void *Caller) {
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
-  if (Filter.releaseIsRedundant(Id))
+  if (Filter.releaseIsRedundant(Id)) {
+    if constexpr (CountingDropped)
+      droppedHostSync(R, Caller);
     return unappliedEvents(R);
+  }
   std::size_t Unapplied = queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id, Caller);
   Filter.releaseQueued(Id, Kind);
   return Unapplied;
 }
+template <bool CountingDropped = false>
 __attribute__((always_inline)) inline void acquiredUntimed(ValidatorRuntime &R, const void *Sync,
                                                            redundant_sync::LockKind Kind, const void *Caller) {
   auto Id = reinterpret_cast<SyncId>(Sync);
   redundant_sync::ThreadFilter &Filter = redundant_sync::thisThread();
   redundant_sync::AcquireCheck Check = Filter.checkAcquire(Id, Kind);
-  if (Check.redundant())
+  if (Check.redundant()) {
+    if constexpr (CountingDropped)
+      droppedHostSync(R, Caller);
     return;
+  }
   queue(R, BlockEvent::Kind::HostAcquired, currentThread(), Id, Caller);
   Filter.acquireQueued(Id, Check);
 }
-__attribute__((noinline)) std::size_t releasedTimed(ValidatorRuntime &R, const void *Sync,
-                                                    redundant_sync::LockKind Kind, const void *Caller) {
+// The observed path (lockEventsObserved: a self-profile or intercept_stats):
+// timed into the self-profile's host synchronization row while a profile is
+// active (the timer asks SelfProfile::active), a dropped event counted by
+// its caller with intercept_stats.
+__attribute__((noinline)) std::size_t releasedObserved(ValidatorRuntime &R, const void *Sync,
+                                                       redundant_sync::LockKind Kind, const void *Caller) {
   ProfileTimer Timer(ProfileCallback::HostSync);
-  return releasedUntimed(R, Sync, Kind, Caller);
+  return releasedUntimed<true>(R, Sync, Kind, Caller);
 }
-__attribute__((noinline)) void acquiredTimed(ValidatorRuntime &R, const void *Sync, redundant_sync::LockKind Kind,
-                                             const void *Caller) {
+__attribute__((noinline)) void acquiredObserved(ValidatorRuntime &R, const void *Sync, redundant_sync::LockKind Kind,
+                                                const void *Caller) {
   ProfileTimer Timer(ProfileCallback::HostSync);
-  acquiredUntimed(R, Sync, Kind, Caller);
+  acquiredUntimed<true>(R, Sync, Kind, Caller);
 }
-// Timed into the self-profile's host synchronization row only while a
-// profile is active (SelfProfile::active: set once it is enabled). Off, no
-// timer lives across the event's work: its state on the stack and its checks
-// at the end cost every event a few instructions and a register.
+// Observed only while a profile or intercept_stats is on. Off, no timer lives
+// across the event's work (its state on the stack and its checks at the end
+// cost every event a few instructions and a register), and nothing counts a
+// dropped event: one load of the flag and a branch not taken.
 __attribute__((always_inline)) inline std::size_t released(ValidatorRuntime &R, const void *Sync,
                                                            redundant_sync::LockKind Kind,
                                                            const void *Caller) {
-  if (__builtin_expect(SelfProfile::active() != nullptr, 0))
-    return releasedTimed(R, Sync, Kind, Caller);
+  if (__builtin_expect(lockEventsObserved(), 0))
+    return releasedObserved(R, Sync, Kind, Caller);
   return releasedUntimed(R, Sync, Kind, Caller);
 }
 __attribute__((always_inline)) inline void acquired(ValidatorRuntime &R, const void *Sync,
                                                     redundant_sync::LockKind Kind, const void *Caller) {
-  if (__builtin_expect(SelfProfile::active() != nullptr, 0))
-    return acquiredTimed(R, Sync, Kind, Caller);
+  if (__builtin_expect(lockEventsObserved(), 0))
+    return acquiredObserved(R, Sync, Kind, Caller);
   acquiredUntimed(R, Sync, Kind, Caller);
 }
 /// The object's clock is forgotten (destroyed, or a thread token consumed).
@@ -237,8 +251,8 @@ __attribute__((always_inline)) inline void reportAcquired(const void *Caller, Sy
   ValidatorRuntime *R = reportingChecked(Caller, What);
   if (!R)
     return;
-  if (__builtin_expect(SelfProfile::active() != nullptr, 0))
-    return acquiredTimed(*R, Sync, Kind, Caller);
+  if (__builtin_expect(lockEventsObserved(), 0))
+    return acquiredObserved(*R, Sync, Kind, Caller);
   redundant_sync::AcquireCheck Check = redundant_sync::thisThread().checkAcquire(reinterpret_cast<SyncId>(Sync), Kind);
   if (!Check.redundant())
     acquiredKept(*R, Sync, Caller, Check);
@@ -265,7 +279,8 @@ __attribute__((always_inline)) inline int acquiring(const void *Caller, const vo
   return acquiringReported<What, Kind>(Caller, Sync, Real, A...);
 }
 
-/// A releasing interposer's kept release (or one a profile times): the
+/// A releasing interposer's kept release (or an observed one, which the
+/// filter may still drop: lockEventsObserved): the
 /// release is queued before the real call (the next owner's acquire must
 /// come after it in the queue), the queue kept short after it. Six
 /// arguments at most for one-argument primitives, so that the reported path
@@ -274,8 +289,8 @@ template <typename Fn, typename... Args>
 __attribute__((noinline)) int releasingKept(ValidatorRuntime &R, const void *Caller, const void *Sync,
                                             redundant_sync::LockKind Kind, Fn Real, Args... A) {
   std::size_t Unapplied;
-  if (__builtin_expect(SelfProfile::active() != nullptr, 0)) {
-    Unapplied = releasedTimed(R, Sync, Kind, Caller);
+  if (__builtin_expect(lockEventsObserved(), 0)) {
+    Unapplied = releasedObserved(R, Sync, Kind, Caller);
   } else {
     auto Id = reinterpret_cast<SyncId>(Sync);
     Unapplied = queue(R, BlockEvent::Kind::HostReleased, currentThread(), Id, Caller);
@@ -295,11 +310,12 @@ __attribute__((noinline, cold)) int releasingDroppedLongQueue(ValidatorRuntime &
 }
 /// A reported release: a release the filter drops (most of the program's: a
 /// thread releasing a lock again with nothing learned since) ends in a tail
-/// call of Real, a kept one in a tail call of releasingKept.
+/// call of Real, a kept one (or an observed one) in a tail call of
+/// releasingKept.
 template <typename Fn, typename... Args>
 __attribute__((always_inline)) inline int releasingCounted(ValidatorRuntime &R, const void *Caller, const void *Sync,
                                                            redundant_sync::LockKind Kind, Fn Real, Args... A) {
-  if (__builtin_expect(SelfProfile::active() == nullptr, 1) &&
+  if (__builtin_expect(!lockEventsObserved(), 1) &&
       redundant_sync::thisThread().releaseIsRedundant(reinterpret_cast<SyncId>(Sync))) {
     if (__builtin_expect(unappliedEvents(R) < DrainBeyond, 1))
       return Real(A...);

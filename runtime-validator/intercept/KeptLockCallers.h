@@ -10,7 +10,10 @@
 //
 // The same table counts, for intercept_stats' line of lock events ignored as
 // a library function's private state, those events by caller
-// (CallerLibraries.h, PrivateLockFunctions.h).
+// (CallerLibraries.h, PrivateLockFunctions.h), and for the line of lock events
+// the redundant-sync filter dropped, those by caller (counted on the thread
+// interposers' observed path, HostSyncQueue.h): the callers whose locks would
+// be worth ignoring as private state at the caller cache instead.
 //
 // Counting is lock-free (an interposer may run inside any lock of the
 // program): a fixed open-addressed table of return addresses; callers beyond

@@ -36,6 +36,7 @@
 #include "intercept/CallerLibraries.h"
 #include "intercept/DriverCallTable.h"
 #include "intercept/DriverEntryPoints.h"
+#include "intercept/HostSyncQueue.h"
 #include "intercept/RedundantSyncFilter.h"
 
 #include "callsites/PythonCallSites.h"
@@ -63,7 +64,8 @@ void enableRuntimeCorrelation();
 void printApiStats(std::FILE *Out);
 
 namespace {
-/// Callers named on intercept_stats' kept-lock-event line.
+/// Callers named on intercept_stats' lines of lock events by caller (kept,
+/// dropped, ignored as private state).
 constexpr std::size_t MostKeptLockCallers = 6;
 
 EngineOptions engineOptions(const Options &Opts) {
@@ -144,6 +146,10 @@ void finishProcess() {
     if (!Kept.empty())
       std::fprintf(validatorLog(), "streamlife: intercept-stats: kept lock events by caller: %s\n",
                    keptLockCallersText(Kept).c_str());
+    std::vector<KeptLockCallers::Named> Dropped = R->DroppedLockers.mostKept(MostKeptLockCallers);
+    if (!Dropped.empty())
+      std::fprintf(validatorLog(), "streamlife: intercept-stats: dropped lock events by caller: %s\n",
+                   keptLockCallersText(Dropped).c_str());
     std::vector<KeptLockCallers::Named> Ignored = R->PrivateFunctionLockers.mostKept(MostKeptLockCallers);
     if (!Ignored.empty())
       std::fprintf(validatorLog(),
@@ -342,6 +348,9 @@ __attribute__((constructor)) static void attachToProcess() {
   setUpDriverCalls(*R, AtEntryPoints);
   detail::CountingLaunches = R->Opts.intercept_stats;
   redundant_sync::countDropped(R->Opts.intercept_stats);
+  // The thread interposers' observed path: the profile times their events,
+  // intercept_stats counts the dropped ones by caller.
+  observeLockEvents(R->Opts.self_profile || R->Opts.intercept_stats);
   if (R->Opts.intercept_stats)
     countPrivateFunctionLocks(&R->PrivateFunctionLockers);
   if (!subscribeCupti(*R, Why)) {

@@ -82,6 +82,10 @@ public:
   /// The lock events ignored as a library function's private state
   /// (PrivateLockFunctions.h), by caller, counted only for intercept_stats.
   KeptLockCallers PrivateFunctionLockers;
+  /// The lock events the redundant-sync filter dropped (RedundantSyncFilter.h),
+  /// by caller, counted only for intercept_stats (on the interposers' observed
+  /// path, HostSyncQueue.h).
+  KeptLockCallers DroppedLockers;
 
 private:
   std::mutex SiteKeyLock;

@@ -297,6 +297,22 @@ int main(int Argc, char **Argv) {
     pthread_mutex_lock(&Once);
     pthread_mutex_unlock(&Once); // kept, with the queue long
     Locker.join();
+  } else if (Scenario == "torch-relock") {
+    // One thread locking one mutex again and again inside a library's
+    // function (FakeTorchCpu.cpp's ReadyQueue::push), nothing learned in
+    // between: after the first lock and unlock the filter drops every event
+    // (RedundantSyncFilter.h), and intercept-stats names the function whose
+    // events it dropped.
+    using LockedFn = int (*)(const char *, pthread_mutex_t *, void (*)(void *), void *);
+    void *Torch = dlopen("libtorch_cpu.so", RTLD_NOW | RTLD_LOCAL);
+    auto Locked = Torch ? reinterpret_cast<LockedFn>(dlsym(Torch, "fakeTorchLocked")) : nullptr;
+    if (!Locked) {
+      std::fprintf(stderr, "annotated_pool_program: no libtorch_cpu.so of the tests: %s\n", dlerror());
+      return 2;
+    }
+    pthread_mutex_t Queue = PTHREAD_MUTEX_INITIALIZER;
+    for (int Push = 0; Push < 100; ++Push)
+      Locked("push", &Queue, [](void *) {}, nullptr);
   } else if (Scenario == "torch-fw-grad" || Scenario == "torch-ready-queue") {
     // A mutex locked inside a function of a library named libtorch_cpu.so
     // (FakeTorchCpu.cpp), as worker-mutex-ordered below locks its own: the
