@@ -4,7 +4,9 @@ PyTorch's CUDA sanitizer (TORCH_CUDA_SANITIZER=1) and compute-sanitizer
 (memcheck, --track-stream-ordered-races all), under the cudaMallocAsync backend
 and/or the native caching allocator. One table: ms/step, the ratio to plain
 (same workload and allocator, same invocation), findings, and what streamlife
-intercepted (so that a silent run is shown to be an observed one).
+intercepted (so that a silent run is shown to be an observed one). For
+--self-profile runs, also the validator's own ms/step by its self-profile and
+the ratio to plain that implies (self_profile_table.py says how it is read).
 
   bench/runtime/torch_workloads.py --streamlife BUILD/bin/streamlife [--modes plain,streamlife,streamlife-timeline,csan,cs]
       [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--repeat R] [--nproc N] [--log-dir DIR]
@@ -25,6 +27,8 @@ import re
 import subprocess
 import sys
 import time
+
+from self_profile_table import describe, estimate, implied_ratio, steps_said, steps_seen
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS_DIR = os.path.join(HERE, "..", "..", "test", "gpu", "Inputs", "workloads")
@@ -163,6 +167,11 @@ def run(workload, mode, alloc, options, repeat=0):
     times = [float(t) for t in re.findall(r"ms/step: ([0-9.]+)", text)]
     ok = "result: ok" in text and rc == 0
     loss = re.findall(r"^loss: ([-+0-9.eE]+|nan|inf)$", text, re.M)
+    own, how = None, ""
+    if mode == "streamlife-selfprofile":
+        warmup, timed = steps_seen(cmd)
+        if timed:
+            own, how = estimate(text, warmup + timed), steps_said(warmup, timed)
     # Each run as it ends, on stderr: the table comes only once every run is done, and a caller's own
     # time limit that ends the script first (as one on a lent GPU machine did) would leave nothing.
     print(f"torch_workloads: run {workload} {alloc} {mode} #{repeat}: "
@@ -170,7 +179,7 @@ def run(workload, mode, alloc, options, repeat=0):
           f"rc {rc}, {wall:.0f} s", file=sys.stderr, flush=True)
     return {"ms": max(times) if times else None, "findings": findings(mode, text), "ok": ok, "rc": rc,
             "wall": wall, "observed": observed(text) if validated(mode) else "", "log": log,
-            "loss": float(loss[-1]) if loss else None}
+            "loss": float(loss[-1]) if loss else None, "own": own, "own_how": how}
 
 
 def main():
@@ -211,8 +220,13 @@ def main():
     # "x plain" is the ratio of the medians; "paired" the median of each repeat's ratio to the plain run
     # of the same repeat (run just before it): on a host whose speed drifts within a call (plain runs
     # 13.7-20.4 ms/step in one call on an H200) the pairs cancel the drift the medians keep.
-    print("| workload | allocator | mode | ms/step | x plain | paired | findings | result | observed |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    # A self-profile run also gives the validator's own ms/step, timed inside the validator, and the
+    # ratio it implies against this invocation's plain median (1 + own / plain): plain runs of one call
+    # spread by 20-45% on the shared host, which hides a 10-20% change of the validator's cost from
+    # the measured ratios but not from its own time.
+    print("| workload | allocator | mode | ms/step | x plain | paired | own ms/step (self-profile) "
+          "| x plain (self-profile's estimate) | findings | result | observed |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     modes = options.modes.split(",")
     # Repeats interleave the modes (plain, streamlife, ..., plain, streamlife, ...), so that
     # drift on the machine hits every mode alike; a row gives the median of its repeats.
@@ -234,6 +248,11 @@ def main():
                 ratio = f"{ms / plain:.2f}" if ms and plain and mode != "cs" else "-"
                 paired = paired_ratio(rs, runs.get("plain", [])) if mode not in ("cs", "plain") else None
                 paired = f"{paired:.2f}" if paired else "-"
+                own = median([r["own"]["own_ms_per_step"] for r in rs if r["own"]])
+                implied = implied_ratio(own, plain)
+                own_each = "/".join(f"{r['own']['own_ms_per_step']:.2f}" if r["own"] else "-" for r in rs)
+                own_shown = f"{own:.2f}" + (f" ({own_each})" if len(rs) > 1 else "") if own is not None else "-"
+                implied = f"{implied:.2f}" if implied is not None else "-"
                 each = "/".join(f"{r['ms']:.2f}" if r["ms"] else "-" for r in rs)
                 shown = f"{ms:.2f}" + (f" ({each})" if len(rs) > 1 else "") if ms else "-"
                 failed = [r for r in rs if not r["ok"]]
@@ -251,11 +270,12 @@ def main():
                         if changed:
                             result += " CHANGED"
                             problems += 1
-                print(f"| {workload} | {alloc} | {mode} | {shown} | {ratio} | {paired} | {found} | {result} | "
+                print(f"| {workload} | {alloc} | {mode} | {shown} | {ratio} | {paired} | {own_shown} | {implied} "
+                      f"| {found} | {result} | "
                       f"{rs[-1]['observed']} |", flush=True)
             for mode in modes:
                 if mode == "streamlife-selfprofile":
-                    profiles.append((workload, alloc, runs[mode][-1]["log"]))
+                    profiles.append((workload, alloc, runs[mode][-1], plain))
             # What --timeline adds to the validated run, side by side.
             untraced = median([r["ms"] for r in runs.get("streamlife", []) if r["ms"]])
             for mode in ("streamlife-timeline", "streamlife-timeline-order"):
@@ -267,12 +287,16 @@ def main():
     for line in costs:
         print(line)
     # The self-profile tables (each rank's, for distributed runs) after the main table.
-    for workload, alloc, log in profiles:
-        print(f"\nself-profile of {workload} ({alloc}), from {log}:")
-        with open(log) as f:
+    # Under each, the validator's own time by the rule of self_profile_table.py and its largest rows.
+    for workload, alloc, last, plain in profiles:
+        print(f"\nself-profile of {workload} ({alloc}), from {last['log']}:")
+        with open(last["log"]) as f:
             for line in f:
                 if line.startswith("streamlife: self-profile:"):
                     print("  " + line.rstrip())
+        if last["own"]:
+            for line in describe(last["own"], last["own_how"], plain):
+                print("  " + line)
     return 1 if problems else 0
 
 
