@@ -193,6 +193,18 @@ private:
   std::vector<Deferred> Pending;
 };
 
+/// The tests' libtorch_cpu.so (FakeTorchCpu.cpp): fakeTorchLocked(Function,
+/// Mutex, Work, Arg) runs Work under Mutex, locked and unlocked inside the
+/// library function so named. Null, said on stderr, when it is not found.
+using FakeTorchLockedFn = int (*)(const char *, pthread_mutex_t *, void (*)(void *), void *);
+FakeTorchLockedFn loadFakeTorchLocked() {
+  void *Torch = dlopen("libtorch_cpu.so", RTLD_NOW | RTLD_LOCAL);
+  auto Locked = Torch ? reinterpret_cast<FakeTorchLockedFn>(dlsym(Torch, "fakeTorchLocked")) : nullptr;
+  if (!Locked)
+    std::fprintf(stderr, "annotated_pool_program: no libtorch_cpu.so of the tests: %s\n", dlerror());
+  return Locked;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -303,13 +315,9 @@ int main(int Argc, char **Argv) {
     // between: after the first lock and unlock the filter drops every event
     // (RedundantSyncFilter.h), and intercept-stats names the function whose
     // events it dropped.
-    using LockedFn = int (*)(const char *, pthread_mutex_t *, void (*)(void *), void *);
-    void *Torch = dlopen("libtorch_cpu.so", RTLD_NOW | RTLD_LOCAL);
-    auto Locked = Torch ? reinterpret_cast<LockedFn>(dlsym(Torch, "fakeTorchLocked")) : nullptr;
-    if (!Locked) {
-      std::fprintf(stderr, "annotated_pool_program: no libtorch_cpu.so of the tests: %s\n", dlerror());
+    FakeTorchLockedFn Locked = loadFakeTorchLocked();
+    if (!Locked)
       return 2;
-    }
     pthread_mutex_t Queue = PTHREAD_MUTEX_INITIALIZER;
     for (int Push = 0; Push < 100; ++Push)
       Locked("push", &Queue, [](void *) {}, nullptr);
@@ -323,13 +331,9 @@ int main(int Argc, char **Argv) {
     // clean. Locked by AutogradMeta::fw_grad, whose lock guards its
     // object's own state (PrivateLockFunctions.h), it orders nothing, and the
     // allocation is a reuse opportunity: reported.
-    using LockedFn = int (*)(const char *, pthread_mutex_t *, void (*)(void *), void *);
-    void *Torch = dlopen("libtorch_cpu.so", RTLD_NOW | RTLD_LOCAL);
-    auto Locked = Torch ? reinterpret_cast<LockedFn>(dlsym(Torch, "fakeTorchLocked")) : nullptr;
-    if (!Locked) {
-      std::fprintf(stderr, "annotated_pool_program: no libtorch_cpu.so of the tests: %s\n", dlerror());
+    FakeTorchLockedFn Locked = loadFakeTorchLocked();
+    if (!Locked)
       return 2;
-    }
     const char *Function = Scenario == "torch-fw-grad" ? "fw_grad" : "push";
     struct Work {
       StreamPool *Pool;
