@@ -12,6 +12,12 @@ the ratio to plain that implies (self_profile_table.py says how it is read).
       [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--repeat R] [--nproc N] [--log-dir DIR]
       [--jobs J] [--expect-clean]
 
+--sampler LIB preloads the CPU sampler (build/bench/runtime/libstreamlife_cpu_sampler.so)
+into every run's Python processes and adds, per workload, the CPU time of the timed
+steps by library and symbol in each mode and its difference from the first mode
+(cpu_samples.py): what the validated run spent beyond the plain one, including what
+the self-profile cannot time.
+
 --jobs J runs J workload runs at a time (for evidence, not timing: the ms/step
 column is then not comparable). --expect-clean also demands 0 findings from
 every streamlife run (seed-buggy excepted) and, where a workload prints
@@ -22,12 +28,14 @@ was clean and unchanged), 1 otherwise, 2 on bad usage.
 """
 import argparse
 import concurrent.futures
+import glob
 import os
 import re
 import subprocess
 import sys
 import time
 
+from cpu_samples import BadFile, compare, windows_in
 from self_profile_table import describe, estimate, implied_ratio, steps_said, steps_seen
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -116,8 +124,8 @@ def findings(mode, text):
 
 
 def observed(text):
-    """What streamlife intercepted, from its intercept-stats lines (intercept_stats=1: counters of the
-    calls it handles anyway, so the timed run is the default configuration plus a few atomic adds)."""
+    """What streamlife intercepted, from its intercept-stats lines (observing(): evidence runs and
+    self-profile runs only)."""
     counts = {}
     for name, n in re.findall(r"streamlife: intercept-stats: driver (\w+) \(cbid \d+\): (\d+)", text):
         counts[name] = counts.get(name, 0) + int(n)
@@ -131,6 +139,15 @@ def observed(text):
     for line in re.findall(r"streamlife: intercept-stats: ((?:launches by parameter plan|NCCL calls): .*)", text):
         parts.append(line.strip())
     return "; ".join(parts)
+
+
+def observing(mode, options):
+    """Whether a validated run prints intercept-stats (the table's "observed" column): in evidence runs
+    (--expect-clean), whose time is not the point, and in self-profile runs, which take the lock
+    interposers' observed path anyway. Not in the other timed runs: intercept_stats counts every lock
+    event by caller on that path (the CPU sampler put it at about 1% of FSDP2's step), which the
+    default configuration does not pay."""
+    return options.expect_clean or mode == "streamlife-selfprofile"
 
 
 def pinned(cmd, options):
@@ -150,8 +167,18 @@ def run(workload, mode, alloc, options, repeat=0):
         env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
     if mode == "csan":
         env["TORCH_CUDA_SANITIZER"] = "1"
-    if validated(mode):
+    if validated(mode) and observing(mode, options):
         env["STREAMLIFE_OPTIONS"] = ":".join(x for x in [env.get("STREAMLIFE_OPTIONS", ""), "intercept_stats=1"] if x)
+    samples = None
+    if options.sampler:
+        # The Python processes only (the launcher's and the workload's): the taskset and streamlife
+        # processes exec or fork what they start and are not what is compared.
+        samples = os.path.join(options.log_dir, f"{workload}.{alloc}.{mode}.{repeat}.samples")
+        for stale in glob.glob(samples + ".*"):
+            os.remove(stale)
+        env["LD_PRELOAD"] = " ".join(x for x in [options.sampler, env.get("LD_PRELOAD", "")] if x)
+        env["STREAMLIFE_SAMPLER_OUT"] = samples
+        env["STREAMLIFE_SAMPLER_ONLY"] = os.path.basename(sys.executable)
     cmd = pinned(command(workload, mode, options), options)
     start = time.time()
     try:
@@ -178,8 +205,11 @@ def run(workload, mode, alloc, options, repeat=0):
           f"{f'{max(times):.2f} ms/step' if times else 'no ms/step'}, findings {findings(mode, text)}, "
           f"rc {rc}, {wall:.0f} s", file=sys.stderr, flush=True)
     return {"ms": max(times) if times else None, "findings": findings(mode, text), "ok": ok, "rc": rc,
-            "wall": wall, "observed": observed(text) if validated(mode) else "", "log": log,
-            "loss": float(loss[-1]) if loss else None, "own": own, "own_how": how}
+            "wall": wall, "observed": observed(text) if validated(mode) and observing(mode, options) else "",
+            "log": log,
+            "loss": float(loss[-1]) if loss else None, "own": own, "own_how": how,
+            "samples": sorted(f for f in glob.glob(samples + ".[0-9]*") if not f.endswith(".tmp")) if samples else [],
+            "windows": windows_in(text)}
 
 
 def main():
@@ -205,10 +235,17 @@ def main():
                         help="run every mode on these CPUs (taskset -c LIST), e.g. 2-9: steadier timings")
     parser.add_argument("--jobs", type=int, default=1,
                         help="runs at a time (evidence runs; ms/step is then not comparable)")
+    parser.add_argument("--sampler", help="the CPU sampler library (libstreamlife_cpu_sampler.so): CPU time "
+                        "of the timed steps by library and symbol, per mode")
+    parser.add_argument("--sampler-top", type=int, default=30, help="symbols listed per sampled workload")
     parser.add_argument("--expect-clean", action="store_true",
                         help="also fail on findings and on a loss that changed under the validator")
     options = parser.parse_args()
     options.streamlife_args = options.streamlife_args.split()
+    if options.sampler:
+        options.sampler = os.path.abspath(options.sampler)
+        if not os.path.isfile(options.sampler):
+            parser.error(f"--sampler: no such file: {options.sampler}")
     if "baseline" in options.modes.split(",") and not options.baseline:
         parser.error("mode 'baseline' needs --baseline PATH")
     for name in options.workloads.split(","):
@@ -216,7 +253,7 @@ def main():
             parser.error(f"unknown workload '{name}' (known: {', '.join(WORKLOADS)})")
     os.makedirs(options.log_dir, exist_ok=True)
     problems = 0
-    profiles, costs = [], []
+    profiles, costs, sampled = [], [], []
     # "x plain" is the ratio of the medians; "paired" the median of each repeat's ratio to the plain run
     # of the same repeat (run just before it): on a host whose speed drifts within a call (plain runs
     # 13.7-20.4 ms/step in one call on an H200) the pairs cancel the drift the medians keep.
@@ -276,6 +313,10 @@ def main():
             for mode in modes:
                 if mode == "streamlife-selfprofile":
                     profiles.append((workload, alloc, runs[mode][-1], plain))
+            if options.sampler:
+                # A run without its timed window (it failed before the steps ended) is left out.
+                sampled.append((workload, alloc, [(mode, [(r["samples"], r["windows"]) for r in runs[mode]
+                                                          if r["samples"] and r["windows"]]) for mode in modes]))
             # What --timeline adds to the validated run, side by side.
             untraced = median([r["ms"] for r in runs.get("streamlife", []) if r["ms"]])
             for mode in ("streamlife-timeline", "streamlife-timeline-order"):
@@ -286,6 +327,20 @@ def main():
                                  f"(target <= 1.2x: {'met' if traced / untraced <= 1.2 else 'MISSED'})")
     for line in costs:
         print(line)
+    # The CPU sampler's tables: CPU ms per timed step by library and symbol, each mode's median run.
+    for workload, alloc, runs in sampled:
+        runs = [(mode, repeats) for mode, repeats in runs if repeats]
+        print(f"\nCPU samples of {workload} ({alloc}), timed steps only, medians of the repeats:")
+        try:
+            for line in compare(runs, options.steps, options.sampler_top):
+                print("  " + line)
+            # The validator's own library alone, deeper: where its time goes, interposers included.
+            print("  the validator's library (libstreamlife_rt.so) alone:")
+            for line in compare(runs, options.steps, options.sampler_top, only="libstreamlife_rt", levels=(1,)):
+                print("  " + line)
+        except BadFile as e:
+            print(f"  cpu_samples: error: {e}")
+            problems += 1
     # The self-profile tables (each rank's, for distributed runs) after the main table.
     # Under each, the validator's own time by the rule of self_profile_table.py and its largest rows.
     for workload, alloc, last, plain in profiles:

@@ -55,13 +55,16 @@ def timed_loop(options, step):
     for i in range(options.warmup):
         step(i)
     torch.cuda.synchronize()
-    start = time.perf_counter()
+    start, window_start = time.perf_counter(), time.monotonic_ns()
     for i in range(options.steps):
         step(options.warmup + i)
     torch.cuda.synchronize()
-    elapsed = (time.perf_counter() - start) / max(options.steps, 1)
+    elapsed, window_end = (time.perf_counter() - start) / max(options.steps, 1), time.monotonic_ns()
     rank = int(os.environ.get("RANK", "0"))
     print(f"rank {rank} ms/step: {elapsed * 1000:.2f}", flush=True)
+    if os.environ.get("STREAMLIFE_SAMPLER_OUT"):
+        # For bench/runtime/cpu_samples.py: which of the CPU sampler's samples fall in the timed steps.
+        print(f"rank {rank} timed window (monotonic ns): {window_start} {window_end}", flush=True)
 
 
 def report_loss(values):

@@ -1,0 +1,238 @@
+/*===- cpu_sampler.c - where a process's CPU time goes, without perf ------===//
+ *
+ * The GPU machines have no perf, gdb or strace, and the validator's
+ * self-profile times only what the validator knows it does: its callbacks and
+ * phases. What it cannot see (the interposed locks it ignores, CUPTI's and the
+ * driver's dispatch around its callbacks, the program's own code running
+ * slower because the validator's state took its caches) is the difference
+ * between a plain run and a validated one, library by library. This library,
+ * preloaded into both, samples the interrupted instruction every
+ * STREAMLIFE_SAMPLER_US microseconds (default 500) of the process's CPU time,
+ * as gperftools' CPU profiler does; bench/runtime/cpu_samples.py attributes
+ * the samples to libraries and symbols and compares runs.
+ *
+ *   LD_PRELOAD=build/bench/runtime/libstreamlife_cpu_sampler.so \
+ *   STREAMLIFE_SAMPLER_OUT=/tmp/run1 [STREAMLIFE_SAMPLER_ONLY=python3] CMD
+ *
+ * writes /tmp/run1.<pid> at the process's exit: its executable mappings (as
+ * /proc/self/maps gives them) and one line per sample (monotonic time in ns,
+ * thread id, instruction address in hex, intervals it stands for). STREAMLIFE_SAMPLER_ONLY samples only the
+ * processes whose program name (argv[0]'s last component) is that word; the
+ * others run untouched.
+ *
+ * Why a POSIX CPU-time timer (timer_create on CLOCK_PROCESS_CPUTIME_ID) and
+ * not setitimer(ITIMER_PROF): an itimer survives execve, so a process that
+ * execs another program (taskset, env, a shell) would deliver SIGPROF to the
+ * new image before anything handles it, and kill it; timer_create's timers are
+ * deleted at execve, and a forked child has none (a child is armed again by
+ * the pthread_atfork handler, with its own samples).
+ *
+ * The signal handler only stores into memory mapped at start-up; nothing it
+ * calls takes a lock (clock_gettime is the vDSO's, gettid a system call).
+ *===----------------------------------------------------------------------===*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+struct Sample {
+  uint64_t TimeNs;
+  uint64_t Address;
+  uint32_t Thread;
+  /* Intervals this sample stands for: the kernel checks CPU-time timers at its
+   * scheduler tick (every 1-4 ms), so at a shorter interval one signal comes
+   * per tick and timer_getoverrun() says how many intervals it covered. */
+  uint32_t Weight;
+};
+
+/* 2^20 samples: 35 minutes of one busy core at the default interval; the
+ * pages are only touched as samples arrive. */
+enum { Capacity = 1 << 20 };
+
+static struct Sample *Samples;
+static atomic_uint_fast64_t Taken;
+static atomic_uint_fast64_t Lost;
+static timer_t Timer;
+static int Armed;
+static long IntervalUs = 500;
+static char OutPrefix[4096];
+
+static uint64_t monotonicNs(void) {
+  struct timespec T;
+  clock_gettime(CLOCK_MONOTONIC, &T);
+  return (uint64_t)T.tv_sec * 1000000000u + (uint64_t)T.tv_nsec;
+}
+
+static void onSample(int Signal, siginfo_t *Info, void *Context) {
+  (void)Signal;
+  (void)Info;
+  int SavedErrno = errno;
+  uint64_t Slot = atomic_fetch_add_explicit(&Taken, 1, memory_order_relaxed);
+  if (Slot < Capacity) {
+    ucontext_t *Uc = (ucontext_t *)Context;
+    Samples[Slot].TimeNs = monotonicNs();
+#if defined(__x86_64__)
+    Samples[Slot].Address = (uint64_t)Uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    Samples[Slot].Address = (uint64_t)Uc->uc_mcontext.pc;
+#else
+    Samples[Slot].Address = 0;
+#endif
+    Samples[Slot].Thread = (uint32_t)syscall(SYS_gettid);
+    int Overrun = timer_getoverrun(Timer);
+    Samples[Slot].Weight = 1 + (uint32_t)(Overrun > 0 ? Overrun : 0);
+  } else {
+    atomic_fetch_add_explicit(&Lost, 1, memory_order_relaxed);
+  }
+  errno = SavedErrno;
+}
+
+static int arm(void) {
+  struct sigevent Event;
+  memset(&Event, 0, sizeof Event);
+  Event.sigev_notify = SIGEV_SIGNAL;
+  Event.sigev_signo = SIGPROF;
+  if (timer_create(CLOCK_PROCESS_CPUTIME_ID, &Event, &Timer) != 0) {
+    fprintf(stderr, "cpu_sampler: error: timer_create: %s\n", strerror(errno));
+    return 0;
+  }
+  struct itimerspec Every;
+  Every.it_interval.tv_sec = IntervalUs / 1000000;
+  Every.it_interval.tv_nsec = (IntervalUs % 1000000) * 1000;
+  Every.it_value = Every.it_interval;
+  if (timer_settime(Timer, 0, &Every, NULL) != 0) {
+    fprintf(stderr, "cpu_sampler: error: timer_settime: %s\n", strerror(errno));
+    timer_delete(Timer);
+    return 0;
+  }
+  return 1;
+}
+
+/* A forked child starts with no timer and its parent's samples: it keeps
+ * none of them and is sampled afresh. */
+static void inChild(void) {
+  atomic_store(&Taken, 0);
+  atomic_store(&Lost, 0);
+  Armed = arm();
+}
+
+static void writeAll(int Fd, const char *Text, size_t Size) {
+  while (Size) {
+    ssize_t N = write(Fd, Text, Size);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return;
+    Text += N;
+    Size -= (size_t)N;
+  }
+}
+
+/* The executable mappings, as /proc/self/maps gives them ("map " before
+ * each), then the samples; written to PREFIX.<pid>.tmp and renamed, so that a
+ * reader never sees half a file. */
+static void writeSamples(void) {
+  char Path[4200], Temporary[4300];
+  snprintf(Path, sizeof Path, "%s.%d", OutPrefix, (int)getpid());
+  snprintf(Temporary, sizeof Temporary, "%s.tmp", Path);
+  int Fd = open(Temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (Fd < 0) {
+    fprintf(stderr, "cpu_sampler: error: cannot write %s: %s\n", Temporary, strerror(errno));
+    return;
+  }
+  char Line[8192];
+  int N = snprintf(Line, sizeof Line, "cpu_sampler 1 interval_us %ld pid %d\n", IntervalUs, (int)getpid());
+  writeAll(Fd, Line, (size_t)N);
+  FILE *Maps = fopen("/proc/self/maps", "r");
+  if (Maps) {
+    char Map[4096 + 128];
+    while (fgets(Map, sizeof Map, Maps)) {
+      /* "start-end perms offset dev inode path": keep the executable ones. */
+      char Perms[8];
+      if (sscanf(Map, "%*s %7s", Perms) == 1 && Perms[2] == 'x') {
+        N = snprintf(Line, sizeof Line, "map %s", Map);
+        writeAll(Fd, Line, (size_t)N);
+      }
+    }
+    fclose(Maps);
+  }
+  uint64_t Count = atomic_load(&Taken);
+  if (Count > Capacity)
+    Count = Capacity;
+  for (uint64_t I = 0; I < Count; ++I) {
+    N = snprintf(Line, sizeof Line, "sample %llu %u %llx %u\n", (unsigned long long)Samples[I].TimeNs,
+                 Samples[I].Thread, (unsigned long long)Samples[I].Address, Samples[I].Weight);
+    writeAll(Fd, Line, (size_t)N);
+  }
+  N = snprintf(Line, sizeof Line, "lost %llu\n", (unsigned long long)atomic_load(&Lost));
+  writeAll(Fd, Line, (size_t)N);
+  if (close(Fd) != 0 || rename(Temporary, Path) != 0)
+    fprintf(stderr, "cpu_sampler: error: cannot write %s: %s\n", Path, strerror(errno));
+}
+
+static int selected(void) {
+  const char *Only = getenv("STREAMLIFE_SAMPLER_ONLY");
+  if (!Only || !*Only)
+    return 1;
+  return strcmp(program_invocation_short_name, Only) == 0;
+}
+
+__attribute__((constructor)) static void startSampling(void) {
+  const char *Out = getenv("STREAMLIFE_SAMPLER_OUT");
+  if (!Out || !*Out || !selected())
+    return;
+  if (strlen(Out) >= sizeof OutPrefix) {
+    fprintf(stderr, "cpu_sampler: error: STREAMLIFE_SAMPLER_OUT is longer than %zu bytes\n",
+            sizeof OutPrefix - 1);
+    return;
+  }
+  strcpy(OutPrefix, Out);
+  const char *Us = getenv("STREAMLIFE_SAMPLER_US");
+  if (Us && *Us) {
+    char *End;
+    long Value = strtol(Us, &End, 10);
+    if (*End || Value < 10 || Value > 1000000) {
+      fprintf(stderr, "cpu_sampler: error: STREAMLIFE_SAMPLER_US must be 10-1000000 microseconds, not '%s'\n",
+              Us);
+      return;
+    }
+    IntervalUs = Value;
+  }
+  Samples = mmap(NULL, sizeof(struct Sample) * Capacity, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (Samples == MAP_FAILED) {
+    fprintf(stderr, "cpu_sampler: error: cannot map the sample buffer: %s\n", strerror(errno));
+    return;
+  }
+  struct sigaction Action;
+  memset(&Action, 0, sizeof Action);
+  Action.sa_sigaction = onSample;
+  Action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&Action.sa_mask);
+  if (sigaction(SIGPROF, &Action, NULL) != 0) {
+    fprintf(stderr, "cpu_sampler: error: sigaction: %s\n", strerror(errno));
+    return;
+  }
+  Armed = arm();
+  if (Armed)
+    pthread_atfork(NULL, NULL, inChild);
+}
+
+__attribute__((destructor)) static void stopSampling(void) {
+  if (!Armed)
+    return;
+  Armed = 0;
+  timer_delete(Timer);
+  writeSamples();
+}

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Where a process's CPU time went, from the CPU sampler's files
+(bench/runtime/cpu/cpu_sampler.c), by library and by symbol, and what a
+validated run spent beyond a plain one.
+
+  bench/runtime/cpu_samples.py FILE... [--log LOG] [--steps N] [--top K]
+  bench/runtime/cpu_samples.py --compare 'plain:PREFIX.*' 'streamlife:FILE,...' [--log-of plain:LOG ...] ...
+
+A file holds one process's executable mappings and samples. Only the samples
+inside the workload's timed steps count when a window is known: the workload
+prints `rank R timed window (monotonic ns): START END` under the sampler
+(test/gpu/Inputs/workloads/workload_common.py), and --log names that output.
+A sample stands for `weight x interval` of CPU time (the kernel checks CPU
+timers at its tick: cpu_sampler.c says why a sample carries a weight), so the
+figures are CPU milliseconds, per step when --steps is given.
+
+The comparison's question is the self-profile's blind spot: the validator's
+own library shows what it spent in its own code, including the interposers the
+self-profile does not time; the other libraries' growth is what the validator
+made the program, CUPTI and the driver spend (their dispatch around the
+validator's callbacks, the program's code run with colder caches).
+
+Exit 0, 1 when a file cannot be read, 2 on bad usage.
+"""
+import argparse
+import bisect
+import functools
+import glob
+import os
+import re
+import struct
+import subprocess
+import sys
+
+WINDOW = re.compile(r"^rank (\d+) timed window \(monotonic ns\): (\d+) (\d+)$", re.M)
+
+
+class BadFile(Exception):
+    pass
+
+
+def read_samples(path):
+    """(interval in ms, [(start, end, offset, path)], [(time ns, thread, address, weight)]) of one file."""
+    maps, samples, interval = [], [], None
+    try:
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                parts = line.split()
+                if not parts:
+                    continue
+                if parts[0] == "cpu_sampler" and len(parts) >= 4 and parts[2] == "interval_us":
+                    interval = int(parts[3]) / 1000.0
+                elif parts[0] == "map" and len(parts) >= 6:
+                    start, end = (int(x, 16) for x in parts[1].split("-"))
+                    name = " ".join(parts[6:]) if len(parts) > 6 else "[anonymous]"
+                    maps.append((start, end, int(parts[3], 16), name))
+                elif parts[0] == "sample" and len(parts) == 5:
+                    samples.append((int(parts[1]), int(parts[2]), int(parts[3], 16), int(parts[4])))
+                elif parts[0] not in ("lost", "map", "sample", "cpu_sampler"):
+                    raise BadFile(f"{path}:{number}: not a cpu_sampler line")
+    except OSError as e:
+        raise BadFile(f"cannot read {path}: {e.strerror}")
+    except ValueError:
+        raise BadFile(f"{path}: malformed number")
+    if interval is None:
+        raise BadFile(f"{path}: no 'cpu_sampler' header (not a cpu_sampler file)")
+    maps.sort()
+    return interval, maps, samples
+
+
+def windows_in(log_text):
+    """The timed windows a workload printed, one per rank."""
+    return [(int(a), int(b)) for _, a, b in WINDOW.findall(log_text)]
+
+
+def mapping_of(maps, address):
+    starts = [m[0] for m in maps]
+    i = bisect.bisect_right(starts, address) - 1
+    if i >= 0 and address < maps[i][1]:
+        return maps[i]
+    return None
+
+
+def library_name(path):
+    return os.path.basename(path) if path.startswith("/") else path
+
+
+@functools.lru_cache(maxsize=None)
+def load_segments(path):
+    """The PT_LOAD segments (file offset, file size, virtual address) of an ELF64 file."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(64)
+            if header[:4] != b"\x7fELF" or header[4] != 2:
+                return ()
+            phoff, = struct.unpack_from("<Q", header, 32)
+            phentsize, phnum = struct.unpack_from("<HH", header, 54)
+            f.seek(phoff)
+            table = f.read(phentsize * phnum)
+    except OSError:
+        return ()
+    segments = []
+    for i in range(phnum):
+        kind, _, offset, vaddr, _, filesz = struct.unpack_from("<IIQQQQ", table, i * phentsize)
+        if kind == 1:
+            segments.append((offset, filesz, vaddr))
+    return tuple(segments)
+
+
+@functools.lru_cache(maxsize=None)
+def symbols_of(path):
+    """Sorted [(address, size, name)] of a file's defined functions (its symbol table, else its dynamic one)."""
+    found = []
+    for extra in ([], ["-D"]):
+        try:
+            out = subprocess.run(["nm", "-C", "-S", "--defined-only"] + extra + [path], capture_output=True,
+                                 text=True, timeout=120).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        for line in out.splitlines():
+            parts = line.split(None, 3)
+            if len(parts) == 4 and parts[2] in "tTwWiI":
+                found.append((int(parts[0], 16), int(parts[1], 16), parts[3]))
+        if found:
+            break
+    found.sort()
+    return found
+
+
+def symbol_at(path, file_offset):
+    """The function holding a file offset of an ELF file, or None (no symbol covers it)."""
+    vaddr = None
+    for offset, size, base in load_segments(path):
+        if offset <= file_offset < offset + size:
+            vaddr = file_offset - offset + base
+            break
+    if vaddr is None:
+        return None
+    table = symbols_of(path)
+    i = bisect.bisect_right(table, (vaddr, float("inf"), "")) - 1
+    if i >= 0 and table[i][0] <= vaddr < table[i][0] + max(table[i][1], 1):
+        return table[i][2]
+    return None
+
+
+def profile(files, windows=(), symbols=False):
+    """CPU ms by library (and by (library, symbol) when symbols) over the files' samples inside any of
+    the windows (all samples without one)."""
+    by_library, by_symbol = {}, {}
+    for path in files:
+        interval, maps, samples = read_samples(path)
+        for when, _, address, weight in samples:
+            if windows and not any(a <= when <= b for a, b in windows):
+                continue
+            ms = weight * interval
+            mapping = mapping_of(maps, address)
+            library = library_name(mapping[3]) if mapping else "[unmapped]"
+            by_library[library] = by_library.get(library, 0.0) + ms
+            if symbols:
+                name = None
+                if mapping and mapping[3].startswith("/"):
+                    name = symbol_at(mapping[3], address - mapping[0] + mapping[2])
+                key = (library, name or "(no symbol)")
+                by_symbol[key] = by_symbol.get(key, 0.0) + ms
+    return by_library, by_symbol
+
+
+def median(values):
+    values = sorted(values)
+    if not values:
+        return None
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
+def compare(runs, steps, top, minimum=0.02, only=None, levels=(0, 1)):
+    """Lines of a table: per library (level 0), then per symbol (level 1), CPU ms per step of each mode
+    (the median of its runs) and each mode's difference from the first; with only, the symbols of the
+    libraries whose name contains it. runs: [(mode, [(files, windows)])]."""
+    per_step = 1.0 / steps if steps else 1.0
+    unit = "ms/step" if steps else "ms"
+    tables = []
+    for mode, repeats in runs:
+        profiles = [profile(files, windows, symbols=True) for files, windows in repeats]
+        tables.append((mode, profiles))
+    lines = []
+    for level, name in ((0, "library"), (1, "symbol")):
+        if level not in levels:
+            continue
+        keys = set()
+        for _, profiles in tables:
+            for p in profiles:
+                keys.update(k for k in p[level] if not only or only in (k if level == 0 else k[0]))
+        rows = []
+        for key in keys:
+            values = [median([p[level].get(key, 0.0) for p in profiles]) * per_step for _, profiles in tables]
+            rows.append((key, values))
+        first = lambda values: values[0] or 0.0
+        rows.sort(key=lambda r: -max(abs(v - first(r[1])) for v in r[1]) if len(r[1]) > 1 else -r[1][0])
+        header = " | ".join(f"{mode} {unit}" for mode, _ in tables)
+        diffs = " | ".join(f"{mode} - {tables[0][0]}" for mode, _ in tables[1:])
+        lines.append(f"| {name} | {header} |" + (f" {diffs} |" if diffs else ""))
+        lines.append("|---" * (1 + len(tables) + max(0, len(tables) - 1)) + "|")
+        if level == 0:
+            totals = [sum(v[i] for _, v in rows) for i in range(len(tables))]
+            rows = [("(all)", totals)] + rows
+        shown = 0
+        for key, values in rows:
+            if key != "(all)" and max(values) < minimum and all(abs(v - first(values)) < minimum for v in values):
+                continue
+            if level == 1 and shown >= top:
+                break
+            label = key if isinstance(key, str) else f"{key[1]} ({key[0]})"
+            cells = " | ".join(f"{v:.3f}" for v in values)
+            delta = " | ".join(f"{v - first(values):+.3f}" for v in values[1:])
+            lines.append(f"| {label} | {cells} |" + (f" {delta} |" if delta else ""))
+            shown += 1
+        lines.append("")
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*", help="one run's sample files (its processes)")
+    parser.add_argument("--log", help="the run's output, for its timed window")
+    parser.add_argument("--compare", nargs="+", metavar="MODE:FILE,FILE",
+                        help="runs to compare, the first being the reference; a mode named twice is a repeat; "
+                             "FILE may be a glob pattern (one run's processes)")
+    parser.add_argument("--log-of", nargs="+", default=[], metavar="MODE:LOG",
+                        help="with --compare: each run's output, in the order of --compare's runs of that mode")
+    parser.add_argument("--steps", type=int, help="the timed steps, for ms/step")
+    parser.add_argument("--top", type=int, default=25, help="symbols listed (default 25)")
+    parser.add_argument("--only", help="list only the symbols of the libraries whose name contains this")
+    options = parser.parse_args()
+    if bool(options.files) == bool(options.compare):
+        parser.error("give either FILE... or --compare")
+    try:
+        if options.files:
+            windows = windows_in(open(options.log).read()) if options.log else []
+            runs = [("run", [(options.files, windows)])]
+        else:
+            logs = {}
+            for item in options.log_of:
+                mode, _, path = item.partition(":")
+                logs.setdefault(mode, []).append(windows_in(open(path).read()))
+            order, grouped = [], {}
+            for item in options.compare:
+                mode, _, files = item.partition(":")
+                if not files:
+                    parser.error(f"--compare takes MODE:FILE,..., not '{item}'")
+                if mode not in grouped:
+                    order.append(mode)
+                    grouped[mode] = []
+                index = len(grouped[mode])
+                windows = logs.get(mode, [])[index] if index < len(logs.get(mode, [])) else []
+                # Patterns are expanded here (a shell leaves MODE:PATTERN alone); one that matches
+                # nothing stays, to be reported as unreadable.
+                paths = [path for pattern in files.split(",") for path in sorted(glob.glob(pattern)) or [pattern]]
+                grouped[mode].append((paths, windows))
+            runs = [(mode, grouped[mode]) for mode in order]
+        levels = (1,) if options.only else (0, 1)
+        for line in compare(runs, options.steps, options.top, only=options.only, levels=levels):
+            print(line)
+    except (BadFile, OSError) as e:
+        print(f"cpu_samples: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
