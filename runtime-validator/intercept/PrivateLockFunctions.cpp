@@ -20,12 +20,21 @@ constexpr PrivateLockFunction Table[] = {
     {"libtorch_cpu.so", "torch::autograd::AutogradMeta::set_fw_grad(",
      "locks AutogradMeta::mutex_ only around the lazy creation of its own "
      "fw_grad_ (torch/csrc/autograd/autograd_meta.cpp)"},
+    {"libtorch_cpu.so", "torch::autograd::impl::grad_accumulator(",
+     "locks a leaf's AutogradMeta::mutex_ (the mutex of fw_grad above, which "
+     "guards no other state) around the lazy creation of its own "
+     "AccumulateGrad node, grad_accumulator_; the .grad the node writes has "
+     "AccumulateGrad's own mutex (torch/csrc/autograd/variable.cpp)"},
     {"libtorch_cpu.so", "torch::autograd::VariableHooks::grad_fn(",
      "locks a view's DifferentiableViewMeta::mutex_ to rebuild its own cached "
      "grad_fn_ after an in-place change (torch/csrc/autograd/variable.cpp)"},
     {"libtorch_cpu.so", "at::(anonymous namespace)::GlobalCallbackManager::",
      "update_mutex_ guards the registry of global RecordFunction callbacks "
      "and its version, copied out by getSnapshot (aten/src/ATen/record_function.cpp)"},
+    {"libtorch_cpu.so", "c10::InternedStrings::",
+     "mutex_ guards the table of interned symbol names (string_to_sym_, "
+     "sym_to_info_): a lookup, or the insertion of a new name "
+     "(aten/src/ATen/core/interned_strings.cpp)"},
     {"libc10.so", "c10::utils::get_env(",
      "a shared lock of env_mutex around getenv: a read of the process "
      "environment (c10/util/env.cpp)"},

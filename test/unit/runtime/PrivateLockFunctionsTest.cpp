@@ -31,6 +31,9 @@ TEST(PrivateLockFunctionsTest, ATableFunctionMatchesByItsDemangledNamesPrefix) {
             nullptr);
   EXPECT_NE(privateLockFunction(TorchCpu, "at::(anonymous namespace)::GlobalCallbackManager::getSnapshot() const"),
             nullptr);
+  EXPECT_NE(privateLockFunction(TorchCpu, "torch::autograd::impl::grad_accumulator(at::Tensor const&)"), nullptr);
+  EXPECT_NE(privateLockFunction(TorchCpu, "c10::InternedStrings::customString(c10::Symbol)"), nullptr);
+  EXPECT_NE(privateLockFunction(TorchCpu, "c10::InternedStrings::ns(c10::Symbol)"), nullptr);
   EXPECT_NE(privateLockFunction("/t/lib/libc10.so", "c10::utils::get_env[abi:cxx11](char const*)"), nullptr);
   EXPECT_NE(privateLockFunction("/t/lib/libtorch_cuda.so",
                                 "at::cuda::setWorkspaceForHandle(cublasContext*, c10::cuda::CUDAStream)"),
@@ -47,6 +50,7 @@ TEST(PrivateLockFunctionsTest, AutogradsHandOversAndTheProgramsGradAreNotInTheTa
         "const&)",
         "torch::autograd::ReadyQueue::push(torch::autograd::NodeTask, bool)",
         "torch::autograd::(anonymous namespace)::AccumulateGrad_apply_impl(std::vector<at::Tensor>&&)",
+        "torch::autograd::impl::try_get_grad_accumulator(at::Tensor const&)",
         "c10::ivalue::Future::markCompleted(c10::IValue)", "main", ""})
     EXPECT_EQ(privateLockFunction(TorchCpu, Function), nullptr) << Function;
 }
