@@ -173,12 +173,14 @@ def median(values):
     return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
-def compare(runs, steps, top, minimum=0.02, only=None, levels=(0, 1)):
+def compare(runs, steps, top, minimum=0.02, only=None, levels=(0, 1), micro=False):
     """Lines of a table: per library (level 0), then per symbol (level 1), CPU ms per step of each mode
     (the median of its runs) and each mode's difference from the first; with only, the symbols of the
     libraries whose name contains it. runs: [(mode, [(files, windows)])]."""
-    per_step = 1.0 / steps if steps else 1.0
-    unit = "ms/step" if steps else "ms"
+    per_step = (1000.0 if micro else 1.0) / steps if steps else 1.0
+    unit = ("µs/step" if micro else "ms/step") if steps else "ms"
+    if micro:
+        minimum /= 1000.0
     tables = []
     for mode, repeats in runs:
         profiles = [profile(files, windows, symbols=True) for files, windows in repeats]
@@ -231,6 +233,7 @@ def main():
     parser.add_argument("--steps", type=int, help="the timed steps, for ms/step")
     parser.add_argument("--top", type=int, default=25, help="symbols listed (default 25)")
     parser.add_argument("--only", help="list only the symbols of the libraries whose name contains this")
+    parser.add_argument("--us", action="store_true", help="with --steps: µs per step (short steps: a launch)")
     options = parser.parse_args()
     if bool(options.files) == bool(options.compare):
         parser.error("give either FILE... or --compare")
@@ -255,11 +258,12 @@ def main():
                 windows = logs.get(mode, [])[index] if index < len(logs.get(mode, [])) else []
                 # Patterns are expanded here (a shell leaves MODE:PATTERN alone); one that matches
                 # nothing stays, to be reported as unreadable.
-                paths = [path for pattern in files.split(",") for path in sorted(glob.glob(pattern)) or [pattern]]
+                paths = [path for pattern in files.split(",")
+                         for path in [p for p in sorted(glob.glob(pattern)) if not p.endswith(".tmp")] or [pattern]]
                 grouped[mode].append((paths, windows))
             runs = [(mode, grouped[mode]) for mode in order]
         levels = (1,) if options.only else (0, 1)
-        for line in compare(runs, options.steps, options.top, only=options.only, levels=levels):
+        for line in compare(runs, options.steps, options.top, only=options.only, levels=levels, micro=options.us):
             print(line)
     except (BadFile, OSError) as e:
         print(f"cpu_samples: error: {e}", file=sys.stderr)

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 static void checkCuda(cudaError_t status, const char *call) {
@@ -82,6 +83,8 @@ int main(int argc, char **argv) {
 
   std::vector<double> perLaunchUs;
   double totalUs = 0.0;
+  timespec windowStart{}, windowEnd{};
+  clock_gettime(CLOCK_MONOTONIC, &windowStart);
   for (long first = 0; first < launches; first += batch) {
     long count = std::min<long>(batch, launches - first);
     auto start = std::chrono::steady_clock::now();
@@ -93,6 +96,7 @@ int main(int argc, char **argv) {
     perLaunchUs.push_back(us / double(count));
     CHECK_CUDA(cudaDeviceSynchronize());
   }
+  clock_gettime(CLOCK_MONOTONIC, &windowEnd);
 
   // Every launch added exactly 1 to each slot of its stream's buffer.
   float host[2][32];
@@ -110,6 +114,10 @@ int main(int argc, char **argv) {
               "host_us_per_launch_mean=%.3f\n",
               launches, batch, median, totalUs / double(launches));
   std::printf("result: %s\n", ok ? "ok" : "corrupt");
+  if (std::getenv("STREAMLIFE_SAMPLER_OUT")) // the timed steps, for bench/runtime/cpu_samples.py
+    std::printf("rank 0 timed window (monotonic ns): %lld %lld\n",
+                windowStart.tv_sec * 1000000000LL + windowStart.tv_nsec,
+                windowEnd.tv_sec * 1000000000LL + windowEnd.tv_nsec);
 
   for (int s = 0; s < 2; ++s) {
     CHECK_CUDA(cudaFree(slots[s]));

@@ -17,7 +17,13 @@
 # and prints the median host µs per step of each, its cost over plain, and the
 # mutex locks per step.
 #
-#   bench/runtime/launch_path_probe.sh BUILD_DIR [--repeat R] [--launches N] [--cpus LIST]
+#   bench/runtime/launch_path_probe.sh BUILD_DIR [--repeat R] [--launches N] [--cpus LIST] [--sampler LIB]
+#
+# --sampler LIB (build/bench/runtime/libstreamlife_cpu_sampler.so) adds one run
+# of plain and of streamlife under the CPU sampler and prints the CPU µs per
+# step of the timed steps by library and symbol (cpu_samples.py): the
+# validator's own time per step read from where it is spent, which the medians'
+# difference hides on a host whose plain runs spread by more than the cost.
 #
 # --cpus runs every mode on those CPUs (taskset -c): on a shared host a run
 # that lands on other cores or migrates moves its time by more than the cost
@@ -26,16 +32,18 @@
 # Needs nvcc, g++ and CUPTI (the GPU machine). Exit 0, 1 when a run failed,
 # 2 on bad usage or a missing tool.
 set -euo pipefail
-usage() { echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--cpus LIST]" >&2; exit 2; }
+usage() { echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--cpus LIST] [--sampler LIB]" >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 build_dir=$(cd "$1" 2>/dev/null && pwd) || { echo "error: build directory '$1' does not exist" >&2; exit 2; }
 shift
-repeat=3 launches=100000 pin=()
+repeat=3 launches=100000 pin=() sampler=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --repeat) repeat=${2:?}; shift 2 ;;
     --launches) launches=${2:?}; shift 2 ;;
     --cpus) pin=(taskset -c "${2:?}"); shift 2 ;;
+    --sampler) sampler=$(cd "$(dirname "${2:?}")" && pwd)/$(basename "$2"); shift 2
+               [[ -f $sampler ]] || { echo "error: --sampler: no such file: $2" >&2; exit 2; } ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
   esac
 done
@@ -100,3 +108,16 @@ for m in modes:
     print(f"| {m} | {med:.3f} | {med - plain:+.3f} | {' '.join(f'{v:.3f}' for v in samples[m])} |")
 PY
 grep -h "self-profile" "$out/streamlife-profile.log" | head -40 || true
+if [[ -n $sampler ]]; then
+  # One more run of each under the sampler (launch_bound's process only: not streamlife's launcher).
+  for m in plain streamlife; do
+    rm -f "$out/$m.samples".*
+    cmd=("${pin[@]}" "$out/launch_bound" --launches "$launches")
+    [[ $m == streamlife ]] && cmd=("$streamlife" run -- "${cmd[@]}")
+    LD_PRELOAD=$sampler STREAMLIFE_SAMPLER_OUT=$out/$m.samples STREAMLIFE_SAMPLER_ONLY=launch_bound \
+      "${cmd[@]}" >"$out/$m.sampled.log" 2>&1 || { echo "error: $m failed under the sampler (see $out)" >&2; exit 1; }
+  done
+  echo "CPU samples of the timed steps, µs per step (a launch, an event record and a wait):"
+  python3 "$here/cpu_samples.py" --compare "plain:$out/plain.samples.[0-9]*" "streamlife:$out/streamlife.samples.[0-9]*" \
+    --log-of "plain:$out/plain.sampled.log" "streamlife:$out/streamlife.sampled.log" --steps "$launches" --us --top 40
+fi
