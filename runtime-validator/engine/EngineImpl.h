@@ -132,6 +132,9 @@ struct Engine::Impl {
       pruneDeadRecords(Seg, Common);
   }
   void pruneDeadRecords(Segment &Seg, const CommonKnowledge &Common);
+  /// pruneDeadRecords of Seg.Past alone (a release skips Current's dead
+  /// records as it reads them).
+  void pruneDeadPast(Segment &Seg, const CommonKnowledge &Common);
   /// pruneDead() for a caller whose thread's clock, Member, is one of
   /// Common's (Hosts.of()). Common is the meet of its members' clocks, so a
   /// record Member does not cover is not dead: when Member covers none, the
@@ -153,7 +156,9 @@ struct Engine::Impl {
         return true;
     return false;
   }
-  void keepPast(Segment &Seg, const PastAccess &Kept);
+  /// Kept is moved in: the caller builds it for this call, and a copy of its
+  /// lifetime's shared_ptr cost a locked increment and decrement per record.
+  void keepPast(Segment &Seg, PastAccess &&Kept);
   void recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const CommonKnowledge &Common);
   /// Operations between sweeps of the records, at least.
   static constexpr std::size_t MinSweepInterval = 4096;

@@ -207,8 +207,13 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
       return;
     // Not asked of H first (pruneDeadKnownTo), as at an allocation: a
     // released lifetime's records are mostly known to the releasing thread
-    // by now, and the question only added its cost (+8 a release).
-    pruneDead(Seg, Common);
+    // by now, and the question only added its cost (+8 a release). Only
+    // Past is pruned (before keepPast reads it below): a record of Current
+    // that the common knowledge covers is covered by H, one of its members
+    // (Hosts.of()), so the loop below neither finds it unordered nor keeps
+    // it, and Current is cleared after it.
+    if (!Seg.Past.empty())
+      pruneDeadPast(Seg, Common);
     if (!KeepOrderedAccesses) {
       // The next lifetime will be ordered after this release (driver pool,
       // device sync), so older lifetimes' accesses ordered before it are done.
