@@ -20,6 +20,7 @@
 #include "engine/FreeList.h"
 #include "engine/FutexMutex.h"
 #include "engine/HostClocks.h"
+#include "engine/LiveBases.h"
 #include "engine/PendingHazards.h"
 #include "engine/Shadow.h"
 #include "engine/StreamTable.h"
@@ -29,7 +30,6 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 
 namespace streamlife {
 namespace rt {
@@ -55,7 +55,7 @@ struct Engine::Impl {
   /// most bases have one. A base's list is kept when it empties, so that a
   /// caching allocator's block handed out again allocates nothing here; the
   /// empty ones are dropped at the sweep's interval (RecordRetention.cpp).
-  std::unordered_map<Addr, std::vector<std::shared_ptr<Allocation>>> LiveByBase;
+  LiveBases LiveByBase;
   std::size_t LiveAllocations = 0;
   AllocId NextAllocation = 1;
 
