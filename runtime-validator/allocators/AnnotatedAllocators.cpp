@@ -148,16 +148,25 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
     HostRun.resize(Batch.size());
   Engine::HostSync *const Run = HostRun.data();
   std::size_t InRun = 0;
-  for (const BlockEvent &Event : Batch) {
-    if (Event.What >= BlockEvent::Kind::HostReleased) {
-      Run[InRun++] = asHostSync(Event);
+  const BlockEvent *const End = Batch.data() + Batch.size();
+  for (const BlockEvent *Event = Batch.data(); Event != End; ++Event) {
+    if (Event->What >= BlockEvent::Kind::HostReleased) {
+      Run[InRun++] = asHostSync(*Event);
       continue;
     }
     if (InRun) {
       E.hostSyncs(Run, InRun);
       InRun = 0;
     }
-    apply(Event, Resolve);
+    // PyTorch's free of a block no other stream used reports the request
+    // and the release one after the other (no record_stream to wait for):
+    // one step, as the two would be (applyRequestedRelease).
+    if (Event + 1 != End && releasedAtOnce(*Event, Event[1])) {
+      applyRequestedRelease(*Event, Event[1], Resolve);
+      ++Event;
+      continue;
+    }
+    apply(*Event, Resolve);
   }
   if (InRun)
     E.hostSyncs(Run, InRun);
@@ -230,6 +239,28 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
   default:
     return;
   }
+}
+
+void AnnotatedAllocators::applyRequestedRelease(const BlockEvent &Request,
+                                                const BlockEvent &Release,
+                                                const ResolveStreamFn &Resolve) {
+  const Registered *Allocator = registered(Release.Allocator);
+  if (!Allocator)
+    return;
+  EngineBlockEvents *Blocks = Allocator->Blocks.get();
+  const bool SameStream = Blocks->releaseKind() == ReleaseKind::CachingAllocator;
+  // apply(Request), then apply(Release), with the accounting's two steps in
+  // one (accountRequestAndRelease) and the rest as they make it, in order.
+  OpId Requested = accountRequestAndRelease(Request.Ptr, Request.Site);
+  if (BlockObserver *O = Observer.load(std::memory_order_acquire))
+    O->blockReleaseRequested(Request.Thread, Request.Ptr,
+                             SameStream ? NoStream : Resolve(Request.Thread, Request.Stream),
+                             Request.Site);
+  StreamId S = SameStream ? NoStream : Resolve(Release.Thread, Release.Stream);
+  Blocks->blockReleased(Release.Thread, Release.Ptr, S,
+                        Requested != NoOp ? Requested : Release.Site);
+  if (BlockObserver *O = Observer.load(std::memory_order_acquire))
+    O->blockReleased(Release.Thread, Release.Ptr, Requested != NoOp ? Requested : Release.Site);
 }
 
 std::size_t AnnotatedAllocators::learnSite(OpId Op, int Allocator) {
@@ -329,6 +360,26 @@ OpId AnnotatedAllocators::accountRelease(Addr Ptr) {
   auto It = Blocks.find(Ptr);
   if (It == Blocks.end() || !It->second.Live)
     return NoOp;
+  return forgetLive(It);
+}
+
+OpId AnnotatedAllocators::accountRequestAndRelease(Addr Ptr, OpId RequestSite) {
+  std::lock_guard<FutexMutex> Guard(StateLock);
+  auto It = Blocks.find(Ptr);
+  if (It == Blocks.end() || !It->second.Live)
+    return NoOp; // accountRequest and accountRelease both leave it
+  // A block not requested yet: accountRequest would mark it and hold its
+  // bytes back, and accountRelease give them back at once, so the site's
+  // held-back bytes and its place among the sites holding some end as they
+  // were (the peaks are sampled at allocations only); what is left of the
+  // request is its site, which names the release. A block requested before
+  // keeps its first request, as accountRequest leaves it.
+  if (!It->second.ReleaseRequested)
+    It->second.RequestSite = RequestSite;
+  return forgetLive(It);
+}
+
+OpId AnnotatedAllocators::forgetLive(std::unordered_map<Addr, KnownBlock>::iterator It) {
   KnownBlock &Block = It->second;
   SiteState &State = Sites[Block.Account];
   --State.LiveBlocks;

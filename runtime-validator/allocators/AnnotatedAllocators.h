@@ -231,10 +231,28 @@ private:
   __attribute__((always_inline)) inline void noteQueued(const BlockEvent &Event);
   /// noteQueued of an event whose allocator is registered.
   __attribute__((always_inline)) inline void noteQueuedOfKnownAllocator(const BlockEvent &Event);
+  /// Request and Release, one after the other in a batch, name the same
+  /// block of the same allocator: PyTorch's free of a block that no other
+  /// stream used (no record_stream), the common case.
+  static bool releasedAtOnce(const BlockEvent &Request, const BlockEvent &Release) {
+    return Request.What == BlockEvent::Kind::ReleaseRequested &&
+           Release.What == BlockEvent::Kind::Released && Release.Ptr == Request.Ptr &&
+           Release.Allocator == Request.Allocator;
+  }
+  /// apply(Request) then apply(Release), for releasedAtOnce events: the
+  /// same engine calls, observer calls and accounts, with the accounting's
+  /// lock, lookup and held-back bytes once instead of twice (the request
+  /// reaches only the accounting and the observer).
+  void applyRequestedRelease(const BlockEvent &Request, const BlockEvent &Release,
+                             const ResolveStreamFn &Resolve);
   void accountAllocation(const BlockEvent &Event, std::size_t Site);
   void accountRequest(Addr Ptr, OpId Site);
   /// Forgets the block; returns the op its release was requested at, if any.
   OpId accountRelease(Addr Ptr);
+  /// accountRequest(Ptr, RequestSite), then accountRelease(Ptr), in one.
+  OpId accountRequestAndRelease(Addr Ptr, OpId RequestSite);
+  /// accountRelease of a live block found (StateLock held).
+  OpId forgetLive(std::unordered_map<Addr, KnownBlock>::iterator It);
   void holdBack(std::size_t Site, std::int64_t Bytes);
   /// The index in Sites of the op's allocation site (DrainLock held).
   /// Inline, by a table: replay asks it per allocation, and an op is

@@ -9,21 +9,7 @@ namespace rt {
 BlockEvents::~BlockEvents() = default;
 BlockObserver::~BlockObserver() = default;
 
-void EngineBlockEvents::blockAllocated(ThreadId T, Range Bytes, StreamId Stream, OpId Site,
-                                       int Device) {
-  forgetRecorded(Bytes.Begin);
-  E.allocated(T, Bytes, Alloc, Stream, Site, Device, Pool);
-}
-
-void EngineBlockEvents::blockReleased(ThreadId T, Addr Base, StreamId Stream, OpId Site) {
-  E.released(T, Base, Release, Stream, Site);
-  forgetRecorded(Base);
-}
-
-void EngineBlockEvents::forgetRecorded(Addr Base) {
-  // Every allocation and release passes here; most allocators never record.
-  if (!AnyRecorded.load(std::memory_order_acquire))
-    return;
+void EngineBlockEvents::forgetRecordedLocked(Addr Base) {
   std::lock_guard<std::mutex> Guard(Lock);
   Recorded.erase(Base);
 }

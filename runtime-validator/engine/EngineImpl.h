@@ -20,6 +20,7 @@
 #include "engine/FreeList.h"
 #include "engine/FutexMutex.h"
 #include "engine/HostClocks.h"
+#include "engine/LiveBases.h"
 #include "engine/PendingHazards.h"
 #include "engine/Shadow.h"
 #include "engine/StreamTable.h"
@@ -29,7 +30,6 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 
 namespace streamlife {
 namespace rt {
@@ -55,7 +55,7 @@ struct Engine::Impl {
   /// most bases have one. A base's list is kept when it empties, so that a
   /// caching allocator's block handed out again allocates nothing here; the
   /// empty ones are dropped at the sweep's interval (RecordRetention.cpp).
-  std::unordered_map<Addr, std::vector<std::shared_ptr<Allocation>>> LiveByBase;
+  LiveBases LiveByBase;
   std::size_t LiveAllocations = 0;
   AllocId NextAllocation = 1;
 
@@ -132,6 +132,9 @@ struct Engine::Impl {
       pruneDeadRecords(Seg, Common);
   }
   void pruneDeadRecords(Segment &Seg, const CommonKnowledge &Common);
+  /// pruneDeadRecords of Seg.Past alone (a release skips Current's dead
+  /// records as it reads them).
+  void pruneDeadPast(Segment &Seg, const CommonKnowledge &Common);
   /// pruneDead() for a caller whose thread's clock, Member, is one of
   /// Common's (Hosts.of()). Common is the meet of its members' clocks, so a
   /// record Member does not cover is not dead: when Member covers none, the
@@ -153,7 +156,9 @@ struct Engine::Impl {
         return true;
     return false;
   }
-  void keepPast(Segment &Seg, const PastAccess &Kept);
+  /// Kept is moved in: the caller builds it for this call, and a copy of its
+  /// lifetime's shared_ptr cost a locked increment and decrement per record.
+  void keepPast(Segment &Seg, PastAccess &&Kept);
   void recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const CommonKnowledge &Common);
   /// Operations between sweeps of the records, at least.
   static constexpr std::size_t MinSweepInterval = 4096;

@@ -62,10 +62,10 @@ bool sameKindClass(AllocKind A, AllocKind B) {
 } // namespace
 
 std::shared_ptr<Allocation> Engine::Impl::takeLive(Addr Base, ReleaseKind Kind) {
-  auto At = LiveByBase.find(Base);
-  if (At == LiveByBase.end())
+  LiveBases::Lives *At = LiveByBase.find(Base);
+  if (!At)
     return nullptr;
-  std::vector<std::shared_ptr<Allocation>> &Here = At->second;
+  LiveBases::Lives &Here = *At;
   auto Newest = [&](auto &&Eligible) {
     auto Best = Here.end();
     for (auto It = Here.begin(); It != Here.end(); ++It)
@@ -86,10 +86,7 @@ std::shared_ptr<Allocation> Engine::Impl::takeLive(Addr Base, ReleaseKind Kind) 
   return Taken;
 }
 
-void Engine::Impl::dropEmptyBases() {
-  for (auto It = LiveByBase.begin(); It != LiveByBase.end();)
-    It = It->second.empty() ? LiveByBase.erase(It) : std::next(It);
-}
+void Engine::Impl::dropEmptyBases() { LiveByBase.dropEmpty(); }
 
 void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpId Site, int Device,
                             PoolId Pool) {
@@ -143,7 +140,7 @@ void Engine::Impl::allocate(ThreadId T, Range R, AllocKind Kind, StreamId S, OpI
 
   // An older live allocation of the same kind fully inside R lost all its
   // bytes: it can no longer be released, so stop tracking it.
-  std::vector<std::shared_ptr<Allocation>> &Here = LiveByBase[R.Begin];
+  LiveBases::Lives &Here = LiveByBase.findOrMake(R.Begin);
   const std::size_t Before = Here.size();
   Here.erase(std::remove_if(Here.begin(), Here.end(),
                             [&](const std::shared_ptr<Allocation> &Old) {
@@ -207,8 +204,13 @@ void Engine::Impl::release(ThreadId T, Addr Base, ReleaseKind Kind, StreamId S, 
       return;
     // Not asked of H first (pruneDeadKnownTo), as at an allocation: a
     // released lifetime's records are mostly known to the releasing thread
-    // by now, and the question only added its cost (+8 a release).
-    pruneDead(Seg, Common);
+    // by now, and the question only added its cost (+8 a release). Only
+    // Past is pruned (before keepPast reads it below): a record of Current
+    // that the common knowledge covers is covered by H, one of its members
+    // (Hosts.of()), so the loop below neither finds it unordered nor keeps
+    // it, and Current is cleared after it.
+    if (!Seg.Past.empty())
+      pruneDeadPast(Seg, Common);
     if (!KeepOrderedAccesses) {
       // The next lifetime will be ordered after this release (driver pool,
       // device sync), so older lifetimes' accesses ordered before it are done.

@@ -26,29 +26,33 @@ namespace streamlife {
 namespace rt {
 
 void Engine::Impl::pruneDeadRecords(Segment &Seg, const CommonKnowledge &Common) {
-  auto DeadNow = [&](const AccessRecord &R) { return Common.covers(R.At); };
-  Seg.Current.erase(std::remove_if(Seg.Current.begin(), Seg.Current.end(), DeadNow),
+  Seg.Current.erase(std::remove_if(Seg.Current.begin(), Seg.Current.end(),
+                                   [&](const AccessRecord &R) { return Common.covers(R.At); }),
                     Seg.Current.end());
+  pruneDeadPast(Seg, Common);
+}
+
+void Engine::Impl::pruneDeadPast(Segment &Seg, const CommonKnowledge &Common) {
   Seg.Past.erase(std::remove_if(Seg.Past.begin(), Seg.Past.end(),
-                                [&](const PastAccess &P) { return DeadNow(P.Access); }),
+                                [&](const PastAccess &P) { return Common.covers(P.Access.At); }),
                  Seg.Past.end());
 }
 
-void Engine::Impl::keepPast(Segment &Seg, const PastAccess &Kept) {
+void Engine::Impl::keepPast(Segment &Seg, PastAccess &&Kept) {
   for (PastAccess &Old : Seg.Past) {
     if (Old.Access.Stream != Kept.Access.Stream)
       continue;
     // Same stream: whatever is ordered after the later access is ordered after
     // the earlier one too (even from an older lifetime), so one record does.
     if (Old.Access.At.Time <= Kept.Access.At.Time)
-      Old = Kept;
+      Old = std::move(Kept);
     return;
   }
   if (Seg.Past.size() >= Opts.MaxRecordsPerSegment) {
     Seg.Past.erase(Seg.Past.begin());
     ++DroppedRecords;
   }
-  Seg.Past.push_back(Kept);
+  Seg.Past.push_back(std::move(Kept));
 }
 
 void Engine::Impl::recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const CommonKnowledge &Common) {

@@ -50,6 +50,11 @@
 // freed per step: FSDP2's widest launches (engine_width_cost's launches touch
 // no memory).
 //
+// With --frees-together 1 no host event is queued between a release request
+// and its release at once (PyTorch pushes both in one free call, under its
+// lock; other threads' lock events rarely fall in between): the host events'
+// credit waits for the release, so their number stays the same.
+//
 // --filter says which of the host events are queued: none (all, as given:
 // the handovers are the kept ones), coarse (through the intercept's
 // RedundantSyncFilter, every CUDA call and queued event counting as a
@@ -68,6 +73,7 @@
 //   block_replay_cost [--steps N] [--units U] [--acts A] [--slots W]
 //                     [--host-per-block X] [--locks L] [--repeat R]
 //                     [--op-locks K] [--inplace N] [--fw-grad K] [--foreach N]
+//                     [--frees-together 0|1]
 //                     [--filter none|coarse|exact] [--lock-kind exclusive|shared]
 //
 // Instructions per block event: run under valgrind --tool=callgrind at two
@@ -100,7 +106,7 @@ namespace {
 
 constexpr const char *Usage = "block_replay_cost [--steps N] [--units U] [--acts A] [--slots W] "
                               "[--host-per-block X] [--locks L] [--repeat R] [--op-locks K] [--inplace N] "
-                              "[--fw-grad K] [--foreach N] [--filter none|coarse|exact] "
+                              "[--fw-grad K] [--foreach N] [--frees-together 0|1] [--filter none|coarse|exact] "
                               "[--lock-kind exclusive|shared]";
 
 enum class FilterMode { None, Coarse, Exact };
@@ -116,6 +122,7 @@ struct Shape {
   unsigned InPlace = 0;
   unsigned FwGrad = 0;
   unsigned Foreach = 0;
+  bool FreesTogether = false;
   FilterMode Filter = FilterMode::None;
   redundant_sync::LockKind LockKind = redundant_sync::LockKind::Exclusive;
 };
@@ -190,7 +197,7 @@ private:
     Calls.push_back(C);
   }
   void block(BlockEvent::Kind What, ThreadId T, Addr Ptr, std::uint64_t Size, Handle Stream,
-             OpId Op) {
+             OpId Op, bool HostEventsAfter = true) {
     BlockEvent E;
     E.What = What;
     E.Allocator = Caching;
@@ -201,7 +208,10 @@ private:
     E.Site = Op;
     queue(E);
     ++BlockEvents;
-    hostEvents();
+    if (HostEventsAfter)
+      hostEvents();
+    else
+      HostCredit += S.HostPerBlock; // queued after a later block event
   }
   /// The kept lock handovers of threads 1-4: a release, then another thread's acquire.
   void hostEvents() {
@@ -317,7 +327,11 @@ private:
   }
   /// The owner lets go; used only on its stream: back in the pool at once.
   void release(ThreadId T, Addr A, Handle Stream, Site Where, unsigned Variant) {
-    block(BlockEvent::Kind::ReleaseRequested, T, A, 0, Stream, 2000 + 16 * Where + Variant % 16);
+    // PyTorch pushes such a free's request and release in one call, under
+    // its lock: with --frees-together 1 no lock event comes between (their
+    // credit waits for the release).
+    block(BlockEvent::Kind::ReleaseRequested, T, A, 0, Stream, 2000 + 16 * Where + Variant % 16,
+          !S.FreesTogether);
     complete(T, A, Stream, Where, Variant);
   }
   /// record_stream: used on Other too; back once an event recorded there completed.
@@ -692,6 +706,8 @@ int main(int Argc, char **Argv) {
       S.OpLocks = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else if (!std::strcmp(Flag, "--foreach"))
       S.Foreach = static_cast<unsigned>(bench::number(Flag, Value, Usage));
+    else if (!std::strcmp(Flag, "--frees-together"))
+      S.FreesTogether = bench::number(Flag, Value, Usage) != 0;
     else if (!std::strcmp(Flag, "--fw-grad"))
       S.FwGrad = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else if (!std::strcmp(Flag, "--lock-kind")) {
