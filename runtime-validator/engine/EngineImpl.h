@@ -54,7 +54,8 @@ struct Engine::Impl {
   /// Live allocations by base address (released() names only the base);
   /// most bases have one. A base's list is kept when it empties, so that a
   /// caching allocator's block handed out again allocates nothing here; the
-  /// empty ones are dropped at the sweep's interval (RecordRetention.cpp).
+  /// empty ones are dropped at a sweep once the lists outnumber twice the
+  /// live allocations plus EmptyBasesKept (RecordRetention.cpp).
   LiveBases LiveByBase;
   std::size_t LiveAllocations = 0;
   AllocId NextAllocation = 1;
@@ -162,6 +163,9 @@ struct Engine::Impl {
   void recordAccess(Segment &Seg, StreamId S, Epoch At, OpId Op, const CommonKnowledge &Common);
   /// Operations between sweeps of the records, at least.
   static constexpr std::size_t MinSweepInterval = 4096;
+  /// Live-by-base lists a sweep leaves alone beyond twice the live
+  /// allocations, empty or not (RecordRetention.cpp).
+  static constexpr std::size_t EmptyBasesKept = 4096;
   /// Every operation counts towards a sweep; inline, as every launch asks.
   void maybeSweep() {
     if (++OpsSinceSweep >= std::max(MinSweepInterval, 2 * Memory.segments()))

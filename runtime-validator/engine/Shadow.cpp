@@ -108,8 +108,10 @@ void Shadow::mergeEqualNeighbours() {
     It = Next;
     ++Next;
   }
-  // An erased node may be cached: forget every entry (sweeps are rare), once
-  // (the walk above asks no lookup, and the cache is 1024 entries).
+  afterMerges(Erased);
+}
+
+void Shadow::afterMerges(bool Erased) {
   if (Erased)
     forgetLookups();
   STREAMLIFE_DCHECK(wellFormed());

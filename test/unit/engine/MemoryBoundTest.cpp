@@ -61,6 +61,44 @@ TEST_F(MemoryBoundTest, BasesOfReleasedAllocationsAreForgottenAtTheSweepInterval
   EXPECT_EQ(E->stats().LiveAllocations, 2u);
 }
 
+TEST_F(MemoryBoundTest, ASweepLeavesFewerBasesThanTwiceTheLiveOnesPlusTheKept) {
+  // A sweep walks the bases only once the empty ones may outnumber the live
+  // allocations plus EmptyBasesKept (RecordRetention.cpp); between sweeps
+  // the map grows by one base per allocation at most. A program with 64
+  // allocations live at any time, each at a new address, and a sweep after
+  // every 3000 of them: after each sweep the lists must number at most twice
+  // the live ones plus the kept, and a released base must still find
+  // nothing to release, its list empty or forgotten.
+  using Impl = Engine::Impl;
+  StreamId A = stream(0xa);
+  const Range Steady{Block.Begin - 0x100000, 256};
+  alloc(Steady, A);
+  constexpr unsigned Live = 64, Batch = 3000, Batches = 4;
+  std::size_t KeptAfterFirstSweep = 0;
+  for (unsigned I = 0; I < Batch * Batches; ++I) {
+    alloc(Range{Block.Begin + I * 0x1000, 256}, A);
+    if (I >= Live)
+      freeOn(Block.Begin + (I - Live) * 0x1000, A);
+    if (I % Batch != Batch - 1)
+      continue;
+    do // until the next sweep (the interval grows with the segments)
+      launch(A, Steady, ProducerKernel);
+    while (E->state().OpsSinceSweep != 0);
+    const Impl &State = E->state();
+    ASSERT_LE(State.LiveByBase.size(), 2 * State.LiveAllocations + Impl::EmptyBasesKept)
+        << "after allocation " << I;
+    if (!KeptAfterFirstSweep)
+      KeptAfterFirstSweep = State.LiveByBase.size();
+  }
+  // The first sweep found fewer than the kept: it walked none of them.
+  EXPECT_EQ(KeptAfterFirstSweep, std::size_t(Batch + 1));
+  EXPECT_EQ(E->stats().LiveAllocations, std::size_t(Live + 1));
+  freeOn(Block.Begin, A);                                     // its list is gone
+  freeOn(Block.Begin + 0x1000 * (Batch * Batches - Live - 1), A); // its list is empty
+  EXPECT_EQ(E->stats().LiveAllocations, std::size_t(Live + 1));
+  EXPECT_EQ(total(), 0u);
+}
+
 TEST_F(MemoryBoundTest, RecordsBeyondThePerSegmentCapAreDroppedAndCounted) {
   EngineOptions O;
   O.MaxRecordsPerSegment = 4;
