@@ -35,7 +35,7 @@ import subprocess
 import sys
 import time
 
-from cpu_samples import BadFile, compare, windows_in
+from cpu_samples import BadFile, compare, median, windows_in
 from self_profile_table import describe, estimate, implied_ratio, steps_said, steps_seen
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -360,14 +360,6 @@ def paired_ratio(runs, plain_runs):
     without a complete pair."""
     pairs = [r["ms"] / p["ms"] for r, p in zip(runs, plain_runs) if r["ms"] and p["ms"]]
     return median(pairs)
-
-
-def median(values):
-    values = sorted(values)
-    if not values:
-        return None
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@
 // there touched three lines a lookup (the bucket array, the node before the
 // bucket's first, the node) at random in the heap, and malloc'd a node under
 // the lock for each address not seen yet: with FSDP2's thousands of blocks
-// the lookups miss the caches. Here an entry is 16 bytes in one open-
-// addressed array (linear probing, at most half full): a lookup reads one
-// line, usually, and a new address allocates nothing until the table grows.
+// the lookups miss the caches. Here an entry is a 16-byte slot of an
+// AddressTable (engine/AddressTable.h): a lookup reads one line, usually, and
+// a new address allocates nothing until the table grows.
 // No entry is erased alone: forgetReleased rebuilds the table without the
 // released ones, which AnnotatedAllocators does once they are most of it.
 //
@@ -16,6 +16,7 @@
 #ifndef STREAMLIFE_RT_ALLOCATORS_QUEUEDLIVES_H
 #define STREAMLIFE_RT_ALLOCATORS_QUEUEDLIVES_H
 
+#include "engine/AddressTable.h"
 #include "engine/Engine.h"
 
 #include <cstdint>
@@ -34,53 +35,18 @@ struct QueuedLife {
 class QueuedLives {
 public:
   /// The life of the block at Ptr (Ptr != 0), made (not live) if new.
-  QueuedLife &findOrMake(Addr Ptr) {
-    if (2 * (Count + 1) > capacity())
-      grow();
-    Slot *S = probe(Ptr);
-    if (S->Ptr != Ptr) {
-      S->Ptr = Ptr;
-      S->Life = QueuedLife{};
-      ++Count;
-    }
-    return S->Life;
-  }
+  QueuedLife &findOrMake(Addr Ptr) { return Table.findOrMake(Ptr); }
   /// The life of the block at Ptr, or null when it has none.
-  QueuedLife *find(Addr Ptr) {
-    if (!Ptr || !Count)
-      return nullptr;
-    Slot *S = probe(Ptr);
-    return S->Ptr == Ptr ? &S->Life : nullptr;
-  }
-  std::size_t size() const { return Count; }
+  QueuedLife *find(Addr Ptr) { return Table.find(Ptr); }
+  std::size_t size() const { return Table.size(); }
   /// Forgets every block not live, in one pass.
   void forgetReleased();
 
 private:
-  struct Slot {
-    Addr Ptr = 0; ///< 0: empty (a block's address is never 0)
-    QueuedLife Life;
-  };
-  static_assert(sizeof(Slot) == 16, "four lives a cache line");
-
-  std::size_t capacity() const { return Mask + 1; }
-  /// Ptr's slot, or the empty slot where it would go (the table has one).
-  Slot *probe(Addr Ptr) {
-    // Blocks are aligned (512 bytes in PyTorch's caching allocator): the
-    // multiply spreads the high bits down.
-    std::size_t I = static_cast<std::size_t>((Ptr * 0x9E3779B97F4A7C15ull) >> 32) & Mask;
-    while (Slots[I].Ptr != Ptr && Slots[I].Ptr != 0)
-      I = (I + 1) & Mask;
-    return &Slots[I];
-  }
-  /// Rebuilds with NewCapacity slots (a power of two), keeping the lives
-  /// Keep says to.
-  template <typename KeepFn> void rebuild(std::size_t NewCapacity, KeepFn Keep);
-  void grow();
-
-  std::unique_ptr<Slot[]> Slots;
-  std::size_t Mask = ~std::size_t(0); ///< capacity - 1; no table yet: capacity 0
-  std::size_t Count = 0;
+  /// 0: a free slot (a block's address is never 0).
+  using Blocks = AddressTable<QueuedLife, 0>;
+  static_assert(sizeof(Blocks::Slot) == 16, "four lives a cache line");
+  Blocks Table;
 };
 
 } // namespace rt
