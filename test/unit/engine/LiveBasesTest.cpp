@@ -11,6 +11,8 @@
 #include "engine/LiveBases.h"
 #include "engine/Shadow.h"
 
+#include "../AddressTableKeys.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -114,25 +116,13 @@ TEST(LiveBasesTest, TheSweepKeepsExactlyTheNonEmptyListsAndShrinks) {
 }
 
 TEST(LiveBasesTest, RandomSequencesMatchTheMap) {
-  // PyTorch-like bases: 512-byte aligned blocks in a few segments.
-  std::vector<Addr> Blocks;
-  for (Addr Segment = 0; Segment < 4; ++Segment)
-    for (Addr I = 0; I < 500; ++I)
-      Blocks.push_back(0x7f0000000000 + (Segment << 32) + 512 * I);
   for (unsigned Seed = 1; Seed <= 6; ++Seed)
-    playAgainstTheMap(Blocks, 40000, Seed);
+    playAgainstTheMap(streamlife::test::pytorchLikeBlocks(), 40000, Seed);
 }
 
 TEST(LiveBasesTest, CrowdedSlotsMatchTheMap) {
-  // Bases that differ only in their high bits, and neighbours 16 bytes
-  // apart: long probe runs that cross each other and the table's end.
-  std::vector<Addr> Crowded;
-  for (Addr I = 1; I <= 200; ++I)
-    Crowded.push_back(I << 40);
-  for (Addr I = 1; I <= 200; ++I)
-    Crowded.push_back(0x1000 + 16 * I);
   for (unsigned Seed = 1; Seed <= 6; ++Seed)
-    playAgainstTheMap(Crowded, 20000, Seed);
+    playAgainstTheMap(streamlife::test::crowdedAddresses(), 20000, Seed);
 }
 
 } // namespace
