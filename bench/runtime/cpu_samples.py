@@ -73,8 +73,8 @@ def windows_in(log_text):
     return [(int(a), int(b)) for _, a, b in WINDOW.findall(log_text)]
 
 
-def mapping_of(maps, address):
-    starts = [m[0] for m in maps]
+def mapping_of(maps, starts, address):
+    """The mapping holding address; starts: the maps' start addresses, in order."""
     i = bisect.bisect_right(starts, address) - 1
     if i >= 0 and address < maps[i][1]:
         return maps[i]
@@ -143,25 +143,37 @@ def symbol_at(path, file_offset):
     return None
 
 
-def profile(files, windows=(), symbols=False):
-    """CPU ms by library (and by (library, symbol) when symbols) over the files' samples inside any of
-    the windows (all samples without one)."""
+def sample_files(pattern):
+    """One run's sample files (PREFIX.<pid>, or a glob pattern of them), without the half-written ones
+    (cpu_sampler.c writes PREFIX.<pid>.tmp and renames it)."""
+    return [path for path in sorted(glob.glob(pattern)) if not path.endswith(".tmp")]
+
+
+def profile(files, windows=()):
+    """CPU ms by library and by (library, symbol) over the files' samples inside any of the windows (all
+    samples without one). Cached: a table per library and one per symbol of the same runs read the
+    files once."""
+    return _profile(tuple(files), tuple(windows))
+
+
+@functools.lru_cache(maxsize=None)
+def _profile(files, windows):
     by_library, by_symbol = {}, {}
     for path in files:
         interval, maps, samples = read_samples(path)
+        starts = [m[0] for m in maps]
         for when, _, address, weight in samples:
             if windows and not any(a <= when <= b for a, b in windows):
                 continue
             ms = weight * interval
-            mapping = mapping_of(maps, address)
+            mapping = mapping_of(maps, starts, address)
             library = library_name(mapping[3]) if mapping else "[unmapped]"
             by_library[library] = by_library.get(library, 0.0) + ms
-            if symbols:
-                name = None
-                if mapping and mapping[3].startswith("/"):
-                    name = symbol_at(mapping[3], address - mapping[0] + mapping[2])
-                key = (library, name or "(no symbol)")
-                by_symbol[key] = by_symbol.get(key, 0.0) + ms
+            name = None
+            if mapping and mapping[3].startswith("/"):
+                name = symbol_at(mapping[3], address - mapping[0] + mapping[2])
+            key = (library, name or "(no symbol)")
+            by_symbol[key] = by_symbol.get(key, 0.0) + ms
     return by_library, by_symbol
 
 
@@ -183,7 +195,7 @@ def compare(runs, steps, top, minimum=0.02, only=None, levels=(0, 1), micro=Fals
         minimum /= 1000.0
     tables = []
     for mode, repeats in runs:
-        profiles = [profile(files, windows, symbols=True) for files, windows in repeats]
+        profiles = [profile(files, windows) for files, windows in repeats]
         tables.append((mode, profiles))
     lines = []
     for level, name in ((0, "library"), (1, "symbol")):
@@ -198,7 +210,9 @@ def compare(runs, steps, top, minimum=0.02, only=None, levels=(0, 1), micro=Fals
             values = [median([p[level].get(key, 0.0) for p in profiles]) * per_step for _, profiles in tables]
             rows.append((key, values))
         first = lambda values: values[0] or 0.0
-        rows.sort(key=lambda r: -max(abs(v - first(r[1])) for v in r[1]) if len(r[1]) > 1 else -r[1][0])
+        # Ties in name order: the keys come from sets, whose order changes from run to run.
+        rows.sort(key=lambda r: (-max(abs(v - first(r[1])) for v in r[1]) if len(r[1]) > 1 else -r[1][0],
+                                 str(r[0])))
         header = " | ".join(f"{mode} {unit}" for mode, _ in tables)
         diffs = " | ".join(f"{mode} - {tables[0][0]}" for mode, _ in tables[1:])
         lines.append(f"| {name} | {header} |" + (f" {diffs} |" if diffs else ""))
@@ -258,8 +272,7 @@ def main():
                 windows = logs.get(mode, [])[index] if index < len(logs.get(mode, [])) else []
                 # Patterns are expanded here (a shell leaves MODE:PATTERN alone); one that matches
                 # nothing stays, to be reported as unreadable.
-                paths = [path for pattern in files.split(",")
-                         for path in [p for p in sorted(glob.glob(pattern)) if not p.endswith(".tmp")] or [pattern]]
+                paths = [path for pattern in files.split(",") for path in sample_files(pattern) or [pattern]]
                 grouped[mode].append((paths, windows))
             runs = [(mode, grouped[mode]) for mode in order]
         levels = (1,) if options.only else (0, 1)

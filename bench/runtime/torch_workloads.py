@@ -35,7 +35,7 @@ import subprocess
 import sys
 import time
 
-from cpu_samples import BadFile, compare, median, windows_in
+from cpu_samples import BadFile, compare, median, sample_files, windows_in
 from self_profile_table import describe, estimate, implied_ratio, steps_said, steps_seen
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -208,7 +208,7 @@ def run(workload, mode, alloc, options, repeat=0):
             "wall": wall, "observed": observed(text) if validated(mode) and observing(mode, options) else "",
             "log": log,
             "loss": float(loss[-1]) if loss else None, "own": own, "own_how": how,
-            "samples": sorted(f for f in glob.glob(samples + ".[0-9]*") if not f.endswith(".tmp")) if samples else [],
+            "samples": sample_files(samples + ".[0-9]*") if samples else [],
             "windows": windows_in(text)}
 
 
