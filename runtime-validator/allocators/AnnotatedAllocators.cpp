@@ -66,6 +66,21 @@ void AnnotatedAllocators::pushOfKnownAllocator(const BlockEvent &Event) {
   countPushed();
 }
 
+std::size_t AnnotatedAllocators::pushLaunch(ThreadId T, StreamId S, const PointerWord *Words,
+                                            std::size_t Count, OpId Op, OpId GenericOp) {
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
+  BlockEvent &Queued = Head.Queue.emplace_back();
+  Queued.What = BlockEvent::Kind::Launched;
+  Queued.Thread = T;
+  Queued.Ptr = QueuedWords.size();
+  Queued.Allocator = static_cast<int>(Count);
+  Queued.Size = S;
+  Queued.Stream = GenericOp;
+  Queued.Site = Op;
+  QueuedWords.insert(QueuedWords.end(), Words, Words + Count);
+  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+}
+
 bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
   if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
     return false;
@@ -139,7 +154,9 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   {
     std::lock_guard<FutexMutex> Guard(Head.Lock);
     Batch.swap(Head.Queue);
+    BatchWords.swap(QueuedWords);
   }
+  Draining = true;
   // Runs of host synchronization events (most of a batch) go to the engine
   // under one lock each; order with the block events is kept. The buffer is
   // sized for the whole batch once, so that a host event costs one store of
@@ -174,12 +191,16 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   Head.Applied.store(Head.Applied.load(std::memory_order_relaxed) + Batch.size(),
                      std::memory_order_release);
   Batch.clear();
+  BatchWords.clear();
+  Draining = false;
   // A burst (a thread that queued many host events before its next CUDA call)
   // need not stay allocated twice.
   if (Batch.capacity() > 4096) {
     std::vector<BlockEvent>().swap(Batch);
     std::vector<Engine::HostSync>().swap(HostRun);
   }
+  if (BatchWords.capacity() > 1 << 16)
+    std::vector<PointerWord>().swap(BatchWords);
 }
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {
@@ -191,6 +212,22 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
       O->blockAccessed(Event.Thread, S, Range{Event.Ptr, Event.Size}, Event.Site);
     return;
   }
+  // The deferred CUDA operations: the engine calls the runtime would have
+  // made at the call (the timeline saw the call then).
+  case BlockEvent::Kind::Launched: {
+    std::size_t Ignored = E.launchedWithPointerWords(
+        Event.Thread, static_cast<StreamId>(Event.Size), BatchWords.data() + Event.Ptr,
+        static_cast<std::size_t>(Event.Allocator), Event.Site, static_cast<OpId>(Event.Stream));
+    if (Ignored)
+      IgnoredGenericWords.fetch_add(Ignored, std::memory_order_relaxed);
+    return;
+  }
+  case BlockEvent::Kind::EventRecorded:
+    E.eventRecorded(Event.Thread, Event.Ptr, static_cast<StreamId>(Event.Size));
+    return;
+  case BlockEvent::Kind::StreamWaited:
+    E.streamWaitsEvent(Event.Thread, static_cast<StreamId>(Event.Size), Event.Ptr);
+    return;
   default:
     break;
   }

@@ -25,6 +25,18 @@
 // answer follows the queue's order (QueuedLives.h): what replay will know of
 // the block when it reaches that release.
 //
+// The same queue carries the CUDA operations that only order streams and
+// touch memory (a launch's decoded words, an event record, a stream wait) when
+// events are already queued ahead of them (pushLaunch and its kin, from
+// InterceptContext): such a call need not replay the queue at once, because
+// nothing it returns depends on the engine, so the engine's work is batched
+// until a call that needs the engine's state (an allocation, a free, a host
+// synchronization), a queue grown to the runtime's replay_batch, or exit.
+// Replaying a few events at each CUDA call paid the engine's cold cache
+// lines on every call: PyTorch's own work between two calls evicts them
+// (bench/runtime/README.md, rtdefer). The engine sees the same events in the
+// same order either way.
+//
 // Block accounting (the summary's "blocks per allocation site"): per site,
 // how many distinct blocks it was handed, the most blocks alive at once, and
 // the most bytes whose release was requested but held back (record_stream:
@@ -62,6 +74,11 @@ struct BlockEvent {
     ReleaseRequested,
     Released,
     Accessed,
+    // CUDA operations deferred behind queued events (pushLaunch and its kin):
+    // Size is the engine stream, already resolved by the call.
+    Launched,       ///< Ptr: first of the launch's words in the batch's arena; Allocator: their count
+    EventRecorded,  ///< Ptr: the event handle
+    StreamWaited,   ///< Ptr: the event handle
     // The host synchronization events, last: replay tells them apart by order.
     HostReleased,  ///< Ptr names the synchronization object (Engine::hostReleases)
     HostAcquired,  ///< Engine::hostAcquires
@@ -69,11 +86,11 @@ struct BlockEvent {
     HostFinished,  ///< Engine::hostFinished
   };
   Kind What = Kind::Allocated;
-  int Allocator = 0; ///< 0 for Accessed and the host kinds
+  int Allocator = 0; ///< 0 for Accessed and the host kinds; Launched: the word count
   ThreadId Thread = 0;
   Addr Ptr = 0;
   std::uint64_t Size = 0;
-  Handle Stream = 0; ///< the program's stream handle, resolved at drain time
+  Handle Stream = 0; ///< the program's stream handle, resolved at drain time; Launched: the generic op
   OpId Site = NoOp;
 };
 
@@ -129,6 +146,27 @@ public:
     Event.Ptr = Sync;
     return countPushed() - Head.Applied.load(std::memory_order_relaxed);
   }
+  /// A launch, an event record or a stream wait of thread T on engine stream
+  /// S, queued behind the events already queued (the caller saw
+  /// hasPending()): replay makes the engine call the runtime would have
+  /// made (Engine::launchedWithPointerWords, eventRecorded, streamWaitsEvent).
+  /// The launch's words are copied. Returns the events unapplied after it.
+  std::size_t pushLaunch(ThreadId T, StreamId S, const PointerWord *Words, std::size_t Count, OpId Op,
+                         OpId GenericOp);
+  std::size_t pushEventRecorded(ThreadId T, Handle Event, StreamId S) {
+    return pushStreamOp(BlockEvent::Kind::EventRecorded, T, Event, S);
+  }
+  std::size_t pushStreamWaited(ThreadId T, StreamId S, Handle Event) {
+    return pushStreamOp(BlockEvent::Kind::StreamWaited, T, Event, S);
+  }
+  /// Generic-scan words that replayed launches ignored for pointing into
+  /// released memory (Engine::launchedWithPointerWords' answer, which a
+  /// deferred launch's caller could not wait for).
+  std::size_t ignoredGenericWords() const { return IgnoredGenericWords.load(std::memory_order_relaxed); }
+  /// True on a thread inside drain(): the stream resolution that drain
+  /// calls must not drain again (StreamResolver's new streams drain first).
+  static bool drainingOnThisThread() { return Draining; }
+
   /// Queues a Released event whose site will not be reported, and returns
   /// true, when replay will name the release by its request's site instead
   /// (ReleaseRequested with a site came since the block's allocation: the
@@ -224,8 +262,19 @@ private:
                                         int(BlockEvent::Kind::HostReleased));
     return Engine::HostSync{What, Event.Thread, What == Kind::Finished ? 0 : Event.Ptr};
   }
-  /// A block event or a declared access (host events go to Engine::hostSyncs).
+  /// A block event, a declared access or a deferred CUDA operation (host
+  /// events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
+  /// A deferred record or wait (pushEventRecorded, pushStreamWaited).
+  std::size_t pushStreamOp(BlockEvent::Kind What, ThreadId T, Handle Event, StreamId S) {
+    std::lock_guard<FutexMutex> Guard(Head.Lock);
+    BlockEvent &Queued = Head.Queue.emplace_back();
+    Queued.What = What;
+    Queued.Thread = T;
+    Queued.Ptr = Event;
+    Queued.Size = S;
+    return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+  }
   /// Follows the queue's order in Lives (Head.Lock held). Inline in
   /// push: its call's frame cost a quarter of it.
   __attribute__((always_inline)) inline void noteQueued(const BlockEvent &Event);
@@ -328,6 +377,12 @@ private:
   /// The batch being applied; swapped with Queue, so that both keep their
   /// capacity and a push allocates nothing once the queue has grown.
   std::vector<BlockEvent> Batch;
+  /// The deferred launches' words: QueuedWords under Head.Lock, swapped
+  /// into BatchWords with the queue (a Launched event's Ptr indexes them).
+  std::vector<PointerWord> QueuedWords;
+  std::vector<PointerWord> BatchWords;
+  std::atomic<std::size_t> IgnoredGenericWords{0};
+  static inline thread_local bool Draining = false;
   /// The host events of a run, waiting for the engine; as long as the longest
   /// batch since the last shrink (drain writes them in place).
   std::vector<Engine::HostSync> HostRun;

@@ -51,7 +51,7 @@ Family familyFunction(CuptiFamily F, CUpti_CallbackId Cbid) {
 void interceptDriverCallInScope(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
                                 const void *Params, CUresult Result, const char *SymbolName, CUcontext Ctx) {
   const DriverRow &Row = detail::Rows[Cbid];
-  InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread);
+  InterceptScope Scope(R, Row.Slot, Ctx, Row.PerThread, Row.Deferrable);
   Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName});
 }
 
@@ -67,6 +67,10 @@ void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints) {
     Out.AtEntryPoint = AtEntryPoints && Call.Carrier == CallCarrier::EntryPointWhereSupported;
     Out.Sites = Call.Sites;
     Out.Slot = R.Profile.enabled() ? R.Profile.slot(Call.Name) : NoProfileSlot;
+    // The rows whose decoders only launch, record or wait: their engine calls
+    // are the ones InterceptContext can queue (the launches' family notes
+    // graph launches and host functions, which reach no engine).
+    Out.Deferrable = Call.Family == CuptiFamily::Launches || rowDecoder(Call.Cbid) != RowDecoder::Family;
   }
 }
 

@@ -40,6 +40,9 @@ struct DriverRow {
   bool AtEntryPoint = false; ///< carried by the driver's entry points, not CUPTI
   unsigned Sites = 0;        ///< CuptiCall::Site bits
   ProfileSlot Slot = NoProfileSlot;
+  /// A launch, a record or a wait: its engine work may wait behind the
+  /// queued events (InterceptScope::runCommonCase).
+  bool Deferrable = false;
 };
 
 namespace detail {
@@ -83,9 +86,10 @@ inline void interceptDriverCall(ValidatorRuntime &R, CUpti_CallbackId Cbid, Call
   const DriverRow &Row = detail::Rows[Cbid];
   if (!(Row.Sites & (Entering ? CuptiCall::AtEnter : CuptiCall::AtExit)))
     return;
-  if (!InterceptScope::runCommonCase(R, Row.Slot, Ctx, Row.PerThread, [&](const InterceptContext &I) {
-        Row.Decode(CallContext{I, Cbid, At, Params, Result, SymbolName});
-      }))
+  if (!InterceptScope::runCommonCase(R, Row.Slot, Ctx, Row.PerThread, Row.Deferrable,
+                                     [&](const InterceptContext &I) {
+                                       Row.Decode(CallContext{I, Cbid, At, Params, Result, SymbolName});
+                                     }))
     interceptDriverCallInScope(R, Cbid, At, Params, Result, SymbolName, Ctx);
 }
 
@@ -103,9 +107,10 @@ inline bool driverCallUsesSite(CUpti_CallbackId Cbid, CallContext::Site At) {
 __attribute__((always_inline)) inline void interceptDriverCallSite(ValidatorRuntime &R, CUpti_CallbackId Cbid, CallContext::Site At,
                                     const void *Params, CUresult Result, CUcontext Ctx) {
   const DriverRow &Row = detail::Rows[Cbid];
-  if (!InterceptScope::runCommonCase(R, Row.Slot, Ctx, Row.PerThread, [&](const InterceptContext &I) {
-        Row.Decode(CallContext{I, Cbid, At, Params, Result, nullptr});
-      }))
+  if (!InterceptScope::runCommonCase(R, Row.Slot, Ctx, Row.PerThread, Row.Deferrable,
+                                     [&](const InterceptContext &I) {
+                                       Row.Decode(CallContext{I, Cbid, At, Params, Result, nullptr});
+                                     }))
     interceptDriverCallInScope(R, Cbid, At, Params, Result, nullptr, Ctx);
 }
 /// A call the table does not handle, seen by CUPTI with api_stats (counted only).

@@ -63,6 +63,9 @@ inline redundant_sync::Queued filterKind(BlockEvent::Kind What) {
   case BlockEvent::Kind::Released:
     return Queued::BlockRelease;
   case BlockEvent::Kind::Accessed:
+  case BlockEvent::Kind::Launched:
+  case BlockEvent::Kind::EventRecorded:
+  case BlockEvent::Kind::StreamWaited:
     return Queued::Access;
   case BlockEvent::Kind::HostReleased:
     return Queued::Release;

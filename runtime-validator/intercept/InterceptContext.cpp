@@ -123,6 +123,7 @@ void InterceptContext::recordIgnoredWords(std::size_t N) const { R.Launches.igno
 // --- the engine --------------------------------------------------------------------
 
 void InterceptContext::allocated(Range Bytes, AllocKind Kind, StreamId S, OpId Site) const {
+  settle();
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.allocated(T, Bytes, Kind, S, Site, Device);
@@ -132,6 +133,7 @@ void InterceptContext::allocated(Range Bytes, AllocKind Kind, StreamId S, OpId S
 }
 
 void InterceptContext::released(Addr Base, ReleaseKind Kind, StreamId S, OpId Site) const {
+  settle();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.released(T, Base, Kind, S, Site);
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire)) {
@@ -141,6 +143,7 @@ void InterceptContext::released(Addr Base, ReleaseKind Kind, StreamId S, OpId Si
 }
 
 void InterceptContext::launched(StreamId S, const std::vector<Range> &Touched, OpId Op) const {
+  settle();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.launched(T, S, Touched, Op);
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
@@ -150,7 +153,12 @@ void InterceptContext::launched(StreamId S, const std::vector<Range> &Touched, O
 void InterceptContext::libraryKernelLaunched(StreamId S) const {
   static const std::vector<Range> None;
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  R.Eng.launched(T, S, None, NoOp);
+  // An enqueue with no accesses: a launch of no words, behind the queue when
+  // deferring (before it, the engine would order S ahead of queued events).
+  if (deferring())
+    launchDeferred(S, nullptr, 0, NoOp, NoOp);
+  else
+    R.Eng.launched(T, S, None, NoOp);
   if (R.Recording.load(std::memory_order_relaxed))
     noteLibraryKernel(LibraryCallScope::current());
 }
@@ -162,15 +170,54 @@ void InterceptContext::libraryKernelLaunched(StreamId S) const {
 std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const PointerWord *Words,
                                                        std::size_t Count, OpId Op,
                                                        OpId GenericOp) const {
-  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1))
+  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1)) {
+    if (deferring())
+      return launchDeferred(S, Words, Count, Op, GenericOp);
     return R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
+  }
   return launchedObserved(S, Words, Count, Op, GenericOp);
+}
+
+void InterceptContext::recordDeferred(Handle Event, StreamId S) const {
+  R.Annotated.pushEventRecorded(T, Event, S);
+  if (detail::CountingLaunches)
+    R.Launches.deferred();
+  redundant_sync::thisThread().queued(redundant_sync::Queued::Access);
+}
+
+void InterceptContext::waitDeferred(StreamId S, Handle Event) const {
+  R.Annotated.pushStreamWaited(T, S, Event);
+  if (detail::CountingLaunches)
+    R.Launches.deferred();
+  redundant_sync::thisThread().queued(redundant_sync::Queued::Access);
+}
+
+void InterceptContext::settle() const {
+  if (__builtin_expect(R.Annotated.hasPending(), 0))
+    replayBlockEvents();
+}
+
+bool InterceptContext::deferring() const {
+  // Not while a timeline records (InterceptScope::mayDefer says why).
+  return R.Opts.defer_cuda_ops && R.Annotated.hasPending() && !R.Recording.load(std::memory_order_relaxed);
+}
+
+std::size_t InterceptContext::launchDeferred(StreamId S, const PointerWord *Words, std::size_t Count,
+                                             OpId Op, OpId GenericOp) const {
+  R.Annotated.pushLaunch(T, S, Words, Count, Op, GenericOp);
+  if (detail::CountingLaunches)
+    R.Launches.deferred();
+  // To the filter, an operation that enters the engine later, as a declared
+  // access does: only a thread's first one changes its clock.
+  redundant_sync::thisThread().queued(redundant_sync::Queued::Access);
+  return 0;
 }
 
 std::size_t InterceptContext::launchedObserved(StreamId S, const PointerWord *Words, std::size_t Count,
                                                OpId Op, OpId GenericOp) const {
   return timedPhase(R.Profile, ProfilePhase::Engine, [&] {
-    std::size_t Ignored = R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
+    std::size_t Ignored = deferring() ? launchDeferred(S, Words, Count, Op, GenericOp)
+                                      : R.Eng.launchedWithPointerWords(T, S, Words, Count, Op, GenericOp);
     if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
       TL->work(T, S, Op, Words, Count, currentCorrelation());
     return Ignored;
@@ -178,34 +225,47 @@ std::size_t InterceptContext::launchedObserved(StreamId S, const PointerWord *Wo
 }
 
 void InterceptContext::eventRecorded(Handle Event, StreamId S) const {
-  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1))
+  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1)) {
+    if (deferring())
+      return recordDeferred(Event, S);
     return R.Eng.eventRecorded(T, Event, S);
+  }
   eventRecordedObserved(Event, S);
 }
 
 void InterceptContext::eventRecordedObserved(Handle Event, StreamId S) const {
   timedPhase(R.Profile, ProfilePhase::Engine, [&] {
-    R.Eng.eventRecorded(T, Event, S);
+    if (deferring())
+      recordDeferred(Event, S);
+    else
+      R.Eng.eventRecorded(T, Event, S);
     if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
       TL->eventRecorded(T, Event, S);
   });
 }
 
 void InterceptContext::streamWaitsEvent(StreamId S, Handle Event) const {
-  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1))
+  if (__builtin_expect(!R.Recording.load(std::memory_order_acquire) && !R.Profile.enabled(), 1)) {
+    if (deferring())
+      return waitDeferred(S, Event);
     return R.Eng.streamWaitsEvent(T, S, Event);
+  }
   streamWaitsEventObserved(S, Event);
 }
 
 void InterceptContext::streamWaitsEventObserved(StreamId S, Handle Event) const {
   timedPhase(R.Profile, ProfilePhase::Engine, [&] {
-    R.Eng.streamWaitsEvent(T, S, Event);
+    if (deferring())
+      waitDeferred(S, Event);
+    else
+      R.Eng.streamWaitsEvent(T, S, Event);
     if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
       TL->streamWaitsEvent(T, S, Event);
   });
 }
 
 void InterceptContext::hostSyncsEvent(Handle Event) const {
+  settle();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.hostSyncsEvent(T, Event);
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
@@ -213,6 +273,7 @@ void InterceptContext::hostSyncsEvent(Handle Event) const {
 }
 
 void InterceptContext::hostSyncsStream(StreamId S) const {
+  settle();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.hostSyncsStream(T, S);
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
@@ -220,6 +281,7 @@ void InterceptContext::hostSyncsStream(StreamId S) const {
 }
 
 void InterceptContext::hostSyncsDevice() const {
+  settle();
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.hostSyncsDevice(T, Device);
@@ -228,6 +290,7 @@ void InterceptContext::hostSyncsDevice() const {
 }
 
 void InterceptContext::eventDestroyed(Handle Event) const {
+  settle();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Eng.eventDestroyed(T, Event);
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
@@ -239,6 +302,7 @@ bool InterceptContext::isTracked(Addr A) const { return R.Eng.isTracked(A); }
 // --- allocators --------------------------------------------------------------------
 
 void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site) const {
+  settle();
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
@@ -247,6 +311,7 @@ void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, 
 }
 
 void InterceptContext::freedAsync(Addr Ptr, StreamId S, OpId Site) const {
+  settle();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   R.Pool.freedAsync(T, Ptr, S, Site);
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire)) {
@@ -318,7 +383,7 @@ inline std::uint64_t publishedState(const Engine &E, ThreadId T) {
 bool processUsedCuda() { return runtimeOnceCudaUsed() != nullptr; }
 
 
-__attribute__((always_inline)) inline void InterceptScope::enter(ProfileSlot Slot) {
+__attribute__((always_inline)) inline void InterceptScope::enter(ProfileSlot Slot, bool Deferrable) {
   Timer.start(Context->profile(), Slot);
   // Whether the call changes the thread's clock is read from its time before
   // and after (RedundantSyncFilter.h); before the replay, which may apply
@@ -334,33 +399,44 @@ __attribute__((always_inline)) inline void InterceptScope::enter(ProfileSlot Slo
       Context->R.Timeline->start();
   }
   // Block events that annotated allocators queued before this call (PyTorch's
-  // ALLOC before the launch that fills the block) come first.
-  if (Context->R.Annotated.hasPending())
-    Context->replayBlockEvents();
+  // ALLOC before the launch that fills the block) come first: replayed now,
+  // or, for a deferrable call while the queue is short, by whichever call
+  // replays it next (the call's own work goes behind them).
+  Unsettled = false;
+  if (Context->R.Annotated.hasPending()) {
+    if (Deferrable && mayDefer(Context->R))
+      Unsettled = true;
+    else
+      Context->replayBlockEvents();
+  }
 }
 
 InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
   if (ValidatorRuntime *R = runtime()) {
     Context.emplace(*R, Ctx, PerThreadApi);
-    enter(Slot);
+    enter(Slot, /*Deferrable=*/false);
   }
 }
 
 // The CUPTI path's scope; the driver calls' own is InterceptScopeInline.h's.
-InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+InterceptScope::InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi,
+                               bool Deferrable) {
   if (!enterQuickly(R, Slot, Ctx, PerThreadApi))
-    enterFully(R, Slot, Ctx, PerThreadApi);
+    enterFully(R, Slot, Ctx, PerThreadApi, Deferrable);
 }
 
-void InterceptScope::enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
-                                bool PerThreadApi) noexcept {
+void InterceptScope::enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi,
+                                bool Deferrable) noexcept {
   Context.emplace(R, Ctx, PerThreadApi);
-  enter(Slot);
+  enter(Slot, Deferrable);
 }
 
 void InterceptScope::leaveFully() noexcept {
   ValidatorRuntime &R = Context->R;
-  Filter->cudaCallLeft(FilterMark, publishedState(R.Eng, Context->thread()));
+  if (Unsettled)
+    Filter->cudaCallLeftUnsettled(FilterMark, publishedState(R.Eng, Context->thread()));
+  else
+    Filter->cudaCallLeft(FilterMark, publishedState(R.Eng, Context->thread()));
   if (R.Report.hasPending())
     printFindings(R);
 }

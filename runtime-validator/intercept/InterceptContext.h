@@ -232,6 +232,21 @@ private:
   __attribute__((noinline)) std::size_t launchedObserved(StreamId S, const PointerWord *Words,
                                                          std::size_t Count, OpId Op, OpId GenericOp) const;
   __attribute__((noinline)) void eventRecordedObserved(Handle Event, StreamId S) const;
+  /// Whether a launch, record or wait goes behind the queued events instead
+  /// of to the engine now (AnnotatedAllocators.h): only when some are queued,
+  /// so that the engine sees the calls in the order they were made.
+  bool deferring() const;
+  /// Before an engine call that is never deferred: the queue replayed, so
+  /// that the engine meets the call after everything queued before it (a
+  /// call's scope replays at its entry, but a deferrable call's scope may
+  /// not have, and an interposed library call queues its kernels' launches
+  /// before its decoded accesses).
+  void settle() const;
+  /// The launch queued (deferring()); 0 ignored words known yet.
+  __attribute__((noinline)) std::size_t launchDeferred(StreamId S, const PointerWord *Words, std::size_t Count,
+                                                       OpId Op, OpId GenericOp) const;
+  __attribute__((noinline)) void recordDeferred(Handle Event, StreamId S) const;
+  __attribute__((noinline)) void waitDeferred(StreamId S, Handle Event) const;
   __attribute__((noinline)) void streamWaitsEventObserved(StreamId S, Handle Event) const;
   /// stream() while self-profiling (out of line: the timer's state).
   __attribute__((noinline)) StreamId streamTimed(CUstream H) const;
@@ -259,7 +274,11 @@ public:
   /// Slot names the call for the self-profile (SelfProfile::slot).
   explicit InterceptScope(ProfileSlot Slot, CUcontext Ctx = nullptr, bool PerThreadApi = false);
   /// For a mechanism that holds the runtime already (the CUPTI callback).
-  InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi);
+  /// Deferrable: a call whose engine work may wait behind the queued events
+  /// (a launch, a record, a wait: AnnotatedAllocators.h), so the queue is
+  /// replayed at its entry only once replay_batch events wait.
+  InterceptScope(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi,
+                 bool Deferrable = false);
   /// The driver calls of the call table (DriverCallTable.h), three per
   /// launch-bound step, run their common case (see InterceptScopeInline.h)
   /// with no scope object: Body(context) between the filter's marks, inline.
@@ -268,7 +287,10 @@ public:
   /// core only.
   template <typename Fn>
   static inline bool runCommonCase(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi,
-                                   Fn &&Body);
+                                   bool Deferrable, Fn &&Body);
+  /// Whether a deferrable call may leave the queue as it is: deferring is on
+  /// and fewer than replay_batch events wait.
+  static bool mayDefer(const ValidatorRuntime &R);
   ~InterceptScope() {
     if (Context)
       leaveFully();
@@ -280,7 +302,7 @@ public:
   const InterceptContext &context() const { return *Context; }
 
 private:
-  void enter(ProfileSlot Slot);
+  void enter(ProfileSlot Slot, bool Deferrable);
   /// The scope's entry and exit when something is to be done besides the
   /// filter's reads (a thread's first call, profiling, the first CUDA call,
   /// queued block events to replay, findings to print): out of line, so
@@ -288,7 +310,7 @@ private:
   /// keeps no state to unwind either: nothing may leave an intercepted call
   /// by an exception anyway (the driver's caller is C).
   __attribute__((noinline)) void enterFully(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
-                                            bool PerThreadApi) noexcept;
+                                            bool PerThreadApi, bool Deferrable) noexcept;
   __attribute__((noinline)) void leaveFully() noexcept;
   /// The entry without its out-of-line part: false when it must take it
   /// (enterFully).
@@ -306,6 +328,10 @@ private:
   // before it (three per intercepted call).
   redundant_sync::ThreadFilter *Filter; ///< the calling thread's
   redundant_sync::ThreadFilter::CallMark FilterMark;
+  /// Events were queued and not replayed when the call began (a deferrable
+  /// call left them): the engine's flags read after it are not the ones
+  /// the thread's next event meets (ThreadFilter::cudaCallLeftUnsettled).
+  bool Unsettled;
 };
 
 /// The self-profile slot of an interposed call named Name (a lookup under a

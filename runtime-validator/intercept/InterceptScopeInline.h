@@ -29,6 +29,14 @@
 namespace streamlife {
 namespace rt {
 
+inline bool InterceptScope::mayDefer(const ValidatorRuntime &R) {
+  // Not while a timeline records: it draws the calls as they come and the
+  // allocators' blocks as they are replayed, so a call must meet the blocks
+  // queued before it replayed (its lanes follow that order).
+  return R.Opts.defer_cuda_ops && !R.Recording.load(std::memory_order_relaxed) &&
+         R.Annotated.unapplied() < static_cast<std::size_t>(R.Opts.replay_batch);
+}
+
 inline bool InterceptScope::isCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
                                          const std::atomic<std::uint64_t> *Word) {
   // A published word says more than itself: only a scope that went through
@@ -52,17 +60,22 @@ inline bool InterceptScope::enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, 
   Context.emplace(R, Ctx, PerThreadApi);
   Filter = &redundant_sync::thisThread();
   FilterMark = Filter->cudaCallEntered(Word->load(std::memory_order_acquire));
+  Unsettled = false;
   return true;
 }
 
 template <typename Fn>
 __attribute__((always_inline)) inline bool InterceptScope::runCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
                                                                          CUcontext Ctx, bool PerThreadApi,
-                                                                         Fn &&Body) {
+                                                                         bool Deferrable, Fn &&Body) {
   // The published word never moves once given (Engine::hostStateWord), so
   // the one read here serves the exit too.
   const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord;
-  if (!isCommonCase(R, Slot, Word))
+  // A deferrable call with events queued is still the common case: its
+  // engine work goes behind them (InterceptContext::deferring), unless the
+  // queue is long enough to replay now (enterFully does).
+  const bool Settled = !R.Annotated.hasPending();
+  if (!__builtin_expect(Word && Slot == NoProfileSlot && (Settled || (Deferrable && mayDefer(R))), 1))
     return false;
   ValidatorCode Running; // first: the call's own locks are the validator's
   const InterceptContext Context(R, InterceptContext::NumberedThread{}, Ctx, PerThreadApi);
@@ -70,7 +83,10 @@ __attribute__((always_inline)) inline bool InterceptScope::runCommonCase(Validat
   const redundant_sync::ThreadFilter::CallMark Mark =
       Filter.cudaCallEntered(Word->load(std::memory_order_acquire));
   Body(Context);
-  Filter.cudaCallLeft(Mark, Word->load(std::memory_order_acquire));
+  if (__builtin_expect(Settled, 1))
+    Filter.cudaCallLeft(Mark, Word->load(std::memory_order_acquire));
+  else
+    Filter.cudaCallLeftUnsettled(Mark, Word->load(std::memory_order_acquire));
   if (__builtin_expect(R.Report.hasPending(), 0))
     printFindings(R);
   return true;

@@ -26,18 +26,24 @@ public:
   void collective(const char *Api) { count(Collectives, Api); }
   /// Api is a math library's function decoded at its API (a string literal).
   void libraryCall(const char *Api) { count(LibraryCalls, Api); }
+  /// A launch, record or wait queued behind events (InterceptContext::deferring).
+  void deferred() { Deferred.fetch_add(1, std::memory_order_relaxed); }
   void ignoredGenericWords(std::size_t N) {
     if (N)
       Ignored.fetch_add(N, std::memory_order_relaxed);
   }
 
-  void print(std::FILE *Out) const {
+  /// IgnoredWhenReplayed: the ignored words of the launches replayed from the
+  /// queue (AnnotatedAllocators::ignoredGenericWords), counted there.
+  void print(std::FILE *Out, std::uint64_t IgnoredWhenReplayed) const {
     std::fprintf(Out, "streamlife: intercept-stats: launches by parameter plan:");
     for (const Counter &C : Families)
       if (const char *Name = C.Name.load())
         std::fprintf(Out, " %s %llu;", Name, static_cast<unsigned long long>(C.Count.load()));
     std::fprintf(Out, " generic-scan words ignored (released memory) %llu\n",
-                 static_cast<unsigned long long>(Ignored.load()));
+                 static_cast<unsigned long long>(Ignored.load() + IgnoredWhenReplayed));
+    std::fprintf(Out, "streamlife: intercept-stats: launches, records and waits replayed later behind queued events: %llu\n",
+                 static_cast<unsigned long long>(Deferred.load()));
     printCalls(Out, "NCCL calls", Collectives);
     printCalls(Out, "library calls decoded at their API", LibraryCalls);
   }
@@ -84,6 +90,7 @@ private:
   Counter Collectives[Slots];
   Counter LibraryCalls[Slots];
   std::atomic<std::uint64_t> Ignored{0};
+  std::atomic<std::uint64_t> Deferred{0};
 };
 
 } // namespace rt

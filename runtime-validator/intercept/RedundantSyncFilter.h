@@ -189,6 +189,16 @@ public:
       EngineFlags = After & (ReleasedSinceTick | UsesCuda);
   }
 
+  /// ... and left it, when events were queued and not replayed as it began
+  /// (a deferrable call that left them to a later replay): the time read
+  /// after it still tells a change of the clock, but the engine's flags are
+  /// not those the thread's next event meets (its own queued events may not
+  /// have been applied), so the mirrored ones stay, which only keeps more.
+  void cudaCallLeftUnsettled(const CallMark &Mark, std::uint64_t After) {
+    if ((After ^ Mark.Before) >> 2 || After == Engine::UnknownHostWord)
+      clockMayChange();
+  }
+
   /// The thread's clock may have changed.
   void clockMayChange() { ++Changes; }
   std::uint64_t changes() const { return Changes; }

@@ -133,7 +133,7 @@ void finishProcess() {
     printApiStats(validatorLog());
   if (R->Opts.intercept_stats && R->UsedCuda.load()) {
     printInterceptStats(validatorLog());
-    R->Launches.print(validatorLog());
+    R->Launches.print(validatorLog(), R->Annotated.ignoredGenericWords());
     Engine::Stats St = R->Eng.stats();
     std::fprintf(validatorLog(),
                  "streamlife: intercept-stats: host synchronization: %llu events (mutex, "
@@ -202,6 +202,16 @@ ValidatorRuntime::ValidatorRuntime(const Options &Opts, const DriverApi &Driver)
       Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {
   if (this->Opts.self_profile)
     Profile.enable();
+  // A stream new to the engine starts from the common knowledge of the events
+  // applied so far: those queued before the call that names it come first
+  // (not inside a replay, whose own resolution must not replay again).
+  Streams.beforeNewStream(
+      [](void *Self) {
+        auto &R = *static_cast<ValidatorRuntime *>(Self);
+        if (!AnnotatedAllocators::drainingOnThisThread() && R.Annotated.hasPending())
+          InterceptContext(R).replayBlockEvents();
+      },
+      this);
 }
 
 std::uint64_t ValidatorRuntime::siteKey(OpId Op) {

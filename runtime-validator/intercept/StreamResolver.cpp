@@ -87,10 +87,16 @@ StreamId StreamResolver::resolveSlow(ThreadId T, CUstream H, bool PerThreadApi, 
     if (It != Known.end())
       return It->second;
   }
-  StreamId Id = E.stream(T, Desc);
+  StreamId Id = newEngineStream(T, Desc);
   std::unique_lock<std::shared_mutex> Guard(Lock);
   Known.emplace(K, Id);
   return Id;
+}
+
+StreamId StreamResolver::newEngineStream(ThreadId T, const StreamDesc &Desc) {
+  if (BeforeNewStreamHook)
+    BeforeNewStreamHook(BeforeNewStreamArg);
+  return E.stream(T, Desc);
 }
 
 StreamId StreamResolver::learn(ThreadId T, CUstream H, CUcontext Ctx, bool HaveFlags,
@@ -109,7 +115,7 @@ StreamId StreamResolver::learn(ThreadId T, CUstream H, CUcontext Ctx, bool HaveF
     Desc.Device = static_cast<int>(Dev);
   else
     Desc.Device = currentDevice(Ctx);
-  StreamId Id = E.stream(T, Desc);
+  StreamId Id = newEngineStream(T, Desc);
   std::unique_lock<std::shared_mutex> Guard(Lock);
   Known[key(Desc.StreamHandle, 0)] = Id;
   return Id;

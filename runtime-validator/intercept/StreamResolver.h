@@ -93,8 +93,19 @@ public:
   int currentDevice(CUcontext Ctx);
   /// "stream #2 (0x5581...)", "stream #0 (legacy default stream, device 0)".
   std::string name(StreamId S) const;
+  /// Called before a stream new to the engine is created: a new stream
+  /// starts from the threads' common knowledge, so the runtime replays the
+  /// queued events first, as a call's entry would have (a launch, record or
+  /// wait may leave them queued: AnnotatedAllocators.h). Set once, before
+  /// the first call.
+  void beforeNewStream(void (*Hook)(void *), void *Arg) {
+    BeforeNewStreamHook = Hook;
+    BeforeNewStreamArg = Arg;
+  }
 
 private:
+  /// E.stream(T, Desc), after the hook.
+  StreamId newEngineStream(ThreadId T, const StreamDesc &Desc);
   StreamId learn(ThreadId T, CUstream H, CUcontext Ctx, bool HaveFlags, unsigned Flags, int Priority);
 
   StreamId resolveSlow(ThreadId T, CUstream H, bool PerThreadApi, CUcontext Ctx);
@@ -108,6 +119,8 @@ private:
 
   Engine &E;
   const DriverApi &Driver;
+  void (*BeforeNewStreamHook)(void *) = nullptr;
+  void *BeforeNewStreamArg = nullptr;
   /// Changes whenever a handle may change meaning (creation, destruction), so
   /// that per-thread caches of recent answers are dropped. Values are unique
   /// across resolvers, so that a resolver built where an old one lived never
