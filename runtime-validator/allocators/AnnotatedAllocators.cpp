@@ -81,6 +81,45 @@ std::size_t AnnotatedAllocators::pushLaunch(ThreadId T, StreamId S, const Pointe
   return countPushed() - Head.Applied.load(std::memory_order_relaxed);
 }
 
+std::size_t AnnotatedAllocators::pushTouched(ThreadId T, StreamId S, const Range *Ranges, std::size_t Count,
+                                             OpId Op) {
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
+  BlockEvent &Queued = Head.Queue.emplace_back();
+  Queued.What = BlockEvent::Kind::Touched;
+  Queued.Thread = T;
+  Queued.Ptr = QueuedRanges.size();
+  Queued.Allocator = static_cast<int>(Count);
+  Queued.Size = S;
+  Queued.Site = Op;
+  QueuedRanges.insert(QueuedRanges.end(), Ranges, Ranges + Count);
+  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+}
+
+std::size_t AnnotatedAllocators::pushPoolAllocated(ThreadId T, Addr Ptr, std::uint64_t Size, StreamId S,
+                                                   OpId Site, int Device) {
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
+  BlockEvent &Queued = Head.Queue.emplace_back();
+  Queued.What = BlockEvent::Kind::PoolAllocated;
+  Queued.Thread = T;
+  Queued.Ptr = Ptr;
+  Queued.Size = Size;
+  Queued.Stream = S;
+  Queued.Site = Site;
+  Queued.Allocator = Device;
+  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+}
+
+std::size_t AnnotatedAllocators::pushPoolFreed(ThreadId T, Addr Ptr, StreamId S, OpId Site) {
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
+  BlockEvent &Queued = Head.Queue.emplace_back();
+  Queued.What = BlockEvent::Kind::PoolFreed;
+  Queued.Thread = T;
+  Queued.Ptr = Ptr;
+  Queued.Stream = S;
+  Queued.Site = Site;
+  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+}
+
 bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {
   if (Event.What != BlockEvent::Kind::Released || !registered(Event.Allocator))
     return false;
@@ -155,6 +194,7 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
     std::lock_guard<FutexMutex> Guard(Head.Lock);
     Batch.swap(Head.Queue);
     BatchWords.swap(QueuedWords);
+    BatchRanges.swap(QueuedRanges);
   }
   Draining = true;
   // Runs of host synchronization events (most of a batch) go to the engine
@@ -192,6 +232,7 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
                      std::memory_order_release);
   Batch.clear();
   BatchWords.clear();
+  BatchRanges.clear();
   Draining = false;
   // A burst (a thread that queued many host events before its next CUDA call)
   // need not stay allocated twice.
@@ -201,6 +242,8 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   }
   if (BatchWords.capacity() > 1 << 16)
     std::vector<PointerWord>().swap(BatchWords);
+  if (BatchRanges.capacity() > 1 << 16)
+    std::vector<Range>().swap(BatchRanges);
 }
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {
@@ -222,6 +265,19 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
       IgnoredGenericWords.fetch_add(Ignored, std::memory_order_relaxed);
     return;
   }
+  case BlockEvent::Kind::Touched: {
+    const Range *First = BatchRanges.data() + Event.Ptr;
+    TouchedNow.assign(First, First + Event.Allocator);
+    E.launched(Event.Thread, static_cast<StreamId>(Event.Size), TouchedNow, Event.Site);
+    return;
+  }
+  case BlockEvent::Kind::PoolAllocated:
+    StreamOrdered->blockAllocated(Event.Thread, Range{Event.Ptr, Event.Size},
+                                  static_cast<StreamId>(Event.Stream), Event.Site, Event.Allocator);
+    return;
+  case BlockEvent::Kind::PoolFreed:
+    StreamOrdered->blockReleased(Event.Thread, Event.Ptr, static_cast<StreamId>(Event.Stream), Event.Site);
+    return;
   case BlockEvent::Kind::EventRecorded:
     E.eventRecorded(Event.Thread, Event.Ptr, static_cast<StreamId>(Event.Size));
     return;

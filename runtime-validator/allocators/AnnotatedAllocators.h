@@ -77,8 +77,11 @@ struct BlockEvent {
     // CUDA operations deferred behind queued events (pushLaunch and its kin):
     // Size is the engine stream, already resolved by the call.
     Launched,       ///< Ptr: first of the launch's words in the batch's arena; Allocator: their count
+    Touched,        ///< a copy or set: Ptr: first of its ranges in the batch's arena; Allocator: their count
     EventRecorded,  ///< Ptr: the event handle
     StreamWaited,   ///< Ptr: the event handle
+    PoolAllocated,  ///< the driver's stream-ordered pool: Ptr, Size bytes; Stream: the engine stream; Allocator: the device
+    PoolFreed,      ///< Ptr; Stream: the engine stream
     // The host synchronization events, last: replay tells them apart by order.
     HostReleased,  ///< Ptr names the synchronization object (Engine::hostReleases)
     HostAcquired,  ///< Engine::hostAcquires
@@ -153,6 +156,15 @@ public:
   /// The launch's words are copied. Returns the events unapplied after it.
   std::size_t pushLaunch(ThreadId T, StreamId S, const PointerWord *Words, std::size_t Count, OpId Op,
                          OpId GenericOp);
+  /// A copy or set touching Ranges on S (Engine::launched).
+  std::size_t pushTouched(ThreadId T, StreamId S, const Range *Ranges, std::size_t Count, OpId Op);
+  /// The driver's stream-ordered allocations and frees (StreamOrderedPool),
+  /// replayed into Pool (setStreamOrderedPool).
+  std::size_t pushPoolAllocated(ThreadId T, Addr Ptr, std::uint64_t Size, StreamId S, OpId Site, int Device);
+  std::size_t pushPoolFreed(ThreadId T, Addr Ptr, StreamId S, OpId Site);
+  /// Where replay sends PoolAllocated and PoolFreed (set once, before the
+  /// first call).
+  void setStreamOrderedPool(BlockEvents *Pool) { StreamOrdered = Pool; }
   std::size_t pushEventRecorded(ThreadId T, Handle Event, StreamId S) {
     return pushStreamOp(BlockEvent::Kind::EventRecorded, T, Event, S);
   }
@@ -381,6 +393,12 @@ private:
   /// into BatchWords with the queue (a Launched event's Ptr indexes them).
   std::vector<PointerWord> QueuedWords;
   std::vector<PointerWord> BatchWords;
+  /// The same for the deferred copies' and sets' ranges, and the vector
+  /// Engine::launched takes them in.
+  std::vector<Range> QueuedRanges;
+  std::vector<Range> BatchRanges;
+  std::vector<Range> TouchedNow;
+  BlockEvents *StreamOrdered = nullptr;
   std::atomic<std::size_t> IgnoredGenericWords{0};
   static inline thread_local bool Draining = false;
   /// The host events of a run, waiting for the engine; as long as the longest

@@ -55,6 +55,28 @@ void interceptDriverCallInScope(ValidatorRuntime &R, CUpti_CallbackId Cbid, Call
   Row.Decode(CallContext{Scope.context(), Cbid, At, Params, Result, SymbolName});
 }
 
+namespace {
+/// The rows whose engine work InterceptContext can queue (deferring()):
+/// launches, records and waits, copies and sets (a synchronous copy's host
+/// sync at its exit replays first: InterceptContext::settle), and the
+/// stream-ordered pool's allocations and frees. The launches' family also
+/// notes graph launches and host functions, which reach no engine.
+bool deferrableRow(const CuptiCall &Call) {
+  switch (Call.Cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+    return true;
+  default:
+    return Call.Family == CuptiFamily::Launches || Call.Family == CuptiFamily::CopiesAndSets ||
+           rowDecoder(Call.Cbid) != RowDecoder::Family;
+  }
+}
+} // namespace
+
 void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints) {
   detail::CountingCalls = R.Opts.intercept_stats || R.Opts.api_stats;
   for (const CuptiCall &Call : cuptiCalls()) {
@@ -67,10 +89,7 @@ void setUpDriverCalls(ValidatorRuntime &R, bool AtEntryPoints) {
     Out.AtEntryPoint = AtEntryPoints && Call.Carrier == CallCarrier::EntryPointWhereSupported;
     Out.Sites = Call.Sites;
     Out.Slot = R.Profile.enabled() ? R.Profile.slot(Call.Name) : NoProfileSlot;
-    // The rows whose decoders only launch, record or wait: their engine calls
-    // are the ones InterceptContext can queue (the launches' family notes
-    // graph launches and host functions, which reach no engine).
-    Out.Deferrable = Call.Family == CuptiFamily::Launches || rowDecoder(Call.Cbid) != RowDecoder::Family;
+    Out.Deferrable = deferrableRow(Call);
   }
 }
 

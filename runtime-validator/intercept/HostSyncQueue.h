@@ -62,8 +62,13 @@ inline redundant_sync::Queued filterKind(BlockEvent::Kind What) {
     return Queued::ReleaseRequest;
   case BlockEvent::Kind::Released:
     return Queued::BlockRelease;
+  case BlockEvent::Kind::PoolAllocated:
+    return Queued::Allocation;
+  case BlockEvent::Kind::PoolFreed:
+    return Queued::BlockRelease;
   case BlockEvent::Kind::Accessed:
   case BlockEvent::Kind::Launched:
+  case BlockEvent::Kind::Touched:
   case BlockEvent::Kind::EventRecorded:
   case BlockEvent::Kind::StreamWaited:
     return Queued::Access;

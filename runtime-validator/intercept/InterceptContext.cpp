@@ -143,9 +143,14 @@ void InterceptContext::released(Addr Base, ReleaseKind Kind, StreamId S, OpId Si
 }
 
 void InterceptContext::launched(StreamId S, const std::vector<Range> &Touched, OpId Op) const {
-  settle();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  R.Eng.launched(T, S, Touched, Op);
+  if (deferring()) {
+    R.Annotated.pushTouched(T, S, Touched.data(), Touched.size(), Op);
+    deferredOne(redundant_sync::Queued::Access);
+  } else {
+    settle();
+    R.Eng.launched(T, S, Touched, Op);
+  }
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->work(T, S, Op, Touched, workCorrelation(LibraryCallScope::current()));
 }
@@ -180,16 +185,21 @@ std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const Pointer
 
 void InterceptContext::recordDeferred(Handle Event, StreamId S) const {
   R.Annotated.pushEventRecorded(T, Event, S);
-  if (detail::CountingLaunches)
-    R.Launches.deferred();
-  redundant_sync::thisThread().queued(redundant_sync::Queued::Access);
+  deferredOne(redundant_sync::Queued::Access);
 }
 
 void InterceptContext::waitDeferred(StreamId S, Handle Event) const {
   R.Annotated.pushStreamWaited(T, S, Event);
+  deferredOne(redundant_sync::Queued::Access);
+}
+
+void InterceptContext::deferredOne(redundant_sync::Queued What) const {
   if (detail::CountingLaunches)
     R.Launches.deferred();
-  redundant_sync::thisThread().queued(redundant_sync::Queued::Access);
+  // To the filter, an operation that enters the engine later, as the
+  // allocators' block events do (a launch, record, wait, copy or set as a
+  // declared access: only a thread's first one changes its clock).
+  redundant_sync::thisThread().queued(What);
 }
 
 void InterceptContext::settle() const {
@@ -205,11 +215,7 @@ bool InterceptContext::deferring() const {
 std::size_t InterceptContext::launchDeferred(StreamId S, const PointerWord *Words, std::size_t Count,
                                              OpId Op, OpId GenericOp) const {
   R.Annotated.pushLaunch(T, S, Words, Count, Op, GenericOp);
-  if (detail::CountingLaunches)
-    R.Launches.deferred();
-  // To the filter, an operation that enters the engine later, as a declared
-  // access does: only a thread's first one changes its clock.
-  redundant_sync::thisThread().queued(redundant_sync::Queued::Access);
+  deferredOne(redundant_sync::Queued::Access);
   return 0;
 }
 
@@ -297,23 +303,36 @@ void InterceptContext::eventDestroyed(Handle Event) const {
     TL->eventDestroyed(Event);
 }
 
-bool InterceptContext::isTracked(Addr A) const { return R.Eng.isTracked(A); }
+bool InterceptContext::isTracked(Addr A) const {
+  settle(); // the allocations queued before the call count
+  return R.Eng.isTracked(A);
+}
 
 // --- allocators --------------------------------------------------------------------
 
 void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site) const {
-  settle();
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
+  if (!deferring()) {
+    settle();
+    R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
+  } else if (Ptr && Size) { // what the pool would ignore is not queued
+    R.Annotated.pushPoolAllocated(T, Ptr, Size, S, Site, Device);
+    deferredOne(redundant_sync::Queued::Allocation);
+  }
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->allocated(T, Range{Ptr, Size}, /*Pool=*/true, S, Site);
 }
 
 void InterceptContext::freedAsync(Addr Ptr, StreamId S, OpId Site) const {
-  settle();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  R.Pool.freedAsync(T, Ptr, S, Site);
+  if (!deferring()) {
+    settle();
+    R.Pool.freedAsync(T, Ptr, S, Site);
+  } else if (Ptr) {
+    R.Annotated.pushPoolFreed(T, Ptr, S, Site);
+    deferredOne(redundant_sync::Queued::BlockRelease);
+  }
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire)) {
     TL->releaseRequested(T, Ptr, S, Site);
     TL->released(T, Ptr, Site);
@@ -411,10 +430,10 @@ __attribute__((always_inline)) inline void InterceptScope::enter(ProfileSlot Slo
   }
 }
 
-InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi) {
+InterceptScope::InterceptScope(ProfileSlot Slot, CUcontext Ctx, bool PerThreadApi, bool Deferrable) {
   if (ValidatorRuntime *R = runtime()) {
     Context.emplace(*R, Ctx, PerThreadApi);
-    enter(Slot, /*Deferrable=*/false);
+    enter(Slot, Deferrable);
   }
 }
 

@@ -246,6 +246,9 @@ private:
   __attribute__((noinline)) std::size_t launchDeferred(StreamId S, const PointerWord *Words, std::size_t Count,
                                                        OpId Op, OpId GenericOp) const;
   __attribute__((noinline)) void recordDeferred(Handle Event, StreamId S) const;
+  /// A call's engine work queued: counted (intercept_stats) and told to the
+  /// thread's filter as What.
+  void deferredOne(redundant_sync::Queued What) const;
   __attribute__((noinline)) void waitDeferred(StreamId S, Handle Event) const;
   __attribute__((noinline)) void streamWaitsEventObserved(StreamId S, Handle Event) const;
   /// stream() while self-profiling (out of line: the timer's state).
@@ -272,7 +275,8 @@ private:
 class InterceptScope {
 public:
   /// Slot names the call for the self-profile (SelfProfile::slot).
-  explicit InterceptScope(ProfileSlot Slot, CUcontext Ctx = nullptr, bool PerThreadApi = false);
+  explicit InterceptScope(ProfileSlot Slot, CUcontext Ctx = nullptr, bool PerThreadApi = false,
+                          bool Deferrable = false);
   /// For a mechanism that holds the runtime already (the CUPTI callback).
   /// Deferrable: a call whose engine work may wait behind the queued events
   /// (a launch, a record, a wait: AnnotatedAllocators.h), so the queue is

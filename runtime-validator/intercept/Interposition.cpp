@@ -38,7 +38,8 @@ ProfileSlot InterposedApi::slot() {
 }
 
 void recordLibraryCall(InterposedApi &Api, CUstream S, const std::vector<Range> &Ranges) {
-  InterceptScope Scope(Api.slot());
+  // Its accesses are a launch's: they may go behind the queued events.
+  InterceptScope Scope(Api.slot(), nullptr, false, /*Deferrable=*/true);
   if (!Scope)
     return;
   const InterceptContext &I = Scope.context();

@@ -202,6 +202,7 @@ ValidatorRuntime::ValidatorRuntime(const Options &Opts, const DriverApi &Driver)
       Annotated(Eng, [this](OpId Op) { return siteKey(Op); }) {
   if (this->Opts.self_profile)
     Profile.enable();
+  Annotated.setStreamOrderedPool(&Pool.events());
   // A stream new to the engine starts from the common knowledge of the events
   // applied so far: those queued before the call that names it come first
   // (not inside a replay, whose own resolution must not replay again).

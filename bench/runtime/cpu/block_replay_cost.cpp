@@ -75,6 +75,16 @@
 //                     [--op-locks K] [--inplace N] [--fw-grad K] [--foreach N]
 //                     [--frees-together 0|1]
 //                     [--filter none|coarse|exact] [--lock-kind exclusive|shared]
+//                     [--defer N] [--evict KB]
+//
+// --defer N plays the runtime's defer_cuda_ops (InterceptContext::deferring):
+// a launch, record or wait that finds events queued goes behind them, and the
+// queue is replayed at a call that needs the engine (the event queries) or
+// when N events wait; 0 (the default): replayed at every call, as before.
+// --evict KB writes KB kilobytes of another buffer, a cache line at a time,
+// before each CUDA call: the program's own work between two calls (PyTorch's
+// interpreter and dispatch), which evicts the engine's lines. Its own time is
+// not counted. Neither changes the digest.
 //
 // Instructions per block event: run under valgrind --tool=callgrind at two
 // --steps and divide the difference of AnnotatedAllocators::drain's
@@ -107,7 +117,7 @@ namespace {
 constexpr const char *Usage = "block_replay_cost [--steps N] [--units U] [--acts A] [--slots W] "
                               "[--host-per-block X] [--locks L] [--repeat R] [--op-locks K] [--inplace N] "
                               "[--fw-grad K] [--foreach N] [--frees-together 0|1] [--filter none|coarse|exact] "
-                              "[--lock-kind exclusive|shared]";
+                              "[--lock-kind exclusive|shared] [--defer N] [--evict KB]";
 
 enum class FilterMode { None, Coarse, Exact };
 
@@ -125,6 +135,8 @@ struct Shape {
   bool FreesTogether = false;
   FilterMode Filter = FilterMode::None;
   redundant_sync::LockKind LockKind = redundant_sync::LockKind::Exclusive;
+  std::size_t Defer = 0;
+  std::size_t EvictKb = 0;
 };
 
 /// One call of the program: a queued event, or a CUDA call that replays the queue first.
@@ -492,7 +504,8 @@ CUresult deviceZero(CUdevice *D) {
 /// The validator's side: engine, stream resolver, annotated allocators.
 struct Validator {
   explicit Validator(const Shape &S)
-      : Mode(S.Filter), Kind(S.LockKind), E(Sink), Resolver(E, driver()),
+      : Mode(S.Filter), Kind(S.LockKind), Defer(S.Defer), Evicted(S.EvictKb * 1024), E(Sink),
+        Resolver(E, driver()),
         Annotated(E, [this](OpId Op) { return siteKey(Op); }), Filters(8) {
     Annotated.registerAllocator("PyTorch caching allocator", 1);
     for (Handle H : {CopyIn, AllGather, ReduceScatter})
@@ -599,6 +612,7 @@ struct Validator {
         queued(C.Event);
       return;
     }
+    evict();
     // As InterceptScope: the thread's time read before the replay and after the call.
     redundant_sync::ThreadFilter &F = Filters[C.Thread];
     redundant_sync::ThreadFilter::CallMark Mark{};
@@ -606,10 +620,55 @@ struct Validator {
       F.clockMayChange();
     else if (Mode == FilterMode::Exact)
       Mark = F.cudaCallEntered(Engine::hostWord(E.hostState(C.Thread)));
-    replay();
-    call(C);
+    // As InterceptScope::runCommonCase and InterceptContext::deferring: a
+    // launch, record or wait goes behind queued events while fewer than
+    // Defer wait; anything else replays first.
+    const bool Deferrable = Defer && C.What != Call::Query && C.What != Call::Queue;
+    const bool Unsettled = Deferrable && Annotated.hasPending() && Annotated.unapplied() < Defer;
+    if (!Unsettled)
+      replay();
+    if (Unsettled)
+      callDeferred(C, F);
+    else
+      call(C);
+    if (Mode == FilterMode::Exact) {
+      if (Unsettled)
+        F.cudaCallLeftUnsettled(Mark, Engine::hostWord(E.hostState(C.Thread)));
+      else
+        F.cudaCallLeft(Mark, Engine::hostWord(E.hostState(C.Thread)));
+    }
+  }
+  /// call(C) queued behind the events (AnnotatedAllocators::pushLaunch and kin).
+  void callDeferred(const Call &C, redundant_sync::ThreadFilter &F) {
+    switch (C.What) {
+    case Call::Launch:
+      Words.clear();
+      for (Addr W : C.Words)
+        Words.push_back(PointerWord{W, false});
+      Annotated.pushLaunch(C.Thread, stream(C.Thread, C.Stream), Words.data(), Words.size(), 7, 8);
+      break;
+    case Call::Record:
+      Annotated.pushEventRecorded(C.Thread, C.Ev, stream(C.Thread, C.Stream));
+      break;
+    case Call::Wait:
+      Annotated.pushStreamWaited(C.Thread, stream(C.Thread, C.Stream), C.Ev);
+      break;
+    default:
+      return;
+    }
     if (Mode == FilterMode::Exact)
-      F.cudaCallLeft(Mark, Engine::hostWord(E.hostState(C.Thread)));
+      F.queued(redundant_sync::Queued::Access);
+    else if (Mode == FilterMode::Coarse)
+      F.clockMayChange();
+  }
+  /// The program's own work between two calls (--evict), not timed.
+  void evict() {
+    if (Evicted.empty())
+      return;
+    auto Start = std::chrono::steady_clock::now();
+    for (std::size_t I = 0; I < Evicted.size(); I += 64)
+      Evicted[I] = static_cast<char>(Evicted[I] + 1);
+    EvictNs += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - Start).count();
   }
   void call(const Call &C) {
     switch (C.What) {
@@ -637,6 +696,9 @@ struct Validator {
 
   FilterMode Mode;
   redundant_sync::LockKind Kind;
+  std::size_t Defer;
+  std::vector<char> Evicted;
+  double EvictNs = 0;
   CUcontext Ctx = reinterpret_cast<CUcontext>(0xc000);
   bench::CountingSink Sink;
   Engine E;
@@ -657,7 +719,7 @@ double play(const Program &P, Validator &V) {
     V.play(C);
   V.replay();
   auto End = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::nano>(End - Start).count() / double(P.BlockEvents);
+  return (std::chrono::duration<double, std::nano>(End - Start).count() - V.EvictNs) / double(P.BlockEvents);
 }
 
 /// What must not change with an optimization: findings, engine state, accounts.
@@ -728,7 +790,11 @@ int main(int Argc, char **Argv) {
         S.Filter = FilterMode::Exact;
       else
         usage("--filter is none, coarse or exact");
-    } else if (!std::strcmp(Flag, "--repeat"))
+    } else if (!std::strcmp(Flag, "--defer"))
+      S.Defer = bench::number(Flag, Value, Usage);
+    else if (!std::strcmp(Flag, "--evict"))
+      S.EvictKb = bench::number(Flag, Value, Usage);
+    else if (!std::strcmp(Flag, "--repeat"))
       Repeat = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else
       usage(std::string("unknown option '") + Flag + "'");

@@ -21,7 +21,10 @@
 // allocations, release requests, releases (also of another thread's
 // blocks) and declared accesses, queued; launches, records, waits, event,
 // stream and device syncs, stream-ordered allocations and frees, synchronous
-// frees and calls that touch nothing, as CUDA calls.
+// frees and calls that touch nothing, as CUDA calls. With Shape::Defer, a
+// launch, record or wait that finds events queued goes behind them on both
+// sides, as the runtime's defer_cuda_ops does (InterceptContext::deferring),
+// and the filter is told so (a queued access; no engine flags read back).
 //
 //===----------------------------------------------------------------------===//
 #include "allocators/AnnotatedAllocators.h"
@@ -92,6 +95,9 @@ struct Shape {
   bool MutexShaped = false;
   /// All locks in one of the filter's buckets (they share counts and records).
   bool OneBucket = false;
+  /// Launches, records and waits deferred behind queued events while fewer
+  /// than this many wait (0: never; the runtime's replay_batch).
+  std::size_t Defer = 0;
   /// FSDP2's autograd pattern instead of random steps: thread 1 locks each
   /// lock in turn ("forward"), hands over to thread 2 through a queue lock,
   /// which locks them again ("backward") and hands back through another.
@@ -100,6 +106,8 @@ struct Shape {
 
 struct Counts {
   std::uint64_t LockEvents = 0, Dropped = 0, Findings = 0, CudaCalls = 0;
+  /// Launches, records and waits deferred behind queued events (Shape::Defer).
+  std::uint64_t Deferred = 0;
   /// Fsdp: the tensors' acquires queued after the first step.
   std::uint64_t LaterLockAcquiresKept = 0;
 };
@@ -143,6 +151,7 @@ public:
     C.Dropped += Dropped;
     C.Findings += Full.Sink.Findings.size();
     C.CudaCalls += CudaCalls;
+    C.Deferred += Deferred;
     C.LaterLockAcquiresKept += LaterLockAcquiresKept;
   }
 
@@ -236,6 +245,26 @@ private:
     F.cudaCallLeft(Mark, Engine::hostWord(Filtered.E.hostState(T)));
   }
 
+  /// A launch, record or wait of T: deferred behind the queued events on
+  /// both sides (Push queues it on a side) when Sh.Defer allows, as the
+  /// runtime's InterceptScope::runCommonCase does; otherwise a CUDA call
+  /// applying Verb. The decision reads the full side's queue, which holds
+  /// every event the filtered one holds.
+  template <typename PushFn, typename VerbFn>
+  void streamOp(ThreadId T, PushFn &&Push, VerbFn &&Verb, bool Queues = true) {
+    if (!Sh.Defer || !Full.Annotated.hasPending() || Full.Annotated.unapplied() >= Sh.Defer)
+      return cudaCall(T, Verb);
+    ++CudaCalls;
+    ++Deferred;
+    Push(Full);
+    filter::ThreadFilter &F = Filters[T];
+    filter::ThreadFilter::CallMark Mark = F.cudaCallEntered(Engine::hostWord(Filtered.E.hostState(T)));
+    Push(Filtered);
+    if (Queues)
+      F.queued(filter::Queued::Access);
+    F.cudaCallLeftUnsettled(Mark, Engine::hostWord(Filtered.E.hostState(T)));
+  }
+
   void playOne() {
     std::vector<ThreadId> Running;
     for (ThreadId T = 1; T < Alive.size(); ++T)
@@ -282,13 +311,18 @@ private:
     } else if (Pick < 580) {
       queueBlock(T, BlockEvent::Kind::Accessed, B, S);
     } else if (Pick < 720) {
-      cudaCall(T, [&](Side &Sd) {
-        Sd.E.launched(T, Sd.Ids[S], {range(B)}, 100);
-      });
+      const Range Touched = range(B);
+      streamOp(
+          T, [&](Side &Sd) { Sd.Annotated.pushTouched(T, Sd.Ids[S], &Touched, 1, 100); },
+          [&](Side &Sd) { Sd.E.launched(T, Sd.Ids[S], {Touched}, 100); });
     } else if (Pick < 760) {
-      cudaCall(T, [&](Side &Sd) { Sd.E.eventRecorded(T, Ev, Sd.Ids[S]); });
+      streamOp(
+          T, [&](Side &Sd) { Sd.Annotated.pushEventRecorded(T, Ev, Sd.Ids[S]); },
+          [&](Side &Sd) { Sd.E.eventRecorded(T, Ev, Sd.Ids[S]); });
     } else if (Pick < 800) {
-      cudaCall(T, [&](Side &Sd) { Sd.E.streamWaitsEvent(T, Sd.Ids[S], Ev); });
+      streamOp(
+          T, [&](Side &Sd) { Sd.Annotated.pushStreamWaited(T, Sd.Ids[S], Ev); },
+          [&](Side &Sd) { Sd.E.streamWaitsEvent(T, Sd.Ids[S], Ev); });
     } else if (Pick < 825) {
       cudaCall(T, [&](Side &Sd) { Sd.E.hostSyncsEvent(T, Ev); });
     } else if (Pick < 845) {
@@ -312,6 +346,11 @@ private:
                         Sync ? NoStream : Sd.Ids[S], 601);
         });
       }
+    } else if (Pick < 900 && Sh.Defer) {
+      // A deferrable call that reaches no engine (a graph launch, a launch on
+      // a capturing stream): with events queued it replays nothing, and the
+      // filter must not read back the engine's flags then.
+      streamOp(T, [](Side &) {}, [](Side &) {}, /*Queues=*/false);
     } else if (Pick < 920) {
       cudaCall(T, [](Side &) {}); // cudaGetDevice: nothing for the engine
     } else if (Pick < 940 && Started + 1 < Alive.size()) {
@@ -348,7 +387,10 @@ private:
     };
     auto Launch = [&](ThreadId T, unsigned I) {
       const Handle S = StreamHandles[1 + T];
-      cudaCall(T, [&](Side &Sd) { Sd.E.launched(T, Sd.Ids[S], {range(I % Sh.Blocks)}, 100); });
+      const Range Touched = range(I % Sh.Blocks);
+      streamOp(
+          T, [&](Side &Sd) { Sd.Annotated.pushTouched(T, Sd.Ids[S], &Touched, 1, 100); },
+          [&](Side &Sd) { Sd.E.launched(T, Sd.Ids[S], {Touched}, 100); });
     };
     for (unsigned I = 0; I < Sh.Locks; ++I) {
       Locked(1, lock(I), true);
@@ -422,7 +464,7 @@ private:
   std::vector<ThreadId> Owners; ///< by lock, when MutexShaped (0: free)
   std::uint64_t LaterLockAcquiresKept = 0;
   std::size_t Checked = 0;
-  std::uint64_t LockEvents = 0, Dropped = 0, CudaCalls = 0;
+  std::uint64_t LockEvents = 0, Dropped = 0, CudaCalls = 0, Deferred = 0;
 };
 
 Counts playMany(const Shape &Sh, unsigned FirstSeed, unsigned Seeds) {
@@ -490,6 +532,29 @@ TEST(SyncFilterEngineTest, FsdpHandoverDropsEveryLaterTensorAcquire) {
   Sh.Kind = filter::LockKind::Shared;
   Counts Shared = playMany(Sh, 510, 3);
   EXPECT_EQ(Shared.LaterLockAcquiresKept, 3u * 5 * 2 * 40);
+}
+
+// Launches, records and waits deferred behind the queued events, as the
+// runtime's defer_cuda_ops does: the filter, told of them as queued accesses
+// and reading back no engine flags after such a call, still drops only what
+// changes nothing, and the engine meets every event in the same order.
+TEST(SyncFilterEngineTest, DeferredLaunchesRecordsAndWaits) {
+  for (filter::LockKind Kind : {filter::LockKind::Shared, filter::LockKind::Exclusive}) {
+    Shape Sh{/*Threads=*/4, /*Locks=*/3, /*Blocks=*/8, /*Steps=*/800};
+    Sh.Kind = Kind;
+    Sh.Defer = 16;
+    Counts C = playMany(Sh, 600, 30);
+    EXPECT_GT(C.Deferred * 4, C.CudaCalls) << "deferred less than a quarter of the calls";
+    EXPECT_GT(C.Dropped * 5, C.LockEvents);
+    EXPECT_GT(C.Findings, 0u);
+  }
+  Shape Fsdp{/*Threads=*/2, /*Locks=*/40, /*Blocks=*/8, /*Steps=*/6};
+  Fsdp.Kind = filter::LockKind::Exclusive;
+  Fsdp.Fsdp = true;
+  Fsdp.Defer = 256;
+  Counts C = playMany(Fsdp, 700, 3);
+  EXPECT_GT(C.Deferred, 0u);
+  EXPECT_EQ(C.LaterLockAcquiresKept, 0u);
 }
 
 } // namespace
