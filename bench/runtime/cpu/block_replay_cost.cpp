@@ -66,6 +66,12 @@
 // played on this thread, one ThreadFilter each; the digest must be the same
 // in every mode.
 //
+// With --evict KB, before each CUDA call (where the runtime replays) a
+// buffer of KB kilobytes is read and written a cache line at a time
+// (bench::CacheEvictor): the interpreter's and ATen's traffic between two
+// CUDA calls, so the replay starts with cold caches as on the H200 host. The
+// buffer is the benchmark's own; the digest is the same with and without it.
+//
 // The program is correct: the run must end with no finding (exit 1 if not).
 // It prints the counts and a digest of the engine's state and the allocation
 // sites' accounts, which must not change with an optimization.
@@ -75,6 +81,7 @@
 //                     [--op-locks K] [--inplace N] [--fw-grad K] [--foreach N]
 //                     [--frees-together 0|1]
 //                     [--filter none|coarse|exact] [--lock-kind exclusive|shared]
+//                     [--evict KB]
 //
 // Instructions per block event: run under valgrind --tool=callgrind at two
 // --steps and divide the difference of AnnotatedAllocators::drain's
@@ -107,7 +114,7 @@ namespace {
 constexpr const char *Usage = "block_replay_cost [--steps N] [--units U] [--acts A] [--slots W] "
                               "[--host-per-block X] [--locks L] [--repeat R] [--op-locks K] [--inplace N] "
                               "[--fw-grad K] [--foreach N] [--frees-together 0|1] [--filter none|coarse|exact] "
-                              "[--lock-kind exclusive|shared]";
+                              "[--lock-kind exclusive|shared] [--evict KB]";
 
 enum class FilterMode { None, Coarse, Exact };
 
@@ -125,6 +132,7 @@ struct Shape {
   bool FreesTogether = false;
   FilterMode Filter = FilterMode::None;
   redundant_sync::LockKind LockKind = redundant_sync::LockKind::Exclusive;
+  std::size_t EvictKiB = 0; ///< --evict: the program's traffic before each CUDA call
 };
 
 /// One call of the program: a queued event, or a CUDA call that replays the queue first.
@@ -493,7 +501,7 @@ CUresult deviceZero(CUdevice *D) {
 struct Validator {
   explicit Validator(const Shape &S)
       : Mode(S.Filter), Kind(S.LockKind), E(Sink), Resolver(E, driver()),
-        Annotated(E, [this](OpId Op) { return siteKey(Op); }), Filters(8) {
+        Annotated(E, [this](OpId Op) { return siteKey(Op); }), Filters(8), Evictor(S.EvictKiB) {
     Annotated.registerAllocator("PyTorch caching allocator", 1);
     for (Handle H : {CopyIn, AllGather, ReduceScatter})
       Resolver.created(Main, reinterpret_cast<CUstream>(H), CU_STREAM_NON_BLOCKING, 0, Ctx);
@@ -531,6 +539,14 @@ struct Validator {
   void replay() {
     if (Annotated.hasPending())
       Annotated.drain([this](ThreadId Owner, Handle H) { return stream(Owner, H); });
+  }
+  /// replay(), its wall time added to ReplayNs (with --evict the whole
+  /// program's time is mostly the evictor's).
+  void timedReplay() {
+    auto Start = std::chrono::steady_clock::now();
+    replay();
+    ReplayNs += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - Start)
+                    .count();
   }
   /// As InterceptContext tells the thread's filter of an event it queued.
   void queued(const BlockEvent &Event) {
@@ -606,7 +622,9 @@ struct Validator {
       F.clockMayChange();
     else if (Mode == FilterMode::Exact)
       Mark = F.cudaCallEntered(Engine::hostWord(E.hostState(C.Thread)));
-    replay();
+    if (Evictor.enabled())
+      Evictor.touch();
+    timedReplay();
     call(C);
     if (Mode == FilterMode::Exact)
       F.cudaCallLeft(Mark, Engine::hostWord(E.hostState(C.Thread)));
@@ -648,6 +666,8 @@ struct Validator {
   std::vector<redundant_sync::ThreadFilter> Filters; ///< by thread
   std::size_t KeptHostEvents = 0, DroppedHostEvents = 0;
   std::vector<PointerWord> Words; ///< a launch's, reused
+  bench::CacheEvictor Evictor; ///< --evict
+  double ReplayNs = 0;          ///< in the replays before CUDA calls
 };
 
 /// Plays the program once; returns ns per block event.
@@ -728,7 +748,9 @@ int main(int Argc, char **Argv) {
         S.Filter = FilterMode::Exact;
       else
         usage("--filter is none, coarse or exact");
-    } else if (!std::strcmp(Flag, "--repeat"))
+    } else if (!std::strcmp(Flag, "--evict"))
+      S.EvictKiB = bench::number(Flag, Value, Usage);
+    else if (!std::strcmp(Flag, "--repeat"))
       Repeat = static_cast<unsigned>(bench::number(Flag, Value, Usage));
     else
       usage(std::string("unknown option '") + Flag + "'");
@@ -740,11 +762,12 @@ int main(int Argc, char **Argv) {
   std::printf("block_replay_cost: %zu steps, %u units of %u activations, %u slots: %zu block "
               "events, %zu host events, %zu CUDA calls\n",
               S.Steps, S.Units, S.Acts, S.Slots, P.BlockEvents, P.HostEvents, P.CudaCalls);
-  std::vector<double> Ns;
+  std::vector<double> Ns, ReplayNs;
   std::size_t Findings = 0, Uncaptured = 0, Kept = 0, Dropped = 0;
   for (unsigned R = 0; R < Repeat; ++R) {
     Validator V(S);
     Ns.push_back(play(P, V));
+    ReplayNs.push_back(V.ReplayNs / double(P.BlockEvents));
     Findings = V.Sink.Count;
     Uncaptured = V.UncapturedReleases;
     Kept = V.KeptHostEvents;
@@ -761,6 +784,8 @@ int main(int Argc, char **Argv) {
               S.LockKind == redundant_sync::LockKind::Exclusive ? "exclusive" : "shared");
   std::printf("ns per block event (the whole program, median of %u): %.1f\n", Repeat,
               bench::median(Ns));
+  std::printf("ns per block event in the replays (drain), median of %u: %.1f\n", Repeat,
+              bench::median(ReplayNs));
   if (Findings) {
     std::fprintf(stderr, "error: the program is correct, yet %zu findings\n", Findings);
     return 1;
