@@ -4,8 +4,7 @@
 // finding sink that only counts, command-line numbers and lists, medians, and
 // an engine made as wide as a real process's (FSDP2 on one rank: about 132
 // streams and a few host threads, every thread having synchronized with each
-// stream once, so that its clock has a slot per stream), and a cold cache
-// between two CUDA calls (CacheEvictor).
+// stream once, so that its clock has a slot per stream).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STREAMLIFE_BENCH_RUNTIME_CPU_BENCHSUPPORT_H
@@ -82,28 +81,6 @@ inline std::vector<rt::StreamId> widen(rt::Engine &E, const std::vector<rt::Thre
     }
   return Streams;
 }
-
-/// The program's own memory traffic between two CUDA calls (the Python
-/// interpreter's, ATen's dispatch, tens of MB of working set on FSDP2): on the
-/// H200 host it evicts the validator's data, so each replay starts with cold
-/// caches. touch() reads and writes one byte per 64-byte line of its own
-/// buffer of KiB kilobytes; with KiB 0 it does nothing. It changes no state
-/// the validator sees, only which of the validator's lines are cached.
-class CacheEvictor {
-public:
-  explicit CacheEvictor(std::size_t KiB) : Buffer(KiB * 1024) {}
-  __attribute__((noinline)) void touch() {
-    // volatile: each line is loaded and stored, none elided.
-    volatile unsigned char *Line = Buffer.data();
-    for (std::size_t I = 0; I < Buffer.size(); I += LineBytes)
-      Line[I] = static_cast<unsigned char>(Line[I] + 1);
-  }
-  bool enabled() const { return !Buffer.empty(); }
-
-private:
-  static constexpr std::size_t LineBytes = 64;
-  std::vector<unsigned char> Buffer;
-};
 
 } // namespace bench
 } // namespace streamlife

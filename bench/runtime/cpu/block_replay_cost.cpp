@@ -89,6 +89,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BenchSupport.h"
+#include "CacheEvictor.h"
 
 #include "allocators/AnnotatedAllocators.h"
 #include "intercept/RedundantSyncFilter.h"
