@@ -393,7 +393,7 @@ int AnnotatedAllocators::learnDevice(StreamId S) {
 
 void AnnotatedAllocators::accountAllocation(const BlockEvent &Event, std::size_t Site) {
   std::lock_guard<FutexMutex> Guard(StateLock);
-  KnownBlock &Block = Blocks[Event.Ptr];
+  KnownBlock &Block = Blocks.findOrMake(Event.Ptr);
   // A block we never saw released (allocated before we attached, or a
   // release we missed) is replaced.
   if (Block.Live) {
@@ -404,9 +404,8 @@ void AnnotatedAllocators::accountAllocation(const BlockEvent &Event, std::size_t
   SiteState &State = Sites[Site];
   ++State.Account.Allocations;
   const auto Index = static_cast<std::uint32_t>(Site);
-  if (State.Account.DistinctBlocks < MaxDistinctBlocks &&
-      std::find(Block.CountedBy.begin(), Block.CountedBy.end(), Index) == Block.CountedBy.end()) {
-    Block.CountedBy.push_back(Index);
+  if (State.Account.DistinctBlocks < MaxDistinctBlocks && !Block.countedBy(Index)) {
+    Block.countBy(Index);
     ++State.Account.DistinctBlocks;
   }
   ++State.LiveBlocks;
@@ -440,26 +439,26 @@ void AnnotatedAllocators::holdBack(std::size_t Index, std::int64_t Bytes) {
 
 void AnnotatedAllocators::accountRequest(Addr Ptr, OpId Site) {
   std::lock_guard<FutexMutex> Guard(StateLock);
-  auto It = Blocks.find(Ptr);
-  if (It == Blocks.end() || !It->second.Live || It->second.ReleaseRequested)
+  KnownBlock *Block = Blocks.find(Ptr);
+  if (!Block || !Block->Live || Block->ReleaseRequested)
     return;
-  It->second.ReleaseRequested = true;
-  It->second.RequestSite = Site;
-  holdBack(It->second.Account, static_cast<std::int64_t>(It->second.Size));
+  Block->ReleaseRequested = true;
+  Block->RequestSite = Site;
+  holdBack(Block->Account, static_cast<std::int64_t>(Block->Size));
 }
 
 OpId AnnotatedAllocators::accountRelease(Addr Ptr) {
   std::lock_guard<FutexMutex> Guard(StateLock);
-  auto It = Blocks.find(Ptr);
-  if (It == Blocks.end() || !It->second.Live)
+  KnownBlock *Block = Blocks.find(Ptr);
+  if (!Block || !Block->Live)
     return NoOp;
-  return forgetLive(It);
+  return forgetLive(*Block);
 }
 
 OpId AnnotatedAllocators::accountRequestAndRelease(Addr Ptr, OpId RequestSite) {
   std::lock_guard<FutexMutex> Guard(StateLock);
-  auto It = Blocks.find(Ptr);
-  if (It == Blocks.end() || !It->second.Live)
+  KnownBlock *Block = Blocks.find(Ptr);
+  if (!Block || !Block->Live)
     return NoOp; // accountRequest and accountRelease both leave it
   // A block not requested yet: accountRequest would mark it and hold its
   // bytes back, and accountRelease give them back at once, so the site's
@@ -467,13 +466,12 @@ OpId AnnotatedAllocators::accountRequestAndRelease(Addr Ptr, OpId RequestSite) {
   // were (the peaks are sampled at allocations only); what is left of the
   // request is its site, which names the release. A block requested before
   // keeps its first request, as accountRequest leaves it.
-  if (!It->second.ReleaseRequested)
-    It->second.RequestSite = RequestSite;
-  return forgetLive(It);
+  if (!Block->ReleaseRequested)
+    Block->RequestSite = RequestSite;
+  return forgetLive(*Block);
 }
 
-OpId AnnotatedAllocators::forgetLive(std::unordered_map<Addr, KnownBlock>::iterator It) {
-  KnownBlock &Block = It->second;
+OpId AnnotatedAllocators::forgetLive(KnownBlock &Block) {
   SiteState &State = Sites[Block.Account];
   --State.LiveBlocks;
   OpId Requested = Block.RequestSite;
@@ -485,7 +483,7 @@ OpId AnnotatedAllocators::forgetLive(std::unordered_map<Addr, KnownBlock>::itera
   // Kept only while a site counts it: past every site's cap the addresses
   // seen would otherwise grow without bound.
   if (Block.CountedBy.empty())
-    Blocks.erase(It);
+    Blocks.forget(Block);
   return Requested;
 }
 

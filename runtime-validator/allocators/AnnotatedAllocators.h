@@ -50,6 +50,7 @@
 #define STREAMLIFE_RT_ALLOCATORS_ANNOTATEDALLOCATORS_H
 
 #include "allocators/BlockEvents.h"
+#include "allocators/KnownBlocks.h"
 #include "allocators/QueuedLives.h"
 #include "engine/FutexMutex.h"
 
@@ -230,18 +231,6 @@ private:
     std::string Name;
     std::unique_ptr<EngineBlockEvents> Blocks;
   };
-  /// One block address as replay knows it. Kept after the release while some
-  /// site counts the address among its distinct blocks, so that a block
-  /// handed out again costs no allocation here.
-  struct KnownBlock {
-    std::uint64_t Size = 0;
-    std::uint32_t Account = 0; ///< index into Sites, while Live
-    bool Live = false;
-    bool ReleaseRequested = false;
-    OpId RequestSite = NoOp;
-    /// The sites that count this address in their DistinctBlocks.
-    std::vector<std::uint32_t> CountedBy;
-  };
   struct SiteState {
     BlockAccount Account;
     std::size_t LiveBlocks = 0;
@@ -313,7 +302,7 @@ private:
   /// accountRequest(Ptr, RequestSite), then accountRelease(Ptr), in one.
   OpId accountRequestAndRelease(Addr Ptr, OpId RequestSite);
   /// accountRelease of a live block found (StateLock held).
-  OpId forgetLive(std::unordered_map<Addr, KnownBlock>::iterator It);
+  OpId forgetLive(KnownBlock &Block);
   void holdBack(std::size_t Site, std::int64_t Bytes);
   /// The index in Sites of the op's allocation site (DrainLock held).
   /// Inline, by a table: replay asks it per allocation, and an op is
@@ -415,7 +404,7 @@ private:
   /// Guards the accounting below: taken by replay once per block event (the
   /// summary reads it from another thread), so not a pthread mutex either.
   mutable FutexMutex StateLock;
-  std::unordered_map<Addr, KnownBlock> Blocks;
+  KnownBlocks Blocks;
   std::vector<SiteState> Sites;
   std::unordered_map<std::uint64_t, std::size_t> SiteIndex;
   std::vector<std::size_t> HoldingBack; ///< sites with held-back bytes now

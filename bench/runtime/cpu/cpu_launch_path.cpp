@@ -14,7 +14,7 @@
 // is the validator's own host time per launch (cpu_launch_path.sh pairs them).
 //
 //   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--destroy-locks]
-//                   [--blocks L] [--async-allocs A]
+//                   [--blocks L] [--async-allocs A] [--evict KB]
 //
 // --depth D makes each call D frames deep (a framework's stack), which is
 // what stack capture pays for. --struct launches kernel 0x2000 instead, whose
@@ -45,11 +45,18 @@
 // functions, so the validator takes them at the driver's entry points (or
 // through CUPTI with driver_entry_points=0). The allocations and frees are made
 // through asyncAlloc() and asyncFree(), so that callgrind's inclusive count
-// of each, per call, is the call's whole cost. Prints one line:
+// of each, per call, is the call's whole cost. --evict KB reads and writes a
+// buffer of KB kilobytes, a cache line at a time, before each CUDA call
+// (CacheEvictor.h: the interpreter's and ATen's traffic between calls), so
+// the validator's work there starts with cold caches; the evictor's own time
+// counts in ns_per_launch, so measure with callgrind's cache simulation
+// (the validator's functions' inclusive misses). Prints one line:
 //   cpu_launch_path: launches=N ns_per_launch_median=X ns_per_launch_mean=Y
 // Exit 0; 2 without the fake CUPTI; 3 on bad usage.
 //
 //===----------------------------------------------------------------------===//
+#include "CacheEvictor.h"
+
 #include <cupti.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -65,6 +72,15 @@ namespace {
 
 using CallFn = void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *);
 CallFn Call = nullptr;
+/// With --evict: the fake CUPTI's call, which Call then fronts.
+CallFn CallAfterEviction = nullptr;
+streamlife::bench::CacheEvictor *Evictor = nullptr;
+
+void evictThenCall(CUpti_CallbackId Id, const char *Name, void *Params, CUresult Result,
+                   const char *Kernel) {
+  Evictor->touch();
+  CallAfterEviction(Id, Name, Params, Result, Kernel);
+}
 
 CUstream const Streams[2] = {reinterpret_cast<CUstream>(0x5000), reinterpret_cast<CUstream>(0x6000)};
 CUevent const Done[2] = {reinterpret_cast<CUevent>(0x7100), reinterpret_cast<CUevent>(0x7200)};
@@ -209,6 +225,7 @@ __attribute__((noinline)) void deep(int Depth, long I) {
 int main(int Argc, char **Argv) {
   long Launches = 200000;
   int Batch = 500, Depth = 24, LockCount = 0, BlockCount = 0, AsyncCount = 0;
+  long EvictKiB = 0;
   for (int I = 1; I < Argc; ++I) {
     if (!std::strcmp(Argv[I], "--launches") && I + 1 < Argc)
       Launches = std::atol(Argv[++I]);
@@ -226,15 +243,18 @@ int main(int Argc, char **Argv) {
       BlockCount = std::atoi(Argv[++I]);
     else if (!std::strcmp(Argv[I], "--async-allocs") && I + 1 < Argc)
       AsyncCount = std::atoi(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--evict") && I + 1 < Argc)
+      EvictKiB = std::atol(Argv[++I]);
     else {
-      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--destroy-locks] [--blocks L] [--async-allocs A]\n",
+      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--destroy-locks] [--blocks L] [--async-allocs A] [--evict KB]\n",
                    Argv[I], Argv[0]);
       return 3;
     }
   }
-  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0 || AsyncCount < 0) {
+  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0 || AsyncCount < 0 ||
+      EvictKiB < 0) {
     std::fprintf(stderr,
-                 "error: --launches and --batch must be positive, --depth, --locks, --blocks and --async-allocs not negative\n");
+                 "error: --launches and --batch must be positive, --depth, --locks, --blocks, --async-allocs and --evict not negative\n");
     return 3;
   }
   Async.PerStep = AsyncCount;
@@ -245,6 +265,12 @@ int main(int Argc, char **Argv) {
   if (!Call) {
     std::fprintf(stderr, "error: set STREAMLIFE_CUPTI_LIBRARY to the fake CUPTI (test/fakecuda/libcupti.so)\n");
     return 2;
+  }
+  streamlife::bench::CacheEvictor Evicting(static_cast<std::size_t>(EvictKiB));
+  if (Evicting.enabled()) {
+    Evictor = &Evicting;
+    CallAfterEviction = Call;
+    Call = evictThenCall;
   }
   setUp();
   if (BlockCount) {
