@@ -33,7 +33,7 @@ inline bool InterceptScope::isCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
                                          const std::atomic<std::uint64_t> *Word) {
   // A published word says more than itself: only a scope that went through
   // enter() publishes it (askPublishedState, InterceptContext.cpp), for a
-  // thread its context had numbered (detail::ThisThread) and in the same
+  // thread its context had numbered (ThisThreadState.Number) and in the same
   // step as it marks the process as one that used CUDA (R.UsedCuda, never
   // cleared); the word and the number are the thread's own, and the process
   // has one runtime while it intercepts (the word is its engine's already).
@@ -46,7 +46,7 @@ inline bool InterceptScope::isCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
 
 inline bool InterceptScope::enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
                                          bool PerThreadApi) {
-  const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord;
+  const std::atomic<std::uint64_t> *Word = detail::ThisThreadState.PublishedHostWord;
   if (!isCommonCase(R, Slot, Word))
     return false;
   Context.emplace(R, Ctx, PerThreadApi);
@@ -61,7 +61,7 @@ __attribute__((always_inline)) inline bool InterceptScope::runCommonCase(Validat
                                                                          Fn &&Body) {
   // The published word never moves once given (Engine::hostStateWord), so
   // the one read here serves the exit too.
-  const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord;
+  const std::atomic<std::uint64_t> *Word = detail::ThisThreadState.PublishedHostWord;
   if (!isCommonCase(R, Slot, Word))
     return false;
   ValidatorCode Running; // first: the call's own locks are the validator's
