@@ -15,6 +15,7 @@
 #ifndef STREAMLIFE_RT_INTERCEPT_HOSTSYNCQUEUE_H
 #define STREAMLIFE_RT_INTERCEPT_HOSTSYNCQUEUE_H
 
+#include "intercept/FilterKinds.h"
 #include "intercept/InterceptContext.h"
 #include "intercept/LockEventGate.h"
 #include "intercept/RedundantSyncFilter.h"
@@ -49,29 +50,7 @@ inline void observeLockEvents(bool On) {
   detail::TheLockEventGate.ObservingLockEvents.store(On ? 1 : 0, std::memory_order_relaxed);
 }
 
-/// What the thread's RedundantSyncFilter must know of an event it queued.
-inline redundant_sync::Queued filterKind(BlockEvent::Kind What) {
-  using redundant_sync::Queued;
-  switch (What) {
-  case BlockEvent::Kind::Allocated:
-    return Queued::Allocation;
-  case BlockEvent::Kind::ReleaseRequested:
-    return Queued::ReleaseRequest;
-  case BlockEvent::Kind::Released:
-    return Queued::BlockRelease;
-  case BlockEvent::Kind::Accessed:
-    return Queued::Access;
-  case BlockEvent::Kind::HostReleased:
-    return Queued::Release;
-  case BlockEvent::Kind::HostAcquired:
-    return Queued::Acquire;
-  case BlockEvent::Kind::SyncDestroyed:
-    return Queued::Destruction;
-  case BlockEvent::Kind::HostFinished:
-    return Queued::ThreadEnd;
-  }
-  return Queued::Acquire; // counts as a change
-}
+// filterKind, what the filter must know of an event it queued: FilterKinds.h.
 
 /// Queues and counts (intercept_stats) host synchronization event What of
 /// thread T on Sync, and tells T's RedundantSyncFilter; returns the block and

@@ -280,7 +280,7 @@ bool InterceptContext::queueReleaseNamedByRequest(const BlockEvent &Event) const
 
 void InterceptContext::queueKnownAllocatorBlockEvent(const BlockEvent &Event) const {
   R.Annotated.pushOfKnownAllocator(Event);
-  redundant_sync::thisThread().queued(filterKind(Event.What));
+  queuedBlockEventOfEntryPoint(redundant_sync::thisThread(), Event.What); // no .rodata table (FilterKinds.h)
 }
 
 bool InterceptContext::queueKnownAllocatorReleaseNamedByRequest(const BlockEvent &Event) const {
