@@ -15,7 +15,9 @@
 #ifndef STREAMLIFE_RT_INTERCEPT_HOSTSYNCQUEUE_H
 #define STREAMLIFE_RT_INTERCEPT_HOSTSYNCQUEUE_H
 
+#include "intercept/FilterKinds.h"
 #include "intercept/InterceptContext.h"
+#include "intercept/LockEventGate.h"
 #include "intercept/RedundantSyncFilter.h"
 #include "intercept/Runtime.h"
 
@@ -27,20 +29,12 @@ namespace streamlife {
 namespace rt {
 
 /// The runtime once the process made a CUDA call it intercepted; null before,
-/// and while passive: the thread interposers' first check.
+/// and while passive: the thread interposers' first check. One load of the
+/// gate's line (LockEventGate.h), which the observed flag shares, instead of
+/// the runtime's pointer and then its UsedCuda flag on two other lines.
 inline ValidatorRuntime *runtimeOnceCudaUsed() {
-  ValidatorRuntime *R = runtime();
-  return R && R->UsedCuda.load(std::memory_order_relaxed) ? R : nullptr;
+  return detail::TheLockEventGate.CudaUsingRuntime.load(std::memory_order_acquire);
 }
-
-namespace detail {
-/// lockEventsObserved's flag (0 or 1), set at start-up (observeLockEvents).
-/// A word, not a bool: tested as a word, as the profile's pointer was, the
-/// interposers compile to the same instructions as before the flag (GCC
-/// reuses the register it tested as a known zero; a byte's test cost a
-/// dropped lock one instruction).
-inline std::atomic<std::uintptr_t> ObservingLockEvents{0};
-} // namespace detail
 
 /// Whether the thread interposers take their observed path: a self-profile
 /// times each reported lock event, or intercept_stats counts the dropped
@@ -48,41 +42,15 @@ inline std::atomic<std::uintptr_t> ObservingLockEvents{0};
 /// the profile's timed copy alone before: the unobserved path (every run
 /// without either option) compiles to the same instructions as without the
 /// count (bench/runtime/README.md, rtdropstats).
-inline bool lockEventsObserved() { return detail::ObservingLockEvents.load(std::memory_order_relaxed) != 0; }
-/// Set before the program's first reported lock event (the runtime's start).
-inline void observeLockEvents(bool On) { detail::ObservingLockEvents.store(On ? 1 : 0, std::memory_order_relaxed); }
-
-/// What the thread's RedundantSyncFilter must know of an event it queued.
-inline redundant_sync::Queued filterKind(BlockEvent::Kind What) {
-  using redundant_sync::Queued;
-  switch (What) {
-  case BlockEvent::Kind::Allocated:
-    return Queued::Allocation;
-  case BlockEvent::Kind::ReleaseRequested:
-    return Queued::ReleaseRequest;
-  case BlockEvent::Kind::Released:
-    return Queued::BlockRelease;
-  case BlockEvent::Kind::PoolAllocated:
-    return Queued::Allocation;
-  case BlockEvent::Kind::PoolFreed:
-    return Queued::BlockRelease;
-  case BlockEvent::Kind::Accessed:
-  case BlockEvent::Kind::Launched:
-  case BlockEvent::Kind::Touched:
-  case BlockEvent::Kind::EventRecorded:
-  case BlockEvent::Kind::StreamWaited:
-    return Queued::Access;
-  case BlockEvent::Kind::HostReleased:
-    return Queued::Release;
-  case BlockEvent::Kind::HostAcquired:
-    return Queued::Acquire;
-  case BlockEvent::Kind::SyncDestroyed:
-    return Queued::Destruction;
-  case BlockEvent::Kind::HostFinished:
-    return Queued::ThreadEnd;
-  }
-  return Queued::Acquire; // counts as a change
+inline bool lockEventsObserved() {
+  return detail::TheLockEventGate.ObservingLockEvents.load(std::memory_order_relaxed) != 0;
 }
+/// Set before the program's first reported lock event (the runtime's start).
+inline void observeLockEvents(bool On) {
+  detail::TheLockEventGate.ObservingLockEvents.store(On ? 1 : 0, std::memory_order_relaxed);
+}
+
+// filterKind, what the filter must know of an event it queued: FilterKinds.h.
 
 /// Queues and counts (intercept_stats) host synchronization event What of
 /// thread T on Sync, and tells T's RedundantSyncFilter; returns the block and

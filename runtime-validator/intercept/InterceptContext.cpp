@@ -364,7 +364,7 @@ bool InterceptContext::queueReleaseNamedByRequest(const BlockEvent &Event) const
 
 void InterceptContext::queueKnownAllocatorBlockEvent(const BlockEvent &Event) const {
   R.Annotated.pushOfKnownAllocator(Event);
-  redundant_sync::thisThread().queued(filterKind(Event.What));
+  queuedBlockEventOfEntryPoint(redundant_sync::thisThread(), Event.What); // no .rodata table (FilterKinds.h)
 }
 
 bool InterceptContext::queueKnownAllocatorReleaseNamedByRequest(const BlockEvent &Event) const {
@@ -388,12 +388,12 @@ void InterceptContext::replayBlockEvents() const {
 
 namespace {
 __attribute__((noinline)) std::uint64_t askPublishedState(const Engine &E, ThreadId T) {
-  detail::PublishedHostWord = E.hostStateWord(T);
+  detail::ThisThreadState.PublishedHostWord = E.hostStateWord(T);
   return Engine::hostWord(E.hostState(T));
 }
 
 inline std::uint64_t publishedState(const Engine &E, ThreadId T) {
-  if (const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord)
+  if (const std::atomic<std::uint64_t> *Word = detail::ThisThreadState.PublishedHostWord)
     return Word->load(std::memory_order_acquire);
   return askPublishedState(E, T);
 }
@@ -413,6 +413,10 @@ __attribute__((always_inline)) inline void InterceptScope::enter(ProfileSlot Slo
   // line between the threads that launch.
   if (!Context->R.UsedCuda.load(std::memory_order_relaxed)) {
     Context->R.UsedCuda.store(true, std::memory_order_relaxed);
+    // The thread interposers' gate: the published runtime only (a test's
+    // unpublished runtime never reported lock events before either).
+    if (&Context->R == runtime())
+      detail::TheLockEventGate.CudaUsingRuntime.store(&Context->R, std::memory_order_release);
     // A timeline's file is created by the process's first CUDA call.
     if (Context->R.Timeline)
       Context->R.Timeline->start();

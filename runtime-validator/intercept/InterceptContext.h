@@ -31,6 +31,7 @@
 #include "engine/Engine.h"
 #include "intercept/RedundantSyncFilter.h"
 #include "intercept/SelfProfile.h"
+#include "intercept/ThreadState.h"
 #include "report/Reporter.h"
 
 #include <cuda.h>
@@ -51,14 +52,8 @@ struct Options;
 
 namespace detail {
 extern std::atomic<ValidatorRuntime *> TheRuntime;
-/// The calling thread's id; ~0 until its first call of currentThread().
-/// Constant-initialized and defined here, so that reading it is one %fs load.
-inline thread_local ThreadId ThisThread = ~ThreadId(0);
+/// Numbers the calling thread (ThreadState.h: ThisThreadState.Number).
 ThreadId numberThisThread();
-/// The calling thread's state in the engine as its word (Engine::hostWord),
-/// read with one load once the engine has given the word's address: twice
-/// per CUDA call (InterceptScope). Constant-initialized, defined here.
-inline thread_local const std::atomic<std::uint64_t> *PublishedHostWord = nullptr;
 /// Whether launches are counted by plan family, and collectives, library
 /// calls and ignored words by name (LaunchStats.h): only with intercept_stats,
 /// the one option that prints them. A count searches the family table and
@@ -78,7 +73,7 @@ inline ValidatorRuntime *runtime() { return detail::TheRuntime.load(std::memory_
 
 /// A small dense id for the calling OS thread.
 inline ThreadId currentThread() {
-  ThreadId T = detail::ThisThread;
+  ThreadId T = detail::ThisThreadState.Number;
   return __builtin_expect(T != ~ThreadId(0), 1) ? T : detail::numberThisThread();
 }
 
@@ -94,16 +89,13 @@ bool processUsedCuda();
 /// pass them straight through without classifying their caller.
 class ValidatorCode {
 public:
-  ValidatorCode() { ++Depth; }
-  ~ValidatorCode() { --Depth; }
+  ValidatorCode() { ++detail::ThisThreadState.ValidatorDepth; }
+  ~ValidatorCode() { --detail::ThisThreadState.ValidatorDepth; }
   ValidatorCode(const ValidatorCode &) = delete;
   ValidatorCode &operator=(const ValidatorCode &) = delete;
-  static bool running() { return Depth > 0; }
-
-private:
-  // Defined here, constant-initialized: every interposed lock reads it, and a
-  // thread_local defined in another file is reached through a wrapper call.
-  static inline thread_local int Depth = 0;
+  /// Every interposed lock reads it: on the thread state's first line
+  /// (ThreadState.h), with the filter's counters.
+  static bool running() { return detail::ThisThreadState.ValidatorDepth > 0; }
 };
 
 class InterceptContext {
@@ -113,11 +105,11 @@ public:
   /// calling thread's per-thread default stream.
   InterceptContext(ValidatorRuntime &R, CUcontext Ctx = nullptr, bool PerThreadApi = false)
       : R(R), T(currentThread()), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
-  /// The same on a thread known to be numbered already (detail::ThisThread
+  /// The same on a thread known to be numbered already (ThisThreadState.Number
   /// set: InterceptScopeInline.h says when).
   struct NumberedThread {};
   InterceptContext(ValidatorRuntime &R, NumberedThread, CUcontext Ctx, bool PerThreadApi)
-      : R(R), T(detail::ThisThread), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
+      : R(R), T(detail::ThisThreadState.Number), Ctx(Ctx), PerThreadApi(PerThreadApi) {}
 
   ThreadId thread() const { return T; }
   const Options &options() const;

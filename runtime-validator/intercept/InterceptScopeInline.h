@@ -41,7 +41,7 @@ inline bool InterceptScope::isCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
                                          const std::atomic<std::uint64_t> *Word) {
   // A published word says more than itself: only a scope that went through
   // enter() publishes it (askPublishedState, InterceptContext.cpp), for a
-  // thread its context had numbered (detail::ThisThread) and in the same
+  // thread its context had numbered (ThisThreadState.Number) and in the same
   // step as it marks the process as one that used CUDA (R.UsedCuda, never
   // cleared); the word and the number are the thread's own, and the process
   // has one runtime while it intercepts (the word is its engine's already).
@@ -54,7 +54,7 @@ inline bool InterceptScope::isCommonCase(ValidatorRuntime &R, ProfileSlot Slot,
 
 inline bool InterceptScope::enterQuickly(ValidatorRuntime &R, ProfileSlot Slot, CUcontext Ctx,
                                          bool PerThreadApi) {
-  const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord;
+  const std::atomic<std::uint64_t> *Word = detail::ThisThreadState.PublishedHostWord;
   if (!isCommonCase(R, Slot, Word))
     return false;
   Context.emplace(R, Ctx, PerThreadApi);
@@ -70,7 +70,7 @@ __attribute__((always_inline)) inline bool InterceptScope::runCommonCase(Validat
                                                                          bool Deferrable, Fn &&Body) {
   // The published word never moves once given (Engine::hostStateWord), so
   // the one read here serves the exit too.
-  const std::atomic<std::uint64_t> *Word = detail::PublishedHostWord;
+  const std::atomic<std::uint64_t> *Word = detail::ThisThreadState.PublishedHostWord;
   // A deferrable call with events queued is still the common case: its
   // engine work goes behind them (InterceptContext::deferring), unless the
   // queue is long enough to replay now (enterFully does).

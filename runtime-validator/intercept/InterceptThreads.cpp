@@ -317,7 +317,10 @@ __attribute__((always_inline)) inline int releasingCounted(ValidatorRuntime &R, 
                                                            redundant_sync::LockKind Kind, Fn Real, Args... A) {
   if (__builtin_expect(!lockEventsObserved(), 1) &&
       redundant_sync::thisThread().releaseIsRedundant(reinterpret_cast<SyncId>(Sync))) {
-    if (__builtin_expect(unappliedEvents(R) < DrainBeyond, 1))
+    // The queue's length only at one in DroppedReleasesPerQueueCheck
+    // (ThreadState.h says why).
+    if (__builtin_expect(!detail::droppedReleaseChecksQueue(detail::ThisThreadState), 1) ||
+        unappliedEvents(R) < DrainBeyond)
       return Real(A...);
     return releasingDroppedLongQueue(R, Real, A...);
   }

@@ -101,6 +101,7 @@
 #define STREAMLIFE_RT_INTERCEPT_REDUNDANTSYNCFILTER_H
 
 #include "engine/Engine.h"
+#include "intercept/LockEventGate.h"
 
 #include <atomic>
 #include <cstdint>
@@ -204,8 +205,10 @@ public:
   std::uint64_t changes() const { return Changes; }
 
 private:
-  /// What the thread knows of one object.
-  struct Known {
+  /// What the thread knows of one object. 32-byte aligned: an entry on one
+  /// cache line (8-byte aligned, every other one spanned two, after the
+  /// scalars' odd size), so a question reads one line of the cache.
+  struct alignas(32) Known {
     SyncObject Sync = 0;
     /// The bucket's release count up to which the thread knows the object's
     /// whole clock (Never: not known).
@@ -232,14 +235,15 @@ private:
   /// releaser (by its id's low bits; another releaser in the slot replaces
   /// it), as releaserWord packs them without the chain bit (0: none).
   static constexpr unsigned KnownReleaserBits = 4;
-  std::uint64_t KnownReleasers[1u << KnownReleaserBits] = {};
-  std::uint32_t Id = 0;
 
-  Known Cache[1u << CacheBits];
+  // The scalars first: every reported event reads Changes or the flags, so
+  // they sit on the line that starts the thread's state (ThreadState.h), not
+  // on a line of their own after the tables.
   std::uint64_t Changes = 0;
   /// Events queued so far: a CUDA call that queued none while it ran has
   /// seen all of them applied, and reads the engine's flags back.
   std::uint64_t QueuedCount = 0;
+  std::uint32_t Id = 0;
   /// What the engine may find when it applies the thread's next event, as
   /// the published word's low bits (Engine::hostWord), so that a CUDA call
   /// reads them back with one store (two bools took three read-modify-writes
@@ -250,22 +254,16 @@ private:
   ///     next CUDA operation joins the common knowledge and ticks).
   static constexpr std::uint8_t UsesCuda = 1, ReleasedSinceTick = 2;
   std::uint8_t EngineFlags = 0;
+
+  std::uint64_t KnownReleasers[1u << KnownReleaserBits] = {};
+  Known Cache[1u << CacheBits];
 };
 
 namespace detail {
-/// Constant-initialized and defined here: every CUDA call and every reported
-/// lock reads it, without a thread_local wrapper call.
-inline thread_local ThreadFilter ThisThreadFilter;
-
 // Defined here with the questions below, inline: every reported lock event
 // asks two of them, and their calls cost as much as their work.
 constexpr unsigned BucketBits = 14;
 constexpr std::uint64_t Never = ~std::uint64_t(0);
-/// Releases and destructions queued, per bucket of objects.
-inline std::atomic<std::uint64_t> Releases[1u << BucketBits];
-/// Destructions queued, per bucket: a destroyed object's clock is forgotten,
-/// so a release after it is never redundant.
-inline std::atomic<std::uint64_t> Destructions[1u << BucketBits];
 /// The last recorded release of an Exclusive object of the bucket: valid for
 /// an acquirer only while Count is the bucket's release count it read, and
 /// Sync its object (a later release or destruction in the bucket, of any
@@ -274,13 +272,31 @@ inline std::atomic<std::uint64_t> Destructions[1u << BucketBits];
 /// tries (one that finds it Busy leaves the older record, which no longer
 /// matches the count); each count is written once, so a reader that reads
 /// the same count before and after the other fields read one writer's.
+/// Before any record Count is 0, which no writer stores (a counted release
+/// makes the count at least 1) and Sync 0, no object: a reader that read a
+/// count of 0 finds no record of its object.
 struct alignas(32) LastRelease {
-  std::atomic<std::uint64_t> Count{Never};
+  std::atomic<std::uint64_t> Count{0};
   std::atomic<std::uint64_t> Sync{0};
   std::atomic<std::uint64_t> Releaser{0};
 };
-inline LastRelease LastReleases[1u << BucketBits];
 constexpr std::uint64_t Busy = Never - 1;
+/// A bucket of objects, on one cache line of its own: a dropped release reads
+/// Destructions, a dropped acquire Releases, a kept release all three (the
+/// record when it is a chain release), a kept acquire of a pthread mutex
+/// Releases and the record. In three arrays a kept event read three lines,
+/// each a cache miss once the program's own work between its calls evicted
+/// them (bench/runtime/README.md, rtcapture3); zero-initialized (.bss).
+struct alignas(64) Bucket {
+  /// Releases and destructions queued.
+  std::atomic<std::uint64_t> Releases{0};
+  /// Destructions queued: a destroyed object's clock is forgotten, so a
+  /// release after it is never redundant.
+  std::atomic<std::uint64_t> Destructions{0};
+  LastRelease Last;
+};
+static_assert(sizeof(Bucket) == 64, "a bucket is one cache line");
+inline Bucket Buckets[1u << BucketBits];
 
 /// A release as the record and the threads' knowledge hold it, one word:
 /// the releaser's change count at the release, its id, and the chain bit
@@ -298,7 +314,7 @@ inline std::atomic<std::uint32_t> NextThreadId{0};
 
 /// Bucket B's record when it names Sync's release counted Seen; 0 otherwise.
 inline std::uint64_t lastRelease(unsigned B, SyncObject Sync, std::uint64_t Seen) {
-  LastRelease &L = LastReleases[B];
+  LastRelease &L = Buckets[B].Last;
   if (L.Count.load(std::memory_order_acquire) != Seen || L.Sync.load(std::memory_order_relaxed) != Sync)
     return 0;
   std::uint64_t Releaser = L.Releaser.load(std::memory_order_relaxed);
@@ -307,7 +323,7 @@ inline std::uint64_t lastRelease(unsigned B, SyncObject Sync, std::uint64_t Seen
 }
 /// Records Sync's release counted Count (the writer just counted it).
 inline void recordRelease(unsigned B, SyncObject Sync, std::uint64_t Count, std::uint64_t Releaser) {
-  LastRelease &L = LastReleases[B];
+  LastRelease &L = Buckets[B].Last;
   std::uint64_t Old = L.Count.load(std::memory_order_relaxed);
   if (Old == Busy || !L.Count.compare_exchange_strong(Old, Busy, std::memory_order_acquire))
     return;
@@ -318,10 +334,11 @@ inline void recordRelease(unsigned B, SyncObject Sync, std::uint64_t Count, std:
 }
 
 inline std::atomic<std::uint64_t> Dropped{0};
-inline bool CountingDropped = false; ///< countDropped
 
+/// countDropped's flag is on the interposers' gate line (LockEventGate.h),
+/// which a dropped event reads anyway.
 inline void countDrop() {
-  if (CountingDropped)
+  if (rt::detail::TheLockEventGate.CountingDropped)
     Dropped.fetch_add(1, std::memory_order_relaxed);
 }
 inline unsigned bucket(SyncObject Sync) {
@@ -339,7 +356,7 @@ inline ThreadFilter::Known &ThreadFilter::entry(SyncObject Sync) {
 inline bool ThreadFilter::releaseIsRedundant(SyncObject Sync) {
   Known &K = entry(Sync);
   if (K.ChangesAtRelease != Changes ||
-      K.DestructionsAtRelease != detail::Destructions[detail::bucket(Sync)].load(std::memory_order_seq_cst))
+      K.DestructionsAtRelease != detail::Buckets[detail::bucket(Sync)].Destructions.load(std::memory_order_seq_cst))
     return false;
   // The engine's flag is set already (nothing ticked since the release this
   // one repeats); noted anyway, it only makes the next allocation count.
@@ -377,13 +394,13 @@ inline void ThreadFilter::learnReleaser(std::uint64_t Releaser) {
 __attribute__((always_inline)) inline void ThreadFilter::releaseQueued(SyncObject Sync, LockKind Kind) {
   Known &K = entry(Sync);
   unsigned B = detail::bucket(Sync);
-  std::uint64_t Before = detail::Releases[B].fetch_add(1, std::memory_order_seq_cst);
+  std::uint64_t Before = detail::Buckets[B].Releases.fetch_add(1, std::memory_order_seq_cst);
   // The object's clock is now its old clock joined with ours: we know all of
   // it when we knew all of the old one, and then it is exactly ours.
   bool Chain = K.Releases == Before;
   K.Releases = Chain ? Before + 1 : detail::Never;
   K.ChangesAtRelease = Changes;
-  K.DestructionsAtRelease = detail::Destructions[B].load(std::memory_order_seq_cst);
+  K.DestructionsAtRelease = detail::Buckets[B].Destructions.load(std::memory_order_seq_cst);
   // Only a chain release is recorded (the header says why).
   if (Chain && Kind == LockKind::Exclusive)
     recordChainRelease(B, Sync, Before + 1);
@@ -400,7 +417,7 @@ __attribute__((always_inline)) inline AcquireCheck ThreadFilter::checkAcquire(Sy
                                                                                   LockKind Kind) {
   Known &K = entry(Sync);
   unsigned B = detail::bucket(Sync);
-  std::uint64_t Seen = detail::Releases[B].load(std::memory_order_seq_cst);
+  std::uint64_t Seen = detail::Buckets[B].Releases.load(std::memory_order_seq_cst);
   if (K.Releases == Seen) {
     detail::countDrop();
     return {Seen, AcquireCheck::RedundantMark};
@@ -461,8 +478,9 @@ inline void ThreadFilter::queued(Queued What) {
   clockMayChange();
 }
 
-/// The calling thread's filter.
-inline ThreadFilter &thisThread() { return detail::ThisThreadFilter; }
+// The calling thread's filter, thisThread(), is in intercept/ThreadState.h:
+// the runtime keeps it in the thread's state block, on one line with the
+// other scalars every interposed call reads.
 
 /// Events dropped so far, all threads (intercept_stats), counted only once
 /// countDropped(true): a count is a locked add on a line that every locking

@@ -191,6 +191,7 @@ void openTimeline(ValidatorRuntime &R) {
 void inForkedChild() {
   setDriverEntryPointRuntime(nullptr);
   TheRuntime.store(nullptr);
+  detail::TheLockEventGate.CudaUsingRuntime.store(nullptr); // runtimeOnceCudaUsed: passive too
 }
 
 } // namespace
@@ -231,8 +232,8 @@ namespace detail {
 std::atomic<ValidatorRuntime *> TheRuntime{nullptr};
 
 ThreadId numberThisThread() {
-  ThisThread = NextThread.fetch_add(1);
-  return ThisThread;
+  ThisThreadState.Number = NextThread.fetch_add(1);
+  return ThisThreadState.Number;
 }
 } // namespace detail
 

@@ -45,18 +45,18 @@
 // functions, so the validator takes them at the driver's entry points (or
 // through CUPTI with driver_entry_points=0). The allocations and frees are made
 // through asyncAlloc() and asyncFree(), so that callgrind's inclusive count
-// of each, per call, is the call's whole cost. --evict KB reads and writes a
-// buffer of KB kilobytes, a cache line at a time, before each CUDA call
-// (CacheEvictor.h: the interpreter's and ATen's traffic between calls), so
-// the validator's work there starts with cold caches; the evictor's own time
-// counts in ns_per_launch, so measure with callgrind's cache simulation
-// (the validator's functions' inclusive misses). Prints one line:
+// of each, per call, is the call's whole cost. --evict KB models the
+// program's own work between its calls (a framework's interpreter and
+// dispatch, tens of MB of working set): before each of the step's calls (the
+// CUDA calls, each lock and unlock, each block event) outside the warm-up,
+// evictCaches() reads and writes one word of each cache line of a buffer of
+// KB kilobytes of its own, so that the validator's tables are cold again at
+// each callback, as on a real host (run it under callgrind --cache-sim=yes and
+// count the misses of the calls; evictCaches' own are its). Prints one line:
 //   cpu_launch_path: launches=N ns_per_launch_median=X ns_per_launch_mean=Y
 // Exit 0; 2 without the fake CUPTI; 3 on bad usage.
 //
 //===----------------------------------------------------------------------===//
-#include "CacheEvictor.h"
-
 #include <cupti.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -72,15 +72,6 @@ namespace {
 
 using CallFn = void (*)(CUpti_CallbackId, const char *, void *, CUresult, const char *);
 CallFn Call = nullptr;
-/// With --evict: the fake CUPTI's call, which Call then fronts.
-CallFn CallAfterEviction = nullptr;
-streamlife::bench::CacheEvictor *Evictor = nullptr;
-
-void evictThenCall(CUpti_CallbackId Id, const char *Name, void *Params, CUresult Result,
-                   const char *Kernel) {
-  Evictor->touch();
-  CallAfterEviction(Id, Name, Params, Result, Kernel);
-}
 
 CUstream const Streams[2] = {reinterpret_cast<CUstream>(0x5000), reinterpret_cast<CUstream>(0x6000)};
 CUevent const Done[2] = {reinterpret_cast<CUevent>(0x7100), reinterpret_cast<CUevent>(0x7200)};
@@ -95,6 +86,26 @@ struct alignas(512) SpacedMutex {
 };
 std::vector<SpacedMutex> Locks;
 bool DestroyLocks = false;
+
+/// --evict's buffer (empty: off), touched between the program's calls once
+/// the warm-up is done.
+std::vector<unsigned char> EvictBuffer;
+bool Evicting = false;
+
+/// Reads and writes one byte of each 64-byte line of EvictBuffer: the
+/// program's work between two callbacks, as far as the caches see it. Out of
+/// line, so that callgrind counts its misses apart from the calls'.
+__attribute__((noinline)) void evictCaches() {
+  unsigned char *P = EvictBuffer.data();
+  for (std::size_t I = 0, N = EvictBuffer.size(); I < N; I += 64)
+    P[I] = static_cast<unsigned char>(P[I] + 1);
+  __asm__ __volatile__("" ::: "memory");
+}
+/// Before each of the program's calls.
+inline void betweenCalls() {
+  if (Evicting)
+    evictCaches();
+}
 
 /// The annotation entry points when the validator is preloaded, else null.
 struct BlockAnnotations {
@@ -174,6 +185,12 @@ void asyncAllocations(int S) {
       asyncFree(Ptr, Streams[S]);
 }
 
+/// The program's lock and unlock, out of line so that callgrind's inclusive
+/// count of each, per call, is the interposer's whole cost (the real call
+/// included), as asyncAlloc's is.
+__attribute__((noinline)) void programLock(pthread_mutex_t *M) { pthread_mutex_lock(M); }
+__attribute__((noinline)) void programUnlock(pthread_mutex_t *M) { pthread_mutex_unlock(M); }
+
 /// launch_bound.cu's step: launch on s, record there, make the other stream wait.
 void step(long I) {
   int S = int(I & 1), Other = S ^ 1;
@@ -187,16 +204,22 @@ void step(long I) {
   void *StructParamList[] = {&Args};
   cuLaunchKernel_params Launch{StructParams ? ByValue : Tick, 1, 1, 1, 32, 1, 1, 0, Streams[S],
                                StructParams ? StructParamList : Params, nullptr};
+  betweenCalls();
   Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &Launch, CUDA_SUCCESS,
        StructParams ? "_Z6byvalue4Args" : "_Z4tickPfS_i");
   cuEventRecord_params Record{Done[S], Streams[S]};
+  betweenCalls();
   Call(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", &Record, CUDA_SUCCESS, nullptr);
   cuStreamWaitEvent_params Wait{Streams[Other], Done[S], 0};
+  betweenCalls();
   Call(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", &Wait, CUDA_SUCCESS, nullptr);
   for (SpacedMutex &L : Locks) {
-    pthread_mutex_lock(&L.M);
-    pthread_mutex_unlock(&L.M);
+    betweenCalls();
+    programLock(&L.M);
+    betweenCalls();
+    programUnlock(&L.M);
     if (DestroyLocks) {
+      betweenCalls();
       pthread_mutex_destroy(&L.M);
       pthread_mutex_init(&L.M, nullptr);
     }
@@ -204,8 +227,11 @@ void step(long I) {
   if (Blocks.Allocator)
     for (int B = 0; B < Blocks.PerStep; ++B) {
       auto *Block = reinterpret_cast<const void *>(0x7e0000000000 + (Blocks.Next++ % 64) * 0x1000);
+      betweenCalls();
       Blocks.Allocated(Blocks.Allocator, Block, 0x1000, Streams[S]);
+      betweenCalls();
       Blocks.Requested(Blocks.Allocator, Block, Streams[S]);
+      betweenCalls();
       Blocks.Released(Blocks.Allocator, Block, Streams[S]);
     }
   if (Async.PerStep)
@@ -225,7 +251,7 @@ __attribute__((noinline)) void deep(int Depth, long I) {
 int main(int Argc, char **Argv) {
   long Launches = 200000;
   int Batch = 500, Depth = 24, LockCount = 0, BlockCount = 0, AsyncCount = 0;
-  long EvictKiB = 0;
+  long EvictKB = 0;
   for (int I = 1; I < Argc; ++I) {
     if (!std::strcmp(Argv[I], "--launches") && I + 1 < Argc)
       Launches = std::atol(Argv[++I]);
@@ -244,17 +270,16 @@ int main(int Argc, char **Argv) {
     else if (!std::strcmp(Argv[I], "--async-allocs") && I + 1 < Argc)
       AsyncCount = std::atoi(Argv[++I]);
     else if (!std::strcmp(Argv[I], "--evict") && I + 1 < Argc)
-      EvictKiB = std::atol(Argv[++I]);
+      EvictKB = std::atol(Argv[++I]);
     else {
       std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--destroy-locks] [--blocks L] [--async-allocs A] [--evict KB]\n",
                    Argv[I], Argv[0]);
       return 3;
     }
   }
-  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0 || AsyncCount < 0 ||
-      EvictKiB < 0) {
-    std::fprintf(stderr,
-                 "error: --launches and --batch must be positive, --depth, --locks, --blocks, --async-allocs and --evict not negative\n");
+  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0 || AsyncCount < 0 || EvictKB < 0) {
+    std::fprintf(stderr, "error: --launches and --batch must be positive, --depth, --locks, --blocks, --async-allocs "
+                         "and --evict not negative\n");
     return 3;
   }
   Async.PerStep = AsyncCount;
@@ -265,12 +290,6 @@ int main(int Argc, char **Argv) {
   if (!Call) {
     std::fprintf(stderr, "error: set STREAMLIFE_CUPTI_LIBRARY to the fake CUPTI (test/fakecuda/libcupti.so)\n");
     return 2;
-  }
-  streamlife::bench::CacheEvictor Evicting(static_cast<std::size_t>(EvictKiB));
-  if (Evicting.enabled()) {
-    Evictor = &Evicting;
-    CallAfterEviction = Call;
-    Call = evictThenCall;
   }
   setUp();
   if (BlockCount) {
@@ -287,6 +306,8 @@ int main(int Argc, char **Argv) {
   }
   for (long I = 0; I < 2000; ++I) // warm-up: tables, sampled stacks
     deep(Depth, I);
+  EvictBuffer.assign(static_cast<std::size_t>(EvictKB) * 1024, 0);
+  Evicting = EvictKB > 0;
   std::vector<double> PerLaunch;
   for (long Start = 0; Start < Launches; Start += Batch) {
     long N = std::min<long>(Batch, Launches - Start);

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "engine/VectorClock.h"
 #include "intercept/RedundantSyncFilter.h"
+#include "intercept/ThreadState.h"
 
 #include <gtest/gtest.h>
 
