@@ -26,7 +26,8 @@ public:
   void collective(const char *Api) { count(Collectives, Api); }
   /// Api is a math library's function decoded at its API (a string literal).
   void libraryCall(const char *Api) { count(LibraryCalls, Api); }
-  /// A launch, record or wait queued behind events (InterceptContext::deferring).
+  /// A launch, record, wait, copy, set, stream-ordered allocation or free, or
+  /// library call's accesses queued behind events (InterceptContext::deferring).
   void deferred() { Deferred.fetch_add(1, std::memory_order_relaxed); }
   void ignoredGenericWords(std::size_t N) {
     if (N)
@@ -42,10 +43,10 @@ public:
         std::fprintf(Out, " %s %llu;", Name, static_cast<unsigned long long>(C.Count.load()));
     std::fprintf(Out, " generic-scan words ignored (released memory) %llu\n",
                  static_cast<unsigned long long>(Ignored.load() + IgnoredWhenReplayed));
-    std::fprintf(Out, "streamlife: intercept-stats: launches, records and waits replayed later behind queued events: %llu\n",
-                 static_cast<unsigned long long>(Deferred.load()));
     printCalls(Out, "NCCL calls", Collectives);
     printCalls(Out, "library calls decoded at their API", LibraryCalls);
+    std::fprintf(Out, "streamlife: intercept-stats: CUDA operations replayed later behind queued events: %llu\n",
+                 static_cast<unsigned long long>(Deferred.load()));
   }
 
 private:
