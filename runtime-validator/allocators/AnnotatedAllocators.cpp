@@ -66,58 +66,74 @@ void AnnotatedAllocators::pushOfKnownAllocator(const BlockEvent &Event) {
   countPushed();
 }
 
+std::size_t AnnotatedAllocators::pushDeferred(const BlockEvent &Event) {
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
+  Head.Queue.push_back(Event);
+  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+}
+
+template <typename Item>
+std::size_t AnnotatedAllocators::pushDeferredWithItems(BlockEvent Event, std::vector<Item> &Arena,
+                                                       const Item *Items, std::size_t Count) {
+  std::lock_guard<FutexMutex> Guard(Head.Lock);
+  Event.Ptr = Arena.size();
+  Event.Allocator = static_cast<int>(Count);
+  Arena.insert(Arena.end(), Items, Items + Count);
+  Head.Queue.push_back(Event);
+  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+}
+
 std::size_t AnnotatedAllocators::pushLaunch(ThreadId T, StreamId S, const PointerWord *Words,
                                             std::size_t Count, OpId Op, OpId GenericOp) {
-  std::lock_guard<FutexMutex> Guard(Head.Lock);
-  BlockEvent &Queued = Head.Queue.emplace_back();
-  Queued.What = BlockEvent::Kind::Launched;
-  Queued.Thread = T;
-  Queued.Ptr = QueuedWords.size();
-  Queued.Allocator = static_cast<int>(Count);
-  Queued.Size = S;
-  Queued.Stream = GenericOp;
-  Queued.Site = Op;
-  QueuedWords.insert(QueuedWords.end(), Words, Words + Count);
-  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+  BlockEvent Event;
+  Event.What = BlockEvent::Kind::Launched;
+  Event.Thread = T;
+  Event.Size = S;
+  Event.Stream = GenericOp;
+  Event.Site = Op;
+  return pushDeferredWithItems(Event, QueuedWords, Words, Count);
 }
 
 std::size_t AnnotatedAllocators::pushTouched(ThreadId T, StreamId S, const Range *Ranges, std::size_t Count,
                                              OpId Op) {
-  std::lock_guard<FutexMutex> Guard(Head.Lock);
-  BlockEvent &Queued = Head.Queue.emplace_back();
-  Queued.What = BlockEvent::Kind::Touched;
-  Queued.Thread = T;
-  Queued.Ptr = QueuedRanges.size();
-  Queued.Allocator = static_cast<int>(Count);
-  Queued.Size = S;
-  Queued.Site = Op;
-  QueuedRanges.insert(QueuedRanges.end(), Ranges, Ranges + Count);
-  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+  BlockEvent Event;
+  Event.What = BlockEvent::Kind::Touched;
+  Event.Thread = T;
+  Event.Size = S;
+  Event.Site = Op;
+  return pushDeferredWithItems(Event, QueuedRanges, Ranges, Count);
 }
 
 std::size_t AnnotatedAllocators::pushPoolAllocated(ThreadId T, Addr Ptr, std::uint64_t Size, StreamId S,
                                                    OpId Site, int Device) {
-  std::lock_guard<FutexMutex> Guard(Head.Lock);
-  BlockEvent &Queued = Head.Queue.emplace_back();
-  Queued.What = BlockEvent::Kind::PoolAllocated;
-  Queued.Thread = T;
-  Queued.Ptr = Ptr;
-  Queued.Size = Size;
-  Queued.Stream = S;
-  Queued.Site = Site;
-  Queued.Allocator = Device;
-  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+  BlockEvent Event;
+  Event.What = BlockEvent::Kind::PoolAllocated;
+  Event.Thread = T;
+  Event.Ptr = Ptr;
+  Event.Size = Size;
+  Event.Stream = S;
+  Event.Site = Site;
+  Event.Allocator = Device;
+  return pushDeferred(Event);
 }
 
 std::size_t AnnotatedAllocators::pushPoolFreed(ThreadId T, Addr Ptr, StreamId S, OpId Site) {
-  std::lock_guard<FutexMutex> Guard(Head.Lock);
-  BlockEvent &Queued = Head.Queue.emplace_back();
-  Queued.What = BlockEvent::Kind::PoolFreed;
+  BlockEvent Event;
+  Event.What = BlockEvent::Kind::PoolFreed;
+  Event.Thread = T;
+  Event.Ptr = Ptr;
+  Event.Stream = S;
+  Event.Site = Site;
+  return pushDeferred(Event);
+}
+
+std::size_t AnnotatedAllocators::pushStreamOp(BlockEvent::Kind What, ThreadId T, Handle Event, StreamId S) {
+  BlockEvent Queued;
+  Queued.What = What;
   Queued.Thread = T;
-  Queued.Ptr = Ptr;
-  Queued.Stream = S;
-  Queued.Site = Site;
-  return countPushed() - Head.Applied.load(std::memory_order_relaxed);
+  Queued.Ptr = Event;
+  Queued.Size = S;
+  return pushDeferred(Queued);
 }
 
 bool AnnotatedAllocators::pushReleaseNamedByRequest(const BlockEvent &Event) {

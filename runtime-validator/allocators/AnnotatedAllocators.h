@@ -267,15 +267,15 @@ private:
   /// events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
   /// A deferred record or wait (pushEventRecorded, pushStreamWaited).
-  std::size_t pushStreamOp(BlockEvent::Kind What, ThreadId T, Handle Event, StreamId S) {
-    std::lock_guard<FutexMutex> Guard(Head.Lock);
-    BlockEvent &Queued = Head.Queue.emplace_back();
-    Queued.What = What;
-    Queued.Thread = T;
-    Queued.Ptr = Event;
-    Queued.Size = S;
-    return countPushed() - Head.Applied.load(std::memory_order_relaxed);
-  }
+  std::size_t pushStreamOp(BlockEvent::Kind What, ThreadId T, Handle Event, StreamId S);
+  /// Queues a deferred CUDA operation; returns the events unapplied after it.
+  std::size_t pushDeferred(const BlockEvent &Event);
+  /// pushDeferred of an operation with Count items (a launch's words, a
+  /// copy's ranges), copied to Arena under the queue's lock: Event's Ptr and
+  /// Allocator are set to where they start and how many.
+  template <typename Item>
+  std::size_t pushDeferredWithItems(BlockEvent Event, std::vector<Item> &Arena, const Item *Items,
+                                    std::size_t Count);
   /// Follows the queue's order in Lives (Head.Lock held). Inline in
   /// push: its call's frame cost a quarter of it.
   __attribute__((always_inline)) inline void noteQueued(const BlockEvent &Event);
