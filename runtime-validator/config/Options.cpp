@@ -44,6 +44,8 @@ constexpr IntRange IntRanges[] = {
     {"stacks_per_op", 0, 1L << 30, "a count, 0 or more"},
     {"report_frames", 0, 1L << 30, "a frame count, 0 or more"},
     {"verbosity", 0, 9, "0 or more"},
+    // A negative count would wrap to "never replay" in the size comparison.
+    {"replay_batch", 0, 1L << 20, "a count of queued events, 0-1048576 (0: replay at every call)"},
 };
 
 bool parseBool(std::string_view Text, bool &Out) {
