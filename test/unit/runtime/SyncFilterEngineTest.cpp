@@ -22,8 +22,8 @@
 // blocks) and declared accesses, queued; launches, records, waits, event,
 // stream and device syncs, stream-ordered allocations and frees, synchronous
 // frees and calls that touch nothing, as CUDA calls. With Shape::Defer, a
-// launch, record or wait that finds events queued goes behind them on both
-// sides, as the runtime's defer_cuda_ops does (InterceptContext::deferring),
+// launch, record, wait or stream-ordered allocation or free that finds events
+// queued goes behind them on both sides, as the runtime's defer_cuda_ops does (InterceptContext::deferring),
 // and the filter is told so (a queued access; no engine flags read back).
 //
 //===----------------------------------------------------------------------===//
@@ -59,7 +59,10 @@ constexpr Handle StreamHandles[StreamCount] = {0, 0x5100, 0x5200, 0x5300, 0x5400
 
 /// One engine with the runtime's queue in front of it.
 struct Side {
-  Side() : E(Sink), Annotated(E, [](OpId Op) { return std::uint64_t(Op); }) {
+  Side()
+      : E(Sink), Annotated(E, [](OpId Op) { return std::uint64_t(Op); }),
+        StreamOrdered(E, AllocKind::StreamOrdered, ReleaseKind::StreamOrdered) {
+    Annotated.setStreamOrderedPool(&StreamOrdered);
     EXPECT_EQ(Annotated.registerAllocator("caching", 1), Caching);
     for (unsigned I = 0; I < StreamCount; ++I) {
       StreamDesc D;
@@ -79,6 +82,8 @@ struct Side {
   CollectingSink Sink;
   Engine E;
   AnnotatedAllocators Annotated;
+  /// The driver's stream-ordered pool, as the runtime's StreamOrderedPool.
+  EngineBlockEvents StreamOrdered;
   std::map<Handle, StreamId> Ids;
 };
 
@@ -251,7 +256,8 @@ private:
   /// applying Verb. The decision reads the full side's queue, which holds
   /// every event the filtered one holds.
   template <typename PushFn, typename VerbFn>
-  void streamOp(ThreadId T, PushFn &&Push, VerbFn &&Verb, bool Queues = true) {
+  void streamOp(ThreadId T, PushFn &&Push, VerbFn &&Verb, bool Queues = true,
+                filter::Queued As = filter::Queued::Access) {
     if (!Sh.Defer || !Full.Annotated.hasPending() || Full.Annotated.unapplied() >= Sh.Defer)
       return cudaCall(T, Verb);
     ++CudaCalls;
@@ -261,7 +267,7 @@ private:
     filter::ThreadFilter::CallMark Mark = F.cudaCallEntered(Engine::hostWord(Filtered.E.hostState(T)));
     Push(Filtered);
     if (Queues)
-      F.queued(filter::Queued::Access);
+      F.queued(As);
     F.cudaCallLeftUnsettled(Mark, Engine::hostWord(Filtered.E.hostState(T)));
   }
 
@@ -335,16 +341,28 @@ private:
       const bool Sync = Rng() % 4 == 0;
       if (!Bl.Live) {
         Bl = BlockState{true, S, true};
-        cudaCall(T, [&](Side &Sd) {
+        auto Allocate = [&](Side &Sd) {
           Sd.E.allocated(T, range(B), Sync ? AllocKind::Device : AllocKind::StreamOrdered,
                          Sync ? NoStream : Sd.Ids[S], 600, 0);
-        });
+        };
+        if (Sync)
+          cudaCall(T, Allocate);
+        else // cuMemAllocAsync: deferrable, replayed into the pool
+          streamOp(
+              T, [&](Side &Sd) { Sd.Annotated.pushPoolAllocated(T, range(B).Begin, range(B).Size, Sd.Ids[S], 600, 0); },
+              Allocate, true, filter::Queued::Allocation);
       } else if (Bl.Ordered) {
         Bl.Live = false;
-        cudaCall(T, [&](Side &Sd) {
+        auto Release = [&](Side &Sd) {
           Sd.E.released(T, range(B).Begin, Sync ? ReleaseKind::SyncFree : ReleaseKind::StreamOrdered,
                         Sync ? NoStream : Sd.Ids[S], 601);
-        });
+        };
+        if (Sync)
+          cudaCall(T, Release);
+        else // cuMemFreeAsync
+          streamOp(
+              T, [&](Side &Sd) { Sd.Annotated.pushPoolFreed(T, range(B).Begin, Sd.Ids[S], 601); }, Release,
+              true, filter::Queued::BlockRelease);
       }
     } else if (Pick < 900 && Sh.Defer) {
       // A deferrable call that reaches no engine (a graph launch, a launch on
