@@ -180,9 +180,7 @@ public:
   CallMark cudaCallEntered(std::uint64_t Before) const { return {Before, QueuedCount}; }
   /// ... and left it: After read once the call's engine work is done.
   void cudaCallLeft(const CallMark &Mark, std::uint64_t After) {
-    // The time is the word's high bits; an unknown word never matches.
-    if ((After ^ Mark.Before) >> 2 || After == Engine::UnknownHostWord)
-      clockMayChange();
+    cudaCallLeftUnsettled(Mark, After);
     // Every event queued before the call was applied when it began (a
     // replay returns only then); when none was queued since, the engine's
     // flags are what it will find at the thread's next event.
@@ -195,7 +193,9 @@ public:
   /// after it still tells a change of the clock, but the engine's flags are
   /// not those the thread's next event meets (its own queued events may not
   /// have been applied), so the mirrored ones stay, which only keeps more.
+  /// (cudaCallLeft's first half.)
   void cudaCallLeftUnsettled(const CallMark &Mark, std::uint64_t After) {
+    // The time is the word's high bits; an unknown word never matches.
     if ((After ^ Mark.Before) >> 2 || After == Engine::UnknownHostWord)
       clockMayChange();
   }
