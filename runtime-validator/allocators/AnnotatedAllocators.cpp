@@ -88,8 +88,8 @@ std::size_t AnnotatedAllocators::pushLaunch(ThreadId T, StreamId S, const Pointe
   BlockEvent Event;
   Event.What = BlockEvent::Kind::Launched;
   Event.Thread = T;
-  Event.Size = S;
-  Event.Stream = GenericOp;
+  Event.Stream = S;
+  Event.Size = GenericOp;
   Event.Site = Op;
   return pushDeferredWithItems(Event, QueuedWords, Words, Count);
 }
@@ -99,7 +99,7 @@ std::size_t AnnotatedAllocators::pushTouched(ThreadId T, StreamId S, const Range
   BlockEvent Event;
   Event.What = BlockEvent::Kind::Touched;
   Event.Thread = T;
-  Event.Size = S;
+  Event.Stream = S;
   Event.Site = Op;
   return pushDeferredWithItems(Event, QueuedRanges, Ranges, Count);
 }
@@ -132,7 +132,7 @@ std::size_t AnnotatedAllocators::pushStreamOp(BlockEvent::Kind What, ThreadId T,
   Queued.What = What;
   Queued.Thread = T;
   Queued.Ptr = Event;
-  Queued.Size = S;
+  Queued.Stream = S;
   return pushDeferred(Queued);
 }
 
@@ -275,8 +275,8 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
   // made at the call (the timeline saw the call then).
   case BlockEvent::Kind::Launched: {
     std::size_t Ignored = E.launchedWithPointerWords(
-        Event.Thread, static_cast<StreamId>(Event.Size), BatchWords.data() + Event.Ptr,
-        static_cast<std::size_t>(Event.Allocator), Event.Site, static_cast<OpId>(Event.Stream));
+        Event.Thread, static_cast<StreamId>(Event.Stream), BatchWords.data() + Event.Ptr,
+        static_cast<std::size_t>(Event.Allocator), Event.Site, static_cast<OpId>(Event.Size));
     if (Ignored)
       IgnoredGenericWords.fetch_add(Ignored, std::memory_order_relaxed);
     return;
@@ -284,7 +284,7 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
   case BlockEvent::Kind::Touched: {
     const Range *First = BatchRanges.data() + Event.Ptr;
     TouchedNow.assign(First, First + Event.Allocator);
-    E.launched(Event.Thread, static_cast<StreamId>(Event.Size), TouchedNow, Event.Site);
+    E.launched(Event.Thread, static_cast<StreamId>(Event.Stream), TouchedNow, Event.Site);
     return;
   }
   case BlockEvent::Kind::PoolAllocated:
@@ -295,10 +295,10 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
     StreamOrdered->blockReleased(Event.Thread, Event.Ptr, static_cast<StreamId>(Event.Stream), Event.Site);
     return;
   case BlockEvent::Kind::EventRecorded:
-    E.eventRecorded(Event.Thread, Event.Ptr, static_cast<StreamId>(Event.Size));
+    E.eventRecorded(Event.Thread, Event.Ptr, static_cast<StreamId>(Event.Stream));
     return;
   case BlockEvent::Kind::StreamWaited:
-    E.streamWaitsEvent(Event.Thread, static_cast<StreamId>(Event.Size), Event.Ptr);
+    E.streamWaitsEvent(Event.Thread, static_cast<StreamId>(Event.Stream), Event.Ptr);
     return;
   default:
     break;

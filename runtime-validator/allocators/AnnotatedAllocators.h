@@ -76,13 +76,13 @@ struct BlockEvent {
     Released,
     Accessed,
     // CUDA operations deferred behind queued events (pushLaunch and its kin):
-    // Size is the engine stream, already resolved by the call.
-    Launched,       ///< Ptr: first of the launch's words in the batch's arena; Allocator: their count
+    // Stream is the engine stream, already resolved by the call.
+    Launched,       ///< Ptr: first of the launch's words in the batch's arena; Allocator: their count; Size: the generic op
     Touched,        ///< a copy or set: Ptr: first of its ranges in the batch's arena; Allocator: their count
     EventRecorded,  ///< Ptr: the event handle
     StreamWaited,   ///< Ptr: the event handle
-    PoolAllocated,  ///< the driver's stream-ordered pool: Ptr, Size bytes; Stream: the engine stream; Allocator: the device
-    PoolFreed,      ///< Ptr; Stream: the engine stream
+    PoolAllocated,  ///< the driver's stream-ordered pool: Ptr, Size bytes; Allocator: the device
+    PoolFreed,      ///< Ptr
     // The host synchronization events, last: replay tells them apart by order.
     HostReleased,  ///< Ptr names the synchronization object (Engine::hostReleases)
     HostAcquired,  ///< Engine::hostAcquires
@@ -94,7 +94,7 @@ struct BlockEvent {
   ThreadId Thread = 0;
   Addr Ptr = 0;
   std::uint64_t Size = 0;
-  Handle Stream = 0; ///< the program's stream handle, resolved at drain time; Launched: the generic op
+  Handle Stream = 0; ///< the program's stream handle, resolved at drain time; deferred operations: the engine stream
   OpId Site = NoOp;
 };
 
