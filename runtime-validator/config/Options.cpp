@@ -46,6 +46,7 @@ constexpr IntRange IntRanges[] = {
     {"verbosity", 0, 9, "0 or more"},
     // A negative count would wrap to "never replay" in the size comparison.
     {"replay_batch", 0, 1L << 20, "a count of queued events, 0-1048576 (0: replay at every call)"},
+    {"replay_thread_wake", 1, 1L << 20, "a count of queued events, 1-1048576"},
 };
 
 bool parseBool(std::string_view Text, bool &Out) {

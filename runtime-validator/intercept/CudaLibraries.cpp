@@ -29,6 +29,8 @@ bool loadDriver(DriverApi &Api, std::string &Why) {
   bind(Lib, "cuKernelGetParamInfo", Api.KernelGetParamInfo);
   bind(Lib, "cuFuncGetParamInfo", Api.FuncGetParamInfo);
   bind(Lib, "cuCtxGetDevice", Api.CtxGetDevice);
+  bind(Lib, "cuCtxGetCurrent", Api.CtxGetCurrent);
+  bind(Lib, "cuCtxSetCurrent", Api.CtxSetCurrent);
   bind(Lib, "cuStreamGetFlags", Api.StreamGetFlags);
   bind(Lib, "cuStreamGetPriority", Api.StreamGetPriority);
   bind(Lib, "cuStreamGetDevice", Api.StreamGetDevice);

@@ -23,6 +23,9 @@ struct DriverApi {
   CUresult (*KernelGetParamInfo)(CUkernel, size_t, size_t *, size_t *) = nullptr;
   CUresult (*FuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *) = nullptr;
   CUresult (*CtxGetDevice)(CUdevice *) = nullptr;
+  /// The replay thread's context (ReplayThread.h); may be null.
+  CUresult (*CtxGetCurrent)(CUcontext *) = nullptr;
+  CUresult (*CtxSetCurrent)(CUcontext) = nullptr;
   CUresult (*StreamGetFlags)(CUstream, unsigned int *) = nullptr;
   CUresult (*StreamGetPriority)(CUstream, int *) = nullptr;
   CUresult (*StreamGetDevice)(CUstream, CUdevice *) = nullptr; ///< CUDA 12.8+; may be null

@@ -200,6 +200,7 @@ void InterceptContext::deferredOne(redundant_sync::Queued What) const {
   // allocators' block events do (a launch, record, wait, copy or set as a
   // declared access: only a thread's first one changes its clock).
   redundant_sync::thisThread().queued(What);
+  R.Replayer.nudge(R.Annotated.unapplied());
 }
 
 void InterceptContext::settle() const {
@@ -208,8 +209,12 @@ void InterceptContext::settle() const {
 }
 
 bool InterceptContext::deferring() const {
-  // Not while a timeline records (InterceptScope::mayDefer says why).
-  return R.Opts.defer_cuda_ops && R.Annotated.hasPending() && !R.Recording.load(std::memory_order_relaxed);
+  // Not while a timeline records (InterceptScope::mayDefer says why). With
+  // replay_thread_all, also with nothing queued ahead: the replay thread
+  // then does the engine's work of every deferrable call.
+  return R.Opts.defer_cuda_ops &&
+         (R.Annotated.hasPending() || (R.Opts.replay_thread_all && R.Replayer.running())) &&
+         !R.Recording.load(std::memory_order_relaxed);
 }
 
 std::size_t InterceptContext::launchDeferred(StreamId S, const PointerWord *Words, std::size_t Count,

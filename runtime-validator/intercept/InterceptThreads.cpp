@@ -233,6 +233,8 @@ __attribute__((noinline, cold)) void drainLongQueue(ValidatorRuntime &R) {
 __attribute__((always_inline)) inline void drainIfLong(ValidatorRuntime &R, std::size_t Unapplied) {
   if (__builtin_expect(Unapplied >= DrainBeyond, 0))
     drainLongQueue(R);
+  else
+    R.Replayer.nudge(Unapplied); // after the real release: never under the program's lock
 }
 
 /// A kept acquire's queueing, out of line: a dropped acquire (most of them)

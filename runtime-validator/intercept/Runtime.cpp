@@ -105,6 +105,9 @@ std::vector<std::string> blockSummaryLines(ValidatorRuntime &R) {
 void finishReport(ValidatorRuntime &R) {
   if (R.Report.finished())
     return;
+  // The replay thread's current batch is applied before the last replay
+  // returns (drain waits for it); it takes none after.
+  R.Replayer.stop();
   InterceptContext(R).replayBlockEvents();
   std::vector<std::string> Details = blockSummaryLines(R);
   // Releases whose unordered access no reuse met (engine/DeferredFrees.cpp):
@@ -158,6 +161,10 @@ void finishProcess() {
     std::fprintf(validatorLog(),
                  "streamlife: intercept-stats: long queues of lock events drained outside CUDA calls: %llu\n",
                  static_cast<unsigned long long>(R->LongQueueDrains.load()));
+    if (R->Replayer.running())
+      std::fprintf(validatorLog(), "streamlife: intercept-stats: replay thread: woken %llu times, %llu replays\n",
+                   static_cast<unsigned long long>(R->Replayer.wakes()),
+                   static_cast<unsigned long long>(R->Replayer.replays()));
   }
   if (R->Opts.self_profile && R->UsedCuda.load())
     R->Profile.print(stderr);
@@ -379,6 +386,12 @@ __attribute__((constructor)) static void attachToProcess() {
   TheRuntime.store(R, std::memory_order_release);
   if (AtEntryPoints)
     setDriverEntryPointRuntime(R);
+  // Not while a timeline records: its lanes follow the replay order, which
+  // only the calls' own replays keep (InterceptScope::mayDefer).
+  if (Opts.replay_thread && Opts.defer_cuda_ops && Opts.timeline.empty() &&
+      !R->Replayer.start(static_cast<std::size_t>(Opts.replay_thread_wake)) && Opts.verbosity > 0)
+    std::fprintf(validatorLog(), "streamlife: note: no replay thread (pid %d): the program's threads replay\n",
+                 getpid());
   std::atexit(atExit);
   pthread_atfork(nullptr, nullptr, inForkedChild);
   if (Opts.verbosity > 0) {

@@ -31,6 +31,7 @@
 #include "intercept/KernelArguments.h"
 #include "intercept/KeptLockCallers.h"
 #include "intercept/LaunchStats.h"
+#include "intercept/ReplayThread.h"
 #include "intercept/RuntimeTimeline.h"
 #include "intercept/SelfProfile.h"
 #include "intercept/StreamResolver.h"
@@ -61,6 +62,9 @@ public:
   StreamOrderedPool Pool;
   /// Allocators that describe their own blocks (include/streamlife/annotations.h).
   AnnotatedAllocators Annotated;
+  /// Replays Annotated's queue beside the program (replay_thread), once
+  /// started by the attach.
+  ReplayThread Replayer{*this};
   /// The timeline of `--timeline FILE` (null without the option), and its
   /// recorder, which the interception context feeds once the process made
   /// its first CUDA call (null before, and without a timeline).

@@ -48,6 +48,8 @@ const char *callbackName(ProfileCallback C) {
     return "host synchronization";
   case ProfileCallback::BlockEvents:
     return "allocator block events";
+  case ProfileCallback::ReplayThread:
+    return "replay thread's replays";
   case ProfileCallback::Count:
     break;
   }
@@ -114,6 +116,8 @@ std::vector<SelfProfile::Row> SelfProfile::rows() const {
     R.Name = Names[I];
     if (I < static_cast<std::size_t>(ProfilePhase::Count))
       R.Kind = RowKind::Phase;
+    else if (I == static_cast<std::size_t>(callbackSlot(ProfileCallback::ReplayThread)))
+      R.Kind = RowKind::Beside;
     else if (I < static_cast<std::size_t>(callbackSlot(ProfileCallback::Count)))
       R.Kind = RowKind::Callback;
     R.Calls = N;
@@ -138,11 +142,15 @@ void SelfProfile::print(std::FILE *Out) const {
                2 * ClockReadNs);
   std::fprintf(Out, "streamlife: self-profile: %-34s %12s %12s %10s\n", "intercepted call / phase",
                "calls", "total ms", "ns/call");
-  bool CallbacksSaid = false, PhasesSaid = false;
+  bool CallbacksSaid = false, BesideSaid = false, PhasesSaid = false;
   for (const Row &R : Rows) {
     if (R.Kind == RowKind::Callback && !CallbacksSaid) {
       std::fprintf(Out, "streamlife: self-profile: callbacks outside CUDA calls:\n");
       CallbacksSaid = true;
+    }
+    if (R.Kind == RowKind::Beside && !BesideSaid) {
+      std::fprintf(Out, "streamlife: self-profile: on the validator's own thread, beside the program's:\n");
+      BesideSaid = true;
     }
     if (R.Kind == RowKind::Phase && !PhasesSaid) {
       std::fprintf(Out, "streamlife: self-profile: phases, inside the calls and callbacks above:\n");

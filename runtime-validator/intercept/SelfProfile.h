@@ -60,6 +60,9 @@ enum class ProfilePhase : ProfileSlot {
 enum class ProfileCallback : ProfileSlot {
   HostSync,     ///< a lock, semaphore or thread event that orders threads: filter and queue
   BlockEvents,  ///< an allocator's block event: call site and queue
+  /// The validator's replay thread (ReplayThread.h): its replays, beside the
+  /// program's threads, not inside any of their calls; printed apart.
+  ReplayThread,
   Count
 };
 
@@ -96,10 +99,11 @@ public:
   ~SelfProfile();
 
   /// The table: intercepted calls, then the callbacks outside them, then the
-  /// phases inside both, each by total time; nothing when nothing was timed.
+  /// work on the validator's own thread, then the phases inside the calls and
+  /// callbacks, each by total time; nothing when nothing was timed.
   void print(std::FILE *Out) const;
 
-  enum class RowKind : std::uint8_t { Call, Callback, Phase };
+  enum class RowKind : std::uint8_t { Call, Callback, Beside, Phase };
   struct Row {
     std::string Name;
     RowKind Kind = RowKind::Call;

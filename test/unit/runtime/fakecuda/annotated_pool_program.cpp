@@ -269,6 +269,31 @@ int main(int Argc, char **Argv) {
       pthread_mutex_unlock(&Dispatch);
     }
     Pool.release(W);
+  } else if (Scenario == "busy-pipeline") {
+    // The seed's pipeline for 2,000 layers, each op under a dispatcher lock
+    // and every fiftieth layer's hand-off through a fresh mutex (a kept lock
+    // event), with one missing wait (layer 1,500): long enough that the
+    // validator's replay thread (ReplayThread.h) replays while the program
+    // queues, so its report must equal the program threads' own replays.
+    pthread_mutex_t Dispatch = PTHREAD_MUTEX_INITIALIZER;
+    for (int Layer = 0; Layer < 2000; ++Layer) {
+      pthread_mutex_lock(&Dispatch);
+      CUdeviceptr W = Pool.allocate(Ag);
+      launch(W, Ag, "touch");
+      pthread_mutex_unlock(&Dispatch);
+      if (Layer % 50 == 0) {
+        pthread_mutex_t HandOff = PTHREAD_MUTEX_INITIALIZER;
+        pthread_mutex_lock(&HandOff);
+        pthread_mutex_unlock(&HandOff);
+      }
+      pthread_mutex_lock(&Dispatch);
+      order(Compute, Ag);
+      launch(W, Compute, "touch");
+      if (Layer != 1500)
+        order(Ag, Compute);
+      Pool.release(W);
+      pthread_mutex_unlock(&Dispatch);
+    }
   } else if (Scenario == "long-lock-queue") {
     // A process that locks a lot and calls CUDA little: a second thread
     // locks 70,000 fresh mutexes (each acquire changes a clock: kept, and

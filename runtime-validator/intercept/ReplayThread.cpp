@@ -1,0 +1,129 @@
+//===- ReplayThread.cpp - the validator's own thread that replays the queue ---===//
+
+#include "intercept/ReplayThread.h"
+
+#include "intercept/DriverCallTable.h"
+#include "intercept/InterceptContext.h"
+#include "intercept/Runtime.h"
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace streamlife {
+namespace rt {
+
+namespace {
+/// Empty looks at the queue before the thread sleeps again: about 20 µs on
+/// an x86 core (a pause is 10-140 cycles). Events come in bursts (a step's
+/// launches and lock handovers); a thread that slept at every gap would be
+/// woken, a system call on the queueing thread, several times a burst.
+constexpr unsigned SpinRounds = 512;
+
+void pause() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#endif
+}
+} // namespace
+
+bool ReplayThread::start(std::size_t Wake) {
+  if (Started.load(std::memory_order_relaxed))
+    return true;
+  WakeAt = Wake < 1 ? 1 : Wake;
+  // The thread is the validator's: it takes none of the program's signals
+  // (a process-wide timer's, a Ctrl-C meant for the interpreter's main
+  // thread), and it is created with the validator's code marked, so that the
+  // thread interposers pass its creation through.
+  sigset_t All, Before;
+  sigfillset(&All);
+  pthread_sigmask(SIG_SETMASK, &All, &Before);
+  pthread_attr_t Attr;
+  pthread_attr_init(&Attr);
+  pthread_attr_setdetachstate(&Attr, PTHREAD_CREATE_DETACHED);
+  pthread_t Thread;
+  int Rc;
+  {
+    ValidatorCode Running;
+    Rc = pthread_create(&Thread, &Attr, threadMain, this);
+  }
+  pthread_attr_destroy(&Attr);
+  pthread_sigmask(SIG_SETMASK, &Before, nullptr);
+  if (Rc != 0) {
+    WakeAt = ~std::size_t(0);
+    return false;
+  }
+  pthread_setname_np(Thread, "streamlife-rpl");
+  Started.store(true, std::memory_order_release);
+  return true;
+}
+
+void ReplayThread::stop() {
+  Stopping.store(true, std::memory_order_release);
+  if (Asleep.exchange(0, std::memory_order_acq_rel))
+    syscall(SYS_futex, reinterpret_cast<int *>(&Asleep), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void ReplayThread::wake() {
+  // The replay resolves a default stream in the context its waker runs in
+  // (see the header); asked before the flag is cleared, so that the thread
+  // reads it once awake. Not from inside our own driver calls.
+  if (R.Driver.CtxGetCurrent && !DriverCallGuard::inside()) {
+    DriverCallGuard Guard;
+    CUcontext Ctx = nullptr;
+    if (R.Driver.CtxGetCurrent(&Ctx) == CUDA_SUCCESS && Ctx)
+      WakerContext.store(Ctx, std::memory_order_relaxed);
+  }
+  // Another nudge may have woken it since the caller looked.
+  if (!Asleep.exchange(0, std::memory_order_acq_rel))
+    return;
+  Wakes.fetch_add(1, std::memory_order_relaxed);
+  syscall(SYS_futex, reinterpret_cast<int *>(&Asleep), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void *ReplayThread::threadMain(void *Self) {
+  static_cast<ReplayThread *>(Self)->loop();
+  return nullptr;
+}
+
+void ReplayThread::loop() {
+  ValidatorCode Running; // its locks are the validator's
+  DriverCallGuard Guard; // its driver calls (stream resolution) are not the program's
+  while (!Stopping.load(std::memory_order_acquire)) {
+    // Asleep before the queue is looked at (a full barrier between), so that
+    // a push after the look finds it set and wakes the thread.
+    Asleep.store(1, std::memory_order_seq_cst);
+    if (R.Annotated.unapplied() < WakeAt && !Stopping.load(std::memory_order_acquire))
+      syscall(SYS_futex, reinterpret_cast<int *>(&Asleep), FUTEX_WAIT_PRIVATE, 1, nullptr, nullptr, 0);
+    Asleep.store(0, std::memory_order_relaxed);
+    replayWhileBusy();
+  }
+}
+
+void ReplayThread::replayWhileBusy() {
+  CUcontext Ctx = WakerContext.load(std::memory_order_relaxed);
+  CUcontext Current = nullptr;
+  if (Ctx && R.Driver.CtxGetCurrent && R.Driver.CtxSetCurrent &&
+      (R.Driver.CtxGetCurrent(&Current) != CUDA_SUCCESS || Current != Ctx))
+    R.Driver.CtxSetCurrent(Ctx);
+  for (unsigned Idle = 0; Idle < SpinRounds && !Stopping.load(std::memory_order_acquire);) {
+    if (!R.Annotated.hasPending()) {
+      pause();
+      ++Idle;
+      continue;
+    }
+    {
+      ProfileTimer Timer(R.Profile, ProfileCallback::ReplayThread);
+      R.Annotated.drain([this, Ctx](ThreadId Owner, Handle H) {
+        return R.Streams.resolve(Owner, reinterpret_cast<CUstream>(H), false, Ctx);
+      });
+    }
+    Replays.fetch_add(1, std::memory_order_relaxed);
+    Idle = 0;
+  }
+}
+
+} // namespace rt
+} // namespace streamlife
