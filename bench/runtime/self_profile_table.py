@@ -5,11 +5,15 @@
   streamlife: self-profile: <name>   <calls>   <total ms>   <ns/call>
 
 first the intercepted calls, then the rows after "callbacks outside CUDA
-calls:", then the rows after "phases, inside the calls and callbacks above:".
+calls:", then those after "on the validator's own thread, beside the
+program's:" (the replay thread's replays), then the rows after "phases, inside
+the calls and callbacks above:".
 
 The rule: own time = the intercepted calls' rows + the callbacks' rows (the
 phases are inside those rows, so they are not added again), less the phase
 "kernel first sight" (each kernel's first launch: warm-up, not a step's cost).
+The replay thread's time is not in it: it runs beside the program's threads,
+not inside their calls (own_time reports it apart, as beside_ms).
 Per step, it is divided by every step the profiled process ran, warm-up steps
 included (fsdp2_loop.py --steps 40: 3 warm-up + 40 timed = 43), because the
 table covers the whole process; the workload's `ms/step` covers the timed steps
@@ -33,6 +37,7 @@ import sys
 PREFIX = "streamlife: self-profile: "
 HEADER = PREFIX + "the validator's own time"
 CALLBACKS = PREFIX + "callbacks outside CUDA calls:"
+BESIDE = PREFIX + "on the validator's own thread, beside the program's:"
 PHASES = PREFIX + "phases, inside the calls and callbacks above:"
 FIRST_SIGHT = "kernel first sight"
 ROW = re.compile(r"^" + re.escape(PREFIX) + r"(\S.*?)\s+(\d+)\s+([0-9.]+)\s+(\d+)\s*$")
@@ -48,7 +53,7 @@ SCRIPT_WARMUP = {"jax_program.py": 2}
 def parse_tables(text):
     """Every self-profile table in text (one per profiled process: a rank
     each), in order; a table is a dict of "rows", (name, kind, calls,
-    total_ms) with kind one of "call", "callback", "phase", and "clock_ns",
+    total_ms) with kind one of "call", "callback", "beside", "phase", and "clock_ns",
     the header's cost of a timing's two clock reads (None if it says none)."""
     tables = []
     kind = "call"
@@ -62,6 +67,8 @@ def parse_tables(text):
             continue
         elif line.startswith(CALLBACKS):
             kind = "callback"
+        elif line.startswith(BESIDE):
+            kind = "beside"
         elif line.startswith(PHASES):
             kind = "phase"
         else:
@@ -81,11 +88,13 @@ def own_time(table, steps):
     rows = table["rows"]
     calls = sum(ms for _, kind, _, ms in rows if kind == "call")
     callbacks = sum(ms for _, kind, _, ms in rows if kind == "callback")
+    beside = sum(ms for _, kind, _, ms in rows if kind == "beside")
     first_sight = sum(ms for name, kind, _, ms in rows if kind == "phase" and name == FIRST_SIGHT)
     own = calls + callbacks - first_sight
     timings = sum(n for _, _, n, _ in rows)
     clock = timings * table["clock_ns"] / 1e6 if table["clock_ns"] is not None else None
-    return {"calls_ms": calls, "callbacks_ms": callbacks, "first_sight_ms": first_sight, "own_ms": own,
+    return {"calls_ms": calls, "callbacks_ms": callbacks, "beside_ms": beside, "first_sight_ms": first_sight,
+            "own_ms": own,
             "steps": steps, "own_ms_per_step": own / steps if steps else None, "clock_ms": clock,
             "rows": [(name, kind, ms) for name, kind, _, ms in rows]}
 
@@ -153,7 +162,7 @@ def describe(own, how, plain_ms=None, top=6):
     def share(name, ms):
         return f"  {name:<34} {ms:9.1f} ms {ms / steps:7.3f} ms/step {100 * ms / total:5.1f}%"
 
-    outer = sorted(((n, ms) for n, k, ms in own["rows"] if k != "phase"), key=lambda r: -r[1])
+    outer = sorted(((n, ms) for n, k, ms in own["rows"] if k in ("call", "callback")), key=lambda r: -r[1])
     lines.append("largest calls and callbacks, share of the own time (they add up to it):")
     lines += [share(n, ms) for n, ms in outer[:top]]
     rest = sum(ms for _, ms in outer[top:])
@@ -161,6 +170,9 @@ def describe(own, how, plain_ms=None, top=6):
         lines.append(share(f"the other {len(outer) - top}", rest))
     if own["first_sight_ms"]:
         lines.append(share(f"less {FIRST_SIGHT}", -own["first_sight_ms"]) + " (in the launches' rows)")
+    if own["beside_ms"]:
+        lines.append(f"beside the program's threads, not in the own time: replay thread "
+                     f"{own['beside_ms']:.1f} ms ({own['beside_ms'] / steps:.3f} ms/step)")
     phases = sorted(((n, ms) for n, k, ms in own["rows"] if k == "phase" and n != FIRST_SIGHT),
                     key=lambda r: -r[1])
     if phases:
