@@ -300,6 +300,9 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
   case BlockEvent::Kind::StreamWaited:
     E.streamWaitsEvent(Event.Thread, static_cast<StreamId>(Event.Stream), Event.Ptr);
     return;
+  case BlockEvent::Kind::EventDestroyed:
+    E.eventDestroyed(Event.Thread, Event.Ptr);
+    return;
   default:
     break;
   }

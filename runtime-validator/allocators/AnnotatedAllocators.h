@@ -81,6 +81,7 @@ struct BlockEvent {
     Touched,        ///< a copy or set: Ptr: first of its ranges in the batch's arena; Allocator: their count
     EventRecorded,  ///< Ptr: the event handle
     StreamWaited,   ///< Ptr: the event handle
+    EventDestroyed, ///< Ptr: the event handle (Stream unused)
     PoolAllocated,  ///< the driver's stream-ordered pool: Ptr, Size bytes; Allocator: the device
     PoolFreed,      ///< Ptr
     // The host synchronization events, last: replay tells them apart by order.
@@ -171,6 +172,11 @@ public:
   }
   std::size_t pushStreamWaited(ThreadId T, StreamId S, Handle Event) {
     return pushStreamOp(BlockEvent::Kind::StreamWaited, T, Event, S);
+  }
+  /// An event's destruction (Engine::eventDestroyed): its handle may be
+  /// created again, and the new event's records queue behind it.
+  std::size_t pushEventDestroyed(ThreadId T, Handle Event) {
+    return pushStreamOp(BlockEvent::Kind::EventDestroyed, T, Event, 0);
   }
   /// Generic-scan words that replayed launches ignored for pointing into
   /// released memory (Engine::launchedWithPointerWords' answer, which a
@@ -266,7 +272,7 @@ private:
   /// A block event, a declared access or a deferred CUDA operation (host
   /// events go to Engine::hostSyncs).
   void apply(const BlockEvent &Event, const ResolveStreamFn &Resolve);
-  /// A deferred record or wait (pushEventRecorded, pushStreamWaited).
+  /// A deferred record, wait or event destruction (pushEventRecorded and kin).
   std::size_t pushStreamOp(BlockEvent::Kind What, ThreadId T, Handle Event, StreamId S);
   /// Queues a deferred CUDA operation; returns the events unapplied after it.
   std::size_t pushDeferred(const BlockEvent &Event);

@@ -59,7 +59,8 @@ namespace {
 /// The rows whose engine work InterceptContext can queue (deferring()):
 /// launches, records and waits, copies and sets (a synchronous copy's host
 /// sync at its exit replays first: InterceptContext::settle), and the
-/// stream-ordered pool's allocations and frees. The launches' family also
+/// stream-ordered pool's allocations and frees, and event destructions
+/// (the engine forgets the event's clock). The launches' family also
 /// notes graph launches and host functions, which reach no engine.
 bool deferrableRow(const CuptiCall &Call) {
   switch (Call.Cbid) {
@@ -69,6 +70,8 @@ bool deferrableRow(const CuptiCall &Call) {
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
   case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
   case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy:
+  case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2:
     return true;
   default:
     return Call.Family == CuptiFamily::Launches || Call.Family == CuptiFamily::CopiesAndSets ||

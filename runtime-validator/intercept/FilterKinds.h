@@ -38,6 +38,7 @@ inline redundant_sync::Queued filterKind(BlockEvent::Kind What) {
   case BlockEvent::Kind::Touched:
   case BlockEvent::Kind::EventRecorded:
   case BlockEvent::Kind::StreamWaited:
+  case BlockEvent::Kind::EventDestroyed: // changes no clock: counted as an access, which only keeps more
     return Queued::Access;
   case BlockEvent::Kind::HostReleased:
     return Queued::Release;

@@ -301,9 +301,17 @@ void InterceptContext::hostSyncsDevice() const {
 }
 
 void InterceptContext::eventDestroyed(Handle Event) const {
-  settle();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  R.Eng.eventDestroyed(T, Event);
+  // Deferrable: the engine only forgets the event's clock, and whatever
+  // names the handle next (a record of an event created again with it, a
+  // wait) is queued behind the destruction, or replays it first.
+  if (deferring()) {
+    R.Annotated.pushEventDestroyed(T, Event);
+    deferredOne(redundant_sync::Queued::Access);
+  } else {
+    settle();
+    R.Eng.eventDestroyed(T, Event);
+  }
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->eventDestroyed(Event);
 }

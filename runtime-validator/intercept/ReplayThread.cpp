@@ -7,6 +7,8 @@
 #include "intercept/Runtime.h"
 
 #include <linux/futex.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -16,11 +18,17 @@ namespace streamlife {
 namespace rt {
 
 namespace {
-/// Empty looks at the queue before the thread sleeps again: about 20 µs on
-/// an x86 core (a pause is 10-140 cycles). Events come in bursts (a step's
-/// launches and lock handovers); a thread that slept at every gap would be
-/// woken, a system call on the queueing thread, several times a burst.
-constexpr unsigned SpinRounds = 512;
+// Once the queue is empty the thread looks again a few times, close together
+// (the rest of a burst: a step's launches and lock handovers come
+// microseconds apart), then naps between looks (the gaps of a step), then
+// sleeps on the futex until a queueing thread wakes it. Napping instead of
+// spinning keeps the queue's head line with the queueing threads: a look
+// reads it, and the next push then misses on it. Waking instead of napping
+// costs the waker a system call.
+constexpr unsigned QuickLooks = 8;
+constexpr unsigned PausesBetweenQuickLooks = 32; // about 1-4 µs
+constexpr unsigned Naps = 2500;                  // about 50-100 ms of looks, then sleep
+constexpr long NapNs = 20000;
 
 void pause() {
 #if defined(__x86_64__)
@@ -91,38 +99,45 @@ void *ReplayThread::threadMain(void *Self) {
 void ReplayThread::loop() {
   ValidatorCode Running; // its locks are the validator's
   DriverCallGuard Guard; // its driver calls (stream resolution) are not the program's
+  // Naps of NapNs, not the default 50 µs of slack on top.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+  // Asleep first: the first nudge gives the thread its waker's context.
+  unsigned Idle = QuickLooks + Naps;
   while (!Stopping.load(std::memory_order_acquire)) {
-    // Asleep before the queue is looked at (a full barrier between), so that
-    // a push after the look finds it set and wakes the thread.
-    Asleep.store(1, std::memory_order_seq_cst);
-    if (R.Annotated.unapplied() < WakeAt && !Stopping.load(std::memory_order_acquire))
-      syscall(SYS_futex, reinterpret_cast<int *>(&Asleep), FUTEX_WAIT_PRIVATE, 1, nullptr, nullptr, 0);
-    Asleep.store(0, std::memory_order_relaxed);
-    replayWhileBusy();
+    if (R.Annotated.hasPending()) {
+      replayQueued();
+      Idle = 0;
+    } else if (++Idle <= QuickLooks) {
+      for (unsigned I = 0; I < PausesBetweenQuickLooks; ++I)
+        pause();
+    } else if (Idle <= QuickLooks + Naps) {
+      timespec Nap{0, NapNs};
+      nanosleep(&Nap, nullptr);
+    } else {
+      sleepUntilNudged();
+      Idle = 0;
+    }
   }
 }
 
-void ReplayThread::replayWhileBusy() {
+void ReplayThread::sleepUntilNudged() {
+  // Asleep before the queue is looked at (a full barrier between), so that a
+  // push after the look finds it set and wakes the thread.
+  Asleep.store(1, std::memory_order_seq_cst);
+  if (R.Annotated.unapplied() < WakeAt && !Stopping.load(std::memory_order_acquire))
+    syscall(SYS_futex, reinterpret_cast<int *>(&Asleep), FUTEX_WAIT_PRIVATE, 1, nullptr, nullptr, 0);
+  Asleep.store(0, std::memory_order_relaxed);
+}
+
+void ReplayThread::replayQueued() {
   CUcontext Ctx = WakerContext.load(std::memory_order_relaxed);
-  CUcontext Current = nullptr;
-  if (Ctx && R.Driver.CtxGetCurrent && R.Driver.CtxSetCurrent &&
-      (R.Driver.CtxGetCurrent(&Current) != CUDA_SUCCESS || Current != Ctx))
-    R.Driver.CtxSetCurrent(Ctx);
-  for (unsigned Idle = 0; Idle < SpinRounds && !Stopping.load(std::memory_order_acquire);) {
-    if (!R.Annotated.hasPending()) {
-      pause();
-      ++Idle;
-      continue;
-    }
-    {
-      ProfileTimer Timer(R.Profile, ProfileCallback::ReplayThread);
-      R.Annotated.drain([this, Ctx](ThreadId Owner, Handle H) {
-        return R.Streams.resolve(Owner, reinterpret_cast<CUstream>(H), false, Ctx);
-      });
-    }
-    Replays.fetch_add(1, std::memory_order_relaxed);
-    Idle = 0;
-  }
+  if (Ctx != Current && R.Driver.CtxSetCurrent && R.Driver.CtxSetCurrent(Ctx) == CUDA_SUCCESS)
+    Current = Ctx;
+  ProfileTimer Timer(R.Profile, ProfileCallback::ReplayThread);
+  R.Annotated.drain([this](ThreadId Owner, Handle H) {
+    return R.Streams.resolve(Owner, reinterpret_cast<CUstream>(H), false, Current);
+  });
+  Replays.fetch_add(1, std::memory_order_relaxed);
 }
 
 } // namespace rt

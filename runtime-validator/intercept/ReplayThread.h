@@ -10,15 +10,17 @@
 // "the replay thread"), spent on the thread that runs the step.
 //
 // This thread replays the queue beside the program: woken once
-// replay_thread_wake events wait, it replays until the queue stays empty for
-// a short spin, then sleeps on a futex. The engine meets the same events in
+// replay_thread_wake events wait, it replays what is queued, looks again
+// close together, then every 20 µs, and sleeps on a futex after about 50 ms
+// of an empty queue. The engine meets the same events in
 // the same order whoever replays them (drain() applies batches in the order
 // they were queued, under one lock), so the findings do not change; a call
 // that needs the engine's state still replays what is left itself, after the
 // batch this thread is applying (AnnotatedAllocators::drain waits for it).
 //
 // Waking is the queueing thread's: nudge() after a push, one compare and,
-// when the queue is long, one load of the sleep flag. A nudge lost to the
+// when the queue is long, one load of the sleep flag; while the thread naps
+// between looks, nobody wakes it. A nudge lost to the
 // moment this thread falls asleep costs nothing but time: the next nudge, or
 // the next call that needs the engine, replays the queue.
 //
@@ -77,8 +79,10 @@ private:
   __attribute__((noinline)) void wake();
   static void *threadMain(void *Self);
   void loop();
-  /// Replays until the queue has stayed empty for a short spin.
-  void replayWhileBusy();
+  /// Sleeps on the futex until a nudge (or stop) wakes it.
+  void sleepUntilNudged();
+  /// One replay of what is queued, in the waker's context.
+  void replayQueued();
 
   ValidatorRuntime &R;
   /// Never, until started.
@@ -88,8 +92,10 @@ private:
   /// The futex word: 1 while the thread sleeps or is about to. On a line of
   /// its own: every nudge of a long queue reads it.
   alignas(64) std::atomic<int> Asleep{0};
-  /// The waking thread's current context (null: not known).
+  /// The waking thread's current context (null: not known), and the
+  /// thread's own (its replays only).
   std::atomic<CUcontext> WakerContext{nullptr};
+  CUcontext Current = nullptr;
   alignas(64) std::atomic<std::uint64_t> Wakes{0};
   std::atomic<std::uint64_t> Replays{0};
 };

@@ -124,11 +124,16 @@ void play(unsigned Seed) {
           S->Annotated.pushEventRecorded(T, Ev, Id);
         else
           S->E.eventRecorded(T, Ev, Id);
-      } else if (Pick < 85) {
+      } else if (Pick < 81) {
         if (Queue)
           S->Annotated.pushStreamWaited(T, Id, Ev);
         else
           S->E.streamWaitsEvent(T, Id, Ev);
+      } else if (Pick < 85) { // the handle comes back with the next record
+        if (Queue)
+          S->Annotated.pushEventDestroyed(T, Ev);
+        else
+          S->E.eventDestroyed(T, Ev);
       } else if (!PoolLive[B]) {
         if (Queue)
           S->Annotated.pushPoolAllocated(T, poolBlock(B).Begin, poolBlock(B).Size, Id, 103, 0);
