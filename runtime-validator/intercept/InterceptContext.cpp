@@ -210,10 +210,12 @@ void InterceptContext::settle() const {
 
 bool InterceptContext::deferring() const {
   // Not while a timeline records (InterceptScope::mayDefer says why). With
-  // replay_thread_all, also with nothing queued ahead: the replay thread
-  // then does the engine's work of every deferrable call.
-  return R.Opts.defer_cuda_ops &&
-         (R.Annotated.hasPending() || (R.Opts.replay_thread_all && R.Replayer.running())) &&
+  // the replay thread, also with nothing queued ahead: the program's threads
+  // then leave the engine to it, whose memory stays on its core (a call that
+  // met the engine directly whenever the thread had just emptied the queue
+  // took its lines back and waited for its lock: more time on the calling
+  // thread than the replay it saved, bench/runtime/README.md).
+  return R.Opts.defer_cuda_ops && (R.Annotated.hasPending() || R.Replayer.running()) &&
          !R.Recording.load(std::memory_order_relaxed);
 }
 

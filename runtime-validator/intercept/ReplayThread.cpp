@@ -138,6 +138,7 @@ void ReplayThread::replayQueued() {
     return R.Streams.resolve(Owner, reinterpret_cast<CUstream>(H), false, Current);
   });
   Replays.fetch_add(1, std::memory_order_relaxed);
+
 }
 
 } // namespace rt

@@ -275,11 +275,14 @@ int main(int Argc, char **Argv) {
     // event), with one missing wait (layer 1,500): long enough that the
     // validator's replay thread (ReplayThread.h) replays while the program
     // queues, so its report must equal the program threads' own replays.
+    // Two kernel names: a name launched from two places is sampled to one
+    // call site after a while (Runtime.cpp, captureNativeOp), which site
+    // depending on how many captures came before.
     pthread_mutex_t Dispatch = PTHREAD_MUTEX_INITIALIZER;
     for (int Layer = 0; Layer < 2000; ++Layer) {
       pthread_mutex_lock(&Dispatch);
       CUdeviceptr W = Pool.allocate(Ag);
-      launch(W, Ag, "touch");
+      launch(W, Ag, "produce");
       pthread_mutex_unlock(&Dispatch);
       if (Layer % 50 == 0) {
         pthread_mutex_t HandOff = PTHREAD_MUTEX_INITIALIZER;
@@ -288,7 +291,7 @@ int main(int Argc, char **Argv) {
       }
       pthread_mutex_lock(&Dispatch);
       order(Compute, Ag);
-      launch(W, Compute, "touch");
+      launch(W, Compute, "consume");
       if (Layer != 1500)
         order(Ag, Compute);
       Pool.release(W);
