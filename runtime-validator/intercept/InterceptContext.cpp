@@ -208,6 +208,10 @@ void InterceptContext::settle() const {
     replayBlockEvents();
 }
 
+bool InterceptContext::deferringBehindQueued() const {
+  return R.Opts.defer_cuda_ops && R.Annotated.hasPending() && !R.Recording.load(std::memory_order_relaxed);
+}
+
 bool InterceptContext::deferring() const {
   // Not while a timeline records (InterceptScope::mayDefer says why). With
   // the replay thread, also with nothing queued ahead: the program's threads
@@ -325,10 +329,15 @@ bool InterceptContext::isTracked(Addr A) const {
 
 // --- allocators --------------------------------------------------------------------
 
+// A stream-ordered free is judged at the release (engine/Engine.h): with an
+// empty queue it goes to the engine at once, even with the replay thread, so
+// that a program that ends abruptly after it (_exit, exec, a crash) has its
+// finding printed; behind queued events it waits its turn. The allocation
+// likewise, so that the two stay in order on the calling thread.
 void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site) const {
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  if (!deferring()) {
+  if (!deferringBehindQueued()) {
     settle();
     R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
   } else if (Ptr && Size) { // what the pool would ignore is not queued
@@ -341,7 +350,7 @@ void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, 
 
 void InterceptContext::freedAsync(Addr Ptr, StreamId S, OpId Site) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  if (!deferring()) {
+  if (!deferringBehindQueued()) {
     settle();
     R.Pool.freedAsync(T, Ptr, S, Site);
   } else if (Ptr) {

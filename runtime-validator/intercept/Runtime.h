@@ -38,6 +38,7 @@
 #include "report/Reporter.h"
 
 #include <atomic>
+#include <unistd.h>
 #include <mutex>
 #include <unordered_map>
 
@@ -75,6 +76,9 @@ public:
   /// Set by the first intercepted call: only processes that used CUDA print a
   /// summary (LD_PRELOAD also reaches shells and helper processes).
   std::atomic<bool> UsedCuda{false};
+  /// The process the runtime attached to: a vfork()'d child shares the
+  /// runtime but not the pid (InterceptProcessEnd.cpp).
+  const pid_t AttachedPid = getpid();
   /// Host synchronization events queued (InterceptThreads.cpp), counted
   /// only for intercept_stats.
   std::atomic<std::uint64_t> HostSyncEvents{0};
