@@ -35,7 +35,9 @@
 // Replaying a few events at each CUDA call paid the engine's cold cache
 // lines on every call: PyTorch's own work between two calls evicts them
 // (bench/runtime/README.md, rtdefer). The engine sees the same events in the
-// same order either way.
+// same order either way. With the replay thread (intercept/ReplayThread.h)
+// the program's threads queue every deferrable call, and drain() runs there
+// too: whoever calls it, batches are applied in the order they were taken.
 //
 // Block accounting (the summary's "blocks per allocation site"): per site,
 // how many distinct blocks it was handed, the most blocks alive at once, and
