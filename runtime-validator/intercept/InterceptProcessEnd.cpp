@@ -55,22 +55,24 @@ void printQueuedFindings() {
   R->Report.drain(*R);
 }
 
-/// How many arguments an execl-style list holds from First to its null,
-/// the null included (a copy of the list is walked).
-std::size_t argumentCount(const char *First, va_list Rest) {
-  std::size_t N = 1;
-  for (const char *Arg = First; Arg; Arg = va_arg(Rest, const char *))
-    ++N;
-  return N;
-}
-
-/// Fills Args (argumentCount entries) from the list; leaves Rest after the
-/// null (execle's environment comes next).
-void fillArguments(char **Args, const char *First, va_list &Rest) {
+/// Calls Exec with an execl-style list's arguments, First to the null, as an
+/// argv on the stack (exec may follow a fork() of a threaded program, where
+/// only async-signal-safe work belongs: no allocation); Rest is left after
+/// the null (execle's environment comes next).
+template <typename Fn> int withArgumentVector(const char *First, va_list &Rest, Fn &&Exec) {
+  va_list Counting;
+  va_copy(Counting, Rest);
+  std::size_t N = 2; // First and the null
+  if (First)
+    while (va_arg(Counting, const char *))
+      ++N;
+  va_end(Counting);
+  auto **Args = static_cast<char **>(alloca(N * sizeof(char *)));
   std::size_t I = 0;
   for (const char *Arg = First; Arg; Arg = va_arg(Rest, const char *))
     Args[I++] = const_cast<char *>(Arg);
   Args[I] = nullptr;
+  return Exec(Args);
 }
 } // namespace
 } // namespace rt
@@ -121,44 +123,28 @@ STREAMLIFE_INTERPOSE int execvpe(const char *File, char *const Argv[], char *con
 // The list forms: glibc's own call execve inside libc, past the interposers
 // above, so they are interposed themselves and end in the vector forms.
 STREAMLIFE_INTERPOSE int execl(const char *Path, const char *Arg, ...) noexcept {
-  // On the stack: exec may follow a fork() of a threaded program, where only
-  // async-signal-safe work belongs (no allocation).
-  va_list Rest, Counting;
+  va_list Rest;
   va_start(Rest, Arg);
-  va_copy(Counting, Rest);
-  std::size_t N = argumentCount(Arg, Counting);
-  va_end(Counting);
-  auto **Args = static_cast<char **>(alloca(N * sizeof(char *)));
-  fillArguments(Args, Arg, Rest);
+  int Rc = withArgumentVector(Arg, Rest, [&](char **Args) { return execv(Path, Args); });
   va_end(Rest);
-  return execv(Path, Args);
+  return Rc;
 }
 
 STREAMLIFE_INTERPOSE int execlp(const char *File, const char *Arg, ...) noexcept {
-  // On the stack: exec may follow a fork() of a threaded program, where only
-  // async-signal-safe work belongs (no allocation).
-  va_list Rest, Counting;
+  va_list Rest;
   va_start(Rest, Arg);
-  va_copy(Counting, Rest);
-  std::size_t N = argumentCount(Arg, Counting);
-  va_end(Counting);
-  auto **Args = static_cast<char **>(alloca(N * sizeof(char *)));
-  fillArguments(Args, Arg, Rest);
+  int Rc = withArgumentVector(Arg, Rest, [&](char **Args) { return execvp(File, Args); });
   va_end(Rest);
-  return execvp(File, Args);
+  return Rc;
 }
 
 STREAMLIFE_INTERPOSE int execle(const char *Path, const char *Arg, ...) noexcept {
-  // On the stack: exec may follow a fork() of a threaded program, where only
-  // async-signal-safe work belongs (no allocation).
-  va_list Rest, Counting;
+  va_list Rest;
   va_start(Rest, Arg);
-  va_copy(Counting, Rest);
-  std::size_t N = argumentCount(Arg, Counting);
-  va_end(Counting);
-  auto **Args = static_cast<char **>(alloca(N * sizeof(char *)));
-  fillArguments(Args, Arg, Rest);
-  char *const *Envp = va_arg(Rest, char *const *);
+  int Rc = withArgumentVector(Arg, Rest, [&](char **Args) {
+    char *const *Envp = va_arg(Rest, char *const *);
+    return execve(Path, Args, Envp);
+  });
   va_end(Rest);
-  return execve(Path, Args, Envp);
+  return Rc;
 }
