@@ -275,9 +275,6 @@ int main(int Argc, char **Argv) {
     // event), with one missing wait (layer 1,500): long enough that the
     // validator's replay thread (ReplayThread.h) replays while the program
     // queues, so its report must equal the program threads' own replays.
-    // Two kernel names: a name launched from two places is sampled to one
-    // call site after a while (Runtime.cpp, captureNativeOp), which site
-    // depending on how many captures came before.
     pthread_mutex_t Dispatch = PTHREAD_MUTEX_INITIALIZER;
     for (int Layer = 0; Layer < 2000; ++Layer) {
       pthread_mutex_lock(&Dispatch);
