@@ -444,6 +444,8 @@ __attribute__((always_inline)) inline void InterceptScope::enter(ProfileSlot Slo
     // A timeline's file is created by the process's first CUDA call.
     if (Context->R.Timeline)
       Context->R.Timeline->start();
+    if (&Context->R == runtime())
+      startReplayThread(Context->R);
   }
   // Block events that annotated allocators queued before this call (PyTorch's
   // ALLOC before the launch that fills the block) come first: replayed now,

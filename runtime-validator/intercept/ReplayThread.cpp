@@ -38,7 +38,8 @@ void pause() {
 } // namespace
 
 bool ReplayThread::start(std::size_t Wake) {
-  if (Started.load(std::memory_order_relaxed))
+  // Two threads' first CUDA calls may both ask: one starts it.
+  if (Claimed.exchange(true, std::memory_order_acq_rel))
     return true;
   WakeAt = Wake < 1 ? 1 : Wake;
   // The thread is the validator's: it takes none of the program's signals

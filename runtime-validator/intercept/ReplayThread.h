@@ -53,9 +53,11 @@ public:
   ReplayThread(const ReplayThread &) = delete;
   ReplayThread &operator=(const ReplayThread &) = delete;
 
-  /// Starts the thread, to be woken once WakeAt events wait. Once, from the
-  /// runtime's attach; false when the thread could not be created (the
-  /// program's threads then replay, as without it).
+  /// Starts the thread, to be woken once WakeAt events wait: at the
+  /// process's first intercepted CUDA call (a shell or compiler that the
+  /// preload reaches and that never calls CUDA gets no thread); a second call
+  /// does nothing. False when the thread could not be created (the program's
+  /// threads then replay, as without it).
   bool start(std::size_t WakeAt);
   bool running() const { return Started.load(std::memory_order_acquire); }
 
@@ -87,6 +89,7 @@ private:
   ValidatorRuntime &R;
   /// Never, until started.
   std::size_t WakeAt = ~std::size_t(0);
+  std::atomic<bool> Claimed{false};
   std::atomic<bool> Started{false};
   std::atomic<bool> Stopping{false};
   /// The futex word: 1 while the thread sleeps or is about to. On a line of

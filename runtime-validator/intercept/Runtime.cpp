@@ -314,6 +314,16 @@ __attribute__((noinline)) OpId capturePythonOp(ValidatorRuntime &R, NameId Name)
 }
 } // namespace
 
+void startReplayThread(ValidatorRuntime &R) {
+  // Not while a timeline records: its lanes follow the replay order, which
+  // only the calls' own replays keep (InterceptScope::mayDefer).
+  if (!R.Opts.replay_thread || !R.Opts.defer_cuda_ops || !R.Opts.timeline.empty())
+    return;
+  if (!R.Replayer.start(static_cast<std::size_t>(R.Opts.replay_thread_wake)) && R.Opts.verbosity > 0)
+    std::fprintf(validatorLog(), "streamlife: note: no replay thread (pid %d): the program's threads replay\n",
+                 getpid());
+}
+
 OpId captureOp(ValidatorRuntime &R, NameId Name) {
   if (R.Opts.stack_depth > 0 && pythonStacksAttached())
     return capturePythonOp(R, Name);
@@ -386,12 +396,6 @@ __attribute__((constructor)) static void attachToProcess() {
   TheRuntime.store(R, std::memory_order_release);
   if (AtEntryPoints)
     setDriverEntryPointRuntime(R);
-  // Not while a timeline records: its lanes follow the replay order, which
-  // only the calls' own replays keep (InterceptScope::mayDefer).
-  if (Opts.replay_thread && Opts.defer_cuda_ops && Opts.timeline.empty() &&
-      !R->Replayer.start(static_cast<std::size_t>(Opts.replay_thread_wake)) && Opts.verbosity > 0)
-    std::fprintf(validatorLog(), "streamlife: note: no replay thread (pid %d): the program's threads replay\n",
-                 getpid());
   std::atexit(atExit);
   pthread_atfork(nullptr, nullptr, inForkedChild);
   if (Opts.verbosity > 0) {

@@ -100,6 +100,10 @@ private:
   std::unordered_map<OpId, std::uint64_t> SiteKeys;
 };
 
+/// The replay thread (ReplayThread.h) when the options ask for it: at the
+/// process's first intercepted CUDA call.
+void startReplayThread(ValidatorRuntime &R);
+
 /// Interns "what did this" with the calling thread's call site (see
 /// InterceptContext::op).
 OpId captureOp(ValidatorRuntime &R, NameId Name);
