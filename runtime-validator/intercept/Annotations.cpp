@@ -62,6 +62,10 @@ void pushBlockEvent(BlockEvent::Kind What, int Allocator, const void *Ptr, std::
   ValidatorRuntime *R = runtime();
   if (!R || !Ptr)
     return;
+  // Validator code from here: a signal handler that ends the process on this
+  // thread meanwhile (abort, _exit) must not replay the queue whose lock the
+  // push may hold (InterceptProcessEnd.cpp).
+  ValidatorCode Running;
   InterceptContext I(*R);
   ProfileTimer Timer(ProfileCallback::BlockEvents);
   if (!I.allocatorKnown(Allocator))
@@ -118,6 +122,7 @@ STREAMLIFE_EXPORT void __streamlife_buffer_accessed(const void *Ptr, size_t Size
   ValidatorRuntime *R = runtime();
   if (!R || !Ptr || !Size)
     return;
+  ValidatorCode Running; // as pushBlockEvent's
   InterceptContext I(*R);
   ProfileTimer Timer(ProfileCallback::BlockEvents);
   static std::atomic<NameId> Name{0};

@@ -12,7 +12,8 @@
 // as ever.
 //
 // Only the program's own calls in the process the runtime attached to: one
-// from inside the validator (its locks may be held), one from a vfork()'d
+// from inside the validator (its locks may be held: a signal handler that
+// interrupted a push, an interposer or a CUDA call on the same thread), one from a vfork()'d
 // child (it shares the parent's memory while the parent's threads run; exec
 // there is how Python starts a subprocess) and one from a process that never
 // used CUDA pass straight on. A crash (a fatal signal) is not covered: the
