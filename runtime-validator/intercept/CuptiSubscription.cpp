@@ -84,13 +84,13 @@ std::string cuptiError(CUptiResult Rc) {
 
 } // namespace
 
-void drainQueuedEventsOutsideCuda(ValidatorRuntime &R) {
+bool drainQueuedEventsOutsideCuda(ValidatorRuntime &R) {
   if (DriverCallGuard::inside())
-    return;
+    return false;
   DriverCallGuard Guard; // stream resolution may call the driver
-  R.LongQueueDrains.fetch_add(1, std::memory_order_relaxed);
   InterceptContext(R).replayBlockEvents();
   R.Report.drain(R);
+  return true;
 }
 
 bool subscribeCupti(ValidatorRuntime &R, std::string &Why) {

@@ -145,8 +145,8 @@ void InterceptContext::released(Addr Base, ReleaseKind Kind, StreamId S, OpId Si
 void InterceptContext::launched(StreamId S, const std::vector<Range> &Touched, OpId Op) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   if (deferring()) {
-    R.Annotated.pushTouched(T, S, Touched.data(), Touched.size(), Op);
-    deferredOne(redundant_sync::Queued::Access);
+    deferredOne(redundant_sync::Queued::Access,
+                R.Annotated.pushTouched(T, S, Touched.data(), Touched.size(), Op));
   } else {
     settle();
     R.Eng.launched(T, S, Touched, Op);
@@ -184,23 +184,21 @@ std::size_t InterceptContext::launchedWithPointerWords(StreamId S, const Pointer
 }
 
 void InterceptContext::recordDeferred(Handle Event, StreamId S) const {
-  R.Annotated.pushEventRecorded(T, Event, S);
-  deferredOne(redundant_sync::Queued::Access);
+  deferredOne(redundant_sync::Queued::Access, R.Annotated.pushEventRecorded(T, Event, S));
 }
 
 void InterceptContext::waitDeferred(StreamId S, Handle Event) const {
-  R.Annotated.pushStreamWaited(T, S, Event);
-  deferredOne(redundant_sync::Queued::Access);
+  deferredOne(redundant_sync::Queued::Access, R.Annotated.pushStreamWaited(T, S, Event));
 }
 
-void InterceptContext::deferredOne(redundant_sync::Queued What) const {
+void InterceptContext::deferredOne(redundant_sync::Queued What, std::size_t Unapplied) const {
   if (detail::CountingLaunches)
     R.Launches.deferred();
   // To the filter, an operation that enters the engine later, as the
   // allocators' block events do (a launch, record, wait, copy or set as a
   // declared access: only a thread's first one changes its clock).
   redundant_sync::thisThread().queued(What);
-  R.Replayer.nudge(R.Annotated.unapplied());
+  R.Replayer.nudge(Unapplied);
 }
 
 void InterceptContext::settle() const {
@@ -225,8 +223,7 @@ bool InterceptContext::deferring() const {
 
 std::size_t InterceptContext::launchDeferred(StreamId S, const PointerWord *Words, std::size_t Count,
                                              OpId Op, OpId GenericOp) const {
-  R.Annotated.pushLaunch(T, S, Words, Count, Op, GenericOp);
-  deferredOne(redundant_sync::Queued::Access);
+  deferredOne(redundant_sync::Queued::Access, R.Annotated.pushLaunch(T, S, Words, Count, Op, GenericOp));
   return 0;
 }
 
@@ -312,8 +309,7 @@ void InterceptContext::eventDestroyed(Handle Event) const {
   // names the handle next (a record of an event created again with it, a
   // wait) is queued behind the destruction, or replays it first.
   if (deferring()) {
-    R.Annotated.pushEventDestroyed(T, Event);
-    deferredOne(redundant_sync::Queued::Access);
+    deferredOne(redundant_sync::Queued::Access, R.Annotated.pushEventDestroyed(T, Event));
   } else {
     settle();
     R.Eng.eventDestroyed(T, Event);
@@ -341,8 +337,8 @@ void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, 
     settle();
     R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
   } else if (Ptr && Size) { // what the pool would ignore is not queued
-    R.Annotated.pushPoolAllocated(T, Ptr, Size, S, Site, Device);
-    deferredOne(redundant_sync::Queued::Allocation);
+    deferredOne(redundant_sync::Queued::Allocation,
+                R.Annotated.pushPoolAllocated(T, Ptr, Size, S, Site, Device));
   }
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire))
     TL->allocated(T, Range{Ptr, Size}, /*Pool=*/true, S, Site);
@@ -354,8 +350,7 @@ void InterceptContext::freedAsync(Addr Ptr, StreamId S, OpId Site) const {
     settle();
     R.Pool.freedAsync(T, Ptr, S, Site);
   } else if (Ptr) {
-    R.Annotated.pushPoolFreed(T, Ptr, S, Site);
-    deferredOne(redundant_sync::Queued::BlockRelease);
+    deferredOne(redundant_sync::Queued::BlockRelease, R.Annotated.pushPoolFreed(T, Ptr, S, Site));
   }
   if (TimelineRecorder *TL = R.Recording.load(std::memory_order_acquire)) {
     TL->releaseRequested(T, Ptr, S, Site);

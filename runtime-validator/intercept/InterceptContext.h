@@ -242,9 +242,10 @@ private:
   __attribute__((noinline)) std::size_t launchDeferred(StreamId S, const PointerWord *Words, std::size_t Count,
                                                        OpId Op, OpId GenericOp) const;
   __attribute__((noinline)) void recordDeferred(Handle Event, StreamId S) const;
-  /// A call's engine work queued: counted (intercept_stats) and told to the
-  /// thread's filter as What.
-  void deferredOne(redundant_sync::Queued What) const;
+  /// A call's engine work queued: counted (intercept_stats), told to the
+  /// thread's filter as What, and the replay thread nudged with the events
+  /// its push left unapplied (the push's answer, not read again).
+  void deferredOne(redundant_sync::Queued What, std::size_t Unapplied) const;
   __attribute__((noinline)) void waitDeferred(StreamId S, Handle Event) const;
   __attribute__((noinline)) void streamWaitsEventObserved(StreamId S, Handle Event) const;
   /// stream() while self-profiling (out of line: the timer's state).

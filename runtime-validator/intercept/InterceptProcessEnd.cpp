@@ -21,7 +21,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "intercept/DriverCallTable.h"
 #include "intercept/InterceptContext.h"
 #include "intercept/RealFunction.h"
 #include "intercept/Runtime.h"
@@ -47,13 +46,10 @@ void printQueuedFindings() {
   if (ValidatorCode::running())
     return;
   ValidatorRuntime *R = runtime();
-  if (!R || !R->UsedCuda.load(std::memory_order_acquire) || getpid() != R->AttachedPid ||
-      DriverCallGuard::inside())
+  if (!R || !R->UsedCuda.load(std::memory_order_acquire) || getpid() != R->AttachedPid)
     return;
-  DriverCallGuard Guard; // stream resolution may call the driver
   ValidatorCode Running;
-  InterceptContext(*R).replayBlockEvents();
-  R->Report.drain(*R);
+  drainQueuedEventsOutsideCuda(*R);
 }
 
 /// Calls Exec with an execl-style list's arguments, First to the null, as an

@@ -48,10 +48,6 @@
 namespace streamlife {
 namespace rt {
 
-/// Drains the event queue from a host thread outside any CUDA call
-/// (CuptiSubscription.cpp: our own driver calls must not come back).
-void drainQueuedEventsOutsideCuda(ValidatorRuntime &R);
-
 namespace {
 /// True when the process used CUDA: before that, no clock holds anything a
 /// later check could use.
@@ -225,7 +221,8 @@ void destroyed(ValidatorRuntime &R, SyncId Id) {
 __attribute__((noinline, cold)) void drainLongQueue(ValidatorRuntime &R) {
   ProfileTimer Timer(ProfileCallback::HostSync);
   ValidatorCode Running;
-  drainQueuedEventsOutsideCuda(R);
+  if (drainQueuedEventsOutsideCuda(R))
+    R.LongQueueDrains.fetch_add(1, std::memory_order_relaxed);
 }
 /// After the real release: keeps a queue that CUDA calls do not drain
 /// bounded (Unapplied: the events queued and not applied before it). The

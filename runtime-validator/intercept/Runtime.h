@@ -100,6 +100,12 @@ private:
   std::unordered_map<OpId, std::uint64_t> SiteKeys;
 };
 
+/// Replays the event queue and prints its findings from a host thread outside
+/// any CUDA call (a long queue of lock events, a process ending without exit
+/// handlers); false, and nothing done, from inside our own driver calls,
+/// which must not come back (CuptiSubscription.cpp).
+bool drainQueuedEventsOutsideCuda(ValidatorRuntime &R);
+
 /// The replay thread (ReplayThread.h) when the options ask for it: at the
 /// process's first intercepted CUDA call.
 void startReplayThread(ValidatorRuntime &R);
