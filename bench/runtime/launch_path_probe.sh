@@ -14,10 +14,16 @@
 #   streamlife-nostacks  the validator without call-site capture (stack_depth=0,
 #                     python_stacks=0)
 #   streamlife-profile   the validator with self_profile=1 (its own time per call)
+#   streamlife-nothread  the validator without its replay thread (replay_thread=0):
+#                     the launch, record and wait applied on the program's thread
+#   streamlife-nothread-profile  the same with self_profile=1
 # and prints the median host µs per step of each, its cost over plain, and the
 # mutex locks per step.
 #
 #   bench/runtime/launch_path_probe.sh BUILD_DIR [--repeat R] [--launches N] [--cpus LIST] [--sampler LIB]
+#                                      [--modes M1,M2,...]
+#
+# --modes runs only those modes (plain is always run: the costs are over it).
 #
 # --sampler LIB (build/bench/runtime/libstreamlife_cpu_sampler.so) adds one run
 # of plain and of streamlife under the CPU sampler and prints the CPU µs per
@@ -32,16 +38,17 @@
 # Needs nvcc, g++ and CUPTI (the GPU machine). Exit 0, 1 when a run failed,
 # 2 on bad usage or a missing tool.
 set -euo pipefail
-usage() { echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--cpus LIST] [--sampler LIB]" >&2; exit 2; }
+usage() { echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--cpus LIST] [--sampler LIB] [--modes M1,M2,...]" >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 build_dir=$(cd "$1" 2>/dev/null && pwd) || { echo "error: build directory '$1' does not exist" >&2; exit 2; }
 shift
-repeat=3 launches=100000 pin=() sampler=""
+repeat=3 launches=100000 pin=() sampler="" wanted=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --repeat) repeat=${2:?}; shift 2 ;;
     --launches) launches=${2:?}; shift 2 ;;
     --cpus) pin=(taskset -c "${2:?}"); shift 2 ;;
+    --modes) wanted=${2:?}; shift 2 ;;
     --sampler) sampler=$(cd "$(dirname "${2:?}")" && pwd)/$(basename "$2"); shift 2
                [[ -f $sampler ]] || { echo "error: --sampler: no such file: $2" >&2; exit 2; } ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
@@ -82,10 +89,22 @@ run_mode() { # MODE -> prints "host_us_per_launch_median" of one run; the probe 
     streamlife) "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
     streamlife-nostacks) STREAMLIFE_OPTIONS=stack_depth=0:python_stacks=0 "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
     streamlife-profile) STREAMLIFE_OPTIONS=self_profile=1 "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
+    streamlife-nothread) STREAMLIFE_OPTIONS=replay_thread=0 "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
+    streamlife-nothread-profile)
+      STREAMLIFE_OPTIONS=replay_thread=0:self_profile=1 "$streamlife" run -- "${cmd[@]}" 2>"$out/$mode.log" ;;
   esac | sed -n 's/.*host_us_per_launch_median=\([0-9.]*\).*/\1/p'
 }
 
-modes=(plain cupti-noop cupti-subscribed mutex-count streamlife streamlife-nostacks streamlife-profile)
+all_modes=(plain cupti-noop cupti-subscribed mutex-count streamlife streamlife-nostacks streamlife-profile
+           streamlife-nothread streamlife-nothread-profile)
+modes=("${all_modes[@]}")
+if [[ -n $wanted ]]; then
+  modes=(plain)
+  for m in ${wanted//,/ }; do
+    [[ " ${all_modes[*]} " == *" $m "* ]] || { echo "error: --modes: unknown mode '$m'" >&2; exit 2; }
+    [[ $m == plain ]] || modes+=("$m")
+  done
+fi
 declare -A samples
 for ((r = 0; r < repeat; ++r)); do
   for m in "${modes[@]}"; do
@@ -94,7 +113,7 @@ for ((r = 0; r < repeat; ++r)); do
     samples[$m]+="$v "
   done
 done
-locks=$(sed -n 's/.*mutex_locks=\([0-9]*\).*/\1/p' "$out/mutex-count.probe")
+locks=$(sed -n 's/.*mutex_locks=\([0-9]*\).*/\1/p' "$out/mutex-count.probe" 2>/dev/null || true)
 python3 - "$launches" "${locks:-0}" "${modes[@]}" <<PY
 import statistics, sys
 launches, locks, modes = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
@@ -107,17 +126,24 @@ for m in modes:
     med = statistics.median(samples[m])
     print(f"| {m} | {med:.3f} | {med - plain:+.3f} | {' '.join(f'{v:.3f}' for v in samples[m])} |")
 PY
-grep -h "self-profile" "$out/streamlife-profile.log" | head -40 || true
+for m in streamlife-profile streamlife-nothread-profile; do
+  [[ " ${modes[*]} " == *" $m "* ]] || continue
+  echo "$m:"
+  grep -h "self-profile" "$out/$m.log" | head -40 || true
+done
 if [[ -n $sampler ]]; then
   # One more run of each under the sampler (launch_bound's process only: not streamlife's launcher).
-  for m in plain streamlife; do
+  # With the replay thread its samples are the process's too: they are listed under its own symbols.
+  sampled=(plain streamlife streamlife-nothread)
+  for m in "${sampled[@]}"; do
     rm -f "$out/$m.samples".*
     cmd=("${pin[@]}" "$out/launch_bound" --launches "$launches")
     [[ $m == streamlife ]] && cmd=("$streamlife" run -- "${cmd[@]}")
+    [[ $m == streamlife-nothread ]] && cmd=("$streamlife" run --replay-thread=0 -- "${cmd[@]}")
     LD_PRELOAD=$sampler STREAMLIFE_SAMPLER_OUT=$out/$m.samples STREAMLIFE_SAMPLER_ONLY=launch_bound \
       "${cmd[@]}" >"$out/$m.sampled.log" 2>&1 || { echo "error: $m failed under the sampler (see $out)" >&2; exit 1; }
   done
   echo "CPU samples of the timed steps, µs per step (a launch, an event record and a wait):"
-  python3 "$here/cpu_samples.py" --compare "plain:$out/plain.samples.[0-9]*" "streamlife:$out/streamlife.samples.[0-9]*" \
-    --log-of "plain:$out/plain.sampled.log" "streamlife:$out/streamlife.sampled.log" --steps "$launches" --us --top 40
+  python3 "$here/cpu_samples.py" --compare $(for m in "${sampled[@]}"; do echo "$m:$out/$m.samples.[0-9]*"; done) \
+    --log-of $(for m in "${sampled[@]}"; do echo "$m:$out/$m.sampled.log"; done) --steps "$launches" --us --top 40
 fi

@@ -18,11 +18,17 @@ namespace streamlife {
 namespace rt {
 
 namespace {
-// Once the queue is empty the thread looks again a few times, close together
-// (the rest of a burst: a step's launches and lock handovers come
-// microseconds apart), then naps between looks (the gaps of a step), then
-// sleeps on the futex until a queueing thread wakes it. Napping instead of
-// spinning keeps the queue's head line with the queueing threads: a look
+// While the queue grows the thread lets it: it replays once WakeAt events
+// wait, or once a look finds no event queued since the last one (the burst
+// is over). Taking each event as it comes moved every event's lines, the
+// queue's lock and its count between two cores: a launch-bound loop (a
+// launch, a record and a wait every few µs) paid 0.5 µs a step more with
+// the thread than without it (bench/runtime/README.md, "the replay thread's
+// batches"). Once the queue is empty the thread looks again a few times,
+// close together (the rest of a burst: a step's launches and lock handovers
+// come microseconds apart), then naps between looks (the gaps of a step),
+// then sleeps on the futex until a queueing thread wakes it. Napping instead
+// of spinning keeps the queue's head line with the queueing threads: a look
 // reads it, and the next push then misses on it. Waking instead of napping
 // costs the waker a system call.
 constexpr unsigned QuickLooks = 8;
@@ -30,10 +36,12 @@ constexpr unsigned PausesBetweenQuickLooks = 32; // about 1-4 µs
 constexpr unsigned Naps = 2500;                  // about 50-100 ms of looks, then sleep
 constexpr long NapNs = 20000;
 
-void pause() {
+void pauseBetweenLooks() {
+  for (unsigned I = 0; I < PausesBetweenQuickLooks; ++I) {
 #if defined(__x86_64__)
-  __builtin_ia32_pause();
+    __builtin_ia32_pause();
 #endif
+  }
 }
 } // namespace
 
@@ -104,13 +112,20 @@ void ReplayThread::loop() {
   prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   // Asleep first: the first nudge gives the thread its waker's context.
   unsigned Idle = QuickLooks + Naps;
+  std::size_t SeenLastLook = 0;
   while (!Stopping.load(std::memory_order_acquire)) {
-    if (R.Annotated.hasPending()) {
+    std::size_t Pending = R.Annotated.unapplied();
+    ReplayLook Next = afterLook(Pending, SeenLastLook, WakeAt);
+    if (Next == ReplayLook::LookSoon) {
+      SeenLastLook = Pending;
+      Idle = 0;
+      pauseBetweenLooks();
+    } else if (Next == ReplayLook::Replay) {
       replayQueued();
+      SeenLastLook = 0;
       Idle = 0;
     } else if (++Idle <= QuickLooks) {
-      for (unsigned I = 0; I < PausesBetweenQuickLooks; ++I)
-        pause();
+      pauseBetweenLooks();
     } else if (Idle <= QuickLooks + Naps) {
       timespec Nap{0, NapNs};
       nanosleep(&Nap, nullptr);

@@ -10,9 +10,10 @@
 // "the replay thread"), spent on the thread that runs the step.
 //
 // This thread replays the queue beside the program: woken once
-// replay_thread_wake events wait, it replays what is queued, looks again
-// close together, then every 20 µs, and sleeps on a futex after about 50 ms
-// of an empty queue. The engine meets the same events in
+// replay_thread_wake events wait, it replays what is queued in batches (once
+// that many wait, or once the queue has stopped growing between two looks),
+// looks again close together, then every 20 µs, and sleeps on a futex after
+// about 50 ms of an empty queue. The engine meets the same events in
 // the same order whoever replays them (drain() applies batches in the order
 // they were queued, under one lock), so the findings do not change; a call
 // that needs the engine's state still replays what is left itself, after the
@@ -46,6 +47,26 @@ namespace streamlife {
 namespace rt {
 
 class ValidatorRuntime;
+
+/// What the replay thread does after a look at the queue.
+enum class ReplayLook {
+  Replay,   ///< replay what is queued now
+  LookSoon, ///< the queue is growing: let it, and look again close after
+  Idle,     ///< nothing queued: look again later, nap, or sleep
+};
+
+/// The thread's batching rule: a queue of Pending unapplied events is
+/// replayed once WakeAt of them wait, or once it has stopped growing
+/// (SeenLastLook: what the previous look found, 0 after a replay). Taking
+/// each event as it came moved every event's lines between the queueing
+/// core and the thread's (ReplayThread.cpp).
+constexpr ReplayLook afterLook(std::size_t Pending, std::size_t SeenLastLook, std::size_t WakeAt) {
+  if (!Pending)
+    return ReplayLook::Idle;
+  if (Pending < WakeAt && Pending != SeenLastLook)
+    return ReplayLook::LookSoon;
+  return ReplayLook::Replay;
+}
 
 class ReplayThread {
 public:
