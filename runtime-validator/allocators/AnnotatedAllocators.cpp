@@ -2,6 +2,7 @@
 #include "allocators/AnnotatedAllocators.h"
 
 #include <algorithm>
+#include <ctime>
 
 namespace streamlife {
 namespace rt {
@@ -205,7 +206,10 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   if (!hasPending())
     return;
   // Waiting here for another thread's batch is the point: see QueueHead.
-  std::lock_guard<FutexMutex> Drain(DrainLock);
+  // The clock is read only when there is a wait.
+  if (!DrainLock.try_lock())
+    waitForDrainer();
+  std::lock_guard<FutexMutex> Drain(DrainLock, std::adopt_lock);
   {
     std::lock_guard<FutexMutex> Guard(Head.Lock);
     Batch.swap(Head.Queue);
@@ -260,6 +264,17 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
     std::vector<PointerWord>().swap(BatchWords);
   if (BatchRanges.capacity() > 1 << 16)
     std::vector<Range>().swap(BatchRanges);
+}
+
+void AnnotatedAllocators::waitForDrainer() {
+  timespec Start{}, End{};
+  clock_gettime(CLOCK_MONOTONIC, &Start);
+  DrainLock.lock();
+  clock_gettime(CLOCK_MONOTONIC, &End);
+  const std::int64_t Ns = (static_cast<std::int64_t>(End.tv_sec) - Start.tv_sec) * 1000000000 +
+                          (End.tv_nsec - Start.tv_nsec);
+  WaitedDrains.fetch_add(1, std::memory_order_relaxed);
+  WaitedDrainNs.fetch_add(static_cast<std::uint64_t>(Ns > 0 ? Ns : 0), std::memory_order_relaxed);
 }
 
 void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &Resolve) {

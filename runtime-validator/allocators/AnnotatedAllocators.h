@@ -184,6 +184,17 @@ public:
   /// released memory (Engine::launchedWithPointerWords' answer, which a
   /// deferred launch's caller could not wait for).
   std::size_t ignoredGenericWords() const { return IgnoredGenericWords.load(std::memory_order_relaxed); }
+  /// Drains that found another thread applying its batch, and the time they
+  /// waited for it (intercept_stats): a thread that needs the engine's state
+  /// waits for the replay thread's batch, and for as long as that thread is
+  /// off its core.
+  struct DrainWaits {
+    std::uint64_t Count = 0;
+    std::uint64_t Nanoseconds = 0;
+  };
+  DrainWaits drainWaits() const {
+    return {WaitedDrains.load(std::memory_order_relaxed), WaitedDrainNs.load(std::memory_order_relaxed)};
+  }
   /// True on a thread inside drain(): the stream resolution that drain
   /// calls must not drain again (StreamResolver's new streams drain first).
   static bool drainingOnThisThread() { return Draining; }
@@ -397,6 +408,11 @@ private:
   std::vector<Range> TouchedNow;
   BlockEvents *StreamOrdered = nullptr;
   std::atomic<std::size_t> IgnoredGenericWords{0};
+  /// drainWaits(); written only by a drain that waited.
+  std::atomic<std::uint64_t> WaitedDrains{0};
+  std::atomic<std::uint64_t> WaitedDrainNs{0};
+  /// Takes DrainLock from another drainer, timing the wait.
+  void waitForDrainer();
   static inline thread_local bool Draining = false;
   /// The host events of a run, waiting for the engine; as long as the longest
   /// batch since the last shrink (drain writes them in place).

@@ -35,6 +35,11 @@ public:
       return;
     lockContended(Seen);
   }
+  /// Takes it only when it is free (Lockable).
+  bool try_lock() {
+    int Seen = Free;
+    return State.compare_exchange_strong(Seen, Locked, std::memory_order_acquire);
+  }
   void unlock() {
     if (__builtin_expect(State.exchange(Free, std::memory_order_release) == Waited, 0))
       wakeOne();

@@ -165,6 +165,11 @@ void finishProcess() {
       std::fprintf(validatorLog(), "streamlife: intercept-stats: replay thread: woken %llu times, %llu replays\n",
                    static_cast<unsigned long long>(R->Replayer.wakes()),
                    static_cast<unsigned long long>(R->Replayer.replays()));
+    AnnotatedAllocators::DrainWaits Waits = R->Annotated.drainWaits();
+    std::fprintf(validatorLog(),
+                 "streamlife: intercept-stats: replays that waited for another thread's batch: %llu, %.3f ms in "
+                 "all\n",
+                 static_cast<unsigned long long>(Waits.Count), static_cast<double>(Waits.Nanoseconds) / 1e6);
   }
   if (R->Opts.self_profile && R->UsedCuda.load())
     R->Profile.print(stderr);

@@ -530,3 +530,36 @@ TEST(AnnotatedAllocatorsSites, EachOpIsAskedOnceAndCountsAtItsSite) {
     Got[A.SiteKey] += A.Allocations;
   EXPECT_EQ(Got, Expected);
 }
+
+namespace {
+
+// A drain that finds another thread applying its batch waits for it, and the
+// wait is counted and timed (intercept_stats' "replays that waited"): the
+// replay thread's batch is what a program thread that needs the engine waits
+// for. The first drainer's resolver holds its batch open until the second
+// thread is on its way in.
+TEST_F(AnnotatedAllocatorsTest, ADrainThatWaitsForAnotherThreadsBatchIsCountedAndTimed) {
+  EXPECT_EQ(Annotated.drainWaits().Count, 0u);
+  push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
+  std::atomic<bool> Inside{false};
+  std::thread First([&] {
+    Annotated.drain([&](ThreadId, Handle H) {
+      Inside.store(true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      return H == AgHandle ? Ag : Compute;
+    });
+  });
+  while (!Inside.load())
+    std::this_thread::yield();
+  drain(); // the first batch is still being applied: pending, and DrainLock held
+  First.join();
+  AnnotatedAllocators::DrainWaits Waits = Annotated.drainWaits();
+  EXPECT_EQ(Waits.Count, 1u);
+  EXPECT_GE(Waits.Nanoseconds, 10u * 1000 * 1000);
+  // A drain with nobody else applying does not wait.
+  push(BlockEvent::Kind::ReleaseRequested, BlockA, AgHandle, 2);
+  drain();
+  EXPECT_EQ(Annotated.drainWaits().Count, 1u);
+}
+
+} // namespace
