@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <ctime>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 namespace streamlife {
 namespace rt {
 
@@ -52,11 +56,24 @@ std::string AnnotatedAllocators::allocatorName(int Id) const {
   return R ? R->Name : std::string();
 }
 
+#if defined(__x86_64__)
+namespace {
+bool cpuHasPrefetchW() {
+  unsigned Eax = 0, Ebx = 0, Ecx = 0, Edx = 0;
+  return __get_cpuid(0x80000001, &Eax, &Ebx, &Ecx, &Edx) && (Ecx & bit_PRFCHW);
+}
+} // namespace
+const bool AnnotatedAllocators::CanPrefetchForWrite = cpuHasPrefetchW();
+#else
+const bool AnnotatedAllocators::CanPrefetchForWrite = false;
+#endif
+
 void AnnotatedAllocators::push(const BlockEvent &Event) {
   std::lock_guard<FutexMutex> Guard(Head.Lock);
   if (Event.Allocator) // not a host synchronization event nor a declared access
     noteQueued(Event);
   Head.Queue.push_back(Event);
+  claimNextLines(Head.Queue);
   countPushed();
 }
 
@@ -64,12 +81,14 @@ void AnnotatedAllocators::pushOfKnownAllocator(const BlockEvent &Event) {
   std::lock_guard<FutexMutex> Guard(Head.Lock);
   noteQueuedOfKnownAllocator(Event);
   Head.Queue.push_back(Event);
+  claimNextLines(Head.Queue);
   countPushed();
 }
 
 std::size_t AnnotatedAllocators::pushDeferred(const BlockEvent &Event) {
   std::lock_guard<FutexMutex> Guard(Head.Lock);
   Head.Queue.push_back(Event);
+  claimNextLines(Head.Queue);
   return countPushed() - Head.Applied.load(std::memory_order_relaxed);
 }
 
@@ -81,6 +100,8 @@ std::size_t AnnotatedAllocators::pushDeferredWithItems(BlockEvent Event, std::ve
   Event.Allocator = static_cast<int>(Count);
   Arena.insert(Arena.end(), Items, Items + Count);
   Head.Queue.push_back(Event);
+  claimNextLines(Head.Queue);
+  claimNextLines(Arena);
   return countPushed() - Head.Applied.load(std::memory_order_relaxed);
 }
 
@@ -151,6 +172,7 @@ bool AnnotatedAllocators::pushReleaseOfKnownAllocatorNamedByRequest(const BlockE
   queuedRelease(*Life);
   Head.Queue.push_back(Event);
   Head.Queue.back().Site = NoOp; // never reported: replay names the request's site
+  claimNextLines(Head.Queue);
   countPushed();
   return true;
 }

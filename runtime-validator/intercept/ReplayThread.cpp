@@ -18,23 +18,33 @@ namespace streamlife {
 namespace rt {
 
 namespace {
-// While the queue grows the thread lets it: it replays once WakeAt events
-// wait, or once a look finds no event queued since the last one (the burst
-// is over). Taking each event as it comes moved every event's lines, the
-// queue's lock and its count between two cores: a launch-bound loop (a
-// launch, a record and a wait every few µs) paid 0.5 µs a step more with
-// the thread than without it (bench/runtime/README.md, "the replay thread's
-// batches"). Once the queue is empty the thread looks again a few times,
-// close together (the rest of a burst: a step's launches and lock handovers
-// come microseconds apart), then naps between looks (the gaps of a step),
-// then sleeps on the futex until a queueing thread wakes it. Napping instead
-// of spinning keeps the queue's head line with the queueing threads: a look
-// reads it, and the next push then misses on it. Waking instead of napping
-// costs the waker a system call.
+// While the queue grows the thread lets it, napping between looks: it
+// replays once WakeAt events wait, or once a look finds no event queued
+// since the last one (the burst is over). Taking each event as it came moved
+// every event's lines, the queue's lock and its count between two cores: a
+// launch-bound loop (a launch, a record and a wait every few µs) paid 0.5 µs
+// a step more with the thread than without it on the H200. Looking again
+// after a pause instead of a nap still replayed about one event at a time
+// there: a pause loop is shorter than the gap between two CUDA calls, so
+// every look found the burst "over" (bench/runtime/README.md, "the replay
+// thread's batches"). Once the queue is empty the thread looks again a few
+// times, close together (the rest of a burst: a step's launches and lock
+// handovers come microseconds apart), then naps between looks (the gaps of
+// a step), then sleeps on the futex until a queueing thread wakes it.
+// Napping instead of spinning keeps the queue's head line with the queueing
+// threads: a look reads it, and the next push then misses on it. Waking
+// instead of napping costs the waker a system call. A nap is as long as the
+// kernel makes it: NapNs asks for 20 µs, a guest's timer may give 50-60.
 constexpr unsigned QuickLooks = 8;
 constexpr unsigned PausesBetweenQuickLooks = 32; // about 1-4 µs
 constexpr unsigned Naps = 2500;                  // about 50-100 ms of looks, then sleep
 constexpr long NapNs = 20000;
+constexpr long GrowingNapNs = 5000; // between looks at a growing queue
+
+void nap(long Ns = NapNs) {
+  timespec Nap{0, Ns};
+  nanosleep(&Nap, nullptr);
+}
 
 void pauseBetweenLooks() {
   for (unsigned I = 0; I < PausesBetweenQuickLooks; ++I) {
@@ -119,7 +129,7 @@ void ReplayThread::loop() {
     if (Next == ReplayLook::LookSoon) {
       SeenLastLook = Pending;
       Idle = 0;
-      pauseBetweenLooks();
+      nap(GrowingNapNs);
     } else if (Next == ReplayLook::Replay) {
       replayQueued();
       SeenLastLook = 0;
@@ -127,8 +137,7 @@ void ReplayThread::loop() {
     } else if (++Idle <= QuickLooks) {
       pauseBetweenLooks();
     } else if (Idle <= QuickLooks + Naps) {
-      timespec Nap{0, NapNs};
-      nanosleep(&Nap, nullptr);
+      nap();
     } else {
       sleepUntilNudged();
       Idle = 0;

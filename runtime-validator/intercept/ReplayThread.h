@@ -11,9 +11,9 @@
 //
 // This thread replays the queue beside the program: woken once
 // replay_thread_wake events wait, it replays what is queued in batches (once
-// that many wait, or once the queue has stopped growing between two looks),
-// looks again close together, then every 20 µs, and sleeps on a futex after
-// about 50 ms of an empty queue. The engine meets the same events in
+// that many wait, or once the queue has stopped growing between two looks,
+// napping between them), looks again close together, then every 20 µs, and
+// sleeps on a futex after about 50 ms of an empty queue. The engine meets the same events in
 // the same order whoever replays them (drain() applies batches in the order
 // they were queued, under one lock), so the findings do not change; a call
 // that needs the engine's state still replays what is left itself, after the

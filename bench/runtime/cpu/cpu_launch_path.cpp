@@ -14,7 +14,7 @@
 // is the validator's own host time per launch (cpu_launch_path.sh pairs them).
 //
 //   cpu_launch_path [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--destroy-locks]
-//                   [--blocks L] [--async-allocs A] [--evict KB]
+//                   [--blocks L] [--async-allocs A] [--evict KB] [--driver-ns NS] [--sync-every K]
 //
 // --depth D makes each call D frames deep (a framework's stack), which is
 // what stack capture pays for. --struct launches kernel 0x2000 instead, whose
@@ -52,7 +52,12 @@
 // evictCaches() reads and writes one word of each cache line of a buffer of
 // KB kilobytes of its own, so that the validator's tables are cold again at
 // each callback, as on a real host (run it under callgrind --cache-sim=yes and
-// count the misses of the calls; evictCaches' own are its). Prints one line:
+// count the misses of the calls; evictCaches' own are its). --driver-ns NS
+// spins NS nanoseconds before each of the step's three CUDA calls, the real
+// driver's own host time (about 1500 on the H200), so that the validator's
+// work arrives as far apart as it does on a GPU. --sync-every K synchronizes
+// the step's stream after every K-th step (a host synchronization, which
+// replays what is queued on the calling thread). Prints one line:
 //   cpu_launch_path: launches=N ns_per_launch_median=X ns_per_launch_mean=Y
 // Exit 0; 2 without the fake CUPTI; 3 on bad usage.
 //
@@ -101,10 +106,36 @@ __attribute__((noinline)) void evictCaches() {
     P[I] = static_cast<unsigned char>(P[I] + 1);
   __asm__ __volatile__("" ::: "memory");
 }
+/// --driver-ns: the host time the real driver spends in each CUDA call (0:
+/// none, the fake's few nanoseconds). On the H200 a launch, a record and a
+/// wait take about 1.5 µs each, so the validator's queued events arrive
+/// microseconds apart, not nanoseconds: the spacing the replay thread's
+/// batching sees there (ReplayThread.h).
+long DriverNs = 0;
+/// --sync-every K: a cuStreamSynchronize of the step's stream after every
+/// K-th step (0: none). A host synchronization needs the engine's state, so
+/// the calling thread replays what is still queued itself: what a framework's
+/// synchronizing calls pay when the replay thread lets the queue grow.
+long SyncEvery = 0;
+
+/// Spins for --driver-ns before a CUDA call (inside the timed step, plain
+/// and validated alike, so that the difference is still the validator's).
+__attribute__((noinline)) void driverWork() {
+  auto End = std::chrono::steady_clock::now() + std::chrono::nanoseconds(DriverNs);
+  while (std::chrono::steady_clock::now() < End)
+    __asm__ __volatile__("pause" ::: "memory");
+}
+
 /// Before each of the program's calls.
 inline void betweenCalls() {
   if (Evicting)
     evictCaches();
+}
+/// Before each of the step's CUDA calls.
+inline void beforeCudaCall() {
+  betweenCalls();
+  if (DriverNs)
+    driverWork();
 }
 
 /// The annotation entry points when the validator is preloaded, else null.
@@ -204,14 +235,14 @@ void step(long I) {
   void *StructParamList[] = {&Args};
   cuLaunchKernel_params Launch{StructParams ? ByValue : Tick, 1, 1, 1, 32, 1, 1, 0, Streams[S],
                                StructParams ? StructParamList : Params, nullptr};
-  betweenCalls();
+  beforeCudaCall();
   Call(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &Launch, CUDA_SUCCESS,
        StructParams ? "_Z6byvalue4Args" : "_Z4tickPfS_i");
   cuEventRecord_params Record{Done[S], Streams[S]};
-  betweenCalls();
+  beforeCudaCall();
   Call(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", &Record, CUDA_SUCCESS, nullptr);
   cuStreamWaitEvent_params Wait{Streams[Other], Done[S], 0};
-  betweenCalls();
+  beforeCudaCall();
   Call(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", &Wait, CUDA_SUCCESS, nullptr);
   for (SpacedMutex &L : Locks) {
     betweenCalls();
@@ -236,6 +267,11 @@ void step(long I) {
     }
   if (Async.PerStep)
     asyncAllocations(S);
+  if (SyncEvery && I % SyncEvery == SyncEvery - 1) {
+    cuStreamSynchronize_params Sync{Streams[S]};
+    beforeCudaCall();
+    Call(CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize", &Sync, CUDA_SUCCESS, nullptr);
+  }
 }
 
 __attribute__((noinline)) void deep(int Depth, long I) {
@@ -271,15 +307,20 @@ int main(int Argc, char **Argv) {
       AsyncCount = std::atoi(Argv[++I]);
     else if (!std::strcmp(Argv[I], "--evict") && I + 1 < Argc)
       EvictKB = std::atol(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--driver-ns") && I + 1 < Argc)
+      DriverNs = std::atol(Argv[++I]);
+    else if (!std::strcmp(Argv[I], "--sync-every") && I + 1 < Argc)
+      SyncEvery = std::atol(Argv[++I]);
     else {
-      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--destroy-locks] [--blocks L] [--async-allocs A] [--evict KB]\n",
+      std::fprintf(stderr, "error: unknown option '%s'\nusage: %s [--launches N] [--batch B] [--depth D] [--struct] [--locks K] [--destroy-locks] [--blocks L] [--async-allocs A] [--evict KB] [--driver-ns NS] [--sync-every K]\n",
                    Argv[I], Argv[0]);
       return 3;
     }
   }
-  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0 || AsyncCount < 0 || EvictKB < 0) {
-    std::fprintf(stderr, "error: --launches and --batch must be positive, --depth, --locks, --blocks, --async-allocs "
-                         "and --evict not negative\n");
+  if (Launches <= 0 || Batch <= 0 || Depth < 0 || LockCount < 0 || BlockCount < 0 || AsyncCount < 0 || EvictKB < 0 ||
+      DriverNs < 0 || SyncEvery < 0) {
+    std::fprintf(stderr, "error: --launches and --batch must be positive, --depth, --locks, --blocks, --async-allocs, "
+                         "--evict, --driver-ns and --sync-every not negative\n");
     return 3;
   }
   Async.PerStep = AsyncCount;
