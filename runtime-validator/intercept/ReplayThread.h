@@ -51,7 +51,7 @@ class ValidatorRuntime;
 /// What the replay thread does after a look at the queue.
 enum class ReplayLook {
   Replay,   ///< replay what is queued now
-  LookSoon, ///< the queue is growing: let it, and look again close after
+  LookSoon, ///< the queue is growing: let it, and look again after a short nap
   Idle,     ///< nothing queued: look again later, nap, or sleep
 };
 
