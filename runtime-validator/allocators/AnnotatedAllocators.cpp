@@ -224,9 +224,9 @@ void AnnotatedAllocators::queuedRelease(QueuedLife &Life) {
   QueuedReleased = 0;
 }
 
-void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
+std::size_t AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   if (!hasPending())
-    return;
+    return 0;
   // Waiting here for another thread's batch is the point: see QueueHead.
   // The clock is read only when there is a wait.
   if (!DrainLock.try_lock())
@@ -270,8 +270,9 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
   if (InRun)
     E.hostSyncs(Run, InRun);
   // Only a drainer (DrainLock held) writes it: a store, no locked add.
-  Head.Applied.store(Head.Applied.load(std::memory_order_relaxed) + Batch.size(),
-                     std::memory_order_release);
+  const std::size_t Applied = Batch.size();
+  Head.Applied.store(Head.Applied.load(std::memory_order_relaxed) + Applied, std::memory_order_release);
+  BatchesApplied.store(BatchesApplied.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   Batch.clear();
   BatchWords.clear();
   BatchRanges.clear();
@@ -286,6 +287,7 @@ void AnnotatedAllocators::drain(const ResolveStreamFn &Resolve) {
     std::vector<PointerWord>().swap(BatchWords);
   if (BatchRanges.capacity() > 1 << 16)
     std::vector<Range>().swap(BatchRanges);
+  return Applied;
 }
 
 void AnnotatedAllocators::waitForDrainer() {

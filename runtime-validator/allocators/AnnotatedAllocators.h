@@ -224,6 +224,11 @@ public:
     std::size_t Applied = Head.Applied.load(std::memory_order_acquire);
     return Head.Pushed.load(std::memory_order_relaxed) - Applied;
   }
+  /// Events applied so far, by whichever thread: the replay thread learns
+  /// from it whether the program's threads replayed since its last look.
+  std::size_t applied() const { return Head.Applied.load(std::memory_order_relaxed); }
+  /// Batches applied so far, by whichever thread (intercept_stats).
+  std::uint64_t batchesApplied() const { return BatchesApplied.load(std::memory_order_relaxed); }
   /// True while some pushed event has not been applied yet (queued, or in a
   /// batch another thread is applying). The caller's own pushes are counted
   /// in the Pushed it reads; when Applied equals it, the queue's first Pushed
@@ -237,7 +242,8 @@ public:
   /// only when every event pushed before the call has been applied, also those
   /// in a batch another thread took first: the caller's next engine call (a
   /// launch on a block it just allocated) must come after its allocation.
-  void drain(const ResolveStreamFn &Resolve);
+  /// Returns the events this call applied itself (not another's batch).
+  std::size_t drain(const ResolveStreamFn &Resolve);
 
   /// Per allocation site, in order of first allocation.
   std::vector<BlockAccount> accounts() const;
@@ -433,6 +439,8 @@ private:
   std::vector<Range> TouchedNow;
   BlockEvents *StreamOrdered = nullptr;
   std::atomic<std::size_t> IgnoredGenericWords{0};
+  /// batchesApplied(); written only by a drainer (DrainLock held).
+  std::atomic<std::uint64_t> BatchesApplied{0};
   /// drainWaits(); written only by a drain that waited.
   std::atomic<std::uint64_t> WaitedDrains{0};
   std::atomic<std::uint64_t> WaitedDrainNs{0};

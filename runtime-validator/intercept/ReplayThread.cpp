@@ -159,11 +159,12 @@ void ReplayThread::replayQueued() {
   if (Ctx != Current && R.Driver.CtxSetCurrent && R.Driver.CtxSetCurrent(Ctx) == CUDA_SUCCESS)
     Current = Ctx;
   ProfileTimer Timer(R.Profile, ProfileCallback::ReplayThread);
-  R.Annotated.drain([this](ThreadId Owner, Handle H) {
+  const std::size_t Applied = R.Annotated.drain([this](ThreadId Owner, Handle H) {
     return R.Streams.resolve(Owner, reinterpret_cast<CUstream>(H), false, Current);
   });
-  Replays.fetch_add(1, std::memory_order_relaxed);
-
+  // Only this thread writes them: stores, no locked adds.
+  Replays.store(Replays.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  EventsReplayed.store(EventsReplayed.load(std::memory_order_relaxed) + Applied, std::memory_order_relaxed);
 }
 
 } // namespace rt

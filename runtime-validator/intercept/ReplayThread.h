@@ -94,9 +94,11 @@ public:
   /// one it is applying (the final replay waits for that one).
   void stop();
 
-  /// Times it was woken, and the replays it made (intercept_stats).
+  /// Times it was woken, the replays it made and the events they applied
+  /// (intercept_stats).
   std::uint64_t wakes() const { return Wakes.load(std::memory_order_relaxed); }
   std::uint64_t replays() const { return Replays.load(std::memory_order_relaxed); }
+  std::uint64_t eventsReplayed() const { return EventsReplayed.load(std::memory_order_relaxed); }
 
 private:
   __attribute__((noinline)) void wake();
@@ -122,6 +124,7 @@ private:
   CUcontext Current = nullptr;
   alignas(64) std::atomic<std::uint64_t> Wakes{0};
   std::atomic<std::uint64_t> Replays{0};
+  std::atomic<std::uint64_t> EventsReplayed{0};
 };
 
 } // namespace rt

@@ -161,10 +161,17 @@ void finishProcess() {
     std::fprintf(validatorLog(),
                  "streamlife: intercept-stats: long queues of lock events drained outside CUDA calls: %llu\n",
                  static_cast<unsigned long long>(R->LongQueueDrains.load()));
-    if (R->Replayer.running())
-      std::fprintf(validatorLog(), "streamlife: intercept-stats: replay thread: woken %llu times, %llu replays\n",
-                   static_cast<unsigned long long>(R->Replayer.wakes()),
-                   static_cast<unsigned long long>(R->Replayer.replays()));
+    if (R->Replayer.running()) {
+      // Read before the totals: the thread may still be replaying.
+      const std::uint64_t Replays = R->Replayer.replays(), Events = R->Replayer.eventsReplayed();
+      std::fprintf(validatorLog(),
+                   "streamlife: intercept-stats: replay thread: woken %llu times, %llu replays of %llu events; "
+                   "the program's threads: %llu replays of %llu events\n",
+                   static_cast<unsigned long long>(R->Replayer.wakes()), static_cast<unsigned long long>(Replays),
+                   static_cast<unsigned long long>(Events),
+                   static_cast<unsigned long long>(R->Annotated.batchesApplied() - Replays),
+                   static_cast<unsigned long long>(R->Annotated.applied() - Events));
+    }
     AnnotatedAllocators::DrainWaits Waits = R->Annotated.drainWaits();
     std::fprintf(validatorLog(),
                  "streamlife: intercept-stats: replays that waited for another thread's batch: %llu, %.3f ms in "

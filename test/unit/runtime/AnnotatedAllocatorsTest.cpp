@@ -45,8 +45,8 @@ struct AnnotatedAllocatorsTest : ::testing::Test {
     Ev.Site = Site;
     Annotated.push(Ev);
   }
-  void drain() {
-    Annotated.drain([this](ThreadId, Handle H) { return H == AgHandle ? Ag : Compute; });
+  std::size_t drain() {
+    return Annotated.drain([this](ThreadId, Handle H) { return H == AgHandle ? Ag : Compute; });
   }
   /// The consumer reads the block after waiting for its producer on `ag`.
   void consume(Addr Ptr, OpId Op) {
@@ -134,12 +134,18 @@ TEST_F(AnnotatedAllocatorsTest, EveryPushCountsUntilADrainAppliesIt) {
   EXPECT_EQ(Annotated.pushHostSync(BlockEvent::Kind::HostAcquired, 1, 0x10), 5u);
   EXPECT_EQ(Annotated.unapplied(), 5u);
   EXPECT_TRUE(Annotated.hasPending());
-  drain();
+  // A drain says how many events it applied; the totals (intercept_stats:
+  // the program's threads' replays are the total less the replay thread's)
+  // count every event and every batch.
+  EXPECT_EQ(drain(), 5u);
   EXPECT_EQ(Annotated.unapplied(), 0u);
   EXPECT_FALSE(Annotated.hasPending());
   EXPECT_EQ(Annotated.pushHostSync(BlockEvent::Kind::HostReleased, 1, 0x10), 1u);
-  drain();
+  EXPECT_EQ(drain(), 1u);
   EXPECT_FALSE(Annotated.hasPending());
+  EXPECT_EQ(drain(), 0u);
+  EXPECT_EQ(Annotated.applied(), 6u);
+  EXPECT_EQ(Annotated.batchesApplied(), 2u);
 }
 
 // Threads push and drain at once: a thread's drain returns with its own
