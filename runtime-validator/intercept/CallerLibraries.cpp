@@ -98,6 +98,7 @@ CallerKind classifySlow(const void *Ret) {
 }
 
 std::atomic<KeptLockCallers *> PrivateFunctionCounts{nullptr};
+std::atomic<void (*)(const void *)> PrivateCallerHook{nullptr};
 
 constexpr std::size_t CacheSlots = detail::CallerCacheSlots;
 constexpr int MaxProbes = 16;
@@ -111,6 +112,10 @@ std::atomic<std::uint64_t> CallerCache[CallerCacheSlots];
 
 void countPrivateFunctionLocks(KeptLockCallers *Counts) {
   PrivateFunctionCounts.store(Counts, std::memory_order_release);
+}
+
+void onPrivateCallerFirstSeen(void (*Hook)(const void *ReturnAddress)) {
+  PrivateCallerHook.store(Hook, std::memory_order_release);
 }
 
 CallerKind classifyCaller(const void *ReturnAddress) {
@@ -128,6 +133,9 @@ CallerKind classifyCaller(const void *ReturnAddress) {
   if (Counts && Counts->countIfHeld(ReturnAddress))
     return CallerKind::PrivateFunction;
   CallerKind Kind = classifySlow(ReturnAddress);
+  if (Kind == CallerKind::Private)
+    if (void (*Hook)(const void *) = PrivateCallerHook.load(std::memory_order_acquire))
+      Hook(ReturnAddress);
   if (Counts && Kind == CallerKind::PrivateFunction) {
     Counts->count(ReturnAddress);
     return Kind;

@@ -69,6 +69,11 @@ class KeptLockCallers;
 /// theirs; set before the first call is classified. Null: no counting.
 void countPrivateFunctionLocks(KeptLockCallers *Counts);
 
+/// Called with the return address of each call site classified Private, at
+/// its first sight, as validator code (PrivateLockImports.h binds the
+/// library's lock imports past the interposers then). Null: nothing. Set
+/// before the first call is classified.
+void onPrivateCallerFirstSeen(void (*Hook)(const void *ReturnAddress));
 /// Whether a call of this kind of primitive from this caller orders threads.
 enum class SyncPrimitive : std::uint8_t { Mutex, Condition, Semaphore, Thread };
 inline bool countsAsProgramSync(CallerKind Caller, SyncPrimitive What) {

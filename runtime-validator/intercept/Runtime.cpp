@@ -37,6 +37,7 @@
 #include "intercept/DriverCallTable.h"
 #include "intercept/DriverEntryPoints.h"
 #include "intercept/HostSyncQueue.h"
+#include "intercept/PrivateLockImports.h"
 #include "intercept/RedundantSyncFilter.h"
 
 #include "callsites/PythonCallSites.h"
@@ -177,6 +178,14 @@ void finishProcess() {
                  "streamlife: intercept-stats: replays that waited for another thread's batch: %llu, %.3f ms in "
                  "all\n",
                  static_cast<unsigned long long>(Waits.Count), static_cast<double>(Waits.Nanoseconds) / 1e6);
+    if (R->Opts.bind_private_locks) {
+      PrivateLockImportsBound Bound = privateLockImportsBound();
+      std::fprintf(validatorLog(),
+                   "streamlife: intercept-stats: lock calls of private libraries bound past the interposers: %zu "
+                   "slots in %zu %s%s%s%s\n",
+                   Bound.Slots, Bound.Libraries, Bound.Libraries == 1 ? "library" : "libraries",
+                   Bound.Names.empty() ? "" : " (", Bound.Names.c_str(), Bound.Names.empty() ? "" : ")");
+    }
   }
   if (R->Opts.self_profile && R->UsedCuda.load())
     R->Profile.print(stderr);
@@ -394,6 +403,8 @@ __attribute__((constructor)) static void attachToProcess() {
   observeLockEvents(R->Opts.self_profile || R->Opts.intercept_stats);
   if (R->Opts.intercept_stats)
     countPrivateFunctionLocks(&R->PrivateFunctionLockers);
+  if (R->Opts.bind_private_locks)
+    onPrivateCallerFirstSeen(&bindPrivateLockImports);
   if (!subscribeCupti(*R, Why)) {
     // Every process of `run -- sh -c '...'` fails alike: say it once per run.
     if (claimWarning(Why))
