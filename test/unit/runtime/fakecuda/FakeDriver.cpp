@@ -21,13 +21,20 @@
 // made it. A stream-ordered allocation hands back the pointer the caller
 // put in *dptr (the program plays the pool). Kernel names (cuKernelGetName,
 // cuFuncGetName, and CUPTI's symbol name of a launch) are those
-// fakeDriverNameKernel() gave. Every other call succeeds.
+// fakeDriverNameKernel() gave. Every other call succeeds. With
+// STREAMLIFE_FAKE_DRIVER_LOCKS=K each of those calls locks and unlocks a mutex
+// of its own K times first, as the real driver does (the validator's thread
+// interposers meet them, or not once bind_private_locks has bound them).
 //
 //===----------------------------------------------------------------------===//
 #include <cuda.h>
 #include <cupti.h>
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 #undef cuGetProcAddress
@@ -62,7 +69,41 @@ const char *nameOf(const void *Function) {
 thread_local CUresult NextResult = CUDA_SUCCESS;
 std::atomic<bool> AnyResultSet{false};
 
+/// The mutex passes each call makes, as the real driver locks its own state
+/// (about 4 a call on an H200: bench/runtime/README.md). From
+/// STREAMLIFE_FAKE_DRIVER_LOCKS, read at load; 0 by default.
+const int DriverLockPasses = [] {
+  const char *Env = std::getenv("STREAMLIFE_FAKE_DRIVER_LOCKS");
+  return Env ? std::atoi(Env) : 0;
+}();
+pthread_mutex_t DriverState = PTHREAD_MUTEX_INITIALIZER;
+
+/// With lock passes, the driver also keeps a thread of its own, asleep, as
+/// the real one does from cuInit: glibc takes a cheaper lock path in a
+/// process with one thread (measured here: 4-5 ns a lock pass), which a
+/// CUDA process never has, so without it the benchmark's plain run, and the
+/// validator's run without its replay thread, would lock faster than any
+/// real program can.
+void *driverThread(void *) {
+  for (;;)
+    pause();
+  return nullptr;
+}
+const bool DriverThreadStarted = [] {
+  if (DriverLockPasses <= 0)
+    return false;
+  pthread_t Thread;
+  if (pthread_create(&Thread, nullptr, driverThread, nullptr) != 0)
+    return false;
+  pthread_detach(Thread);
+  return true;
+}();
+
 CUresult raised(CUpti_CallbackId Cbid, const char *Name, void *Params, const char *Symbol = nullptr) {
+  for (int I = 0; I < DriverLockPasses; ++I) {
+    pthread_mutex_lock(&DriverState);
+    pthread_mutex_unlock(&DriverState);
+  }
   CUresult Result = CUDA_SUCCESS;
   if (AnyResultSet.load(std::memory_order_relaxed)) {
     Result = NextResult;
