@@ -37,6 +37,7 @@ import time
 
 from cpu_samples import BadFile, compare, median, sample_files, windows_in
 from self_profile_table import describe, estimate, implied_ratio, steps_said, steps_seen
+import shift
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS_DIR = os.path.join(HERE, "..", "..", "test", "gpu", "Inputs", "workloads")
@@ -253,7 +254,7 @@ def main():
             parser.error(f"unknown workload '{name}' (known: {', '.join(WORKLOADS)})")
     os.makedirs(options.log_dir, exist_ok=True)
     problems = 0
-    profiles, costs, sampled = [], [], []
+    profiles, costs, sampled, uncertain = [], [], [], []
     # "x plain" is the ratio of the medians; "paired" the median of each repeat's ratio to the plain run
     # of the same repeat (run just before it): on a host whose speed drifts within a call (plain runs
     # 13.7-20.4 ms/step in one call on an H200) the pairs cancel the drift the medians keep.
@@ -310,6 +311,12 @@ def main():
                 print(f"| {workload} | {alloc} | {mode} | {shown} | {ratio} | {paired} | {own_shown} | {implied} "
                       f"| {found} | {result} | "
                       f"{rs[-1]['observed']} |", flush=True)
+                # The ratio with the uncertainty its runs leave (shift.py), below the table.
+                plain_ms = [r["ms"] for r in runs.get("plain", []) if r["ms"]]
+                mode_ms = [r["ms"] for r in rs if r["ms"]]
+                if mode not in ("cs", "plain") and plain_ms and mode_ms:
+                    uncertain.append(f"cost with its uncertainty: {workload} ({alloc}) {mode}: "
+                                     + shift.describe(plain_ms, mode_ms, 1.1, ratio=True))
             for mode in modes:
                 if mode == "streamlife-selfprofile":
                     profiles.append((workload, alloc, runs[mode][-1], plain))
@@ -325,7 +332,7 @@ def main():
                     costs.append(f"timeline cost: {workload} ({alloc}) {mode}: {traced:.2f} ms/step vs "
                                  f"{untraced:.2f} without --timeline: {traced / untraced:.2f}x "
                                  f"(target <= 1.2x: {'met' if traced / untraced <= 1.2 else 'MISSED'})")
-    for line in costs:
+    for line in uncertain + costs:
         print(line)
     # The CPU sampler's tables: CPU ms per timed step by library and symbol, each mode's median run.
     for workload, alloc, runs in sampled:

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""How much a validated run costs over a plain one, with the uncertainty the
+runs leave, and whether that settles a target.
+
+The lent GPU hosts move a run's time more than the validator does: plain runs
+of the launch-bound loop fall in two groups about 1 us apart, and FSDP2's step
+moved from 1.04x to 1.41x between two calls for the same build
+(bench/runtime/README.md, session 16). A difference of medians then says
+"met" or "MISSED" by the luck of one run. So the cost is the Hodges-Lehmann
+shift (the median of every validated-minus-plain difference between the two
+sets of runs), with its distribution-free confidence interval (the
+Mann-Whitney order statistics of those differences, exact for these sizes),
+and a target is
+  met          when the whole interval is within it,
+  MISSED       when the whole interval is past it,
+  not settled  otherwise, or when the runs are too few for an interval of the
+               confidence asked (3 runs a side give at most 90%).
+A ratio (FSDP2's step) is the same on the logarithms of the times.
+
+  shift.py --plain 4.1,4.8,3.9 --validated 4.6,5.1,4.4 --bar 0.5 [--ratio] [--confidence 0.9]
+
+compare.py and torch_workloads.py import it. Exit 0; 2 on bad usage.
+"""
+import argparse
+import math
+import statistics
+import sys
+
+
+def hodges_lehmann(plain, validated):
+    """The median of every validated - plain difference."""
+    return statistics.median(v - p for v in validated for p in plain)
+
+
+def _rank_sum_counts(m, n):
+    """How many of the C(m+n, m) orderings of m validated and n plain runs give each Mann-Whitney
+    count U = 0 .. m*n (U: the pairs in which the validated run is the slower): the partitions of U
+    into at most m parts, none larger than n."""
+    return [_partitions(u, m, n) for u in range(m * n + 1)]
+
+
+_PARTITIONS = {}
+
+
+def _partitions(u, parts, largest):
+    """Partitions of u into at most `parts` parts, each at most `largest`."""
+    if u == 0:
+        return 1
+    if parts == 0 or largest == 0 or u > parts * largest:
+        return 0
+    key = (u, parts, largest)
+    if key not in _PARTITIONS:
+        # Either no part equals `largest`, or one does.
+        _PARTITIONS[key] = _partitions(u, parts, largest - 1) + _partitions(u - largest, parts - 1, largest)
+    return _PARTITIONS[key]
+
+
+def shift_interval(plain, validated, confidence=0.9):
+    """(low, high, achieved confidence) for the shift, or None when no interval reaches `confidence`."""
+    m, n = len(validated), len(plain)
+    if not m or not n:
+        return None
+    diffs = sorted(v - p for v in validated for p in plain)
+    counts = _rank_sum_counts(m, n)
+    total = math.comb(m + n, m)
+    # The largest k with P(U < k) <= (1 - confidence) / 2: the interval is the k-th smallest
+    # difference to the k-th largest (1-based), its confidence 1 - 2 P(U < k).
+    tail, k, below = (1 - confidence) / 2, 0, 0
+    while k < len(counts) and (below + counts[k]) / total <= tail + 1e-12:
+        below += counts[k]
+        k += 1
+    if k == 0:
+        return None
+    return diffs[k - 1], diffs[len(diffs) - k], 1 - 2 * below / total
+
+
+def verdict(interval, bar):
+    if interval is None:
+        return "not settled (too few runs for an interval)"
+    low, high = interval[0], interval[1]
+    if high <= bar:
+        return "met"
+    if low > bar:
+        return "MISSED"
+    return "not settled"
+
+
+def describe(plain, validated, bar, ratio=False, confidence=0.9):
+    """One line: the estimate, its interval and the verdict against bar (a ratio when `ratio`)."""
+    if ratio:
+        if any(x <= 0 for x in plain + validated):
+            return "-"
+        plain, validated = [math.log(x) for x in plain], [math.log(x) for x in validated]
+        bar = math.log(bar)
+    estimate = hodges_lehmann(plain, validated)
+    interval = shift_interval(plain, validated, confidence)
+    show = (lambda x: "%.3fx" % math.exp(x)) if ratio else (lambda x: "%+.3f" % x)
+    where = ("%d%% interval %s to %s" % (round(interval[2] * 100), show(interval[0]), show(interval[1]))
+             if interval else "no %d%% interval" % round(confidence * 100))
+    target = ("<=%.2fx" % math.exp(bar)) if ratio else ("<=%g" % bar)
+    return "%s (%s; %d + %d runs): %s %s" % (show(estimate), where, len(plain), len(validated), target,
+                                             verdict(interval, bar))
+
+
+def _numbers(text):
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a comma-separated list of numbers: '%s'" % text)
+    if not values:
+        raise argparse.ArgumentTypeError("no numbers in '%s'" % text)
+    return values
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--plain", type=_numbers, required=True)
+    parser.add_argument("--validated", type=_numbers, required=True)
+    parser.add_argument("--bar", type=float, required=True, help="the target: a shift, or a ratio with --ratio")
+    parser.add_argument("--ratio", action="store_true", help="the cost is validated / plain")
+    parser.add_argument("--confidence", type=float, default=0.9)
+    args = parser.parse_args(argv)
+    if not 0 < args.confidence < 1:
+        parser.error("--confidence must be between 0 and 1")
+    print(describe(args.plain, args.validated, args.bar, args.ratio, args.confidence))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
