@@ -47,6 +47,7 @@ constexpr IntRange IntRanges[] = {
     // A negative count would wrap to "never replay" in the size comparison.
     {"replay_batch", 0, 1L << 20, "a count of queued events, 0-1048576 (0: replay at every call)"},
     {"replay_thread_wake", 1, 1L << 20, "a count of queued events, 1-1048576"},
+    {"replay_thread_nap_ns", 0, 1000000, "nanoseconds, 0-1000000 (0: a pause of about 1 µs)"},
 };
 
 bool parseBool(std::string_view Text, bool &Out) {

@@ -35,11 +35,14 @@ namespace {
 // threads: a look reads it, and the next push then misses on it. Waking
 // instead of napping costs the waker a system call. A nap is as long as the
 // kernel makes it: NapNs asks for 20 µs, a guest's timer may give 50-60.
+// The nap between looks at a growing queue is replay_thread_nap_ns (5 µs):
+// on the H200 the naps cost a launch loop less than pauses did, and FSDP2
+// measured both above and below the pauses in different device calls
+// (bench/runtime/README.md, session 16), so the two can be set side by side.
 constexpr unsigned QuickLooks = 8;
 constexpr unsigned PausesBetweenQuickLooks = 32; // 0.1-4 µs: a pause takes 10-140 cycles, by CPU
 constexpr unsigned Naps = 2500;                  // about 50-100 ms of looks, then sleep
 constexpr long NapNs = 20000;
-constexpr long GrowingNapNs = 5000; // between looks at a growing queue
 
 void nap(long Ns = NapNs) {
   timespec Nap{0, Ns};
@@ -55,11 +58,12 @@ void pauseBetweenLooks() {
 }
 } // namespace
 
-bool ReplayThread::start(std::size_t Wake) {
+bool ReplayThread::start(std::size_t Wake, long GrowingNapNs) {
   // Two threads' first CUDA calls may both ask: one starts it.
   if (Claimed.exchange(true, std::memory_order_acq_rel))
     return true;
   WakeAt = Wake < 1 ? 1 : Wake;
+  GrowingNap = GrowingNapNs < 0 ? 0 : GrowingNapNs;
   // The thread is the validator's: it takes none of the program's signals
   // (a process-wide timer's, a Ctrl-C meant for the interpreter's main
   // thread), and it is created with the validator's code marked, so that the
@@ -129,7 +133,10 @@ void ReplayThread::loop() {
     if (Next == ReplayLook::LookSoon) {
       SeenLastLook = Pending;
       Idle = 0;
-      nap(GrowingNapNs);
+      if (GrowingNap)
+        nap(GrowingNap);
+      else
+        pauseBetweenLooks();
     } else if (Next == ReplayLook::Replay) {
       replayQueued();
       SeenLastLook = 0;

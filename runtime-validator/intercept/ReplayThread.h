@@ -74,12 +74,13 @@ public:
   ReplayThread(const ReplayThread &) = delete;
   ReplayThread &operator=(const ReplayThread &) = delete;
 
-  /// Starts the thread, to be woken once WakeAt events wait: at the
+  /// Starts the thread, to be woken once WakeAt events wait and to nap
+  /// GrowingNapNs between looks at a growing queue (0: pause): at the
   /// process's first intercepted CUDA call (a shell or compiler that the
   /// preload reaches and that never calls CUDA gets no thread); a second call
   /// does nothing. False when the thread could not be created (the program's
   /// threads then replay, as without it).
-  bool start(std::size_t WakeAt);
+  bool start(std::size_t WakeAt, long GrowingNapNs);
   bool running() const { return Started.load(std::memory_order_acquire); }
 
   /// After a push that left Unapplied events unapplied, on any thread,
@@ -112,6 +113,7 @@ private:
   ValidatorRuntime &R;
   /// Never, until started.
   std::size_t WakeAt = ~std::size_t(0);
+  long GrowingNap = 0;
   std::atomic<bool> Claimed{false};
   std::atomic<bool> Started{false};
   std::atomic<bool> Stopping{false};

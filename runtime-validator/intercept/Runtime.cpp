@@ -340,7 +340,8 @@ void startReplayThread(ValidatorRuntime &R) {
   // only the calls' own replays keep (InterceptScope::mayDefer).
   if (!R.Opts.replay_thread || !R.Opts.defer_cuda_ops || !R.Opts.timeline.empty())
     return;
-  if (!R.Replayer.start(static_cast<std::size_t>(R.Opts.replay_thread_wake)) && R.Opts.verbosity > 0)
+  if (!R.Replayer.start(static_cast<std::size_t>(R.Opts.replay_thread_wake), R.Opts.replay_thread_nap_ns) &&
+      R.Opts.verbosity > 0)
     std::fprintf(validatorLog(), "streamlife: note: no replay thread (pid %d): the program's threads replay\n",
                  getpid());
 }
