@@ -171,6 +171,7 @@ def main(argv):
     rows = [header]
     verdicts = []
     settled = []  # the cost against its target, with the uncertainty of the repeats (shift.py)
+    judged = []
     for workload, (_, label) in METRICS.items():
         plain = median(workload, "plain")
         validated = median(workload, "streamlife")
@@ -190,8 +191,9 @@ def main(argv):
             cs_cost = "-" if None in (plain, sanitized) or not plain else "%.2fx" % (sanitized / plain)
             bar, ratio = 1.1, True
         if values(workload, "plain") and values(workload, "streamlife"):
-            settled.append("cost with its uncertainty  %-12s %s" % (
-                workload, shift.describe(values(workload, "plain"), values(workload, "streamlife"), bar, ratio)))
+            line, said = shift.judge(values(workload, "plain"), values(workload, "streamlife"), bar, ratio)
+            settled.append("cost with its uncertainty  %-12s %s" % (workload, line))
+            judged.append(said)
         verdicts.append(met)
         rows.append((workload, label, fmt(plain), fmt(validated), cost_text, target,
                      fmt(sanitized) if args.sanitizer else "n/a", cs_cost if args.sanitizer else "n/a"))
@@ -231,7 +233,11 @@ def main(argv):
                     if line.startswith("streamlife: self-profile:"):
                         print("  " + line.rstrip())
     print("compare: logs in %s" % args.log_dir)
-    print("compare: targets %s" % ("met" if all(verdicts) else "MISSED"))
+    print("compare: targets %s by the medians%s" % (
+        "met" if all(verdicts) else "MISSED",
+        "; with their uncertainty: " + ", ".join("%d %s" % (judged.count(v), v) for v in
+                                                  ("met", "MISSED", "not settled") if v in judged)
+        if judged else ""))
     return 1 if problems else 0
 
 

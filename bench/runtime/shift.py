@@ -87,9 +87,14 @@ def verdict(interval, bar):
 
 def describe(plain, validated, bar, ratio=False, confidence=0.9):
     """One line: the estimate, its interval and the verdict against bar (a ratio when `ratio`)."""
+    return judge(plain, validated, bar, ratio, confidence)[0]
+
+
+def judge(plain, validated, bar, ratio=False, confidence=0.9):
+    """(describe's line, the verdict alone: met, MISSED or not settled)."""
     if ratio:
         if any(x <= 0 for x in plain + validated):
-            return "-"
+            return "-", "not settled"
         plain, validated = [math.log(x) for x in plain], [math.log(x) for x in validated]
         bar = math.log(bar)
     estimate = hodges_lehmann(plain, validated)
@@ -98,8 +103,9 @@ def describe(plain, validated, bar, ratio=False, confidence=0.9):
     where = ("%d%% interval %s to %s" % (round(interval[2] * 100), show(interval[0]), show(interval[1]))
              if interval else "no %d%% interval" % round(confidence * 100))
     target = ("<=%.2fx" % math.exp(bar)) if ratio else ("<=%g" % bar)
-    return "%s (%s; %d + %d runs): %s %s" % (show(estimate), where, len(plain), len(validated), target,
-                                             verdict(interval, bar))
+    said = verdict(interval, bar)
+    return ("%s (%s; %d + %d runs): %s %s" % (show(estimate), where, len(plain), len(validated), target, said),
+            said.split(" (")[0])
 
 
 def _numbers(text):
