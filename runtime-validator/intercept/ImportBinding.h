@@ -5,9 +5,11 @@
 // (InterceptThreads.cpp). For the libraries whose locks order nothing
 // (CallerLibraries.h: the CUDA driver, CUPTI, the CUDA libraries, PyTorch's
 // CUDA allocator) the interposer only calls the real function, and the
-// driver alone takes about 12 locks a launch-bound step: the interposers'
-// own time was 0.2 µs a step on the H200 (bench/runtime/README.md, "where the
-// launch cost goes"). So once such a library's lock call is first seen, its
+// driver alone takes about 12 locks a launch-bound step (a probe whose
+// interposers counted each lock measured 0.2 µs a step on the H200; the
+// validator's own way of passing one on costs about 0.5 ns on the CPU:
+// bench/runtime/README.md, sessions 15 and 16). So once such a library's lock
+// call is first seen, its
 // import slots for those functions (the GOT entries that its PLT stubs, or
 // its -fno-plt calls, jump through) are written with the functions the
 // interposers would have called: its later calls go straight there, as they
