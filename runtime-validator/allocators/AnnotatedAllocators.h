@@ -224,8 +224,8 @@ public:
     std::size_t Applied = Head.Applied.load(std::memory_order_acquire);
     return Head.Pushed.load(std::memory_order_relaxed) - Applied;
   }
-  /// Events applied so far, by whichever thread: the replay thread learns
-  /// from it whether the program's threads replayed since its last look.
+  /// Events applied so far, by whichever thread (intercept_stats: the
+  /// program's threads applied these less the replay thread's).
   std::size_t applied() const { return Head.Applied.load(std::memory_order_relaxed); }
   /// Batches applied so far, by whichever thread (intercept_stats).
   std::uint64_t batchesApplied() const { return BatchesApplied.load(std::memory_order_relaxed); }
