@@ -34,25 +34,18 @@ def hodges_lehmann(plain, validated):
 
 def _rank_sum_counts(m, n):
     """How many of the C(m+n, m) orderings of m validated and n plain runs give each Mann-Whitney
-    count U = 0 .. m*n (U: the pairs in which the validated run is the slower): the partitions of U
-    into at most m parts, none larger than n."""
-    return [_partitions(u, m, n) for u in range(m * n + 1)]
-
-
-_PARTITIONS = {}
-
-
-def _partitions(u, parts, largest):
-    """Partitions of u into at most `parts` parts, each at most `largest`."""
-    if u == 0:
-        return 1
-    if parts == 0 or largest == 0 or u > parts * largest:
-        return 0
-    key = (u, parts, largest)
-    if key not in _PARTITIONS:
-        # Either no part equals `largest`, or one does.
-        _PARTITIONS[key] = _partitions(u, parts, largest - 1) + _partitions(u - largest, parts - 1, largest)
-    return _PARTITIONS[key]
+    count U = 0 .. m*n (U: the pairs in which the validated run is the slower): the coefficients of
+    the Gaussian binomial [m+n choose m] in q, the product over i = 1..m of (1 - q^(n+i)) / (1 - q^i),
+    computed as a power series up to q^(m*n) (each factor changes no lower coefficient), exactly
+    and in O(m * m * n): 40 rounds a side take milliseconds."""
+    size = m * n + 1
+    series = [1] + [0] * (size - 1)
+    for i in range(1, m + 1):
+        for u in range(size - 1, n + i - 1, -1):  # times (1 - q^(n+i)), highest first
+            series[u] -= series[u - (n + i)]
+        for u in range(i, size):  # over (1 - q^i), lowest first
+            series[u] += series[u - i]
+    return series
 
 
 def shift_interval(plain, validated, confidence=0.9):
