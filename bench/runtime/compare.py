@@ -27,6 +27,11 @@ With --timeline, each workload also runs under `streamlife run --timeline`,
 interleaved with the others, and the cost of drawing the timeline is the
 ratio to `streamlife run` alone (target <= 1.2x).
 
+With --also NAME=FLAGS, each workload also runs under `streamlife run FLAGS`
+(interleaved with the others), given with its uncertainty over plain and
+against the default `streamlife run`: two settings of one build compared on
+one host, in one call.
+
 With --self-profile, one more run of each workload under
 `streamlife run --self-profile` prints the validator's own time per
 intercepted call and per phase, so that a cost over the target shows where it
@@ -67,7 +72,19 @@ def parse_args(argv):
                              "cores, or migrates, does not move its time")
     parser.add_argument("--self-profile", action="store_true",
                         help="after the table, one run per workload with streamlife's --self-profile")
-    return parser.parse_args(argv)
+    parser.add_argument("--also", action="append", default=[], metavar="NAME=FLAGS",
+                        help="one more mode, streamlife run FLAGS (space separated), interleaved with the "
+                             "others and given with its uncertainty, over plain and against the default "
+                             "(e.g. pauses=--replay-thread-nap-ns=0); repeatable")
+    args = parser.parse_args(argv)
+    also = {}
+    for item in args.also:
+        name, _, flags = item.partition("=")
+        if not name or not flags or not name.replace("-", "").isalnum() or name in also:
+            parser.error("--also takes NAME=FLAGS, a new name of letters, digits and '-', not '%s'" % item)
+        also[name] = flags.split()
+    args.also = also
+    return args
 
 
 class Run:
@@ -85,6 +102,7 @@ def run_once(args, workload, mode, index):
     timeline = os.path.join(args.log_dir, "%s.timeline-%%p.json" % workload)
     prefix = {"plain": [],
               "streamlife": [args.streamlife, "run", "--"],
+              **{"streamlife-" + name: [args.streamlife, "run"] + flags + ["--"] for name, flags in args.also.items()},
               "streamlife-timeline": [args.streamlife, "run", "--timeline", timeline, "--"],
               "self-profile": [args.streamlife, "run", "--self-profile", "--"],
               "compute-sanitizer": [args.sanitizer, "--tool", "memcheck",
@@ -129,7 +147,8 @@ def fmt(value, unit=""):
 def main(argv):
     args = parse_args(argv)
     os.makedirs(args.log_dir, exist_ok=True)
-    modes = (["plain", "streamlife"] + (["streamlife-timeline"] if args.timeline else []) +
+    also = ["streamlife-" + name for name in args.also]
+    modes = (["plain", "streamlife"] + also + (["streamlife-timeline"] if args.timeline else []) +
              (["compute-sanitizer"] if args.sanitizer else []))
     runs = {(w, m): [] for w in METRICS for m in modes}
     for index in range(max(args.repeat, args.sanitizer_repeat)):
@@ -194,6 +213,14 @@ def main(argv):
             line, said = shift.judge(values(workload, "plain"), values(workload, "streamlife"), bar, ratio)
             settled.append("cost with its uncertainty  %-12s %s" % (workload, line))
             judged.append(said)
+        # The other settings (--also): over plain, and against the default side by side.
+        for mode in also:
+            if values(workload, "plain") and values(workload, mode):
+                line, _ = shift.judge(values(workload, "plain"), values(workload, mode), bar, ratio)
+                settled.append("cost with its uncertainty  %-12s %s: %s" % (workload, mode, line))
+            if values(workload, "streamlife") and values(workload, mode):
+                settled.append("  %s against streamlife: %s" % (
+                    mode, shift.estimate(values(workload, "streamlife"), values(workload, mode), ratio)))
         verdicts.append(met)
         rows.append((workload, label, fmt(plain), fmt(validated), cost_text, target,
                      fmt(sanitized) if args.sanitizer else "n/a", cs_cost if args.sanitizer else "n/a"))
