@@ -85,34 +85,35 @@ def describe(plain, validated, bar, ratio=False, confidence=0.9):
 
 def judge(plain, validated, bar, ratio=False, confidence=0.9):
     """(describe's line, the verdict alone: met, MISSED or not settled)."""
-    if ratio and any(x <= 0 for x in plain + validated):
+    measured = _measure(plain, validated, ratio, confidence)
+    if measured is None:
         return "-", "not settled"
-    said = verdict(_interval(plain, validated, ratio, confidence), math.log(bar) if ratio else bar)
+    text, interval = measured
+    said = verdict(interval, math.log(bar) if ratio else bar)
     target = ("<=%.2fx" % bar) if ratio else ("<=%g" % bar)
-    return "%s: %s %s" % (estimate(plain, validated, ratio, confidence), target, said), said.split(" (")[0]
-
-
-def _interval(plain, validated, ratio, confidence):
-    if ratio:
-        plain, validated = [math.log(x) for x in plain], [math.log(x) for x in validated]
-    return shift_interval(plain, validated, confidence)
+    return "%s: %s %s" % (text, target, said), said.split(" (")[0]
 
 
 def estimate(plain, validated, ratio=False, confidence=0.9):
     """The shift (or ratio) and its interval, no target: '+0.370 (90% interval -0.519 to +0.613; 10 + 10
     runs)'. Two validated settings compared with each other read it too (the first as `plain`)."""
+    measured = _measure(plain, validated, ratio, confidence)
+    return measured[0] if measured else "-"
+
+
+def _measure(plain, validated, ratio, confidence):
+    """(estimate's text, the interval on the scale compared: the logarithms' for a ratio); None for a
+    ratio of times that are not all positive."""
     if ratio:
         if any(x <= 0 for x in plain + validated):
-            return "-"
-        logs = ([math.log(x) for x in plain], [math.log(x) for x in validated])
-    else:
-        logs = (plain, validated)
-    middle = hodges_lehmann(*logs)
-    interval = shift_interval(logs[0], logs[1], confidence)
+            return None
+        plain, validated = [math.log(x) for x in plain], [math.log(x) for x in validated]
+    middle = hodges_lehmann(plain, validated)
+    interval = shift_interval(plain, validated, confidence)
     show = (lambda x: "%.3fx" % math.exp(x)) if ratio else (lambda x: "%+.3f" % x)
     where = ("%d%% interval %s to %s" % (round(interval[2] * 100), show(interval[0]), show(interval[1]))
              if interval else "no %d%% interval" % round(confidence * 100))
-    return "%s (%s; %d + %d runs)" % (show(middle), where, len(plain), len(validated))
+    return "%s (%s; %d + %d runs)" % (show(middle), where, len(plain), len(validated)), interval
 
 
 def _numbers(text):
