@@ -102,7 +102,8 @@ def run_once(args, workload, mode, index):
     timeline = os.path.join(args.log_dir, "%s.timeline-%%p.json" % workload)
     prefix = {"plain": [],
               "streamlife": [args.streamlife, "run", "--"],
-              **{"streamlife-" + name: [args.streamlife, "run"] + flags + ["--"] for name, flags in args.also.items()},
+              **{"streamlife-" + name: [args.streamlife, "run"] + flags + ["--"]
+                 for name, flags in args.also.items()},
               "streamlife-timeline": [args.streamlife, "run", "--timeline", timeline, "--"],
               "self-profile": [args.streamlife, "run", "--self-profile", "--"],
               "compute-sanitizer": [args.sanitizer, "--tool", "memcheck",

@@ -68,14 +68,6 @@ const void *interpreterBase() {
   return Info.dli_fbase;
 }
 
-const void *ownBase() {
-  static const void *Base = [] {
-    Dl_info Info;
-    return dladdr(reinterpret_cast<const void *>(&classifyLibrary), &Info) ? Info.dli_fbase
-                                                                           : nullptr;
-  }();
-  return Base;
-}
 
 CallerKind classifySlow(const void *Ret) {
   // The call instruction's object (it holds the byte before the return
@@ -86,7 +78,7 @@ CallerKind classifySlow(const void *Ret) {
   void *SymbolEntry = nullptr;
   if (!dladdr1(CallPC, &Info, &SymbolEntry, RTLD_DL_SYMENT))
     return CallerKind::Program; // JIT code, or an object without symbols
-  if (Info.dli_fbase == ownBase())
+  if (Info.dli_fbase == validatorLibraryBase())
     return CallerKind::Private;
   const void *Interpreter = interpreterBase();
   CallerKind Kind = classifyLibrary(Info.dli_fname, Interpreter && Info.dli_fbase == Interpreter);
@@ -116,6 +108,15 @@ void countPrivateFunctionLocks(KeptLockCallers *Counts) {
 
 void onPrivateCallerFirstSeen(void (*Hook)(const void *ReturnAddress)) {
   PrivateCallerHook.store(Hook, std::memory_order_release);
+}
+
+const void *validatorLibraryBase() {
+  static const void *Base = [] {
+    Dl_info Info;
+    return dladdr(reinterpret_cast<const void *>(&classifyLibrary), &Info) ? Info.dli_fbase
+                                                                           : nullptr;
+  }();
+  return Base;
 }
 
 CallerKind classifyCaller(const void *ReturnAddress) {

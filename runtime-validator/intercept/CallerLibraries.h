@@ -74,6 +74,9 @@ void countPrivateFunctionLocks(KeptLockCallers *Counts);
 /// library's lock imports past the interposers then). Null: nothing. Set
 /// before the first call is classified.
 void onPrivateCallerFirstSeen(void (*Hook)(const void *ReturnAddress));
+/// The load base of the object that holds the validator (its own calls are
+/// Private, and its imports are never rebound).
+const void *validatorLibraryBase();
 /// Whether a call of this kind of primitive from this caller orders threads.
 enum class SyncPrimitive : std::uint8_t { Mutex, Condition, Semaphore, Thread };
 inline bool countsAsProgramSync(CallerKind Caller, SyncPrimitive What) {

@@ -1,6 +1,7 @@
 //===- PrivateLockImports.cpp - private libraries' locks past the interposers -===//
 #include "intercept/PrivateLockImports.h"
 
+#include "intercept/CallerLibraries.h"
 #include "intercept/ImportBinding.h"
 #include "intercept/RealFunction.h"
 
@@ -43,14 +44,6 @@ Bindings &bindings() {
   return *B;
 }
 
-const void *ownBase() {
-  static const void *Base = [] {
-    Dl_info Info;
-    return dladdr(reinterpret_cast<const void *>(&bindPrivateLockImports), &Info) ? Info.dli_fbase : nullptr;
-  }();
-  return Base;
-}
-
 const char *fileName(const char *Path) {
   const char *Slash = std::strrchr(Path, '/');
   return Slash ? Slash + 1 : Path;
@@ -60,7 +53,8 @@ const char *fileName(const char *Path) {
 
 void bindPrivateLockImports(const void *Caller) {
   Dl_info Info;
-  if (!dladdr(static_cast<const char *>(Caller) - 1, &Info) || !Info.dli_fbase || Info.dli_fbase == ownBase())
+  if (!dladdr(static_cast<const char *>(Caller) - 1, &Info) || !Info.dli_fbase ||
+      Info.dli_fbase == validatorLibraryBase())
     return;
   Bindings &B = bindings();
   std::lock_guard<std::mutex> Guard(B.Lock);
