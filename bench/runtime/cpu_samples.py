@@ -3,22 +3,33 @@
 (bench/runtime/cpu/cpu_sampler.c), by library and by symbol, and what a
 validated run spent beyond a plain one.
 
-  bench/runtime/cpu_samples.py FILE... [--log LOG] [--steps N] [--top K]
+  bench/runtime/cpu_samples.py FILE... [--log LOG] [--steps N] [--top K] [--threads]
   bench/runtime/cpu_samples.py --compare 'plain:PREFIX.*' 'streamlife:FILE,...' [--log-of plain:LOG ...] ...
 
 A file holds one process's executable mappings and samples. Only the samples
 inside the workload's timed steps count when a window is known: the workload
 prints `rank R timed window (monotonic ns): START END` under the sampler
 (test/gpu/Inputs/workloads/workload_common.py), and --log names that output.
-A sample stands for `weight x interval` of CPU time (the kernel checks CPU
-timers at its tick: cpu_sampler.c says why a sample carries a weight), so the
-figures are CPU milliseconds, per step when --steps is given.
+A sample stands for its thread's CPU time since that thread's previous sample
+(the sampler records each thread's CPU clock; cpu_sampler.c says why), or in a
+file of an older sampler for `weight x interval` (the kernel checks CPU timers
+at its tick), so the figures are CPU milliseconds, per step when --steps is
+given.
 
 The comparison's question is the self-profile's blind spot: the validator's
 own library shows what it spent in its own code, including the interposers the
 self-profile does not time; the other libraries' growth is what the validator
 made the program, CUPTI and the driver spend (their dispatch around the
 validator's callbacks, the program's code run with colder caches).
+
+--threads adds two tables: by thread name, and by thread name and library. A
+validated run's process CPU time is not what its step waits for: the
+validator's replay thread ("streamlife-rpl") works beside the program's
+threads, on another core, so the cost a step pays is the validator's library
+on the program's own threads (the main thread, autograd's). A thread's name is
+the one it had at its last sample (the sampler reads it at every sample);
+threads of one name are summed. A thread that blocks the sampler's signal
+(the replay thread does) takes no sample and is absent from every table.
 
 Exit 0, 1 when a file cannot be read, 2 on bad usage.
 """
@@ -40,8 +51,9 @@ class BadFile(Exception):
 
 
 def read_samples(path):
-    """(interval in ms, [(start, end, offset, path)], [(time ns, thread, address, weight)]) of one file."""
-    maps, samples, interval = [], [], None
+    """(interval in ms, [(start, end, offset, path)], [(time ns, thread, address, weight, thread CPU ns or
+    None)], {thread: name}) of one file."""
+    maps, samples, names, interval = [], [], {}, None
     try:
         with open(path) as f:
             for number, line in enumerate(f, 1):
@@ -54,9 +66,13 @@ def read_samples(path):
                     start, end = (int(x, 16) for x in parts[1].split("-"))
                     name = " ".join(parts[6:]) if len(parts) > 6 else "[anonymous]"
                     maps.append((start, end, int(parts[3], 16), name))
-                elif parts[0] == "sample" and len(parts) == 5:
-                    samples.append((int(parts[1]), int(parts[2]), int(parts[3], 16), int(parts[4])))
-                elif parts[0] not in ("lost", "map", "sample", "cpu_sampler"):
+                elif parts[0] == "sample" and len(parts) in (5, 6):
+                    cpu_ns = int(parts[5]) if len(parts) == 6 else None
+                    samples.append((int(parts[1]), int(parts[2]), int(parts[3], 16), int(parts[4]), cpu_ns))
+                elif parts[0] == "thread" and len(parts) >= 2:
+                    # The name may hold spaces, or be empty.
+                    names[int(parts[1])] = line.rstrip("\n").split(" ", 2)[2] if len(parts) > 2 else ""
+                elif parts[0] not in ("lost", "map", "sample", "cpu_sampler", "thread"):
                     raise BadFile(f"{path}:{number}: not a cpu_sampler line")
     except OSError as e:
         raise BadFile(f"cannot read {path}: {e.strerror}")
@@ -65,7 +81,7 @@ def read_samples(path):
     if interval is None:
         raise BadFile(f"{path}: no 'cpu_sampler' header (not a cpu_sampler file)")
     maps.sort()
-    return interval, maps, samples
+    return interval, maps, samples, names
 
 
 def windows_in(log_text):
@@ -149,23 +165,36 @@ def sample_files(pattern):
     return [path for path in sorted(glob.glob(pattern)) if not path.endswith(".tmp")]
 
 
+def sample_times(samples, interval):
+    """(time ns, thread, address, CPU ms it stands for) of each sample. A sample with its thread's CPU
+    clock stands for that thread's CPU time since the thread's previous sample (cpu_sampler.c says why:
+    the process timer's overruns go to whichever thread took the signal); one without (an older file)
+    for its weight in intervals."""
+    previous = {}
+    for when, thread, address, weight, cpu_ns in sorted(samples, key=lambda s: (s[0], s[4] or 0)):
+        if cpu_ns is None:
+            yield when, thread, address, weight * interval
+        else:
+            yield when, thread, address, max(0, cpu_ns - previous.get(thread, 0)) / 1e6
+            previous[thread] = cpu_ns
+
+
 def profile(files, windows=()):
-    """CPU ms by library and by (library, symbol) over the files' samples inside any of the windows (all
-    samples without one). Cached: a table per library and one per symbol of the same runs read the
-    files once."""
+    """CPU ms by library, by (library, symbol), by thread name and by (thread name, library) over the
+    files' samples inside any of the windows (all samples without one). Cached: the tables of the same
+    runs read the files once."""
     return _profile(tuple(files), tuple(windows))
 
 
 @functools.lru_cache(maxsize=None)
 def _profile(files, windows):
-    by_library, by_symbol = {}, {}
+    by_library, by_symbol, by_thread, by_thread_library = {}, {}, {}, {}
     for path in files:
-        interval, maps, samples = read_samples(path)
+        interval, maps, samples, names = read_samples(path)
         starts = [m[0] for m in maps]
-        for when, _, address, weight in samples:
+        for when, thread, address, ms in sample_times(samples, interval):
             if windows and not any(a <= when <= b for a, b in windows):
                 continue
-            ms = weight * interval
             mapping = mapping_of(maps, starts, address)
             library = library_name(mapping[3]) if mapping else "[unmapped]"
             by_library[library] = by_library.get(library, 0.0) + ms
@@ -174,7 +203,21 @@ def _profile(files, windows):
                 name = symbol_at(mapping[3], address - mapping[0] + mapping[2])
             key = (library, name or "(no symbol)")
             by_symbol[key] = by_symbol.get(key, 0.0) + ms
-    return by_library, by_symbol
+            # A file written before threads were named, or a full name table: one row for them all.
+            thread_name = names.get(thread) or "(unnamed)"
+            by_thread[thread_name] = by_thread.get(thread_name, 0.0) + ms
+            by_thread_library[(thread_name, library)] = by_thread_library.get((thread_name, library), 0.0) + ms
+    return by_library, by_symbol, by_thread, by_thread_library
+
+
+# The tables compare() can print, by level: the profile's element, the first column's name, whether
+# `only` (a library) filters it by the key's library, and how a key is written.
+LEVELS = {
+    0: ("library", lambda k: k, lambda k: k),
+    1: ("symbol", lambda k: k[0], lambda k: f"{k[1]} ({k[0]})"),
+    2: ("thread", None, lambda k: k),
+    3: ("thread: library", lambda k: k[1], lambda k: f"{k[0]}: {k[1]}"),
+}
 
 
 def median(values):
@@ -186,9 +229,9 @@ def median(values):
 
 
 def compare(runs, steps, top, minimum=0.02, only=None, levels=(0, 1), micro=False):
-    """Lines of a table: per library (level 0), then per symbol (level 1), CPU ms per step of each mode
-    (the median of its runs) and each mode's difference from the first; with only, the symbols of the
-    libraries whose name contains it. runs: [(mode, [(files, windows)])]."""
+    """Lines of tables (LEVELS: per library, per symbol, per thread name, per thread name and library),
+    CPU ms per step of each mode (the median of its runs) and each mode's difference from the first;
+    with only, the rows of the libraries whose name contains it. runs: [(mode, [(files, windows)])]."""
     per_step = (1000.0 if micro else 1.0) / steps if steps else 1.0
     unit = ("µs/step" if micro else "ms/step") if steps else "ms"
     if micro:
@@ -198,13 +241,12 @@ def compare(runs, steps, top, minimum=0.02, only=None, levels=(0, 1), micro=Fals
         profiles = [profile(files, windows) for files, windows in repeats]
         tables.append((mode, profiles))
     lines = []
-    for level, name in ((0, "library"), (1, "symbol")):
-        if level not in levels:
-            continue
+    for level in sorted(levels):
+        name, library_of, label_of = LEVELS[level]
         keys = set()
         for _, profiles in tables:
             for p in profiles:
-                keys.update(k for k in p[level] if not only or only in (k if level == 0 else k[0]))
+                keys.update(k for k in p[level] if not only or library_of is None or only in library_of(k))
         rows = []
         for key in keys:
             values = [median([p[level].get(key, 0.0) for p in profiles]) * per_step for _, profiles in tables]
@@ -217,16 +259,16 @@ def compare(runs, steps, top, minimum=0.02, only=None, levels=(0, 1), micro=Fals
         diffs = " | ".join(f"{mode} - {tables[0][0]}" for mode, _ in tables[1:])
         lines.append(f"| {name} | {header} |" + (f" {diffs} |" if diffs else ""))
         lines.append("|---" * (1 + len(tables) + max(0, len(tables) - 1)) + "|")
-        if level == 0:
+        if level in (0, 2):
             totals = [sum(v[i] for _, v in rows) for i in range(len(tables))]
             rows = [("(all)", totals)] + rows
         shown = 0
         for key, values in rows:
             if key != "(all)" and max(values) < minimum and all(abs(v - first(values)) < minimum for v in values):
                 continue
-            if level == 1 and shown >= top:
+            if level in (1, 3) and shown >= top:
                 break
-            label = key if isinstance(key, str) else f"{key[1]} ({key[0]})"
+            label = key if key == "(all)" else label_of(key)
             cells = " | ".join(f"{v:.3f}" for v in values)
             delta = " | ".join(f"{v - first(values):+.3f}" for v in values[1:])
             lines.append(f"| {label} | {cells} |" + (f" {delta} |" if delta else ""))
@@ -248,6 +290,8 @@ def main():
     parser.add_argument("--top", type=int, default=25, help="symbols listed (default 25)")
     parser.add_argument("--only", help="list only the symbols of the libraries whose name contains this")
     parser.add_argument("--us", action="store_true", help="with --steps: µs per step (short steps: a launch)")
+    parser.add_argument("--threads", action="store_true",
+                        help="also the tables by thread name, and by thread name and library")
     options = parser.parse_args()
     if bool(options.files) == bool(options.compare):
         parser.error("give either FILE... or --compare")
@@ -276,6 +320,8 @@ def main():
                 grouped[mode].append((paths, windows))
             runs = [(mode, grouped[mode]) for mode in order]
         levels = (1,) if options.only else (0, 1)
+        if options.threads:
+            levels += (3,) if options.only else (2, 3)
         for line in compare(runs, options.steps, options.top, only=options.only, levels=levels, micro=options.us):
             print(line)
     except (BadFile, OSError) as e:

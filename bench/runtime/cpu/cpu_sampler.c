@@ -15,8 +15,10 @@
  *   STREAMLIFE_SAMPLER_OUT=/tmp/run1 [STREAMLIFE_SAMPLER_ONLY=python3] CMD
  *
  * writes /tmp/run1.<pid> at the process's exit: its executable mappings (as
- * /proc/self/maps gives them) and one line per sample (monotonic time in ns,
- * thread id, instruction address in hex, intervals it stands for). STREAMLIFE_SAMPLER_ONLY samples only the
+ * /proc/self/maps gives them), one line per sampled thread (its id and the
+ * name it had at its last sample) and one line per sample (monotonic time in
+ * ns, thread id, instruction address in hex, intervals it stands for, the
+ * thread's CPU time in ns). STREAMLIFE_SAMPLER_ONLY samples only the
  * processes whose program name (argv[0]'s last component) is that word; the
  * others run untouched.
  *
@@ -28,7 +30,24 @@
  * the pthread_atfork handler, with its own samples).
  *
  * The signal handler only stores into memory mapped at start-up; nothing it
- * calls takes a lock (clock_gettime is the vDSO's, gettid a system call).
+ * calls takes a lock (clock_gettime is the vDSO's, gettid and prctl system
+ * calls).
+ *
+ * Why thread names: a validated run's work is not all on the program's
+ * threads (the validator's replay thread, "streamlife-rpl", works beside
+ * them), so what a step waits for is the CPU time of the program's threads,
+ * not the process's; the name is read at every sample because a thread is
+ * often named after it starts (pthread_setname_np from its creator).
+ *
+ * Why each sample carries its thread's CPU clock: the timer is the
+ * process's, so the kernel notices an expiry at the tick of whichever thread
+ * is running and sends the signal, overruns and all, to one thread: with two
+ * busy threads, the intervals of both went to whichever took the signal
+ * (a 100 ms thread read 142 ms beside a 300 ms one). A thread that blocks
+ * every signal (the validator's replay thread does) had its time read as
+ * the program's. The reader gives each sample its thread's CPU time since
+ * that thread's previous sample instead: exact per thread, and a thread that
+ * takes no signal is simply absent.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -49,6 +69,9 @@
 struct Sample {
   uint64_t TimeNs;
   uint64_t Address;
+  /* The sampled thread's own CPU time (CLOCK_THREAD_CPUTIME_ID): what the
+   * sample stands for is this thread's time since its previous sample. */
+  uint64_t ThreadCpuNs;
   uint32_t Thread;
   /* Intervals this sample stands for: the kernel checks CPU-time timers at its
    * scheduler tick (every 1-4 ms), so at a shorter interval one signal comes
@@ -60,7 +83,17 @@ struct Sample {
  * pages are only touched as samples arrive. */
 enum { Capacity = 1 << 20 };
 
+/* The sampled threads' names, by thread id: open addressing, claimed by a
+ * compare-and-swap from the handler (two threads' samples may arrive at once).
+ * Names are prctl(PR_GET_NAME)'s 16 bytes. */
+enum { ThreadSlots = 4096 };
+struct ThreadName {
+  atomic_uint Id;
+  char Name[16];
+};
+
 static struct Sample *Samples;
+static struct ThreadName *Threads;
 static atomic_uint_fast64_t Taken;
 static atomic_uint_fast64_t Lost;
 static timer_t Timer;
@@ -72,6 +105,21 @@ static uint64_t monotonicNs(void) {
   struct timespec T;
   clock_gettime(CLOCK_MONOTONIC, &T);
   return (uint64_t)T.tv_sec * 1000000000u + (uint64_t)T.tv_nsec;
+}
+
+/* The slot of thread Id, claimed if new; NULL when the table is full. */
+static struct ThreadName *threadSlot(unsigned Id) {
+  for (unsigned Probe = 0; Probe < ThreadSlots; ++Probe) {
+    struct ThreadName *Slot = &Threads[(Id * 2654435761u + Probe) % ThreadSlots];
+    unsigned Seen = atomic_load_explicit(&Slot->Id, memory_order_acquire);
+    if (Seen == Id)
+      return Slot;
+    if (Seen == 0 &&
+        (atomic_compare_exchange_strong_explicit(&Slot->Id, &Seen, Id, memory_order_acq_rel, memory_order_acquire) ||
+         Seen == Id))
+      return Slot;
+  }
+  return NULL;
 }
 
 static void onSample(int Signal, siginfo_t *Info, void *Context) {
@@ -90,6 +138,12 @@ static void onSample(int Signal, siginfo_t *Info, void *Context) {
     Samples[Slot].Address = 0;
 #endif
     Samples[Slot].Thread = (uint32_t)syscall(SYS_gettid);
+    struct timespec Cpu;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &Cpu);
+    Samples[Slot].ThreadCpuNs = (uint64_t)Cpu.tv_sec * 1000000000u + (uint64_t)Cpu.tv_nsec;
+    struct ThreadName *Named = threadSlot(Samples[Slot].Thread);
+    if (Named)
+      prctl(PR_GET_NAME, (unsigned long)Named->Name, 0, 0, 0);
     int Overrun = timer_getoverrun(Timer);
     Samples[Slot].Weight = 1 + (uint32_t)(Overrun > 0 ? Overrun : 0);
   } else {
@@ -124,6 +178,7 @@ static int arm(void) {
 static void inChild(void) {
   atomic_store(&Taken, 0);
   atomic_store(&Lost, 0);
+  memset(Threads, 0, sizeof(struct ThreadName) * ThreadSlots);
   Armed = arm();
 }
 
@@ -167,12 +222,28 @@ static void writeSamples(void) {
     }
     fclose(Maps);
   }
+  for (unsigned I = 0; I < ThreadSlots; ++I) {
+    unsigned Id = atomic_load(&Threads[I].Id);
+    if (!Id)
+      continue;
+    char Name[17];
+    memcpy(Name, Threads[I].Name, 16);
+    Name[16] = 0;
+    /* A name is printed as given, one line; a newline in it (prctl allows
+     * one) would split the line, so it becomes a space. */
+    for (char *C = Name; *C; ++C)
+      if (*C == '\n')
+        *C = ' ';
+    N = snprintf(Line, sizeof Line, "thread %u %s\n", Id, Name);
+    writeAll(Fd, Line, (size_t)N);
+  }
   uint64_t Count = atomic_load(&Taken);
   if (Count > Capacity)
     Count = Capacity;
   for (uint64_t I = 0; I < Count; ++I) {
-    N = snprintf(Line, sizeof Line, "sample %llu %u %llx %u\n", (unsigned long long)Samples[I].TimeNs,
-                 Samples[I].Thread, (unsigned long long)Samples[I].Address, Samples[I].Weight);
+    N = snprintf(Line, sizeof Line, "sample %llu %u %llx %u %llu\n", (unsigned long long)Samples[I].TimeNs,
+                 Samples[I].Thread, (unsigned long long)Samples[I].Address, Samples[I].Weight,
+                 (unsigned long long)Samples[I].ThreadCpuNs);
     writeAll(Fd, Line, (size_t)N);
   }
   N = snprintf(Line, sizeof Line, "lost %llu\n", (unsigned long long)atomic_load(&Lost));
@@ -211,7 +282,9 @@ __attribute__((constructor)) static void startSampling(void) {
   }
   Samples = mmap(NULL, sizeof(struct Sample) * Capacity, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (Samples == MAP_FAILED) {
+  Threads = mmap(NULL, sizeof(struct ThreadName) * ThreadSlots, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (Samples == MAP_FAILED || Threads == MAP_FAILED) {
     fprintf(stderr, "cpu_sampler: error: cannot map the sample buffer: %s\n", strerror(errno));
     return;
   }

@@ -4,11 +4,20 @@
  * MS_BEFORE milliseconds of CPU in spinBeforeWindow, then a timed window (as
  * the workloads print it) of MS_INSIDE milliseconds in spinInsideWindow; a
  * sampler and its reader that attribute the samples right name only the
- * second inside the window, with about MS_INSIDE milliseconds.
+ * second inside the window, with about MS_INSIDE milliseconds. With
+ * MS_HELPER, a second thread spends that much in spinInHelper inside the
+ * window, named "spin-helper" by the main thread after it starts (as the
+ * validator names its replay thread), so the reader's table by thread must
+ * give each thread its own time under its last name. With MS_BLOCKED, a third
+ * thread, "spin-blocked", spends that much in spinBlocked with every signal
+ * blocked, as the validator's replay thread runs: it takes no sample, and its
+ * time must not be read as the others'.
  *
- *   sampler_spin MS_BEFORE MS_INSIDE
+ *   sampler_spin MS_BEFORE MS_INSIDE [MS_HELPER [MS_BLOCKED]]
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -20,11 +29,12 @@ static long long nowNs(clockid_t Clock) {
 }
 
 /* Arithmetic between rare clock reads, so that the samples land here rather
- * than in the clock's system call. */
+ * than in the clock's system call. The thread's own CPU time: a helper thread
+ * spins beside the main one. */
 static inline __attribute__((always_inline)) double spinFor(long long Ms) {
   volatile double X = 1.0;
-  long long End = nowNs(CLOCK_PROCESS_CPUTIME_ID) + Ms * 1000000LL;
-  while (nowNs(CLOCK_PROCESS_CPUTIME_ID) < End)
+  long long End = nowNs(CLOCK_THREAD_CPUTIME_ID) + Ms * 1000000LL;
+  while (nowNs(CLOCK_THREAD_CPUTIME_ID) < End)
     for (int I = 0; I < 2000000; ++I)
       X = X * 1.0000001 + 1e-9;
   return X;
@@ -32,15 +42,63 @@ static inline __attribute__((always_inline)) double spinFor(long long Ms) {
 
 __attribute__((noinline)) double spinBeforeWindow(long long Ms) { return spinFor(Ms); }
 __attribute__((noinline)) double spinInsideWindow(long long Ms) { return spinFor(Ms); }
+__attribute__((noinline)) double spinInHelper(long long Ms) { return spinFor(Ms); }
+__attribute__((noinline)) double spinBlocked(long long Ms) { return spinFor(Ms); }
+
+static long long HelperMs, BlockedMs;
+static volatile double HelperSum;
+
+static void *helper(void *Unused) {
+  (void)Unused;
+  HelperSum = spinInHelper(HelperMs);
+  return NULL;
+}
+
+static void *blocked(void *Unused) {
+  (void)Unused;
+  HelperSum = spinBlocked(BlockedMs);
+  return NULL;
+}
+
+static int start(pthread_t *Thread, void *(*Body)(void *), const char *Name, int BlockSignals) {
+  sigset_t All, Before;
+  sigfillset(&All);
+  if (BlockSignals)
+    pthread_sigmask(SIG_SETMASK, &All, &Before);
+  int Rc = pthread_create(Thread, NULL, Body, NULL);
+  if (BlockSignals)
+    pthread_sigmask(SIG_SETMASK, &Before, NULL);
+  if (Rc != 0) {
+    fprintf(stderr, "sampler_spin: cannot start the %s thread\n", Name);
+    return 0;
+  }
+  pthread_setname_np(*Thread, Name);
+  return 1;
+}
 
 int main(int Argc, char **Argv) {
-  if (Argc != 3) {
-    fprintf(stderr, "usage: sampler_spin MS_BEFORE MS_INSIDE\n");
+  if (Argc < 3 || Argc > 5) {
+    fprintf(stderr, "usage: sampler_spin MS_BEFORE MS_INSIDE [MS_HELPER [MS_BLOCKED]]\n");
     return 2;
   }
   double Sum = spinBeforeWindow(atoll(Argv[1]));
   long long Start = nowNs(CLOCK_MONOTONIC);
+  pthread_t Helper, Blocked;
+  if (Argc >= 4) {
+    HelperMs = atoll(Argv[3]);
+    if (!start(&Helper, helper, "spin-helper", 0))
+      return 1;
+  }
+  if (Argc == 5) {
+    BlockedMs = atoll(Argv[4]);
+    if (!start(&Blocked, blocked, "spin-blocked", 1))
+      return 1;
+  }
   Sum += spinInsideWindow(atoll(Argv[2]));
+  if (Argc >= 4)
+    pthread_join(Helper, NULL);
+  if (Argc == 5)
+    pthread_join(Blocked, NULL);
   printf("rank 0 timed window (monotonic ns): %lld %lld\n", Start, nowNs(CLOCK_MONOTONIC));
   return Sum > 0 ? 0 : 1;
 }
