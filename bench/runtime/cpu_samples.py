@@ -220,6 +220,27 @@ LEVELS = {
 }
 
 
+VALIDATOR_LIBRARY = "libstreamlife_rt"
+VALIDATOR_THREADS = "streamlife"
+
+
+def program_threads_cpu(files, windows=()):
+    """(CPU ms of the program's threads, of which in the validator's library) over the files' samples in
+    the windows. The program's threads are every sampled thread but the validator's own (named
+    streamlife-*; the replay thread blocks the sampler's signal and is absent anyway). They run one at
+    a time in a step that waits for the host (the main thread, then autograd's), so their CPU time is
+    the step's host time, and the validator's library in them is the cost the step pays for it."""
+    by_thread_library = profile(files, windows)[3]
+    total = inside = 0.0
+    for (thread, library), ms in by_thread_library.items():
+        if thread.startswith(VALIDATOR_THREADS):
+            continue
+        total += ms
+        if VALIDATOR_LIBRARY in library:
+            inside += ms
+    return total, inside
+
+
 def median(values):
     values = sorted(values)
     if not values:

@@ -35,7 +35,8 @@ import subprocess
 import sys
 import time
 
-from cpu_samples import BadFile, compare, median, sample_files, windows_in
+import cpu_samples
+from cpu_samples import BadFile, compare, median, program_threads_cpu, sample_files, windows_in
 from self_profile_table import describe, estimate, implied_ratio, steps_said, steps_seen
 import shift
 
@@ -352,6 +353,8 @@ def main():
                 print("  " + line)
             for line in compare(runs, options.steps, options.sampler_top, only="libstreamlife_rt", levels=(3,)):
                 print("  " + line)
+            for line in program_threads_lines(runs, options.steps):
+                print("  " + line)
         except BadFile as e:
             print(f"  cpu_samples: error: {e}")
             problems += 1
@@ -367,6 +370,28 @@ def main():
             for line in describe(last["own"], last["own_how"], plain):
                 print("  " + line)
     return 1 if problems else 0
+
+
+def program_threads_lines(runs, steps):
+    """Each validated mode's CPU on the program's threads against plain's, run by run and as a ratio with
+    its uncertainty, and the validator's library in them: a second reading of the cost, from CPU time
+    rather than wall time (cpu_samples.program_threads_cpu says why they agree)."""
+    per_step = 1.0 / steps if steps else 1.0
+    readings = {mode: [program_threads_cpu(files, windows) for files, windows in repeats] for mode, repeats in runs}
+    plain = [total * per_step for total, _ in readings.get("plain", [])]
+    lines = [f"the program's threads (all but {cpu_samples.VALIDATOR_THREADS}-*), CPU ms/step of the timed steps, "
+             "run by run:"]
+    for mode, values in readings.items():
+        totals = [total * per_step for total, _ in values]
+        inside = [own * per_step for _, own in values]
+        line = f"{mode}: " + "/".join(f"{t:.2f}" for t in totals)
+        if mode != "plain" and any(inside):
+            line += f" (in {cpu_samples.VALIDATOR_LIBRARY}: " + "/".join(f"{o:.2f}" for o in inside) + ")"
+            if plain and totals:
+                line += f"; {median(inside) / median(plain) * 100:.1f}% of plain's, " \
+                        + shift.describe(plain, totals, 1.1, ratio=True)
+        lines.append(line)
+    return lines
 
 
 def paired_ratio(runs, plain_runs):

@@ -46,8 +46,10 @@
  * (a 100 ms thread read 142 ms beside a 300 ms one). A thread that blocks
  * every signal (the validator's replay thread does) had its time read as
  * the program's. The reader gives each sample its thread's CPU time since
- * that thread's previous sample instead: exact per thread, and a thread that
- * takes no signal is simply absent.
+ * that thread's previous sample instead: exact per thread but for the time
+ * after its last sample (one gap between its samples: a few ms when threads
+ * outnumber the cores, nothing to a workload's seconds of steps), and a
+ * thread that takes no signal is simply absent.
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include <errno.h>
