@@ -29,7 +29,9 @@ threads, on another core, so the cost a step pays is the validator's library
 on the program's own threads (the main thread, autograd's). A thread's name is
 the one it had at its last sample (the sampler reads it at every sample);
 threads of one name are summed. A thread that blocks the sampler's signal
-(the replay thread does) takes no sample and is absent from every table.
+(the replay thread does) takes no sample: its time shows only in its last
+record, at its exit, as "(after the last sample)" (the replay thread's comes
+when the process ends, after the timed steps).
 
 Exit 0, 1 when a file cannot be read, 2 on bad usage.
 """
@@ -168,8 +170,8 @@ def sample_files(pattern):
 def sample_times(samples, interval):
     """(time ns, thread, address, CPU ms it stands for) of each sample. A sample with its thread's CPU
     clock stands for that thread's CPU time since the thread's previous sample (cpu_sampler.c says why:
-    the process timer's overruns go to whichever thread took the signal); one without (an older file)
-    for its weight in intervals."""
+    a timer's overruns can stand for other threads' time); one without (an older file) for its weight in
+    intervals."""
     previous = {}
     for when, thread, address, weight, cpu_ns in sorted(samples, key=lambda s: (s[0], s[4] or 0)):
         if cpu_ns is None:
@@ -195,8 +197,10 @@ def _profile(files, windows):
         for when, thread, address, ms in sample_times(samples, interval):
             if windows and not any(a <= when <= b for a, b in windows):
                 continue
-            mapping = mapping_of(maps, starts, address)
-            library = library_name(mapping[3]) if mapping else "[unmapped]"
+            mapping = mapping_of(maps, starts, address) if address else None
+            # Address 0: a thread's last record, its time since its last sample (cpu_sampler.c).
+            library = library_name(mapping[3]) if mapping else ("(after the last sample)" if not address
+                                                                 else "[unmapped]")
             by_library[library] = by_library.get(library, 0.0) + ms
             name = None
             if mapping and mapping[3].startswith("/"):
@@ -227,7 +231,7 @@ VALIDATOR_THREADS = "streamlife"
 def program_threads_cpu(files, windows=()):
     """(CPU ms of the program's threads, of which in the validator's library) over the files' samples in
     the windows. The program's threads are every sampled thread but the validator's own (named
-    streamlife-*; the replay thread blocks the sampler's signal and is absent anyway). They run one at
+    streamlife-*, as the replay thread is). They run one at
     a time in a step that waits for the host (the main thread, then autograd's), so their CPU time is
     the step's host time, and the validator's library in them is the cost the step pays for it."""
     by_thread_library = profile(files, windows)[3]

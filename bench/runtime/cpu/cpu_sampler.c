@@ -6,10 +6,11 @@
  * driver's dispatch around its callbacks, the program's own code running
  * slower because the validator's state took its caches) is the difference
  * between a plain run and a validated one, library by library. This library,
- * preloaded into both, samples the interrupted instruction every
- * STREAMLIFE_SAMPLER_US microseconds (default 500) of the process's CPU time,
- * as gperftools' CPU profiler does; bench/runtime/cpu_samples.py attributes
- * the samples to libraries and symbols and compares runs.
+ * preloaded into both, samples the interrupted instruction of each thread
+ * every STREAMLIFE_SAMPLER_US microseconds (default 500) of that thread's CPU
+ * time, as gperftools' CPU profiler does with CPUPROFILE_PER_THREAD_TIMERS;
+ * bench/runtime/cpu_samples.py attributes the samples to threads, libraries
+ * and symbols and compares runs.
  *
  *   LD_PRELOAD=build/bench/runtime/libstreamlife_cpu_sampler.so \
  *   STREAMLIFE_SAMPLER_OUT=/tmp/run1 [STREAMLIFE_SAMPLER_ONLY=python3] CMD
@@ -22,16 +23,34 @@
  * processes whose program name (argv[0]'s last component) is that word; the
  * others run untouched.
  *
- * Why a POSIX CPU-time timer (timer_create on CLOCK_PROCESS_CPUTIME_ID) and
- * not setitimer(ITIMER_PROF): an itimer survives execve, so a process that
- * execs another program (taskset, env, a shell) would deliver SIGPROF to the
- * new image before anything handles it, and kill it; timer_create's timers are
- * deleted at execve, and a forked child has none (a child is armed again by
- * the pthread_atfork handler, with its own samples).
+ * Why POSIX CPU-time timers (timer_create) and not setitimer(ITIMER_PROF): an
+ * itimer survives execve, so a process that execs another program (taskset,
+ * env, a shell) would deliver SIGPROF to the new image before anything
+ * handles it, and kill it; timer_create's timers are deleted at execve, and a
+ * forked child has none (a child is armed again by the pthread_atfork
+ * handler, with its own samples).
  *
- * The signal handler only stores into memory mapped at start-up; nothing it
- * calls takes a lock (clock_gettime is the vDSO's, gettid and prctl system
- * calls).
+ * Why one timer per thread (CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID; the
+ * main thread's at start-up, every other's by the pthread_create interposer
+ * below, before its start routine): a process timer's expiry is noticed at
+ * the tick of whichever thread runs, and its signal goes to one thread that
+ * does not block it, sleeping or not. A thread that blocks every signal (the
+ * validator's replay thread does) had its ticks' samples taken by the
+ * program's threads, wherever they were, often asleep in libc; a thread that
+ * runs in short bursts between sleeps (a training step's threads handing
+ * work to each other) was sampled at its sleeps. Each thread's own timer
+ * fires while that thread runs, and its signal interrupts that thread where
+ * it runs. A thread that blocks SIGPROF takes no sample and is absent.
+ *
+ * Why each sample carries its thread's CPU clock: cpu_samples.py gives each
+ * sample its thread's CPU time since that thread's previous sample, so that a
+ * thread's total is exact. A thread's last record (at its exit, or at the
+ * process's for the thread that ends it) has address 0: its time since its
+ * last sample, where it went unknown. A thread still running when the
+ * process ends loses the time after its last sample. Where a thread's time
+ * went is as good as its samples are many: a thread that runs in bursts
+ * shorter than a tick between sleeps takes few, and one sample then stands
+ * for several bursts.
  *
  * Why thread names: a validated run's work is not all on the program's
  * threads (the validator's replay thread, "streamlife-rpl", works beside
@@ -39,19 +58,12 @@
  * not the process's; the name is read at every sample because a thread is
  * often named after it starts (pthread_setname_np from its creator).
  *
- * Why each sample carries its thread's CPU clock: the timer is the
- * process's, so the kernel notices an expiry at the tick of whichever thread
- * is running and sends the signal, overruns and all, to one thread: with two
- * busy threads, the intervals of both went to whichever took the signal
- * (a 100 ms thread read 142 ms beside a 300 ms one). A thread that blocks
- * every signal (the validator's replay thread does) had its time read as
- * the program's. The reader gives each sample its thread's CPU time since
- * that thread's previous sample instead: exact per thread but for the time
- * after its last sample (one gap between its samples: a few ms when threads
- * outnumber the cores, nothing to a workload's seconds of steps), and a
- * thread that takes no signal is simply absent.
+ * The signal handler only stores into memory mapped at start-up; nothing it
+ * calls takes a lock (clock_gettime is the vDSO's or a system call, gettid
+ * and prctl system calls).
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -98,7 +110,15 @@ static struct Sample *Samples;
 static struct ThreadName *Threads;
 static atomic_uint_fast64_t Taken;
 static atomic_uint_fast64_t Lost;
-static timer_t Timer;
+/* The calling thread's timer; OwnArmed once it has one. */
+static __thread __attribute__((tls_model("initial-exec"))) timer_t OwnTimer;
+static __thread __attribute__((tls_model("initial-exec"))) int OwnArmed;
+/* Deletes a thread's timer when the thread exits (a key's destructor runs in
+ * the exiting thread). */
+static pthread_key_t TimerKey;
+/* Sampling: set once the buffers and the handler are in place; cleared at
+ * exit, after which a late signal records nothing. */
+static atomic_int Sampling;
 static int Armed;
 static long IntervalUs = 500;
 static char OutPrefix[4096];
@@ -124,42 +144,60 @@ static struct ThreadName *threadSlot(unsigned Id) {
   return NULL;
 }
 
+/* Appends one sample of the calling thread: Address is where it ran, or 0
+ * for a thread's last record (its exit, or the process's), which stands for
+ * its CPU time since its last sample, wherever that went. */
+static void record(uint64_t Address, uint32_t Weight) {
+  uint64_t Slot = atomic_fetch_add_explicit(&Taken, 1, memory_order_relaxed);
+  if (Slot >= Capacity) {
+    atomic_fetch_add_explicit(&Lost, 1, memory_order_relaxed);
+    return;
+  }
+  Samples[Slot].TimeNs = monotonicNs();
+  Samples[Slot].Address = Address;
+  Samples[Slot].Thread = (uint32_t)syscall(SYS_gettid);
+  struct timespec Cpu;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &Cpu);
+  Samples[Slot].ThreadCpuNs = (uint64_t)Cpu.tv_sec * 1000000000u + (uint64_t)Cpu.tv_nsec;
+  struct ThreadName *Named = threadSlot(Samples[Slot].Thread);
+  if (Named)
+    prctl(PR_GET_NAME, (unsigned long)Named->Name, 0, 0, 0);
+  Samples[Slot].Weight = Weight;
+}
+
 static void onSample(int Signal, siginfo_t *Info, void *Context) {
   (void)Signal;
   (void)Info;
+  if (!atomic_load_explicit(&Sampling, memory_order_acquire))
+    return;
   int SavedErrno = errno;
-  uint64_t Slot = atomic_fetch_add_explicit(&Taken, 1, memory_order_relaxed);
-  if (Slot < Capacity) {
-    ucontext_t *Uc = (ucontext_t *)Context;
-    Samples[Slot].TimeNs = monotonicNs();
+  ucontext_t *Uc = (ucontext_t *)Context;
 #if defined(__x86_64__)
-    Samples[Slot].Address = (uint64_t)Uc->uc_mcontext.gregs[REG_RIP];
+  uint64_t Address = (uint64_t)Uc->uc_mcontext.gregs[REG_RIP];
 #elif defined(__aarch64__)
-    Samples[Slot].Address = (uint64_t)Uc->uc_mcontext.pc;
+  uint64_t Address = (uint64_t)Uc->uc_mcontext.pc;
 #else
-    Samples[Slot].Address = 0;
+  uint64_t Address = 0;
+  (void)Uc;
 #endif
-    Samples[Slot].Thread = (uint32_t)syscall(SYS_gettid);
-    struct timespec Cpu;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &Cpu);
-    Samples[Slot].ThreadCpuNs = (uint64_t)Cpu.tv_sec * 1000000000u + (uint64_t)Cpu.tv_nsec;
-    struct ThreadName *Named = threadSlot(Samples[Slot].Thread);
-    if (Named)
-      prctl(PR_GET_NAME, (unsigned long)Named->Name, 0, 0, 0);
-    int Overrun = timer_getoverrun(Timer);
-    Samples[Slot].Weight = 1 + (uint32_t)(Overrun > 0 ? Overrun : 0);
-  } else {
-    atomic_fetch_add_explicit(&Lost, 1, memory_order_relaxed);
-  }
+  int Overrun = OwnArmed ? timer_getoverrun(OwnTimer) : 0;
+  record(Address, 1 + (uint32_t)(Overrun > 0 ? Overrun : 0));
   errno = SavedErrno;
 }
 
-static int arm(void) {
+/* Arms the calling thread's timer: SIGPROF to this thread every interval of
+ * its own CPU time. */
+static int armThisThread(void) {
   struct sigevent Event;
   memset(&Event, 0, sizeof Event);
-  Event.sigev_notify = SIGEV_SIGNAL;
+  Event.sigev_notify = SIGEV_THREAD_ID;
   Event.sigev_signo = SIGPROF;
-  if (timer_create(CLOCK_PROCESS_CPUTIME_ID, &Event, &Timer) != 0) {
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+  Event.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+  timer_t Timer;
+  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &Event, &Timer) != 0) {
     fprintf(stderr, "cpu_sampler: error: timer_create: %s\n", strerror(errno));
     return 0;
   }
@@ -172,7 +210,56 @@ static int arm(void) {
     timer_delete(Timer);
     return 0;
   }
+  OwnTimer = Timer;
+  OwnArmed = 1;
+  pthread_setspecific(TimerKey, (void *)1);
   return 1;
+}
+
+/* At a thread's exit (TimerKey's destructor) and the process's: the thread's
+ * last record, so that its CPU after its last sample is counted. A thread
+ * that runs in short bursts between sleeps takes few samples (the kernel
+ * checks its timer at a tick that finds it running, and an idle core has no
+ * tick), so that time can be much of its total. */
+static void disarmThisThread(void *Unused) {
+  (void)Unused;
+  if (OwnArmed) {
+    OwnArmed = 0;
+    timer_delete(OwnTimer);
+    if (atomic_load_explicit(&Sampling, memory_order_acquire))
+      record(0, 0);
+  }
+}
+
+/* A new thread gets its timer before its start routine runs. */
+struct StartOf {
+  void *(*Routine)(void *);
+  void *Argument;
+};
+
+static void *sampledStart(void *Start) {
+  struct StartOf Of = *(struct StartOf *)Start;
+  free(Start);
+  if (atomic_load_explicit(&Sampling, memory_order_acquire))
+    armThisThread();
+  return Of.Routine(Of.Argument);
+}
+
+int pthread_create(pthread_t *Thread, const pthread_attr_t *Attr, void *(*Routine)(void *), void *Argument) {
+  static int (*Real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  if (!Real)
+    Real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
+  if (!atomic_load_explicit(&Sampling, memory_order_acquire))
+    return Real(Thread, Attr, Routine, Argument);
+  struct StartOf *Start = malloc(sizeof *Start);
+  if (!Start)
+    return Real(Thread, Attr, Routine, Argument);
+  Start->Routine = Routine;
+  Start->Argument = Argument;
+  int Rc = Real(Thread, Attr, sampledStart, Start);
+  if (Rc != 0)
+    free(Start);
+  return Rc;
 }
 
 /* A forked child starts with no timer and its parent's samples: it keeps
@@ -181,7 +268,9 @@ static void inChild(void) {
   atomic_store(&Taken, 0);
   atomic_store(&Lost, 0);
   memset(Threads, 0, sizeof(struct ThreadName) * ThreadSlots);
-  Armed = arm();
+  /* The forking thread's timer was the parent's: the child has none. */
+  OwnArmed = 0;
+  Armed = armThisThread();
 }
 
 static void writeAll(int Fd, const char *Text, size_t Size) {
@@ -299,15 +388,26 @@ __attribute__((constructor)) static void startSampling(void) {
     fprintf(stderr, "cpu_sampler: error: sigaction: %s\n", strerror(errno));
     return;
   }
-  Armed = arm();
+  if (pthread_key_create(&TimerKey, disarmThisThread) != 0) {
+    fprintf(stderr, "cpu_sampler: error: pthread_key_create failed\n");
+    return;
+  }
+  atomic_store(&Sampling, 1);
+  Armed = armThisThread();
   if (Armed)
     pthread_atfork(NULL, NULL, inChild);
+  else
+    atomic_store(&Sampling, 0);
 }
 
 __attribute__((destructor)) static void stopSampling(void) {
   if (!Armed)
     return;
   Armed = 0;
-  timer_delete(Timer);
+  /* Other threads' timers may still fire while the file is written: their
+   * signals find Sampling cleared (the handler stays: SIGPROF's default
+   * action would end the process). */
+  disarmThisThread(NULL);
+  atomic_store(&Sampling, 0);
   writeSamples();
 }

@@ -11,9 +11,12 @@
  * give each thread its own time under its last name. With MS_BLOCKED, a third
  * thread, "spin-blocked", spends that much in spinBlocked with every signal
  * blocked, as the validator's replay thread runs: it takes no sample, and its
- * time must not be read as the others'.
+ * time must not be read as the others'. With MS_BURSTS, a fourth thread,
+ * "spin-bursts", spends that much in spinInBursts, 0.2 ms at a time with a
+ * 1 ms sleep between (as a training step's threads hand work to each other):
+ * its time must be read where it ran, not where it slept.
  *
- *   sampler_spin MS_BEFORE MS_INSIDE [MS_HELPER [MS_BLOCKED]]
+ *   sampler_spin MS_BEFORE MS_INSIDE [MS_HELPER [MS_BLOCKED [MS_BURSTS]]]
  *===----------------------------------------------------------------------===*/
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -45,7 +48,22 @@ __attribute__((noinline)) double spinInsideWindow(long long Ms) { return spinFor
 __attribute__((noinline)) double spinInHelper(long long Ms) { return spinFor(Ms); }
 __attribute__((noinline)) double spinBlocked(long long Ms) { return spinFor(Ms); }
 
-static long long HelperMs, BlockedMs;
+/* Spins in 200 µs bursts of its own CPU time, sleeping 1 ms after each. */
+__attribute__((noinline)) double spinInBursts(long long Ms) {
+  volatile double X = 1.0;
+  long long Start = nowNs(CLOCK_THREAD_CPUTIME_ID);
+  while (nowNs(CLOCK_THREAD_CPUTIME_ID) - Start < Ms * 1000000LL) {
+    long long BurstEnd = nowNs(CLOCK_THREAD_CPUTIME_ID) + 200000;
+    while (nowNs(CLOCK_THREAD_CPUTIME_ID) < BurstEnd)
+      for (int I = 0; I < 20000; ++I)
+        X = X * 1.0000001 + 1e-9;
+    struct timespec Sleep = {0, 1000000};
+    nanosleep(&Sleep, NULL);
+  }
+  return X;
+}
+
+static long long HelperMs, BlockedMs, BurstsMs;
 static volatile double HelperSum;
 
 static void *helper(void *Unused) {
@@ -57,6 +75,12 @@ static void *helper(void *Unused) {
 static void *blocked(void *Unused) {
   (void)Unused;
   HelperSum = spinBlocked(BlockedMs);
+  return NULL;
+}
+
+static void *bursts(void *Unused) {
+  (void)Unused;
+  HelperSum = spinInBursts(BurstsMs);
   return NULL;
 }
 
@@ -77,28 +101,35 @@ static int start(pthread_t *Thread, void *(*Body)(void *), const char *Name, int
 }
 
 int main(int Argc, char **Argv) {
-  if (Argc < 3 || Argc > 5) {
-    fprintf(stderr, "usage: sampler_spin MS_BEFORE MS_INSIDE [MS_HELPER [MS_BLOCKED]]\n");
+  if (Argc < 3 || Argc > 6) {
+    fprintf(stderr, "usage: sampler_spin MS_BEFORE MS_INSIDE [MS_HELPER [MS_BLOCKED [MS_BURSTS]]]\n");
     return 2;
   }
   double Sum = spinBeforeWindow(atoll(Argv[1]));
   long long Start = nowNs(CLOCK_MONOTONIC);
-  pthread_t Helper, Blocked;
+  pthread_t Helper, Blocked, Bursts;
   if (Argc >= 4) {
     HelperMs = atoll(Argv[3]);
     if (!start(&Helper, helper, "spin-helper", 0))
       return 1;
   }
-  if (Argc == 5) {
+  if (Argc >= 5) {
     BlockedMs = atoll(Argv[4]);
     if (!start(&Blocked, blocked, "spin-blocked", 1))
+      return 1;
+  }
+  if (Argc == 6) {
+    BurstsMs = atoll(Argv[5]);
+    if (!start(&Bursts, bursts, "spin-bursts", 0))
       return 1;
   }
   Sum += spinInsideWindow(atoll(Argv[2]));
   if (Argc >= 4)
     pthread_join(Helper, NULL);
-  if (Argc == 5)
+  if (Argc >= 5)
     pthread_join(Blocked, NULL);
+  if (Argc == 6)
+    pthread_join(Bursts, NULL);
   printf("rank 0 timed window (monotonic ns): %lld %lld\n", Start, nowNs(CLOCK_MONOTONIC));
   return Sum > 0 ? 0 : 1;
 }

@@ -1,10 +1,10 @@
 """torch_workloads.program_threads_lines on the CPU sampler's files of two
 sampler_spin runs (cpu-sampler.test): "plain" is the main thread alone (300
-ms), "streamlife" adds a 100 ms helper and a 200 ms thread that blocks every
-signal. Steps: 3. The library counted as the validator's is sampler_spin's
-own here (VALIDATOR_LIBRARY), so that the "in" figures have something to
-count; with VALIDATOR_THREADS set to a prefix of the helper's name, the helper is the
-validator's and leaves the program's threads.
+ms); "streamlife" adds a 100 ms helper, a 200 ms thread that blocks every
+signal and a 100 ms thread that runs in bursts. Steps: 3. The library counted
+as the validator's is sampler_spin's own here (VALIDATOR_LIBRARY), so that the
+"in" figures have something to count; VALIDATOR_THREADS, the prefix of the
+names of the threads that are not the program's, is given by the test.
 
   program_threads_lines.py BENCH_DIR PLAIN_LOG PLAIN_FILES STREAMLIFE_LOG STREAMLIFE_FILES [VALIDATOR_THREADS]
 """
