@@ -246,9 +246,14 @@ static void *sampledStart(void *Start) {
 }
 
 int pthread_create(pthread_t *Thread, const pthread_attr_t *Attr, void *(*Routine)(void *), void *Argument) {
-  static int (*Real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-  if (!Real)
-    Real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
+  typedef int (*CreateFn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  /* Two threads' first calls may both look it up: the same answer. */
+  static _Atomic(CreateFn) Next;
+  CreateFn Real = atomic_load_explicit(&Next, memory_order_acquire);
+  if (!Real) {
+    Real = (CreateFn)dlsym(RTLD_NEXT, "pthread_create");
+    atomic_store_explicit(&Next, Real, memory_order_release);
+  }
   if (!atomic_load_explicit(&Sampling, memory_order_acquire))
     return Real(Thread, Attr, Routine, Argument);
   struct StartOf *Start = malloc(sizeof *Start);
