@@ -252,6 +252,8 @@ int pthread_create(pthread_t *Thread, const pthread_attr_t *Attr, void *(*Routin
   CreateFn Real = atomic_load_explicit(&Next, memory_order_acquire);
   if (!Real) {
     Real = (CreateFn)dlsym(RTLD_NEXT, "pthread_create");
+    if (!Real)
+      return EAGAIN; /* no definition after ours: nothing can start a thread */
     atomic_store_explicit(&Next, Real, memory_order_release);
   }
   if (!atomic_load_explicit(&Sampling, memory_order_acquire))
