@@ -214,8 +214,8 @@ def _profile(files, windows):
     return by_library, by_symbol, by_thread, by_thread_library
 
 
-# The tables compare() can print, by level: the profile's element, the first column's name, whether
-# `only` (a library) filters it by the key's library, and how a key is written.
+# The tables compare() can print, by level (the index of the profile's table): the first column's name,
+# the library of a key (None: `only`, a library, does not filter that table), and how a key is written.
 LEVELS = {
     0: ("library", lambda k: k, lambda k: k),
     1: ("symbol", lambda k: k[0], lambda k: f"{k[1]} ({k[0]})"),
@@ -231,9 +231,9 @@ VALIDATOR_THREADS = "streamlife"
 def program_threads_cpu(files, windows=()):
     """(CPU ms of the program's threads, of which in the validator's library) over the files' samples in
     the windows. The program's threads are every sampled thread but the validator's own (named
-    streamlife-*, as the replay thread is). They run one at
-    a time in a step that waits for the host (the main thread, then autograd's), so their CPU time is
-    the step's host time, and the validator's library in them is the cost the step pays for it."""
+    streamlife-*, as the replay thread is). They run one at a time in a step that waits for the host
+    (the main thread, then autograd's), so their CPU time is the step's host time, and the validator's
+    library in them is the cost the step pays for it."""
     by_thread_library = profile(files, windows)[3]
     total = inside = 0.0
     for (thread, library), ms in by_thread_library.items():

@@ -38,9 +38,10 @@
  * validator's replay thread does) had its ticks' samples taken by the
  * program's threads, wherever they were, often asleep in libc; a thread that
  * runs in short bursts between sleeps (a training step's threads handing
- * work to each other) was sampled at its sleeps. Each thread's own timer
- * fires while that thread runs, and its signal interrupts that thread where
- * it runs. A thread that blocks SIGPROF takes no sample and is absent.
+ * work to each other) was sampled at its sleeps. A thread's own timer is
+ * checked at a tick that finds that thread running, and its signal goes to
+ * that thread alone. A thread that blocks SIGPROF takes no sample: its time
+ * shows only in its last record (below).
  *
  * Why each sample carries its thread's CPU clock: cpu_samples.py gives each
  * sample its thread's CPU time since that thread's previous sample, so that a
