@@ -344,14 +344,16 @@ def main():
                 print("  " + line)
             # The validator's own library alone, deeper: where its time goes, interposers included.
             print("  the validator's library (libstreamlife_rt.so) alone:")
-            for line in compare(runs, options.steps, options.sampler_top, only="libstreamlife_rt", levels=(1,)):
+            for line in compare(runs, options.steps, options.sampler_top, only=cpu_samples.VALIDATOR_LIBRARY,
+                                levels=(1,)):
                 print("  " + line)
             # By thread: the validator's replay thread works beside the program's threads, so what a
             # step waits for is the validator's library on the program's own threads.
             print("  by thread (the replay thread is streamlife-rpl):")
             for line in compare(runs, options.steps, options.sampler_top, levels=(2,)):
                 print("  " + line)
-            for line in compare(runs, options.steps, options.sampler_top, only="libstreamlife_rt", levels=(3,)):
+            for line in compare(runs, options.steps, options.sampler_top, only=cpu_samples.VALIDATOR_LIBRARY,
+                                levels=(3,)):
                 print("  " + line)
             for line in program_threads_lines(runs, options.steps):
                 print("  " + line)

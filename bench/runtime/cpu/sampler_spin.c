@@ -63,33 +63,27 @@ __attribute__((noinline)) double spinInBursts(long long Ms) {
   return X;
 }
 
-static long long HelperMs, BlockedMs, BurstsMs;
-static volatile double HelperSum;
+/* A thread's work: which spin, for how long (each spin its own function, so
+ * that the samples name the thread's work). */
+struct Spinner {
+  double (*Spin)(long long Ms);
+  long long Ms;
+};
 
-static void *helper(void *Unused) {
-  (void)Unused;
-  HelperSum = spinInHelper(HelperMs);
+static volatile double ThreadsSum;
+
+static void *spinThread(void *Work) {
+  const struct Spinner *W = Work;
+  ThreadsSum = W->Spin(W->Ms);
   return NULL;
 }
 
-static void *blocked(void *Unused) {
-  (void)Unused;
-  HelperSum = spinBlocked(BlockedMs);
-  return NULL;
-}
-
-static void *bursts(void *Unused) {
-  (void)Unused;
-  HelperSum = spinInBursts(BurstsMs);
-  return NULL;
-}
-
-static int start(pthread_t *Thread, void *(*Body)(void *), const char *Name, int BlockSignals) {
+static int start(pthread_t *Thread, struct Spinner *Work, const char *Name, int BlockSignals) {
   sigset_t All, Before;
   sigfillset(&All);
   if (BlockSignals)
     pthread_sigmask(SIG_SETMASK, &All, &Before);
-  int Rc = pthread_create(Thread, NULL, Body, NULL);
+  int Rc = pthread_create(Thread, NULL, spinThread, Work);
   if (BlockSignals)
     pthread_sigmask(SIG_SETMASK, &Before, NULL);
   if (Rc != 0) {
@@ -107,29 +101,20 @@ int main(int Argc, char **Argv) {
   }
   double Sum = spinBeforeWindow(atoll(Argv[1]));
   long long Start = nowNs(CLOCK_MONOTONIC);
-  pthread_t Helper, Blocked, Bursts;
-  if (Argc >= 4) {
-    HelperMs = atoll(Argv[3]);
-    if (!start(&Helper, helper, "spin-helper", 0))
-      return 1;
-  }
-  if (Argc >= 5) {
-    BlockedMs = atoll(Argv[4]);
-    if (!start(&Blocked, blocked, "spin-blocked", 1))
-      return 1;
-  }
-  if (Argc == 6) {
-    BurstsMs = atoll(Argv[5]);
-    if (!start(&Bursts, bursts, "spin-bursts", 0))
+  /* The optional threads, in the order of their arguments. */
+  struct Spinner Work[] = {{spinInHelper, 0}, {spinBlocked, 0}, {spinInBursts, 0}};
+  const char *Names[] = {"spin-helper", "spin-blocked", "spin-bursts"};
+  const int BlocksSignals[] = {0, 1, 0};
+  pthread_t Threads[3];
+  const int Started = Argc - 3;
+  for (int I = 0; I < Started; ++I) {
+    Work[I].Ms = atoll(Argv[3 + I]);
+    if (!start(&Threads[I], &Work[I], Names[I], BlocksSignals[I]))
       return 1;
   }
   Sum += spinInsideWindow(atoll(Argv[2]));
-  if (Argc >= 4)
-    pthread_join(Helper, NULL);
-  if (Argc >= 5)
-    pthread_join(Blocked, NULL);
-  if (Argc == 6)
-    pthread_join(Bursts, NULL);
+  for (int I = 0; I < Started; ++I)
+    pthread_join(Threads[I], NULL);
   printf("rank 0 timed window (monotonic ns): %lld %lld\n", Start, nowNs(CLOCK_MONOTONIC));
   return Sum > 0 ? 0 : 1;
 }
