@@ -9,7 +9,7 @@ intercepted (so that a silent run is shown to be an observed one). For
 the ratio to plain that implies (self_profile_table.py says how it is read).
 
   bench/runtime/torch_workloads.py --streamlife BUILD/bin/streamlife [--modes plain,streamlife,streamlife-timeline,csan,cs]
-      [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--repeat R] [--nproc N] [--log-dir DIR]
+      [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--repeat R] [--nproc N [--no-launcher]] [--log-dir DIR]
       [--jobs J] [--expect-clean]
 
 --sampler LIB preloads the CPU sampler (build/bench/runtime/libstreamlife_cpu_sampler.so)
@@ -31,6 +31,7 @@ import concurrent.futures
 import glob
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -81,7 +82,7 @@ def command(workload, mode, options):
     args = extra + ["--trials" if seed else "--steps", str(steps)]
     if mode == "cs" and not seed:
         args += ["--warmup", "1"]
-    if distributed:
+    if distributed and not (options.no_launcher and options.nproc == 1):
         cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
                f"--nproc_per_node={options.nproc}", path] + args
     else:
@@ -152,6 +153,13 @@ def observing(mode, options):
     return options.expect_clean or mode == "streamlife-selfprofile"
 
 
+def free_port():
+    """A TCP port free now on the loopback, for a directly started rank's rendezvous."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def pinned(cmd, options):
     """The command on the --cpus set, when one is given: every mode on the same
     cores, so that a run landing on other cores (or migrating) does not move
@@ -169,6 +177,11 @@ def run(workload, mode, alloc, options, repeat=0):
         env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
     if mode == "csan":
         env["TORCH_CUDA_SANITIZER"] = "1"
+    direct = options.no_launcher and options.nproc == 1 and WORKLOADS[workload][2]
+    if direct:
+        # What torchrun --standalone would give its one worker (command() leaves torchrun out).
+        env.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE="1", LOCAL_WORLD_SIZE="1",
+                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
     if validated(mode) and observing(mode, options):
         env["STREAMLIFE_OPTIONS"] = ":".join(x for x in [env.get("STREAMLIFE_OPTIONS", ""), "intercept_stats=1"] if x)
     samples = None
@@ -183,17 +196,27 @@ def run(workload, mode, alloc, options, repeat=0):
         env["STREAMLIFE_SAMPLER_ONLY"] = os.path.basename(sys.executable)
     cmd = pinned(command(workload, mode, options), options)
     start = time.time()
-    try:
-        proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              timeout=options.timeout)
-        text, rc = proc.stdout, proc.returncode
-    except subprocess.TimeoutExpired as e:
-        text, rc = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
+    for attempt in range(3):
+        try:
+            proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  timeout=options.timeout)
+            text, rc = proc.stdout, proc.returncode
+        except subprocess.TimeoutExpired as e:
+            text, rc = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
+        # free_port's port can be taken between its check and the rank's listen (it was, once in 31 runs
+        # on an H200): the rank then fails before its first step, and a new port is tried.
+        if not direct or rc == 0 or "EADDRINUSE" not in text:
+            break
+        print(f"torch_workloads: run {workload} {alloc} {mode} #{repeat}: port {env['MASTER_PORT']} taken, "
+              "again with another", file=sys.stderr, flush=True)
+        env["MASTER_PORT"] = str(free_port())
+        start = time.time()
     wall = time.time() - start
     log = os.path.join(options.log_dir, f"{workload}.{alloc}.{mode}.{repeat}.log")
     with open(log, "w") as f:
         f.write(" ".join(cmd) + "\n" + text)
     times = [float(t) for t in re.findall(r"ms/step: ([0-9.]+)", text)]
+    typical = [float(t) for t in re.findall(r"median host step ms: ([0-9.]+)", text)]
     ok = "result: ok" in text and rc == 0
     loss = re.findall(r"^loss: ([-+0-9.eE]+|nan|inf)$", text, re.M)
     own, how = None, ""
@@ -204,9 +227,12 @@ def run(workload, mode, alloc, options, repeat=0):
     # Each run as it ends, on stderr: the table comes only once every run is done, and a caller's own
     # time limit that ends the script first (as one on a lent GPU machine did) would leave nothing.
     print(f"torch_workloads: run {workload} {alloc} {mode} #{repeat}: "
-          f"{f'{max(times):.2f} ms/step' if times else 'no ms/step'}, findings {findings(mode, text)}, "
+          f"{f'{max(times):.2f} ms/step' if times else 'no ms/step'}"
+          f"{f' (median host step {max(typical):.2f})' if typical else ''}, findings {findings(mode, text)}, "
           f"rc {rc}, {wall:.0f} s", file=sys.stderr, flush=True)
-    return {"ms": max(times) if times else None, "findings": findings(mode, text), "ok": ok, "rc": rc,
+    # With several ranks, the slowest rank's figures: the step ends when the slowest rank's does.
+    return {"ms": max(times) if times else None, "step": max(typical) if typical else None,
+            "findings": findings(mode, text), "ok": ok, "rc": rc,
             "wall": wall, "observed": observed(text) if validated(mode) and observing(mode, options) else "",
             "log": log,
             "loss": float(loss[-1]) if loss else None, "own": own, "own_how": how,
@@ -231,7 +257,14 @@ def main():
     parser.add_argument("--repeat", type=int, default=1, help="runs per mode, interleaved; rows give medians")
     parser.add_argument("--cs-steps", type=int, default=2)
     parser.add_argument("--nproc", type=int, default=1)
+    parser.add_argument("--no-launcher", action="store_true",
+                        help="with --nproc 1, start a distributed workload's one rank directly, with the "
+                             "environment torchrun would give it: no launcher process, whose own start-up "
+                             "(an import of torch) lengthens every run and so limits the runs a call fits")
     parser.add_argument("--timeout", type=int, default=300)
+    parser.add_argument("--budget", type=float, default=0,
+                        help="start no run after this many seconds (0: no limit), then print the table of "
+                             "the runs made: a caller's own time limit would leave no table")
     parser.add_argument("--log-dir", default="torch_workloads_logs")
     parser.add_argument("--cpus", default="",
                         help="run every mode on these CPUs (taskset -c LIST), e.g. 2-9: steadier timings")
@@ -248,6 +281,8 @@ def main():
         options.sampler = os.path.abspath(options.sampler)
         if not os.path.isfile(options.sampler):
             parser.error(f"--sampler: no such file: {options.sampler}")
+    if options.budget < 0:
+        parser.error("--budget must be 0 or more seconds")
     if "baseline" in options.modes.split(",") and not options.baseline:
         parser.error("mode 'baseline' needs --baseline PATH")
     for name in options.workloads.split(","):
@@ -267,14 +302,26 @@ def main():
           "| x plain (self-profile's estimate) | findings | result | observed |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     modes = options.modes.split(",")
-    # Repeats interleave the modes (plain, streamlife, ..., plain, streamlife, ...), so that
-    # drift on the machine hits every mode alike; a row gives the median of its repeats.
+    # Repeats interleave the modes and the allocators (plain, streamlife, ... of one allocator, then of
+    # the next, then the next repeat), so that drift on the machine hits every mode alike and a
+    # --budget that ends the runs early leaves every allocator as many; a row gives the median of its
+    # repeats.
     plan = [(workload, alloc, mode, repeat)
-            for workload in options.workloads.split(",") for alloc in options.alloc.split(",")
-            for repeat in range(options.repeat) for mode in modes
+            for workload in options.workloads.split(",") for repeat in range(options.repeat)
+            for alloc in options.alloc.split(",") for mode in modes
             if not (mode == "cs" and repeat > 0)]  # compute-sanitizer is slow; its time is not compared
+    deadline = time.time() + options.budget if options.budget else None
+
+    def attempt(p):
+        if deadline and time.time() > deadline:
+            return None
+        return run(p[0], p[2], p[1], options, p[3])
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        done = dict(zip(plan, pool.map(lambda p: run(p[0], p[2], p[1], options, p[3]), plan)))
+        done = {p: r for p, r in zip(plan, pool.map(attempt, plan)) if r is not None}
+    if len(done) < len(plan):
+        print(f"torch_workloads: --budget {options.budget:g} s: {len(plan) - len(done)} of {len(plan)} runs "
+              "not started", file=sys.stderr, flush=True)
     for workload in options.workloads.split(","):
         for alloc in options.alloc.split(","):
             runs = {mode: [done[(workload, alloc, mode, r)] for r in range(options.repeat)
@@ -283,6 +330,10 @@ def main():
             plain_loss = next((r["loss"] for r in runs.get("plain", []) if r["loss"] is not None), None)
             for mode in modes:
                 rs = runs[mode]
+                if not rs:  # --budget ran out before its first run
+                    print(f"| {workload} | {alloc} | {mode} | - | - | - | - | - | - | not run (--budget) | |",
+                          flush=True)
+                    continue
                 ms = median([r["ms"] for r in rs if r["ms"]])
                 ratio = f"{ms / plain:.2f}" if ms and plain and mode != "cs" else "-"
                 paired = paired_ratio(rs, runs.get("plain", [])) if mode not in ("cs", "plain") else None
@@ -318,8 +369,16 @@ def main():
                 if mode not in ("cs", "plain") and plain_ms and mode_ms:
                     uncertain.append(f"cost with its uncertainty: {workload} ({alloc}) {mode}: "
                                      + shift.describe(plain_ms, mode_ms, 1.1, ratio=True))
+                # The same read from each run's median host step, which a few stalled steps do not move.
+                plain_steps = [r["step"] for r in runs.get("plain", []) if r["step"]]
+                mode_steps = [r["step"] for r in rs if r["step"]]
+                if mode not in ("cs", "plain") and plain_steps and mode_steps:
+                    uncertain.append(f"cost with its uncertainty, median host step: {workload} ({alloc}) {mode}: "
+                                     + "/".join(f"{v:.2f}" for v in mode_steps) + " against plain's "
+                                     + "/".join(f"{v:.2f}" for v in plain_steps) + " ms: "
+                                     + shift.describe(plain_steps, mode_steps, 1.1, ratio=True))
             for mode in modes:
-                if mode == "streamlife-selfprofile":
+                if mode == "streamlife-selfprofile" and runs[mode]:
                     profiles.append((workload, alloc, runs[mode][-1], plain))
             if options.sampler:
                 # A run without its timed window (it failed before the steps ended) is left out.

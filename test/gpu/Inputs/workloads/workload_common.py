@@ -7,6 +7,7 @@ PyTorch or a CUDA device is missing.
 """
 import argparse
 import os
+import statistics
 import sys
 import time
 
@@ -51,17 +52,29 @@ def batch(options, seed):
 
 
 def timed_loop(options, step):
-    """Runs step(i) warmup + steps times; prints the mean time of the timed steps."""
+    """Runs step(i) warmup + steps times; prints the mean time of the timed steps and the median of the
+    host's step times.
+
+    The mean is what a run costs; the median says what a typical step costs. They part where a few
+    steps stall (a garbage collection, a page fault storm, the host preempted): the mean takes the
+    stall, the median does not. A host step is the time between two step(i) returns, no device
+    synchronize between: the host runs ahead of the GPU until a queue fills, so in a loop as long as
+    ours the host's steps settle at the pace of the slower of host and GPU."""
     for i in range(options.warmup):
         step(i)
     torch.cuda.synchronize()
     start, window_start = time.perf_counter(), time.monotonic_ns()
+    ends = []
     for i in range(options.steps):
         step(options.warmup + i)
+        ends.append(time.perf_counter())
     torch.cuda.synchronize()
     elapsed, window_end = (time.perf_counter() - start) / max(options.steps, 1), time.monotonic_ns()
     rank = int(os.environ.get("RANK", "0"))
     print(f"rank {rank} ms/step: {elapsed * 1000:.2f}", flush=True)
+    if ends:
+        typical = statistics.median(b - a for a, b in zip([start] + ends, ends))
+        print(f"rank {rank} median host step ms: {typical * 1000:.2f}", flush=True)
     if os.environ.get("STREAMLIFE_SAMPLER_OUT"):
         # For bench/runtime/cpu_samples.py: which of the CPU sampler's samples fall in the timed steps.
         print(f"rank {rank} timed window (monotonic ns): {window_start} {window_end}", flush=True)
