@@ -206,10 +206,6 @@ void InterceptContext::settle() const {
     replayBlockEvents();
 }
 
-bool InterceptContext::deferringBehindQueued() const {
-  return R.Opts.defer_cuda_ops && R.Annotated.hasPending() && !R.Recording.load(std::memory_order_relaxed);
-}
-
 bool InterceptContext::deferring() const {
   // Not while a timeline records (InterceptScope::mayDefer says why). With
   // the replay thread, also with nothing queued ahead: the program's threads
@@ -325,15 +321,22 @@ bool InterceptContext::isTracked(Addr A) const {
 
 // --- allocators --------------------------------------------------------------------
 
-// A stream-ordered free is judged at the release (engine/Engine.h): with an
-// empty queue it goes to the engine at once, even with the replay thread, so
-// that a program that ends abruptly after it (_exit, exec, a crash) has its
-// finding printed; behind queued events it waits its turn. The allocation
-// likewise, so that the two stay in order on the calling thread.
+// A stream-ordered allocation or free takes a launch's way (deferring()):
+// with the replay thread it is queued even when nothing is queued ahead, and
+// the engine judges the free at the release when replay reaches it, after
+// everything the program did before it. Met on the calling thread, the
+// engine's allocate, release and live-block lookup (and the engine's lines,
+// taken from the replay thread's core) cost FSDP2's threads 0.36 ms of a
+// step under cudaMallocAsync (bench/runtime/README.md, session 18). A
+// program that ends without exit handlers (_exit, exec*, abort) replays the
+// queue first (InterceptProcessEnd.cpp; run-fake-cuda.test's abort after an
+// unsafe cuMemFreeAsync), so its findings are printed; one killed by a
+// signal within microseconds of the free may lose that finding, as it may
+// lose a queued launch's.
 void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site) const {
   int Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  if (!deferringBehindQueued()) {
+  if (!deferring()) {
     settle();
     R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
   } else if (Ptr && Size) { // what the pool would ignore is not queued
@@ -346,7 +349,7 @@ void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, 
 
 void InterceptContext::freedAsync(Addr Ptr, StreamId S, OpId Site) const {
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
-  if (!deferringBehindQueued()) {
+  if (!deferring()) {
     settle();
     R.Pool.freedAsync(T, Ptr, S, Site);
   } else if (Ptr) {

@@ -228,10 +228,6 @@ private:
   /// of to the engine now (AnnotatedAllocators.h): only when some are queued,
   /// so that the engine sees the calls in the order they were made.
   bool deferring() const;
-  /// deferring() only because events are queued ahead (not because the
-  /// replay thread takes every deferrable call): the stream-ordered pool's
-  /// allocations and frees.
-  bool deferringBehindQueued() const;
   /// Before an engine call that is never deferred: the queue replayed, so
   /// that the engine meets the call after everything queued before it (a
   /// call's scope replays at its entry, but a deferrable call's scope may
