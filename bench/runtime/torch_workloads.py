@@ -196,7 +196,7 @@ def run(workload, mode, alloc, options, repeat=0):
         env["STREAMLIFE_SAMPLER_ONLY"] = os.path.basename(sys.executable)
     cmd = pinned(command(workload, mode, options), options)
     start = time.time()
-    for attempt in range(3):
+    for _ in range(3):  # a taken port, at most twice more
         try:
             proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                   timeout=options.timeout)
