@@ -12,14 +12,20 @@ void RawStackMemory::remember(std::uint64_t Table, NameId Name, const RawPythonF
                               std::uint64_t FramesHash, OpId Op) {
   if (N <= 0)
     return;
-  std::uint64_t H = hashOf(Table, Name, FramesHash);
-  Entry &E = Entries[H % Slots];
+  const std::uint64_t H = hashOf(Table, Name, FramesHash);
+  const std::size_t First = setOf(H) * Ways;
+  std::size_t Oldest = First; // an empty entry's Used is 0: the oldest of all
+  for (std::size_t Slot = First + 1; Slot < First + Ways; ++Slot)
+    if (Entries[Slot].Used < Entries[Oldest].Used)
+      Oldest = Slot;
+  Entry &E = Entries[Oldest];
   E.Table = Table;
   E.Hash = H;
   E.Name = Name;
   E.Op = Op;
+  E.Used = ++Clock;
   E.Frames.assign(Raw, Raw + N);
-  LastOfName[Name % NameSlots] = static_cast<std::uint32_t>(H % Slots);
+  LastOfName[Name % NameSlots] = static_cast<std::uint32_t>(Oldest);
 }
 
 OpId internPythonCallSite(OpTable &Ops, NameId Name) {

@@ -35,34 +35,52 @@ namespace rt {
 OpId internPythonCallSite(OpTable &Ops, NameId Name);
 
 /// What one thread remembers: the op of each (table, name, raw stack) it
-/// interned last, direct-mapped (two sites that share a slot evict each other,
-/// which costs a naming and an intern, never a wrong op).
+/// interned, in sets of Ways entries, the least recently used of a set
+/// making room (a key evicted costs a naming and an intern, never a wrong
+/// op). Direct-mapped, two sites of one slot evicted each other at every
+/// capture: a step's few hundred distinct call sites per thread had a third
+/// of them miss step after step (bench/runtime/README.md, session 18).
 class RawStackMemory {
 public:
+  static constexpr std::size_t Ways = 4;
+  static constexpr std::size_t Sets = 512; ///< 2048 entries: a training step's distinct call sites, and room
+
   RawStackMemory() { std::fill(std::begin(Expecting), std::end(Expecting), true); }
   /// The op remembered for exactly this key, else NoOp. FramesHash is
-  /// hashRawPythonFrames(Raw, N), as the walk gave it: it picks the slot, and
+  /// hashRawPythonFrames(Raw, N), as the walk gave it: it picks the set, and
   /// every byte of the frames is compared. Inline: every capture asks.
   /// A found stack becomes the next capture's expectation for Name.
   OpId find(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash) {
     if (N <= 0)
       return NoOp;
-    std::uint64_t H = hashOf(Table, Name, FramesHash);
-    const Entry &E = Entries[H % Slots];
-    if (E.Table == Table && E.Hash == H && E.Name == Name && E.Frames.size() == static_cast<std::size_t>(N) &&
-        !std::memcmp(E.Frames.data(), Raw, sizeof(RawPythonFrame) * static_cast<std::size_t>(N))) {
-      const auto Slot = static_cast<std::uint32_t>(H % Slots);
-      // The expectation would have held: expect again.
-      if (LastOfName[Name % NameSlots] == Slot)
-        Expecting[Name % NameSlots] = true;
-      LastOfName[Name % NameSlots] = Slot;
-      return E.Op;
+    const std::uint64_t H = hashOf(Table, Name, FramesHash);
+    const std::size_t First = setOf(H) * Ways;
+    for (std::size_t Way = 0; Way < Ways; ++Way) {
+      Entry &E = Entries[First + Way];
+      if (E.Hash == H && E.Table == Table && E.Name == Name && E.Frames.size() == static_cast<std::size_t>(N) &&
+          !std::memcmp(E.Frames.data(), Raw, sizeof(RawPythonFrame) * static_cast<std::size_t>(N))) {
+        E.Used = ++Clock;
+        const auto Slot = static_cast<std::uint32_t>(First + Way);
+        // The expectation would have held: expect again.
+        if (LastOfName[Name % NameSlots] == Slot)
+          Expecting[Name % NameSlots] = true;
+        LastOfName[Name % NameSlots] = Slot;
+        return E.Op;
+      }
     }
     return NoOp;
   }
-  /// Also becomes the next capture's expectation for Name.
+  /// Remembers a key that find() missed, in place of its set's least
+  /// recently found or remembered entry. Also becomes the next capture's
+  /// expectation for Name.
   void remember(std::uint64_t Table, NameId Name, const RawPythonFrame *Raw, int N, std::uint64_t FramesHash,
                 OpId Op);
+
+  /// The set a key's entry goes to (for tests: keys of one set compete for
+  /// its Ways entries).
+  static std::size_t setOf(std::uint64_t Table, NameId Name, std::uint64_t FramesHash) {
+    return setOf(hashOf(Table, Name, FramesHash));
+  }
 
   /// The stack the thread last captured with Name in Table, if remembered
   /// still: a capture compares its walk with it (walkRawPythonStackExpecting)
@@ -95,16 +113,18 @@ private:
     std::uint64_t Hash = 0;
     NameId Name = 0;
     OpId Op = NoOp;
+    std::uint64_t Used = 0; ///< Clock when last found or remembered: the set's oldest makes room
     std::vector<RawPythonFrame> Frames;
   };
-  static constexpr std::size_t Slots = 1024; ///< the distinct call sites of a training step
   static std::uint64_t hashOf(std::uint64_t Table, NameId Name, std::uint64_t FramesHash) {
     // The frames' hash (their code objects and instructions) with the table
-    // and the name picks the slot; find() compares every byte of the frames.
+    // and the name picks the set; find() compares every byte of the frames.
     std::uint64_t H = (FramesHash ^ Table * 0x9E3779B97F4A7C15ull ^ std::uint64_t(Name) << 32) * 0xBF58476D1CE4E5B9ull;
     return H ^ H >> 31;
   }
-  std::vector<Entry> Entries = std::vector<Entry>(Slots);
+  static std::size_t setOf(std::uint64_t H) { return static_cast<std::size_t>(H % Sets); }
+  std::vector<Entry> Entries = std::vector<Entry>(Sets * Ways);
+  std::uint64_t Clock = 0;
   /// Per name (by its low bits): the entry found or remembered last.
   static constexpr std::size_t NameSlots = 256;
   std::uint32_t LastOfName[NameSlots] = {};

@@ -20,7 +20,12 @@ block event costs the program's thread, its Python call-site capture included.
 For instruction counts run it under callgrind at two N and take the difference
 of `__streamlife_block_allocated`'s inclusive count (and the others').
 
-Usage: python_capture_cost.py N DEPTH [BLOCKS [CALLERS]]
+With --sites S, the launches come from S distinct Python functions in turn
+(one call site each, DEPTH frames below): a training step's few hundred
+distinct call sites a thread, which the thread's memory of call sites must
+hold (PythonCallSites.h's RawStackMemory; BLOCKS and CALLERS are then ignored).
+
+Usage: python_capture_cost.py [--sites S] N DEPTH [BLOCKS [CALLERS]]
 """
 import ctypes
 import os
@@ -42,8 +47,11 @@ class LaunchParams(ctypes.Structure):
 
 
 def main(argv):
+    sites = 0
+    if argv[1:2] == ["--sites"] and argv[2:3] and argv[2].isdigit() and int(argv[2]) > 0:
+        sites, argv = int(argv[2]), argv[:1] + argv[3:]
     if len(argv) not in (3, 4, 5) or not all(a.isdigit() for a in argv[1:]) or argv[4:] not in ([], ["1"], ["2"]):
-        print("usage: python_capture_cost.py N DEPTH [BLOCKS [CALLERS]]", file=sys.stderr)
+        print("usage: python_capture_cost.py [--sites S] N DEPTH [BLOCKS [CALLERS]]", file=sys.stderr)
         return 2
     launches, depth = int(argv[1]), int(argv[2])
     blocks, callers = int(argv[3]) if len(argv) >= 4 else 0, int(argv[4]) if len(argv) == 5 else 1
@@ -107,6 +115,18 @@ def main(argv):
                     lifetime(addresses[next_block % 64])
                     lifetime(addresses[(next_block + 1) % 64])
                     next_block += 2
+
+    if sites:
+        # S functions of their own (their own code objects), each launching from its one line.
+        source = "".join(f"def site{j}():\n    call(K, b'cuLaunchKernel', launch, 0, b'_Z7consumePKfPfi')\n"
+                         for j in range(sites))
+        namespace = {"call": call, "launch": launch, "K": CU_LAUNCH_KERNEL}
+        exec(compile(source, "python_capture_cost_sites.py", "exec"), namespace)
+        functions = [namespace[f"site{j}"] for j in range(sites)]
+
+        def loop(n):  # noqa: F811: the many-sites variant
+            for i in range(n):
+                functions[i % sites]()
 
     def nest(d, n):
         return loop(n) if d == 0 else nest(d - 1, n)

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 using namespace streamlife::rt;
 
@@ -115,6 +116,44 @@ TEST_F(RawStackMemoryTest, TheExpectationIsTheLastStackOfTheSameKey) {
   EXPECT_EQ(Memory.expected(Table, Name).Frames, nullptr) << "the stacks take turns: still nothing";
   EXPECT_EQ(Memory.find(Table, Name, Second, 2, hashRawPythonFrames(Second, 2)), 45u);
   EXPECT_EQ(Memory.expected(Table, Name).Op, 45u) << "the same stack again: expected again";
+}
+
+// Keys of one set compete for its Ways entries, and the least recently found
+// or remembered one makes room: a thread's few hundred call sites, several of
+// which share a set, are all kept (direct-mapped, two sites of one slot
+// evicted each other at every capture).
+TEST(RawStackMemorySets, KeysOfOneSetAreKeptUpToItsWaysAndTheLeastRecentlyUsedMakesRoom) {
+  RawStackMemory Memory;
+  constexpr std::uint64_t Table = 7;
+  constexpr NameId Name = 3;
+  // Ways + 1 stacks (one frame, another instruction each) whose keys fall in one set.
+  std::vector<RawPythonFrame> Stacks;
+  std::size_t Set = ~std::size_t(0);
+  for (int Lasti = 0; Stacks.size() < RawStackMemory::Ways + 1 && Lasti < 1000000; ++Lasti) {
+    RawPythonFrame Frame{at(0x1000), at(0x1100), at(0x1200), Lasti};
+    std::size_t Its = RawStackMemory::setOf(Table, Name, hashRawPythonFrames(&Frame, 1));
+    if (Stacks.empty())
+      Set = Its;
+    if (Its == Set)
+      Stacks.push_back(Frame);
+  }
+  ASSERT_EQ(Stacks.size(), RawStackMemory::Ways + 1);
+  auto find = [&](std::size_t I) {
+    return Memory.find(Table, Name, &Stacks[I], 1, hashRawPythonFrames(&Stacks[I], 1));
+  };
+  for (std::size_t I = 0; I < RawStackMemory::Ways; ++I)
+    Memory.remember(Table, Name, &Stacks[I], 1, hashRawPythonFrames(&Stacks[I], 1), OpId(100 + I));
+  for (std::size_t I = 0; I < RawStackMemory::Ways; ++I)
+    EXPECT_EQ(find(I), OpId(100 + I)) << "stack " << I;
+  // Found again in this order, the second is the least recently used: the new key takes its entry.
+  for (std::size_t I : {0, 2, 3})
+    EXPECT_EQ(find(I), OpId(100 + I));
+  static_assert(RawStackMemory::Ways == 4, "the order above names each way");
+  Memory.remember(Table, Name, &Stacks[4], 1, hashRawPythonFrames(&Stacks[4], 1), 104);
+  EXPECT_EQ(find(4), 104u);
+  EXPECT_EQ(find(1), NoOp);
+  for (std::size_t I : {0, 2, 3})
+    EXPECT_EQ(find(I), OpId(100 + I)) << "stack " << I;
 }
 
 } // namespace
