@@ -38,8 +38,8 @@ OpId internPythonCallSite(OpTable &Ops, NameId Name);
 /// interned, in sets of Ways entries, the least recently used of a set
 /// making room (a key evicted costs a naming and an intern, never a wrong
 /// op). Direct-mapped, two sites of one slot evicted each other at every
-/// capture: a step's few hundred distinct call sites per thread had a third
-/// of them miss step after step (bench/runtime/README.md, session 18).
+/// capture: of 300 distinct call sites a thread, about a quarter shared a
+/// slot and missed step after step (bench/runtime/README.md, session 18).
 class RawStackMemory {
 public:
   static constexpr std::size_t Ways = 4;
