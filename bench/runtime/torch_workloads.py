@@ -363,20 +363,8 @@ def main():
                 print(f"| {workload} | {alloc} | {mode} | {shown} | {ratio} | {paired} | {own_shown} | {implied} "
                       f"| {found} | {result} | "
                       f"{rs[-1]['observed']} |", flush=True)
-                # The ratio with the uncertainty its runs leave (shift.py), below the table.
-                plain_ms = [r["ms"] for r in runs.get("plain", []) if r["ms"]]
-                mode_ms = [r["ms"] for r in rs if r["ms"]]
-                if mode not in ("cs", "plain") and plain_ms and mode_ms:
-                    uncertain.append(f"cost with its uncertainty: {workload} ({alloc}) {mode}: "
-                                     + shift.describe(plain_ms, mode_ms, 1.1, ratio=True))
-                # The same read from each run's median host step, which a few stalled steps do not move.
-                plain_steps = [r["step"] for r in runs.get("plain", []) if r["step"]]
-                mode_steps = [r["step"] for r in rs if r["step"]]
-                if mode not in ("cs", "plain") and plain_steps and mode_steps:
-                    uncertain.append(f"cost with its uncertainty, median host step: {workload} ({alloc}) {mode}: "
-                                     + "/".join(f"{v:.2f}" for v in mode_steps) + " against plain's "
-                                     + "/".join(f"{v:.2f}" for v in plain_steps) + " ms: "
-                                     + shift.describe(plain_steps, mode_steps, 1.1, ratio=True))
+                if mode not in ("cs", "plain"):
+                    uncertain += cost_lines(f"{workload} ({alloc}) {mode}", runs.get("plain", []), rs)
             for mode in modes:
                 if mode == "streamlife-selfprofile" and runs[mode]:
                     profiles.append((workload, alloc, runs[mode][-1], plain))
@@ -452,6 +440,23 @@ def program_threads_lines(runs, steps):
                 line += f"; {median(inside) / median(plain) * 100:.1f}% of plain's, " \
                         + shift.describe(plain, totals, 1.1, ratio=True)
         lines.append(line)
+    return lines
+
+
+def cost_lines(label, plain_runs, runs):
+    """A mode's ratio to plain with the uncertainty its runs leave (shift.py), for below the table: from
+    each run's mean step, and from its median host step, which a few stalled steps do not move (with the
+    runs' values, which the table's row does not show)."""
+    lines = []
+    for key, reading in (("ms", ""), ("step", ", median host step")):
+        plain = [r[key] for r in plain_runs if r[key]]
+        validated = [r[key] for r in runs if r[key]]
+        if not plain or not validated:
+            continue
+        values = ("/".join(f"{v:.2f}" for v in validated) + " against plain's "
+                  + "/".join(f"{v:.2f}" for v in plain) + " ms: ") if key == "step" else ""
+        lines.append(f"cost with its uncertainty{reading}: {label}: " + values
+                     + shift.describe(plain, validated, 1.1, ratio=True))
     return lines
 
 
