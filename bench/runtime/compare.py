@@ -36,6 +36,10 @@ With --self-profile, one more run of each workload under
 `streamlife run --self-profile` prints the validator's own time per
 intercepted call and per phase, so that a cost over the target shows where it
 comes from (those runs are not in the table: timing perturbs them).
+
+With --workloads, only those workloads run: the launch loop alone takes about
+half a second a run on an H200, so a call fits hundreds of rounds of it, and
+its cost's interval narrows with the square root of the rounds.
 """
 import argparse
 import os
@@ -76,7 +80,15 @@ def parse_args(argv):
                         help="one more mode, streamlife run FLAGS (space separated), interleaved with the "
                              "others and given with its uncertainty, over plain and against the default "
                              "(e.g. pauses=--replay-thread-nap-ns=0); repeatable")
+    parser.add_argument("--workloads", default=",".join(METRICS),
+                        help="which workloads to run, comma separated (default: all): the launch loop alone "
+                             "fits several times the rounds in the same time")
     args = parser.parse_args(argv)
+    args.workloads = [w for w in args.workloads.split(",") if w]
+    unknown = [w for w in args.workloads if w not in METRICS]
+    if unknown or not args.workloads:
+        parser.error("--workloads takes a comma-separated list of %s, not '%s'" % (
+            " and ".join(METRICS), ",".join(unknown)))
     also = {}
     for item in args.also:
         name, _, flags = item.partition("=")
@@ -151,9 +163,9 @@ def main(argv):
     also = ["streamlife-" + name for name in args.also]
     modes = (["plain", "streamlife"] + also + (["streamlife-timeline"] if args.timeline else []) +
              (["compute-sanitizer"] if args.sanitizer else []))
-    runs = {(w, m): [] for w in METRICS for m in modes}
+    runs = {(w, m): [] for w in args.workloads for m in modes}
     for index in range(max(args.repeat, args.sanitizer_repeat)):
-        for workload in METRICS:
+        for workload in args.workloads:
             for mode in modes:
                 wanted = args.sanitizer_repeat if mode == "compute-sanitizer" else args.repeat
                 if index >= wanted:
@@ -192,7 +204,8 @@ def main(argv):
     verdicts = []
     settled = []  # the cost against its target, with the uncertainty of the repeats (shift.py)
     judged = []
-    for workload, (_, label) in METRICS.items():
+    for workload in args.workloads:
+        label = METRICS[workload][1]
         plain = median(workload, "plain")
         validated = median(workload, "streamlife")
         sanitized = median(workload, "compute-sanitizer")
@@ -237,7 +250,8 @@ def main(argv):
         print()
     if args.timeline:
         # What --timeline adds to a validated run: the same metric, side by side.
-        for workload, (_, label) in METRICS.items():
+        for workload in args.workloads:
+            label = METRICS[workload][1]
             validated = median(workload, "streamlife")
             traced = median(workload, "streamlife-timeline")
             ratio = None if None in (validated, traced) or not validated else traced / validated
@@ -250,7 +264,7 @@ def main(argv):
     for problem in problems:
         print("compare: PROBLEM: " + problem)
     if args.self_profile:
-        for workload in METRICS:
+        for workload in args.workloads:
             run = run_once(args, workload, "self-profile", 0)
             stem = os.path.join(args.log_dir, "%s.self-profile.0" % workload)
             print()

@@ -5,6 +5,7 @@
 #
 #   bench/runtime/run.sh BUILD_DIR [--repeat R] [--launches N] [--layers L] [--quick] [--no-sanitizer]
 #                                  [--self-profile] [--timeline] [--cpus LIST] [--also NAME=FLAGS ...]
+#                                  [--workloads launch-bound,gpu-bound]
 #
 # BUILD_DIR is a configured streamlife build holding bin/streamlife (and
 # lib/libstreamlife_rt.so); the benchmark programs go to BUILD_DIR/bench/runtime.
@@ -15,14 +16,14 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--layers L] [--quick] [--no-sanitizer] [--self-profile] [--timeline] [--cpus LIST] [--also NAME=FLAGS ...]" >&2
+  echo "usage: $0 BUILD_DIR [--repeat R] [--launches N] [--layers L] [--quick] [--no-sanitizer] [--self-profile] [--timeline] [--cpus LIST] [--also NAME=FLAGS ...] [--workloads LIST]" >&2
   exit 2
 }
 
 [[ $# -ge 1 ]] || usage
 build_dir=$(cd "$1" 2>/dev/null && pwd) || { echo "error: build directory '$1' does not exist" >&2; exit 2; }
 shift
-repeat=3 launches=100000 layers=32 sanitizer_wanted=1 profile=() cpus=() also=()
+repeat=3 launches=100000 layers=32 sanitizer_wanted=1 profile=() cpus=() also=() workloads=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --repeat) repeat=${2:?}; shift 2 ;;
@@ -34,6 +35,7 @@ while [[ $# -gt 0 ]]; do
     --timeline) profile+=(--timeline); shift ;;
     --cpus) cpus=(--cpus "${2:?}"); shift 2 ;;
     --also) also+=(--also "${2:?}"); shift 2 ;;
+    --workloads) workloads=(--workloads "${2:?}"); shift 2 ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
   esac
 done
@@ -66,4 +68,4 @@ echo "bench: building with $nvcc into $out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/bench: GPU: /' || true
 exec python3 "$here/compare.py" --bin-dir "$out" --streamlife "$streamlife" \
   --sanitizer "$sanitizer" --repeat "$repeat" --launches "$launches" --layers "$layers" \
-  --log-dir "$out/logs" "${profile[@]}" "${cpus[@]}" "${also[@]}"
+  --log-dir "$out/logs" "${profile[@]}" "${cpus[@]}" "${also[@]}" "${workloads[@]}"
