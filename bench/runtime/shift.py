@@ -101,14 +101,6 @@ def estimate(plain, validated, ratio=False, confidence=0.9):
     return measured[0] if measured else "-"
 
 
-def moved(plain, validated, ratio=False, confidence=0.9):
-    """Whether the runs show a change at all: the interval excludes no shift (1.00x for a ratio). Too few
-    runs for an interval show none."""
-    measured = _measure(plain, validated, ratio, confidence)
-    interval = measured[1] if measured else None
-    return bool(interval) and (interval[0] > 0 or interval[1] < 0)
-
-
 def _measure(plain, validated, ratio, confidence):
     """(estimate's text, the interval on the scale compared: the logarithms' for a ratio); None for a
     ratio of times that are not all positive."""

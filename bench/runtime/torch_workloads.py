@@ -29,7 +29,6 @@ was clean and unchanged), 1 otherwise, 2 on bad usage.
 import argparse
 import concurrent.futures
 import glob
-import math
 import os
 import re
 import socket
@@ -218,10 +217,6 @@ def run(workload, mode, alloc, options, repeat=0):
         f.write(" ".join(cmd) + "\n" + text)
     times = [float(t) for t in re.findall(r"ms/step: ([0-9.]+)", text)]
     typical = [float(t) for t in re.findall(r"median host step ms: ([0-9.]+)", text)]
-    # The host's speed in this process (workload_common.host_reference): fixed CPU work the validator
-    # never sees, as the geometric mean of its Python and PyTorch parts; the slowest rank's.
-    references = [math.sqrt(float(py) * float(pt))
-                  for py, pt in re.findall(r"host reference ms: python ([0-9.]+) torch ([0-9.]+)", text)]
     ok = "result: ok" in text and rc == 0
     loss = re.findall(r"^loss: ([-+0-9.eE]+|nan|inf)$", text, re.M)
     own, how = None, ""
@@ -237,7 +232,6 @@ def run(workload, mode, alloc, options, repeat=0):
           f"rc {rc}, {wall:.0f} s", file=sys.stderr, flush=True)
     # With several ranks, the slowest rank's figures: the step ends when the slowest rank's does.
     return {"ms": max(times) if times else None, "step": max(typical) if typical else None,
-            "reference": max(references) if references else None,
             "findings": findings(mode, text), "ok": ok, "rc": rc,
             "wall": wall, "observed": observed(text) if validated(mode) and observing(mode, options) else "",
             "log": log,
@@ -463,23 +457,6 @@ def cost_lines(label, plain_runs, runs):
                   + "/".join(f"{v:.2f}" for v in plain) + " ms: ") if key == "step" else ""
         lines.append(f"cost with its uncertainty{reading}: {label}: " + values
                      + shift.describe(plain, validated, 1.1, ratio=True))
-    # Each run's median host step in units of its own host reference: a process that landed slow runs
-    # both slower alike, so the ratio leaves the between-process spread out, if the validator leaves the
-    # reference alone; the reference's own ratio (validated over plain) is given to show that it does.
-    plain = [r for r in plain_runs if r["step"] and r.get("reference")]
-    validated = [r for r in runs if r["step"] and r.get("reference")]
-    if plain and validated:
-        references = [r["reference"] for r in plain], [r["reference"] for r in validated]
-        lines.append(f"  host reference, {label} over plain (the validator should leave it at 1.00x): "
-                     + shift.estimate(*references, ratio=True))
-        reading = f"cost with its uncertainty, median host step over the run's host reference: {label}: "
-        if shift.moved(*references, ratio=True):
-            # A reference the validator slowed (or sped up) would hide (or add) cost: not read.
-            lines.append(reading + "not read, the validator moved the host reference")
-        else:
-            lines.append(reading + shift.describe([r["step"] / r["reference"] for r in plain],
-                                                  [r["step"] / r["reference"] for r in validated], 1.1,
-                                                  ratio=True))
     return lines
 
 

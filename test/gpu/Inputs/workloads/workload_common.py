@@ -51,39 +51,6 @@ def batch(options, seed):
     return torch.randn(options.batch, options.seq, options.d_model, device="cuda", generator=g)
 
 
-def _python_reference():
-    """A fixed piece of interpreter work: dictionary and integer operations, no CUDA and no lock."""
-    counts = {}
-    for i in range(20000):
-        key = i & 1023
-        counts[key] = counts.get(key, 0) + i
-    return sum(counts.values())
-
-
-def _torch_reference(x=torch.ones(16)):
-    """A fixed piece of PyTorch's CPU dispatch: small CPU tensor operations, no CUDA."""
-    for _ in range(400):
-        x = x.add(1.0).mul_(0.5)
-    return x
-
-
-def host_reference(rounds=7):
-    """The host's speed for this process, in ms of fixed CPU work (the median of rounds).
-
-    Plain runs of one workload spread by a third within one device call (19-26 ms a step for FSDP2), a
-    property of each whole process: where its threads and pages landed on the shared host. Work the
-    validator never sees (no CUDA call, no lock) measures that speed in the same process, so
-    torch_workloads.py can read each run's step against it."""
-    def timed(work):
-        times = []
-        for _ in range(rounds):
-            start = time.perf_counter()
-            work()
-            times.append(time.perf_counter() - start)
-        return statistics.median(times) * 1000
-    return timed(_python_reference), timed(_torch_reference)
-
-
 def timed_loop(options, step):
     """Runs step(i) warmup + steps times; prints the mean time of the timed steps and the median of the
     host's step times.
@@ -93,7 +60,6 @@ def timed_loop(options, step):
     stall, the median does not. A host step is the time between two step(i) returns, no device
     synchronize between: the host runs ahead of the GPU until a queue fills, so in a loop as long as
     ours the host's steps settle at the pace of the slower of host and GPU."""
-    before = host_reference()
     for i in range(options.warmup):
         step(i)
     torch.cuda.synchronize()
@@ -109,9 +75,6 @@ def timed_loop(options, step):
     if ends:
         typical = statistics.median(b - a for a, b in zip([start] + ends, ends))
         print(f"rank {rank} median host step ms: {typical * 1000:.2f}", flush=True)
-    after = host_reference()
-    print(f"rank {rank} host reference ms: python {(before[0] + after[0]) / 2:.4f} "
-          f"torch {(before[1] + after[1]) / 2:.4f}", flush=True)
     if os.environ.get("STREAMLIFE_SAMPLER_OUT"):
         # For bench/runtime/cpu_samples.py: which of the CPU sampler's samples fall in the timed steps.
         print(f"rank {rank} timed window (monotonic ns): {window_start} {window_end}", flush=True)
