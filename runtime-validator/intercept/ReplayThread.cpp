@@ -35,10 +35,17 @@ namespace {
 // threads: a look reads it, and the next push then misses on it. Waking
 // instead of napping costs the waker a system call. A nap is as long as the
 // kernel makes it: NapNs asks for 20 µs, a guest's timer may give 50-60.
-// The nap between looks at a growing queue is replay_thread_nap_ns (5 µs):
+// The nap between looks at a growing queue is replay_thread_nap_ns (50 µs):
 // on the H200 the naps cost a launch loop less than pauses did, and FSDP2
 // measured both above and below the pauses in different device calls
 // (bench/runtime/README.md, session 16), so the two can be set side by side.
+// Naps of 50 µs rather than 5: each look reads the queue's head line, which
+// the next push must then take back, and each nap is a system call (a timer
+// exit in a guest); ten times fewer of both put the launch loop at +0.34 µs
+// (90% interval +0.21 to +0.47) against +0.44 (+0.33 to +0.54) for 5 µs, in
+// 100 interleaved rounds on the H200 (session 19). A thread that needs the
+// engine meanwhile replays what the naps left queued: a few events, as FSDP2
+// makes about 5 such calls a step (event queries, synchronizations).
 constexpr unsigned QuickLooks = 8;
 constexpr unsigned PausesBetweenQuickLooks = 32; // 0.1-4 µs: a pause takes 10-140 cycles, by CPU
 constexpr unsigned Naps = 2500;                  // about 50-100 ms of looks, then sleep

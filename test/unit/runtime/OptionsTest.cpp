@@ -86,7 +86,7 @@ TEST(OptionsTest, ErrorExitcodeIsAnExitStatus) {
   EXPECT_TRUE(setOption(O, "error_exitcode", "1", Error));
   EXPECT_TRUE(setOption(O, "error_exitcode", "0", Error));
   EXPECT_FALSE(setOption(O, "stack_depth", "-3", Error));
-  EXPECT_EQ(O.replay_thread_nap_ns, 5000);
+  EXPECT_EQ(O.replay_thread_nap_ns, 50000);
   EXPECT_FALSE(setOption(O, "replay_thread_nap_ns", "-1", Error));
   EXPECT_FALSE(setOption(O, "replay_thread_nap_ns", "1000001", Error));
   EXPECT_TRUE(setOption(O, "replay_thread_nap_ns", "0", Error));
