@@ -23,7 +23,7 @@ usage() {
 [[ $# -ge 1 ]] || usage
 build_dir=$(cd "$1" 2>/dev/null && pwd) || { echo "error: build directory '$1' does not exist" >&2; exit 2; }
 shift
-repeat=3 launches=100000 layers=32 sanitizer_wanted=1 profile=() cpus=() also=() workloads=()
+repeat=3 launches=100000 layers=32 sanitizer_wanted=1 profile=() cpus=() also=() workloads=() named=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --repeat) repeat=${2:?}; shift 2 ;;
@@ -35,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     --timeline) profile+=(--timeline); shift ;;
     --cpus) cpus=(--cpus "${2:?}"); shift 2 ;;
     --also) also+=(--also "${2:?}"); shift 2 ;;
-    --workloads) workloads=(--workloads "${2:?}"); shift 2 ;;
+    --workloads) named=${2:?} workloads=(--workloads "$named"); shift 2 ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
   esac
 done
@@ -62,7 +62,7 @@ echo "bench: building with $nvcc into $out"
 # -lineinfo so compute-sanitizer and the validator can name source lines;
 # the shared cudart so the validator sees the runtime calls. Only the workloads
 # that will run are built (compare.py checks the names).
-wanted() { [[ ${#workloads[@]} -eq 0 || ,${workloads[1]}, == *,$1,* ]]; }
+wanted() { [[ -z $named || ,$named, == *,$1,* ]]; }
 if wanted launch-bound; then
   "$nvcc" -O2 -lineinfo -arch=sm_90 -cudart shared -o "$out/launch_bound" "$here/launch_bound.cu"
 fi
