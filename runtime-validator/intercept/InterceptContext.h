@@ -224,9 +224,11 @@ private:
   __attribute__((noinline)) std::size_t launchedObserved(StreamId S, const PointerWord *Words,
                                                          std::size_t Count, OpId Op, OpId GenericOp) const;
   __attribute__((noinline)) void eventRecordedObserved(Handle Event, StreamId S) const;
-  /// Whether a launch, record or wait goes behind the queued events instead
-  /// of to the engine now (AnnotatedAllocators.h): only when some are queued,
-  /// so that the engine sees the calls in the order they were made.
+  /// Whether a launch, record, wait or stream-ordered allocation or free goes
+  /// behind the queued events instead of to the engine now
+  /// (AnnotatedAllocators.h): when some are queued, so that the engine sees
+  /// the calls in the order they were made, and with the replay thread always,
+  /// which then does the engine's work (never while a timeline records).
   bool deferring() const;
   /// Before an engine call that is never deferred: the queue replayed, so
   /// that the engine meets the call after everything queued before it (a
