@@ -24,14 +24,14 @@ bool startsWith(const char *S, const char *Prefix) {
   return std::strncmp(S, Prefix, std::strlen(Prefix)) == 0;
 }
 
-/// Libraries whose locks guard their own state only.
+/// Libraries whose locks guard their own state only. The PyTorch feed is
+/// known by the name ld.so gives it (noteValidatorModule), never by its file's.
 constexpr const char *PrivateLibraries[] = {
     "libcuda.so",      "libcudart.so",   "libcupti.so",     "libnccl.so",
     "libcublas.so",    "libcublasLt.so", "libcudnn",        "libcufft.so",
     "libcurand.so",    "libcusparse.so", "libcusolver.so",  "libnvrtc.so",
     "libnvJitLink.so", "libnvidia-",     "libnvToolsExt.so", "libcusparseLt.so",
     "libcufile.so",    "libnvshmem",     "libc10_cuda.so",  "libstreamlife_rt.so",
-    "libstreamlife_torch-",
 };
 
 } // namespace
@@ -78,7 +78,7 @@ CallerKind classifySlow(const void *Ret) {
   void *SymbolEntry = nullptr;
   if (!dladdr1(CallPC, &Info, &SymbolEntry, RTLD_DL_SYMENT))
     return CallerKind::Program; // JIT code, or an object without symbols
-  if (Info.dli_fbase == validatorLibraryBase())
+  if (Info.dli_fbase == validatorLibraryBase() || (Info.dli_fname && isNotedValidatorModule(Info.dli_fname)))
     return CallerKind::Private;
   const void *Interpreter = interpreterBase();
   CallerKind Kind = classifyLibrary(Info.dli_fname, Interpreter && Info.dli_fbase == Interpreter);

@@ -38,6 +38,7 @@
 #include "intercept/TorchFeed.h"
 
 #include "config/Options.h"
+#include "report/CallSiteNames.h"
 
 #include "support/PrivatePaths.h"
 
@@ -340,6 +341,12 @@ int attach(const InterceptContext &I, void *C10Cuda) {
     ::close(Fd);
   using AttachFn = int (*)(char *, std::size_t);
   auto Attach = Feed ? reinterpret_cast<AttachFn>(dlsym(Feed, "streamlife_torch_attach")) : nullptr;
+  // The feed's frames and locks are the validator's, whatever ld.so calls it
+  // (the first descriptor's path, if an earlier attempt loaded it): noted
+  // before its first line runs.
+  Dl_info FeedInfo;
+  if (Attach && dladdr(reinterpret_cast<void *>(Attach), &FeedInfo) && FeedInfo.dli_fname)
+    noteValidatorModule(FeedInfo.dli_fname);
   if (!Attach) {
     if (Why.empty())
       Why = std::string("cannot load ") + Library + ": " + (Feed ? "no entry point" : dlerror());

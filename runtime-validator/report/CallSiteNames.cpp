@@ -9,9 +9,11 @@
 #include <link.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 
 namespace streamlife {
 namespace rt {
@@ -64,12 +66,31 @@ Frame symbolizeCall(void *ReturnAddress, const Dl_info &Info, const void *Symbol
   return F;
 }
 
+namespace {
+/// noteValidatorModule's paths: one per feed loaded (a process loads one),
+/// read at report time and at a lock caller's first sight only.
+std::mutex NotedModulesLock;
+std::vector<std::string> NotedModules;
+} // namespace
+
+void noteValidatorModule(const std::string &Path) {
+  std::lock_guard<std::mutex> Guard(NotedModulesLock);
+  if (std::find(NotedModules.begin(), NotedModules.end(), Path) == NotedModules.end())
+    NotedModules.push_back(Path);
+}
+
+bool isNotedValidatorModule(std::string_view ModulePath) {
+  std::lock_guard<std::mutex> Guard(NotedModulesLock);
+  return std::find(NotedModules.begin(), NotedModules.end(), ModulePath) != NotedModules.end();
+}
+
 bool isRuntimeModule(std::string_view ModulePath) {
+  if (isNotedValidatorModule(ModulePath))
+    return true;
   std::size_t Slash = ModulePath.rfind('/');
   std::string_view Base = Slash == std::string_view::npos ? ModulePath : ModulePath.substr(Slash + 1);
   for (std::string_view Prefix :
-       {"libcuda.so", "libcudart.so", "libcupti.so", "libstreamlife_rt.so", "libcudart_static",
-        "libstreamlife_torch"})
+       {"libcuda.so", "libcudart.so", "libcupti.so", "libstreamlife_rt.so", "libcudart_static"})
     if (Base.substr(0, Prefix.size()) == Prefix)
       return true;
   return false;

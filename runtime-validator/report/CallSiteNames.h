@@ -44,6 +44,15 @@ Frame symbolizeCall(void *ReturnAddress, const Dl_info &CallInfo, const void *Sy
 /// True for frames inside the CUDA libraries, CUPTI or this validator: they are
 /// never the call site a user wants to see.
 bool isRuntimeModule(std::string_view ModulePath);
+/// A module of this validator that ld.so knows by a name without the
+/// validator's file names: the PyTorch allocator feed, loaded through the
+/// descriptor that was checked (/proc/self/fd/N, intercept/TorchFeed.cpp). Its
+/// frames (the trace tracker's, under every allocation of a thread with no
+/// Python code: autograd's) are then skipped as the validator's own, and its
+/// locks are never the program's. Path is the module's name as dladdr gives it.
+void noteValidatorModule(const std::string &Path);
+/// True for a path noteValidatorModule was given, exactly.
+bool isNotedValidatorModule(std::string_view ModulePath);
 /// Drops the leading runtime frames and keeps at most Keep frames; the first one
 /// is the call site. Empty when every frame is a runtime frame.
 std::vector<Frame> userFrames(const std::vector<void *> &Frames, int Keep);

@@ -1,9 +1,16 @@
 //===- CallerLibrariesTest.cpp - whose locks order the program's threads --===//
 #include "intercept/CallerLibraries.h"
 
+#include "report/CallSiteNames.h"
+
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
+
+#include <string>
 
 using namespace streamlife::rt;
 
@@ -65,6 +72,37 @@ TEST(CallerLibrariesTest, TheInterposersProbeAnswersAsClassifyCallerOnceSeen) {
   EXPECT_EQ(cachedCallerKind(Ours), CallerKind::Private);
   EXPECT_EQ(cachedCallerKind(Libc), CallerKind::Program);
   EXPECT_EQ(cachedCallerKind(nullptr), CallerKind::Unknown);
+}
+
+/// Loads Path through a descriptor, as the validator loads its PyTorch feed:
+/// ld.so then knows it as /proc/self/fd/N. Returns an address inside Symbol
+/// and the module's name as dladdr gives it (empty on failure).
+std::pair<const char *, std::string> loadThroughDescriptor(const char *Path, const char *Symbol) {
+  int Fd = open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return {nullptr, ""};
+  void *Library = dlopen(("/proc/self/fd/" + std::to_string(Fd)).c_str(), RTLD_NOW | RTLD_LOCAL);
+  void *Entry = Library ? dlsym(Library, Symbol) : nullptr;
+  Dl_info Info;
+  if (!Entry || !dladdr(Entry, &Info) || !Info.dli_fname)
+    return {nullptr, ""};
+  return {static_cast<const char *>(Entry) + 1, Info.dli_fname};
+}
+
+TEST(CallerLibrariesTest, TheFeedLoadedThroughADescriptorIsTheValidatorsOnceNoted) {
+  // The PyTorch feed's locks are the validator's, though ld.so names it by
+  // the descriptor it was loaded through, not by its file: noted, a caller
+  // inside it is private. Another library loaded the same way and not noted
+  // stays the program's: the path's form decides nothing.
+  auto [InFeed, FeedName] = loadThroughDescriptor(STREAMLIFE_REPORTING_FEED, "streamlife_torch_attach");
+  auto [InOther, OtherName] = loadThroughDescriptor(STREAMLIFE_FAKE_TORCH_CPU, "fakeTorchLocked");
+  ASSERT_NE(InFeed, nullptr);
+  ASSERT_NE(InOther, nullptr);
+  EXPECT_EQ(FeedName.rfind("/proc/self/fd/", 0), 0u) << FeedName;
+  EXPECT_EQ(OtherName.rfind("/proc/self/fd/", 0), 0u) << OtherName;
+  noteValidatorModule(FeedName);
+  EXPECT_EQ(classifyCaller(InFeed), CallerKind::Private);
+  EXPECT_EQ(classifyCaller(InOther), CallerKind::Program);
 }
 
 } // namespace

@@ -41,4 +41,17 @@ TEST(SymbolizeTest, RuntimeModulesAreSkippedUntilTheCallSite) {
   EXPECT_NE(User[0].Function.find("callFromHere"), std::string::npos);
 }
 
+TEST(SymbolizeTest, ANotedValidatorModuleIsSkippedByItsExactName) {
+  // The PyTorch feed, loaded through /proc/self/fd/N: its frames are the
+  // validator's once noted, and only that path's (fd 9990 is not fd 999).
+  // Descriptors no other test of this process opens.
+  EXPECT_FALSE(isRuntimeModule("/proc/self/fd/999"));
+  noteValidatorModule("/proc/self/fd/999");
+  noteValidatorModule("/proc/self/fd/999");
+  EXPECT_TRUE(isRuntimeModule("/proc/self/fd/999"));
+  EXPECT_TRUE(isNotedValidatorModule("/proc/self/fd/999"));
+  EXPECT_FALSE(isRuntimeModule("/proc/self/fd/9990"));
+  EXPECT_FALSE(isRuntimeModule("/proc/self/fd/"));
+}
+
 } // namespace
