@@ -134,7 +134,10 @@ CallerKind classifyCaller(const void *ReturnAddress) {
   if (Counts && Counts->countIfHeld(ReturnAddress))
     return CallerKind::PrivateFunction;
   CallerKind Kind = classifySlow(ReturnAddress);
-  if (Kind == CallerKind::Private)
+  // The interpreter's mutexes are the GIL's and its own (its threading.Lock is
+  // a semaphore): ignored as a private library's are, so bound past alike.
+  // Not PrivateFunction: only some functions of that library lock privately.
+  if (Kind == CallerKind::Private || Kind == CallerKind::Interpreter)
     if (void (*Hook)(const void *) = PrivateCallerHook.load(std::memory_order_acquire))
       Hook(ReturnAddress);
   if (Counts && Kind == CallerKind::PrivateFunction) {

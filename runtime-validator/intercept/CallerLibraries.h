@@ -69,10 +69,11 @@ class KeptLockCallers;
 /// theirs; set before the first call is classified. Null: no counting.
 void countPrivateFunctionLocks(KeptLockCallers *Counts);
 
-/// Called with the return address of each call site classified Private, at
-/// its first sight, as validator code (PrivateLockImports.h binds the
-/// library's lock imports past the interposers then). Null: nothing. Set
-/// before the first call is classified.
+/// Called with the return address of each call site classified Private or
+/// Interpreter (whose mutex and reader-writer lock calls never count), at its
+/// first sight, as validator code (PrivateLockImports.h binds the object's
+/// lock imports past the interposers then). Null: nothing. Set before the
+/// first call is classified.
 void onPrivateCallerFirstSeen(void (*Hook)(const void *ReturnAddress));
 /// The load base of the object that holds the validator (its own calls are
 /// Private, and its imports are never rebound).

@@ -76,7 +76,9 @@ void bindPrivateLockImports(const void *Caller) {
   ++B.Libraries;
   if (!B.Names.empty())
     B.Names += ", ";
-  B.Names += fileName(Bound.Object);
+  // The executable has no name of its own in the linker's maps (a Python
+  // whose interpreter is linked in): dladdr's, its argv[0].
+  B.Names += fileName(*Bound.Object || !Info.dli_fname ? Bound.Object : Info.dli_fname);
 }
 
 PrivateLockImportsBound privateLockImportsBound() {
