@@ -78,7 +78,10 @@ void bindPrivateLockImports(const void *Caller) {
     B.Names += ", ";
   // The executable has no name of its own in the linker's maps (a Python
   // whose interpreter is linked in): dladdr's, its argv[0].
-  B.Names += fileName(*Bound.Object || !Info.dli_fname ? Bound.Object : Info.dli_fname);
+  const char *Name = Bound.Object && *Bound.Object ? Bound.Object
+                     : Info.dli_fname                 ? Info.dli_fname
+                                                      : "the executable";
+  B.Names += fileName(Name);
 }
 
 PrivateLockImportsBound privateLockImportsBound() {

@@ -69,19 +69,27 @@ Frame symbolizeCall(void *ReturnAddress, const Dl_info &Info, const void *Symbol
 namespace {
 /// noteValidatorModule's paths: one per feed loaded (a process loads one),
 /// read at report time and at a lock caller's first sight only.
-std::mutex NotedModulesLock;
-std::vector<std::string> NotedModules;
+struct NotedModules {
+  std::mutex Lock;
+  std::vector<std::string> Paths;
+};
+NotedModules &notedModules() {
+  static auto *Noted = new NotedModules; // never destroyed: the summary is printed at exit
+  return *Noted;
+}
 } // namespace
 
 void noteValidatorModule(const std::string &Path) {
-  std::lock_guard<std::mutex> Guard(NotedModulesLock);
-  if (std::find(NotedModules.begin(), NotedModules.end(), Path) == NotedModules.end())
-    NotedModules.push_back(Path);
+  NotedModules &Noted = notedModules();
+  std::lock_guard<std::mutex> Guard(Noted.Lock);
+  if (std::find(Noted.Paths.begin(), Noted.Paths.end(), Path) == Noted.Paths.end())
+    Noted.Paths.push_back(Path);
 }
 
 bool isNotedValidatorModule(std::string_view ModulePath) {
-  std::lock_guard<std::mutex> Guard(NotedModulesLock);
-  return std::find(NotedModules.begin(), NotedModules.end(), ModulePath) != NotedModules.end();
+  NotedModules &Noted = notedModules();
+  std::lock_guard<std::mutex> Guard(Noted.Lock);
+  return std::find(Noted.Paths.begin(), Noted.Paths.end(), ModulePath) != Noted.Paths.end();
 }
 
 bool isRuntimeModule(std::string_view ModulePath) {
