@@ -98,13 +98,25 @@ Value FunctionLowering::allocate(PyNode At, NameId Hint) {
 
 std::vector<Value> FunctionLowering::lowerArguments(PyNode Call) {
   std::vector<Value> Values;
+  // A list or tuple display's elements are operands of the call, each of
+  // its own (`torch.cat([a, b])`, `dist.all_to_all([out], [in])`,
+  // `torch._foreach_add_((a, b), 1)`): the display itself is no tensor.
+  std::function<void(PyNode)> Lower = [&](PyNode E) {
+    PyNode Inner = withoutParentheses(E);
+    if (Inner.is("list") || Inner.is("tuple")) {
+      for (PyNode Element : Inner.namedChildren())
+        Lower(Element);
+      return;
+    }
+    Values.push_back(lowerExpr(E));
+  };
   PyNode List = Call.field("arguments");
   for (PyNode Arg : List.namedChildren()) {
     PyNode E = Arg.is("keyword_argument") ? Arg.field("value") : Arg;
     if (Arg.is("list_splat") || Arg.is("dictionary_splat"))
       E = Arg.namedChildren().empty() ? PyNode() : Arg.namedChildren().front();
     if (E)
-      Values.push_back(lowerExpr(E));
+      Lower(E);
   }
   return Values;
 }

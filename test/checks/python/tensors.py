@@ -134,3 +134,24 @@ def long_collective_before_alloc_ordered(inp):
     work = dist.all_gather_into_tensor(buf, inp, async_op=True)
     # CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'buf' is used on stream 'all_gather_into_tensor' before 'all_gather_into_tensor' is ordered after its allocation on stream 'side'
     work.wait()
+
+
+# The tensors of a list or tuple display are the op's operands, each read on
+# the current stream. (The display was taken for one value that is no tensor,
+# so torch.cat([a, b]) read nothing.)
+def cat_of_a_display_unordered():
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        a = torch.zeros(64, device="cuda")
+    out = torch.cat([a, a])
+    # CHECK-NOTES: :[[@LINE-1]]:11: warning: 'a' is used on the current stream before the current stream is ordered after its allocation on stream 'side'
+    # CHECK-NOTES: :[[@LINE-3]]:13: note: 'a' allocated on stream 'side' here
+    # CHECK-NOTES: :[[@LINE-3]]:11: note: record an event on 'side' after the allocation and make the current stream wait on it before this use
+
+
+def stack_of_a_tuple_ordered():
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        a = torch.zeros(64, device="cuda")
+    torch.cuda.current_stream().wait_stream(side)
+    out = torch.stack((a, a))
