@@ -40,12 +40,15 @@ void ApiModel::addRmmRows() {
     SetStream.Stream = 0;
     add(B + "::set_stream", SetStream);
   }
-  // Element reads copy to the host and synchronize the given stream.
+  // Element reads copy to the host and synchronize the given stream:
+  // element(i, stream), front_element(stream), back_element(stream).
   ApiSignature Sync{OpKind::SyncStream};
   Sync.Stream = 1;
   add("rmm::device_uvector::element", Sync);
-  add("rmm::device_uvector::front_element", Sync);
-  add("rmm::device_uvector::back_element", Sync);
+  ApiSignature EndSync{OpKind::SyncStream};
+  EndSync.Stream = 0;
+  add("rmm::device_uvector::front_element", EndSync);
+  add("rmm::device_uvector::back_element", EndSync);
   ApiSignature ScalarSync{OpKind::SyncStream};
   ScalarSync.Stream = 0;
   add("rmm::device_scalar::value", ScalarSync);

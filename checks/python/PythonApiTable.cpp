@@ -149,7 +149,6 @@ const PyApiRow MethodRows[] = {
     {".stride", VK::Tensor, PyOp::Metadata},
     {".data_ptr", VK::Tensor, PyOp::Metadata},
     {".storage", VK::Tensor, PyOp::Metadata},
-    {".untyped_storage", VK::Tensor, PyOp::Metadata},
     // t.new_empty(shape): a new tensor with t's options; t is not read.
     {".new_empty", VK::Tensor, PyOp::FactoryLike},
     {".new_zeros", VK::Tensor, PyOp::FactoryLike},

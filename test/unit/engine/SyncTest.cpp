@@ -387,6 +387,32 @@ TEST_F(SyncTest, UnsafeFreeNotReportedWhenTheReleaseStreamInheritedASyncThroughL
   EXPECT_EQ(total(), 0u);
 }
 
+TEST_F(SyncTest, UnsafeFreeNotReportedWhenAnEventRecordedAfterAHostSyncCarriesItToAnotherThread) {
+  // The event is recorded on a third stream after thread 1 learned that B's
+  // read completed: a stream that waits on it (A, by thread 2) is ordered
+  // after that read, because the recording host's knowledge is part of what
+  // the event stands for.
+  consumerReads();
+  StreamId C = stream(0xc);
+  E->hostSyncsStream(/*T=*/1, B);
+  record(EvConsumerDone, C, /*T=*/1);
+  wait(A, EvConsumerDone, /*T=*/2);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
+  EXPECT_EQ(total(), 0u);
+}
+
+TEST_F(SyncTest, UnsafeFreeWhenTheEventWasRecordedBeforeTheHostSync) {
+  // The same calls with the record before the sync: the event stands for
+  // nothing of B's, and the threads themselves are not ordered.
+  consumerReads();
+  StreamId C = stream(0xc);
+  record(EvConsumerDone, C, /*T=*/1);
+  E->hostSyncsStream(/*T=*/1, B);
+  wait(A, EvConsumerDone, /*T=*/2);
+  freeAndReuse(Block.Begin, A, ReleaseKind::CachingAllocator, /*T=*/2);
+  EXPECT_EQ(count(FindingKind::UnsafeFree), 1u);
+}
+
 // --- host threads: knowledge moves only along the threads' own order ------------
 
 TEST_F(SyncTest, UnsafeFreeWhenAnotherThreadSyncedButNothingOrdersTheThreads) {

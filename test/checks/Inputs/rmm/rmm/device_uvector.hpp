@@ -32,6 +32,8 @@ public:
   void set_element_async(size_type element_index, value_type const &value,
                          cuda_stream_view stream);
   [[nodiscard]] value_type element(size_type element_index, cuda_stream_view stream) const;
+  [[nodiscard]] value_type front_element(cuda_stream_view stream) const;
+  [[nodiscard]] value_type back_element(cuda_stream_view stream) const;
   void resize(size_type new_size, cuda_stream_view stream);
   void shrink_to_fit(cuda_stream_view stream);
   device_buffer release() noexcept;
