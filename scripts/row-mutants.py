@@ -86,6 +86,7 @@ def parse_arguments(argv):
     parser.add_argument("--build-command", help="rebuilds after an edit (default: ninja -C BUILD bin/streamlife and the clang-tidy plugin)")
     parser.add_argument("--test-command", help="fails when the tests notice (default: lit -q TEST... in BUILD)")
     parser.add_argument("--rows", help="only rows whose name matches this regular expression")
+    parser.add_argument("--lit", default=LIT, help="the lit the default test command runs (default: %s)" % LIT)
     args = parser.parse_args(argv)
     if not args.build_command or not args.test_command:
         if not args.build_dir:
@@ -97,7 +98,13 @@ def parse_arguments(argv):
     build_dir = os.path.abspath(args.build_dir) if args.build_dir else None
     args.build_command = args.build_command or "ninja -C %s bin/streamlife lib/StreamlifeTidyModule.so" % shlex.quote(build_dir)
     tests = " ".join(shlex.quote(t) for t in args.test)
-    args.test_command = args.test_command or "cd %s && %s -q %s" % (shlex.quote(build_dir), LIT, tests)
+    # With the default lit command, the baseline also asks lit which tests do
+    # not run here: an unsupported test passes whatever the table says.
+    args.unsupported_command = None
+    if not args.test_command:
+        args.unsupported_command = "cd %s && %s -v --show-unsupported %s" % (
+            shlex.quote(build_dir), shlex.quote(args.lit), tests)
+    args.test_command = args.test_command or "cd %s && %s -q %s" % (shlex.quote(build_dir), shlex.quote(args.lit), tests)
     for table in args.table:
         if not os.path.isfile(table):
             raise BadInput("no table file %s" % table)
@@ -124,6 +131,12 @@ def judge(args):
         raise BadInput("the build fails before any row is deleted: %s" % args.build_command)
     if not run(args.test_command):
         raise BadInput("the tests fail before any row is deleted: %s" % args.test_command)
+    if args.unsupported_command:
+        listed = subprocess.run(args.unsupported_command, shell=True, capture_output=True, text=True).stdout
+        skipped = [re.sub(r" \(\d+ of \d+\)$", "", line.split(" :: ", 1)[-1])
+                   for line in listed.splitlines() if line.startswith("UNSUPPORTED:")]
+        if skipped:
+            raise BadInput("these tests do not run here, so they cannot notice a row: %s" % ", ".join(skipped))
 
     counts = {"killed": 0, "SURVIVED": 0, "not judged": 0}
     dirty = False

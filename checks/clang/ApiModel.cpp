@@ -399,6 +399,22 @@ bool ApiModel::isBufferAccessor(const CXXMemberCallExpr *Call) const {
          BufferAccessors.contains(Method->getName());
 }
 
+const Expr *ApiModel::storageDataOwner(const CXXMemberCallExpr *Call) const {
+  const CXXMethodDecl *Data = Call->getMethodDecl();
+  if (!Data || !Data->getDeclName().isIdentifier() ||
+      !BufferAccessors.contains(Data->getName()))
+    return nullptr;
+  const auto *Storage = dyn_cast<CXXMemberCallExpr>(
+      Call->getImplicitObjectArgument()->IgnoreParenCasts());
+  const CXXMethodDecl *Method = Storage ? Storage->getMethodDecl() : nullptr;
+  if (!Method || !Method->getDeclName().isIdentifier() ||
+      Method->getName() != "storage" ||
+      classOf(Storage->getImplicitObjectArgument()->getType()) !=
+          ClassKind::OwnedBuffer)
+    return nullptr;
+  return Storage->getImplicitObjectArgument();
+}
+
 std::optional<TensorOpKind> ApiModel::tensorOp(const CallExpr *Call) const {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || TensorMetadata.empty())

@@ -223,6 +223,9 @@ public:
   /// `t.data_ptr<T>()`, `b.data()`: an accessor of an owned buffer's device
   /// pointer, which names the buffer when passed to a launch or a copy.
   bool isBufferAccessor(const CXXMemberCallExpr *Call) const;
+  /// The owned buffer of `t.storage().data_ptr()` (an accessor of the
+  /// storage of one), or null.
+  const Expr *storageDataOwner(const CXXMemberCallExpr *Call) const;
   /// A PyTorch tensor operation without a row (see TensorOpKind), or nothing.
   std::optional<TensorOpKind> tensorOp(const CallExpr *Call) const;
   /// A factory shaped after its tensor operand (`at::empty_like(src, dev)`,

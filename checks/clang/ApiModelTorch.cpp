@@ -111,10 +111,7 @@ void ApiModel::addTorchRows() {
   add("c10::cuda::device_synchronize", ApiSignature{OpKind::SyncDevice});
 
   // --- Tensors ---------------------------------------------------------------
-  ApiSignature TensorRecord{OpKind::RecordStream};
-  TensorRecord.Buffer = Operand::thisObject();
-  TensorRecord.Stream = 0;
-  add("at::TensorBase::record_stream", TensorRecord);
+  // (record_stream is at::Tensor's, a row of ApiModel.cpp: TensorBase has none.)
   insertAll(BufferAccessors, {"data_ptr", "mutable_data_ptr", "const_data_ptr",
                           "data", "element_ptr"});
   // Methods and functions that return a view of their operand's storage.

@@ -369,6 +369,10 @@ const Expr *FunctionLowering::throughAccessor(const Expr *E) const {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(E->IgnoreParenCasts());
   if (Member && Model.isBufferAccessor(Member))
     return Member->getImplicitObjectArgument();
+  // `t.storage().data_ptr()` (what the allocator's recordStream takes): a
+  // tensor's storage is its block.
+  if (const Expr *Tensor = Member ? Model.storageDataOwner(Member) : nullptr)
+    return Tensor;
   if (Model.classOf(E->getType()))
     return E;
   if (const Expr *Buffer = viewedBuffer(E, Model))

@@ -62,6 +62,19 @@ at::Tensor reduceScatterRecorded(const at::Tensor &grad, int64_t shard) {
   return out;
 }
 
+// The same through the allocator's own call on the tensor's storage.
+at::Tensor reduceScatterRecordedThroughTheAllocator(const at::Tensor &grad, int64_t shard) {
+  CUDAStream rs = c10::cuda::getStreamFromPool();
+  at::Tensor out;
+  {
+    CUDAStreamGuard onRs(rs);
+    out = at::empty({shard}, grad.options());
+  }
+  c10::cuda::CUDACachingAllocator::recordStream(out.storage().data_ptr(),
+                                                c10::cuda::getCurrentCUDAStream());
+  return out;
+}
+
 // The side stream is the caller's (a parameter): the caller can order it.
 at::Tensor allocateOnGivenStream(CUDAStream ag, int64_t n) {
   CUDAStreamGuard onAg(ag);
