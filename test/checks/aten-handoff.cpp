@@ -75,6 +75,19 @@ at::Tensor reduceScatterRecordedThroughTheAllocator(const at::Tensor &grad, int6
   return out;
 }
 
+// Under a CUDAMultiStreamGuard the current stream is one of its streams, which
+// one is not known: the op there is skipped, not taken for a use on the
+// caller's current stream (which would race with the release on 'ag').
+void opUnderAMultiStreamGuard(CUDAStream ag, c10::ArrayRef<CUDAStream> streams, int64_t n) {
+  at::Tensor t;
+  {
+    CUDAStreamGuard onAg(ag);
+    t = at::empty({n}, test::cuda());
+  }
+  c10::cuda::CUDAMultiStreamGuard onEach(streams);
+  t.add_(1);
+}
+
 // The side stream is the caller's (a parameter): the caller can order it.
 at::Tensor allocateOnGivenStream(CUDAStream ag, int64_t n) {
   CUDAStreamGuard onAg(ag);

@@ -3,6 +3,7 @@
 #pragma once
 #include <c10/cuda/CUDAStream.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/util/ArrayRef.h>
 #include <optional>
 
 namespace c10::cuda {
@@ -47,5 +48,12 @@ struct OptionalCUDAStreamGuard {
   ~OptionalCUDAStreamGuard();
   void reset_stream(Stream stream);
   void reset();
+};
+
+struct CUDAMultiStreamGuard {
+  explicit CUDAMultiStreamGuard(ArrayRef<CUDAStream> streams);
+  CUDAMultiStreamGuard(const CUDAMultiStreamGuard &) = delete;
+  CUDAMultiStreamGuard &operator=(const CUDAMultiStreamGuard &) = delete;
+  ~CUDAMultiStreamGuard();
 };
 } // namespace c10::cuda
