@@ -395,14 +395,16 @@ bool ApiModel::isBufferAccessor(const CXXMemberCallExpr *Call) const {
   // `operator cuda::std::span<T>()`).
   if (isa<CXXConversionDecl>(Method))
     return true;
-  return Method->getDeclName().isIdentifier() &&
+  return isAccessorName(Method);
+}
+
+bool ApiModel::isAccessorName(const CXXMethodDecl *Method) const {
+  return Method && Method->getDeclName().isIdentifier() &&
          BufferAccessors.contains(Method->getName());
 }
 
 const Expr *ApiModel::storageDataOwner(const CXXMemberCallExpr *Call) const {
-  const CXXMethodDecl *Data = Call->getMethodDecl();
-  if (!Data || !Data->getDeclName().isIdentifier() ||
-      !BufferAccessors.contains(Data->getName()))
+  if (!isAccessorName(Call->getMethodDecl()))
     return nullptr;
   const auto *Storage = dyn_cast<CXXMemberCallExpr>(
       Call->getImplicitObjectArgument()->IgnoreParenCasts());

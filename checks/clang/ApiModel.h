@@ -226,6 +226,8 @@ public:
   /// The owned buffer of `t.storage().data_ptr()` (an accessor of the
   /// storage of one), or null.
   const Expr *storageDataOwner(const CXXMemberCallExpr *Call) const;
+  /// A method named like a buffer accessor (`data_ptr`, `data`, ...).
+  bool isAccessorName(const CXXMethodDecl *Method) const;
   /// A PyTorch tensor operation without a row (see TensorOpKind), or nothing.
   std::optional<TensorOpKind> tensorOp(const CallExpr *Call) const;
   /// A factory shaped after its tensor operand (`at::empty_like(src, dev)`,
