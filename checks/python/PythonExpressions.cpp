@@ -30,7 +30,7 @@ StreamRef FunctionLowering::resolveStream(PyNode Expr) {
     Value V = lowerExpr(Expr);
     return V.Kind == ValueKind::Stream ? V.Stream : StreamRef::unknown();
   }
-  if (Expr.is("identifier")) {
+  if (Expr.is("identifier") || Expr.is("attribute")) {
     auto Alias = StreamAliases.find(Expr.text().str());
     if (Alias != StreamAliases.end())
       return Alias->second;
@@ -321,6 +321,7 @@ Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
              llvm::StringRef(Callee.QualifiedName).ends_with(".__init__")) {
     Next = 1; // a constructor: `self` is the new object
   }
+  size_t FirstPositional = Next;
   CallArguments Arguments(Call);
   for (PyNode Arg : Arguments.Positional) {
     Value V = Arg.is("identifier") || Arg.is("attribute")
@@ -347,10 +348,71 @@ Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
   NameId Result =
       temp(Hint != NoId ? M.name(Hint).Spelling : Call.text(), Site);
   ir::Inst &I = emit(OpKind::Call, Site);
-  I.Callee = Found->second;
+  I.Callee = specializedCallee(Callee, Found->second, Call, FirstPositional);
   I.Names.push_back(Result);
   I.Args.assign(Args.begin(), Args.end());
   return {ValueKind::Unknown, Result, true, {}};
+}
+
+ir::FunctionId FunctionLowering::specializedCallee(const PyFunctionDef &Callee,
+                                                   ir::FunctionId Generic,
+                                                   PyNode Call,
+                                                   size_t FirstPositional) {
+  PyNode Body = Callee.Node.field("body");
+  auto [Tested, Inserted] = Ctx.TestedParameters.try_emplace(&Callee);
+  if (Inserted) {
+    llvm::StringSet<> Params;
+    for (const std::string &P : Callee.Params)
+      if (!P.empty())
+        Params.insert(P);
+    Tested->second = testedParameters(Body, Params);
+  }
+  if (Tested->second.empty())
+    return Generic;
+  // `f(*args)`, `f(**options)`: which parameter gets what is not known.
+  if (PyNode List = Call.field("arguments"); List.is("argument_list"))
+    for (PyNode Arg : List.namedChildren())
+      if (Arg.is("list_splat") || Arg.is("dictionary_splat"))
+        return Generic;
+  CallArguments Arguments(Call);
+  ValueClass Class;
+  // The parameters as declared: positional ones until `*` or `*args`.
+  size_t Position = 0;
+  bool KeywordOnly = false;
+  for (PyNode Param : Callee.Node.field("parameters").namedChildren()) {
+    if (Param.is("list_splat_pattern") || Param.is("keyword_separator")) {
+      KeywordOnly = true;
+      continue;
+    }
+    if (Param.is("dictionary_splat_pattern") ||
+        Param.is("positional_separator"))
+      continue;
+    bool HasDefault =
+        Param.is("default_parameter") || Param.is("typed_default_parameter");
+    PyNode Name = HasDefault ? Param.field("name")
+                  : Param.is("typed_parameter") && !Param.namedChildren().empty()
+                      ? Param.namedChildren().front()
+                      : Param;
+    size_t Index = Position++;
+    if (!Name.is("identifier") || !Tested->second.count(Name.text()))
+      continue;
+    PyNode Arg;
+    if (!KeywordOnly && Index >= FirstPositional &&
+        Index - FirstPositional < Arguments.Positional.size())
+      Arg = Arguments.Positional[Index - FirstPositional];
+    else
+      Arg = Arguments.keyword(Name.text());
+    std::optional<ClassValue> V;
+    if (Arg)
+      V = knownValue(Arg, Assumed);
+    else if (HasDefault)
+      V = knownValue(Param.field("value"), nullptr); // left alone
+    if (V)
+      Class.emplace(Name.text().str(), *V);
+  }
+  if (Class.empty())
+    return Generic;
+  return Ctx.specialization(&Callee, std::move(Class), Generic);
 }
 
 Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
@@ -444,7 +506,9 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     return other();
   }
   case PyOp::RecordStream: {
-    if (ReportRecordStream && !Loops.empty()) {
+    // A specialization is the function lowered again: its generic lowering
+    // (every function of the checked file has one) reports the call.
+    if (ReportRecordStream && Fixed.empty() && !Loops.empty()) {
       RecordStreamInLoop Finding{site(Call), Receiver.text().str(),
                                  site(Loops.back().Node)};
       // The copies of a body (one per value class) share their sites: the

@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -41,6 +42,44 @@ struct LoweringContext {
   /// Names not owned by one function: class attributes ("Pipeline.ag"),
   /// module globals ("g1:results"), the process group's streams.
   std::map<std::string, NameId> SharedNames;
+
+  /// A function lowered for values a call decided (see specialization).
+  struct Specialization {
+    const PyFunctionDef *Def;
+    ValueClass Class;
+  };
+  /// The ids up to here are the functions themselves and the module body;
+  /// specializations come after, in the order they were asked for.
+  ir::FunctionId FirstSpecialization = 0;
+  std::vector<Specialization> Specializations;
+  std::map<std::pair<const PyFunctionDef *, std::string>, ir::FunctionId>
+      SpecializationIds;
+  /// Per function, the parameters its stream-ordering `if`s test (cached:
+  /// every call of it asks).
+  std::map<const PyFunctionDef *, llvm::StringSet<>> TestedParameters;
+
+  /// The function \p Def lowered for \p Class. The id is handed out now;
+  /// the IR function is made (and lowered) once the lowering that asked is
+  /// done, as Module::Functions must not grow under a lowering that holds
+  /// a reference into it. At most MaxSpecializations per function, then
+  /// \p Generic.
+  ir::FunctionId specialization(const PyFunctionDef *Def, ValueClass Class,
+                                ir::FunctionId Generic) {
+    static constexpr size_t MaxSpecializations = 8;
+    auto Key = std::make_pair(Def, spelling(Class));
+    if (auto Found = SpecializationIds.find(Key);
+        Found != SpecializationIds.end())
+      return Found->second;
+    size_t OfDef = std::count_if(
+        Specializations.begin(), Specializations.end(),
+        [&](const Specialization &S) { return S.Def == Def; });
+    if (OfDef >= MaxSpecializations)
+      return Generic;
+    ir::FunctionId Id = FirstSpecialization + Specializations.size();
+    Specializations.push_back({Def, std::move(Class)});
+    SpecializationIds.emplace(std::move(Key), Id);
+    return Id;
+  }
 
   NameId shared(const std::string &Key, llvm::StringRef Spelling) {
     auto [It, Inserted] = SharedNames.try_emplace(Key, NoId);
@@ -125,11 +164,14 @@ struct LoopTargets {
 
 class FunctionLowering {
 public:
+  /// \p Specialization: the values a call decided for some parameters
+  /// (LoweringContext::specialization); the body is lowered for them.
   FunctionLowering(LoweringContext &Ctx, const PyFile &File,
-                   const PyFunctionDef *Def, ir::FunctionId Id)
+                   const PyFunctionDef *Def, ir::FunctionId Id,
+                   ValueClass Specialization = {})
       : Ctx(Ctx), M(Ctx.Out.Module), File(File), Def(Def), Id(Id),
-        F(M.Functions[Id]),
-        ReportRecordStream(File.Index == 0) {
+        F(M.Functions[Id]), ReportRecordStream(File.Index == 0),
+        Fixed(std::move(Specialization)) {
     if (Def && !Def->ClassName.empty())
       Class = Ctx.Set.findClass(File, Def->ClassName);
   }
@@ -219,6 +261,20 @@ private:
   };
   const ValueClass *Assumed = nullptr;
   std::unique_ptr<CopyMemo> Copies;
+  /// Locals assigned once from a stream inequality (`on_side =
+  /// current_stream() != self.dtoh`), split into a copy where they are true
+  /// and one where they are false and the two streams are one.
+  std::vector<std::string> streamFlags();
+  std::vector<std::string> StreamFlagNames;
+  /// After `flag = a != b`, in the copy where the flag is false: `b` is
+  /// `a` from here on (the streams are one).
+  void makeStreamsOne(PyNode Assignment);
+  /// The function a call of \p Callee runs: the one lowered for what the
+  /// call makes known of the parameters the callee tests (a literal, a
+  /// default left alone, a flag of this copy), else the callee itself.
+  ir::FunctionId specializedCallee(const PyFunctionDef &Callee,
+                                   ir::FunctionId Generic, PyNode Call,
+                                   size_t FirstPositional);
 
   void lowerBlock(PyNode Block);
   void lowerStatements(const std::vector<PyNode> &Stmts);
@@ -331,6 +387,8 @@ private:
   ir::Function &F;
   PyClassDef *Class = nullptr;
   bool ReportRecordStream;
+  /// The parameters the call that this lowering specializes decided.
+  ValueClass Fixed;
 
   unsigned Cur = 0;
   std::map<std::string, NameId> Locals;

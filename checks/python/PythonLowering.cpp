@@ -610,11 +610,14 @@ static constexpr size_t MaxBodyCopies = 8;
 
 void FunctionLowering::lowerBodyPerValueClass(PyNode Body) {
   std::vector<ValueClass> Classes =
-      valueClasses(Body, ParamNames, MaxBodyCopies);
-  if (Classes.empty()) {
+      valueClasses(Body, ParamNames, MaxBodyCopies, Fixed,
+                   StreamFlagNames = streamFlags());
+  if (Classes.size() <= 1) {
+    Assumed = Classes.empty() ? nullptr : &Classes.front();
     lowerBlock(Body);
     endStatement();
     edge(Cur, F.Exit);
+    Assumed = nullptr;
     return;
   }
   // Each copy starts from the entry with the lowering's own state as it
@@ -636,6 +639,46 @@ void FunctionLowering::lowerBodyPerValueClass(PyNode Body) {
   }
   Assumed = nullptr;
   Copies.reset();
+}
+
+std::vector<std::string> FunctionLowering::streamFlags() {
+  std::vector<std::string> Flags;
+  for (const auto &[Name, Value] : MaskValues)
+    if (AssignmentCount[Name] == 1 && !ParamNames.count(Name) &&
+        streamInequality(Value))
+      Flags.push_back(Name);
+  return Flags;
+}
+
+void FunctionLowering::makeStreamsOne(PyNode Assignment) {
+  PyNode Left = Assignment.field("left");
+  if (!Assumed || !Left.is("identifier"))
+    return;
+  auto Flag = Assumed->find(Left.text());
+  if (Flag == Assumed->end() || Flag->second.K != ClassValue::Number ||
+      Flag->second.Num != 0 ||
+      std::find(StreamFlagNames.begin(), StreamFlagNames.end(),
+                Left.text()) == StreamFlagNames.end())
+    return;
+  std::optional<std::pair<StreamRef, StreamRef>> Streams =
+      streamInequality(Assignment.field("right"));
+  if (!Streams)
+    return;
+  // The operand written as a name (a local, `self.dtoh`) becomes the
+  // other one: `current_stream() != self.dtoh` false makes `self.dtoh`
+  // the current stream of that moment.
+  auto Operands =
+      withoutParentheses(Assignment.field("right")).namedChildren();
+  auto nameLike = [](PyNode N) {
+    N = withoutParentheses(N);
+    return N.is("identifier") || N.is("attribute");
+  };
+  if (nameLike(Operands[1]))
+    StreamAliases[withoutParentheses(Operands[1]).text().str()] =
+        Streams->first;
+  else if (nameLike(Operands[0]))
+    StreamAliases[withoutParentheses(Operands[0]).text().str()] =
+        Streams->second;
 }
 
 void FunctionLowering::lowerModuleBody() {
@@ -677,6 +720,7 @@ LoweredPython lowerPython(PyModuleSet &Set) {
   // them all was a third of the time of a check. A function not lowered
   // has no blocks, which the core reads as a call that does nothing; none
   // is ever called.
+  Ctx.FirstSpecialization = Out.Module.Functions.size();
   std::vector<char> Done(ById.size(), 0);
   std::vector<ir::FunctionId> Work;
   for (ir::FunctionId Id = 0; Id < ById.size(); ++Id)
@@ -685,11 +729,16 @@ LoweredPython lowerPython(PyModuleSet &Set) {
       Work.push_back(Id);
       Done[Id] = 1;
     }
+  // The specializations a lowering asked for get their IR functions once
+  // it is done (LoweringContext::specialization says why).
   auto callees = [&](ir::FunctionId Id) {
+    Out.Module.Functions.resize(Ctx.FirstSpecialization +
+                                Ctx.Specializations.size());
+    Done.resize(Out.Module.Functions.size(), 0);
     for (const ir::Block &B : Out.Module.Functions[Id].Blocks)
       for (const ir::Inst &I : B.Insts)
-        if (I.Kind == ir::OpKind::Call && I.Callee < ById.size() &&
-            !Done[I.Callee]) {
+        if (I.Kind == ir::OpKind::Call && I.Callee != Body &&
+            I.Callee < Done.size() && !Done[I.Callee]) {
           Done[I.Callee] = 1;
           Work.push_back(I.Callee);
         }
@@ -700,8 +749,17 @@ LoweredPython lowerPython(PyModuleSet &Set) {
   while (!Work.empty()) {
     ir::FunctionId Id = Work.back();
     Work.pop_back();
-    auto [Function, File] = ById[Id];
-    FunctionLowering(Ctx, *File, Function, Id).lowerFunction();
+    if (Id >= Ctx.FirstSpecialization) {
+      // Copied out: lowering may ask for more and grow the list.
+      LoweringContext::Specialization S =
+          Ctx.Specializations[Id - Ctx.FirstSpecialization];
+      const PyFile *File = ById[Ctx.Ids.at(S.Def)].second;
+      FunctionLowering(Ctx, *File, S.Def, Id, std::move(S.Class))
+          .lowerFunction();
+    } else {
+      auto [Function, File] = ById[Id];
+      FunctionLowering(Ctx, *File, Function, Id).lowerFunction();
+    }
     callees(Id);
   }
   return Out;

@@ -584,6 +584,18 @@ void PyModuleSet::resolvePackageImports(PyFile &File) {
     PyNode Module = Stmt.field("module_name");
     if (Module.is("relative_import"))
       return;
+    // `from megatron.core.x import f` in megatron/core/y.py, where megatron/
+    // is a namespace package (no __init__.py): the module is below the
+    // parent of the file's nearest ancestor directory named `megatron`.
+    llvm::StringRef Top = Module.text().split('.').first;
+    llvm::SmallString<256> Base(Root);
+    for (llvm::StringRef Dir = llvm::sys::path::parent_path(File.Source->path());
+         !Dir.empty() && Dir != llvm::sys::path::parent_path(Dir);
+         Dir = llvm::sys::path::parent_path(Dir))
+      if (llvm::sys::path::filename(Dir) == Top) {
+        Base = llvm::sys::path::parent_path(Dir);
+        break;
+      }
     PyFile *Local = nullptr;
     for (PyNode Name : Stmt.fields("name")) {
       PyNode Symbol = Name.is("aliased_import") ? Name.field("name") : Name;
@@ -592,7 +604,7 @@ void PyModuleSet::resolvePackageImports(PyFile &File) {
       if (Known != File.Imports.end() && Known->second.Module)
         continue;
       if (!Local &&
-          !(Local = loadModuleAt(Root, Module.text(), 1, /*Transitive=*/false)))
+          !(Local = loadModuleAt(Base, Module.text(), 1, /*Transitive=*/false)))
         return;
       ImportBinding Binding;
       Binding.Module = Local;
@@ -706,12 +718,20 @@ std::unique_ptr<PyModuleSet> PyModuleSet::load(const std::string &Path,
   Set->add(std::move(Source));
   if (!Set->main().Source->syntaxError()) {
     Set->resolveImports(Set->main(), 0);
-    // Receivers of record_stream whose kind nothing says may be objects of
-    // a class of the package with a method of that name (torchrec's
-    // Multistreamable, imported from the package's root): the classes the
-    // file imports from its own package are looked at. Only for such files,
-    // to keep the cost of every other check as it was.
-    if (Set->main().Source->text().contains(".record_stream("))
+    // What the file imports from its own package by its absolute name is
+    // looked at where the file names record_stream: receivers of
+    // record_stream whose kind nothing says may be objects of a class of
+    // the package with a method of that name (torchrec's Multistreamable,
+    // imported from the package's root), and a helper told to record the
+    // stream may do it (Megatron-LM's maybe_move_tensor_to_cpu(t,
+    // record_stream=on_side_stream), from the package's moe_utils). Only
+    // for such files: it costs time, and a helper seen is read for what it
+    // does, where an unknown call under `with torch.cuda.stream(s)` uses
+    // its tensors on s. A helper's own unknown calls are no uses outside a
+    // stream context of its own, so for every file that orders streams
+    // (tried) two corpus mutants that drop a wait before such a helper
+    // were lost (flashinfer's fmha_v2_prefill_deepseek).
+    if (Set->main().Source->text().contains("record_stream"))
       Set->resolvePackageImports(Set->main());
   }
   return Set;

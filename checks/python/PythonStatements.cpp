@@ -50,6 +50,9 @@ void FunctionLowering::assign(PyNode Target, const Value &V, PyNode At) {
     }
     return;
   }
+  // A name bound again is no longer what an earlier test made it.
+  if (Target.is("attribute"))
+    StreamAliases.erase(Target.text().str());
   std::optional<NameId> Name = nameOf(Target);
   // `out = self.layer(x)`, `y = launcher(q=q)` with out, y used as tensors:
   // a tensor of unknown origin, released on the current stream like the
@@ -802,8 +805,10 @@ void FunctionLowering::lowerStatement(PyNode Stmt) {
   llvm::StringRef K = Stmt.kind();
   if (K == "expression_statement") {
     for (PyNode E : Stmt.namedChildren()) {
-      if (E.is("assignment"))
+      if (E.is("assignment")) {
         lowerAssignment(E);
+        makeStreamsOne(E);
+      }
       else if (E.is("augmented_assignment"))
         lowerAugmentedAssignment(E);
       else

@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <set>
 
@@ -411,10 +412,17 @@ std::vector<ClassValue> classesOf(const std::vector<const Atom *> &Tests) {
 
 std::vector<ValueClass> valueClasses(PyNode Body,
                                      const llvm::StringSet<> &Params,
-                                     size_t MaxCopies) {
+                                     size_t MaxCopies, const ValueClass &Fixed,
+                                     const std::vector<std::string> &Flags) {
+  auto onlyFixed = [&]() -> std::vector<ValueClass> {
+    if (Fixed.empty())
+      return {};
+    return {Fixed};
+  };
   // Most functions order no stream at all: no walk for them.
-  if (Params.empty() || MaxCopies < 2 || !ordersStreams(Body))
-    return {};
+  if ((Params.empty() && Flags.empty()) || MaxCopies < 2 ||
+      !ordersStreams(Body))
+    return onlyFixed();
   BodyFacts Facts;
   BodyWalk(Params, Facts).walk(Body);
   // Per variable never rebound: its tests, and in how many `if`
@@ -422,7 +430,7 @@ std::vector<ValueClass> valueClasses(PyNode Body,
   std::map<std::string, std::vector<const Atom *>> TestsOf;
   std::map<std::string, std::set<unsigned>> StatementsOf;
   for (const auto &[Statement, A] : Facts.Tests) {
-    if (Facts.Bound.count(A.Var))
+    if (Facts.Bound.count(A.Var) || Fixed.count(A.Var))
       continue;
     TestsOf[A.Var].push_back(&A);
     StatementsOf[A.Var].insert(Statement);
@@ -433,6 +441,10 @@ std::vector<ValueClass> valueClasses(PyNode Body,
     std::vector<ClassValue> Classes;
   };
   std::vector<Candidate> Candidates;
+  // A flag is a bool: the numbers 1 and 0, as `==` reads True and False.
+  for (const std::string &Flag : Flags)
+    Candidates.push_back({Flag, SIZE_MAX,
+                          {ClassValue::number(1), ClassValue::number(0)}});
   for (const auto &[Var, Statements] : StatementsOf) {
     if (Statements.size() < 2)
       continue;
@@ -446,7 +458,7 @@ std::vector<ValueClass> valueClasses(PyNode Body,
                    [](const Candidate &A, const Candidate &B) {
                      return A.Statements > B.Statements;
                    });
-  std::vector<ValueClass> Product(1);
+  std::vector<ValueClass> Product(1, Fixed);
   for (const Candidate &C : Candidates) {
     if (Product.size() * C.Classes.size() > MaxCopies)
       continue;
@@ -460,8 +472,55 @@ std::vector<ValueClass> valueClasses(PyNode Body,
     Product = std::move(Next);
   }
   if (Product.size() < 2)
-    return {};
+    return onlyFixed();
   return Product;
+}
+
+llvm::StringSet<> testedParameters(PyNode Body,
+                                   const llvm::StringSet<> &Params) {
+  llvm::StringSet<> Tested;
+  if (Params.empty() || !ordersStreams(Body))
+    return Tested;
+  BodyFacts Facts;
+  BodyWalk(Params, Facts).walk(Body);
+  for (const auto &[Statement, A] : Facts.Tests)
+    if (!Facts.Bound.count(A.Var))
+      Tested.insert(A.Var);
+  return Tested;
+}
+
+std::optional<ClassValue> knownValue(PyNode Expr, const ValueClass *Assumed) {
+  Expr = unparenthesized(Expr);
+  if (Assumed && Expr.is("identifier")) {
+    auto Found = Assumed->find(Expr.text());
+    if (Found == Assumed->end() || Found->second.K == ClassValue::Opaque)
+      return std::nullopt;
+    return Found->second;
+  }
+  return literal(Expr);
+}
+
+std::string spelling(const ValueClass &Class) {
+  std::string Out;
+  for (const auto &[Var, V] : Class) {
+    Out += Var;
+    switch (V.K) {
+    case ClassValue::Number:
+      Out += "=n" + std::to_string(V.Num);
+      break;
+    case ClassValue::String:
+      Out += "=s" + std::to_string(V.Str.size()) + ":" + V.Str;
+      break;
+    case ClassValue::None:
+      Out += "=None";
+      break;
+    case ClassValue::Opaque:
+      Out += V.Truthy ? "=o1" : "=o0";
+      break;
+    }
+    Out += ";";
+  }
+  return Out;
 }
 
 std::optional<bool> decideCondition(PyNode Condition, const ValueClass &Class) {

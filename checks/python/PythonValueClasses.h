@@ -62,9 +62,33 @@ using ValueClass = std::map<std::string, ClassValue, std::less<>>;
 
 /// The classes to lower \p Body under (at most \p MaxCopies); empty when
 /// nothing is worth splitting or the product of the classes is larger.
+/// \p Fixed holds the parameters a call decided (a specialization, below):
+/// they are in every class and never split. \p Flags are locals assigned
+/// once from a stream inequality, split into true and false first (the
+/// lowering makes the two streams one where the flag is false). With
+/// nothing to split, the one class is \p Fixed (none when it is empty).
 std::vector<ValueClass> valueClasses(PyNode Body,
                                      const llvm::StringSet<> &Params,
-                                     size_t MaxCopies);
+                                     size_t MaxCopies,
+                                     const ValueClass &Fixed = {},
+                                     const std::vector<std::string> &Flags = {});
+
+/// The parameters, never rebound, that an `if` whose branches order
+/// streams tests: a call that knows one's value may lower the function for
+/// it (the apex and Megatron-LM shape: `to_host(t, record_stream=flag)`
+/// records the stream only where the flag is true, and merged with the
+/// other path the record holds on no path).
+llvm::StringSet<> testedParameters(PyNode Body,
+                                   const llvm::StringSet<> &Params);
+
+/// What \p Expr holds when it is known without running anything: a
+/// literal, or a variable \p Assumed decides. A value "equal to no
+/// constant" (Opaque) is not passed on: it means that only against the
+/// constants of the function that split it.
+std::optional<ClassValue> knownValue(PyNode Expr, const ValueClass *Assumed);
+
+/// A stable spelling of \p Class (the key of a specialization).
+std::string spelling(const ValueClass &Class);
 
 /// Whether \p Condition is true, false, or not decided under \p Class.
 std::optional<bool> decideCondition(PyNode Condition, const ValueClass &Class);

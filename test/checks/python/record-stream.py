@@ -56,3 +56,17 @@ def per_mode(tensors, side, mode):
         # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: record_stream on 't' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
     if mode == 2:
         torch.cuda.current_stream().wait_stream(side)
+
+
+# A function lowered again for a flag its caller passes (flag-arguments.py):
+# the call in the loop is still reported once.
+def release_grads(params, set_to_none=True):
+    for p in params:
+        if set_to_none:
+            p.grad.record_stream(torch.cuda.current_stream())
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: record_stream on 'p.grad' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
+            p.grad = None
+
+
+def step(params):
+    release_grads(params)

@@ -1,0 +1,5 @@
+from depot.core.kernels import jit
+
+
+def prefill(q, out):
+    jit.module().run(q, out)

@@ -1,0 +1,2 @@
+def module():
+    raise NotImplementedError
