@@ -296,6 +296,59 @@ void FunctionLowering::bindConstructorStreams(const PyClassDef &Class,
   }
 }
 
+std::optional<Value> FunctionLowering::displayArgument(PyNode Arg) {
+  PyNode Display = withoutParentheses(Arg);
+  if (!Display.is("dictionary") && !Display.is("list") &&
+      !Display.is("tuple") && !Display.is("set"))
+    return std::nullopt;
+  llvm::SmallVector<NameId, 4> Held;
+  std::function<void(PyNode)> Collect = [&](PyNode E) {
+    E = withoutParentheses(E);
+    if (E.is("dictionary") || E.is("list") || E.is("tuple") || E.is("set")) {
+      for (PyNode Element : E.namedChildren())
+        Collect(Element);
+      return;
+    }
+    if (E.is("pair")) {
+      lowerExpr(E.field("key"));
+      Collect(E.field("value"));
+      return;
+    }
+    if (E.is("comment"))
+      return;
+    Value V = lowerExpr(E);
+    if (V.Name != NoId && mayHoldBuffer(V.Kind))
+      Held.push_back(V.Name);
+  };
+  Collect(Display);
+  if (Held.empty())
+    return other();
+  SiteId Site = site(Display);
+  NameId Entries = temp(Display.text(), Site);
+  ir::Inst &I = emit(OpKind::Store, Site);
+  I.Names.push_back(Entries);
+  I.Names.append(Held.begin(), Held.end());
+  return Value{ValueKind::Unknown, Entries, true, {}};
+}
+
+std::optional<NameId> FunctionLowering::parameterEntries(PyNode Expr) {
+  Expr = withoutParentheses(Expr);
+  // `tensors.values()`, `inputs.get(key)`, `inputs.get(key, default)`.
+  if (Expr.is("call") && Expr.field("function").is("attribute")) {
+    llvm::StringRef Method = Expr.field("function").field("attribute").text();
+    if (Method != "values" && Method != "get")
+      return std::nullopt;
+    Expr = Expr.field("function").field("object");
+  } else if (Expr.is("subscript")) {
+    Expr = Expr.field("value");
+  }
+  if (!Expr.is("identifier") || !ParamNames.count(Expr.text()) ||
+      AssignmentCount[Expr.text().str()] != 0 ||
+      !mayHoldBuffer(kindOfName(Expr)))
+    return std::nullopt;
+  return nameOf(Expr);
+}
+
 Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
                                        PyNode Call, std::optional<Value> Self,
                                        NameId Hint) {
@@ -324,9 +377,11 @@ Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
   size_t FirstPositional = Next;
   CallArguments Arguments(Call);
   for (PyNode Arg : Arguments.Positional) {
-    Value V = Arg.is("identifier") || Arg.is("attribute")
-                  ? lowerExpr(Arg)
-                  : lowerExpr(Arg);
+    if (std::optional<Value> Held = displayArgument(Arg)) {
+      bind(Next++, *Held);
+      continue;
+    }
+    Value V = lowerExpr(Arg);
     if (kindOfName(Arg) == ValueKind::Stream || V.Kind == ValueKind::Stream) {
       V.Kind = ValueKind::Stream;
       V.Stream = resolveStream(Arg);
@@ -334,8 +389,10 @@ Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
     bind(Next++, V);
   }
   for (const auto &[Keyword, Arg] : Arguments.Keywords) {
-    Value V = lowerExpr(Arg);
-    if (kindOfName(Arg) == ValueKind::Stream || V.Kind == ValueKind::Stream) {
+    std::optional<Value> Held = displayArgument(Arg);
+    Value V = Held ? *Held : lowerExpr(Arg);
+    if (!Held &&
+        (kindOfName(Arg) == ValueKind::Stream || V.Kind == ValueKind::Stream)) {
       V.Kind = ValueKind::Stream;
       V.Stream = resolveStream(Arg);
     }
@@ -683,6 +740,12 @@ Value FunctionLowering::lowerMethodCall(PyNode Call, PyNode Receiver,
   // `q.append(t)`, `q.popleft()` on a local list or deque of tensors.
   if (std::optional<Value> Entry = lowerContainerCall(Call, Receiver, Method))
     return *Entry;
+  // `inputs.get(key)`, `tensors.values()` of a parameter: what the caller
+  // passed (a display's tensors), not an op on a tensor.
+  if (std::optional<NameId> Entries = parameterEntries(Call)) {
+    lowerArguments(Call);
+    return {ValueKind::Unknown, *Entries, false, {}};
+  }
   // A method of a local class: `self.gather(...)`, `p.forward(...)`.
   PyClassDef *Owner = classOf(Receiver);
   bool ReceiverIsModule =
@@ -942,6 +1005,9 @@ Value FunctionLowering::lowerExpr(PyNode Expr, NameId Hint) {
     // `t[i]` is a view of t.
     if (Base.Kind == ValueKind::Tensor && Base.Name != NoId)
       return {ValueKind::Tensor, Base.Name, false, {}};
+    // `tensors[0]` of a parameter: one of what the caller passed.
+    if (std::optional<NameId> Entries = parameterEntries(Expr))
+      return {ValueKind::Unknown, *Entries, false, {}};
     if (std::optional<NameId> N = nameOf(Expr))
       return {ValueKind::Unknown, *N, false, {}};
     return {};

@@ -190,6 +190,11 @@ private:
   /// otherwise.
   void noteTensorEvidence(PyNode Call);
   void noteAssertedTensor(PyNode Assert);
+  /// `isinstance(x, torch.Tensor)`: x.
+  std::optional<std::string> testedTensor(PyNode Condition);
+  /// Kinds a branch's test says (`if isinstance(x, torch.Tensor):`), for
+  /// that branch only: they come before LocalKinds.
+  std::map<std::string, ValueKind> NarrowedKinds;
   llvm::StringSet<> TensorEvidence;
 
   /// qualifiedCallee, with the locals and attributes known to hold the
@@ -272,6 +277,20 @@ private:
   /// The function a call of \p Callee runs: the one lowered for what the
   /// call makes known of the parameters the callee tests (a literal, a
   /// default left alone, a flag of this copy), else the callee itself.
+  /// A dict, list, tuple or set display passed to a function of the
+  /// module: a temporary holding its tensors (as a container's entries
+  /// hold them), so that what the callee takes out of it
+  /// (parameterEntries) is the caller's tensors. Empty when \p Arg is no
+  /// display.
+  std::optional<Value> displayArgument(PyNode Arg);
+  /// `p.values()`, `p.get(k)`, `p[k]` or `p` iterated, with p a parameter
+  /// never rebound that may hold tensors: p's name, whose objects are what
+  /// the caller passed (one tensor, or the tensors of a display). An
+  /// element of a tensor is a view of its block, so the same objects
+  /// either way.
+  std::optional<NameId> parameterEntries(PyNode Expr);
+  /// Locals bound to a parameter's objects (parameterEntries, `y = x`).
+  std::set<std::string> EntryAliases;
   ir::FunctionId specializedCallee(const PyFunctionDef &Callee,
                                    ir::FunctionId Generic, PyNode Call,
                                    size_t FirstPositional);

@@ -129,6 +129,9 @@ std::optional<NameId> FunctionLowering::nameOf(PyNode Expr) {
 
 ValueKind FunctionLowering::kindOfName(PyNode Expr) {
   if (Expr.is("identifier")) {
+    if (auto Narrowed = NarrowedKinds.find(Expr.text().str());
+        Narrowed != NarrowedKinds.end())
+      return Narrowed->second;
     auto Found = LocalKinds.find(Expr.text().str());
     return Found == LocalKinds.end() ? ValueKind::Unknown : Found->second;
   }
@@ -385,6 +388,20 @@ void FunctionLowering::noteTensorEvidence(PyNode Call) {
     else
       note(E);
   }
+}
+
+std::optional<std::string> FunctionLowering::testedTensor(PyNode Condition) {
+  PyNode Call = withoutParentheses(Condition);
+  if (!Call.is("call") || !Call.field("function").is("identifier") ||
+      Call.field("function").text() != "isinstance")
+    return std::nullopt;
+  auto Args = Call.field("arguments").namedChildren();
+  if (Args.size() != 2 || !Args[0].is("identifier"))
+    return std::nullopt;
+  PyNode Types = withoutParentheses(Args[1]);
+  if (qualified(Types) != "torch.Tensor")
+    return std::nullopt;
+  return Args[0].text().str();
 }
 
 void FunctionLowering::noteAssertedTensor(PyNode Assert) {

@@ -21,6 +21,9 @@ namespace {
 constexpr unsigned MaxImportDepth = 3;
 /// And at most this many files are loaded for one check.
 constexpr unsigned MaxFiles = 32;
+/// How far above a file's folder a package it imports by its absolute name
+/// is looked for (a repository's tests/pytorch/engine/ below its root).
+constexpr unsigned MaxAncestorLevels = 6;
 
 std::vector<std::string> parameterNames(PyNode Function) {
   std::vector<std::string> Names;
@@ -566,7 +569,8 @@ PyFile *PyModuleSet::loadModuleAt(llvm::StringRef Base, llvm::StringRef Dotted,
 }
 
 void PyModuleSet::resolvePackageImports(PyFile &File) {
-  llvm::SmallString<256> Root(llvm::sys::path::parent_path(File.Source->path()));
+  llvm::StringRef Dir = llvm::sys::path::parent_path(File.Source->path());
+  llvm::SmallString<256> Root(Dir);
   bool InPackage = false;
   for (;;) {
     llvm::SmallString<256> Init(Root);
@@ -576,26 +580,40 @@ void PyModuleSet::resolvePackageImports(PyFile &File) {
     InPackage = true;
     Root = llvm::sys::path::parent_path(Root);
   }
-  if (!InPackage)
-    return;
-  forEachModuleStatement(File.Source->root(), [&](PyNode Stmt) {
-    if (!Stmt.is("import_from_statement"))
-      return;
+  // Where Python finds package Top for this file: below the parent of the
+  // file's nearest ancestor directory named Top (`from megatron.core.x
+  // import f` in megatron/core/y.py, megatron/ a namespace package without
+  // __init__.py); else below the nearest ancestor that holds Top as a
+  // regular package (a repository's tests/ importing the repository's
+  // package, which the test runner or an editable install puts on the
+  // path); else, in a package, above its outermost regular package.
+  auto baseOf = [&](llvm::StringRef Top) -> std::optional<std::string> {
+    for (llvm::StringRef Up = Dir;
+         !Up.empty() && Up != llvm::sys::path::parent_path(Up);
+         Up = llvm::sys::path::parent_path(Up))
+      if (llvm::sys::path::filename(Up) == Top)
+        return llvm::sys::path::parent_path(Up).str();
+    unsigned Levels = 0;
+    for (llvm::StringRef Up = llvm::sys::path::parent_path(Dir);
+         !Up.empty() && Up != llvm::sys::path::parent_path(Up) &&
+         Levels < MaxAncestorLevels;
+         Up = llvm::sys::path::parent_path(Up), ++Levels) {
+      llvm::SmallString<256> Init(Up);
+      llvm::sys::path::append(Init, Top, "__init__.py");
+      if (llvm::sys::fs::is_regular_file(Init))
+        return Up.str();
+    }
+    if (InPackage)
+      return std::string(Root);
+    return std::nullopt;
+  };
+  auto resolve = [&](PyNode Stmt) {
     PyNode Module = Stmt.field("module_name");
     if (Module.is("relative_import"))
       return;
-    // `from megatron.core.x import f` in megatron/core/y.py, where megatron/
-    // is a namespace package (no __init__.py): the module is below the
-    // parent of the file's nearest ancestor directory named `megatron`.
-    llvm::StringRef Top = Module.text().split('.').first;
-    llvm::SmallString<256> Base(Root);
-    for (llvm::StringRef Dir = llvm::sys::path::parent_path(File.Source->path());
-         !Dir.empty() && Dir != llvm::sys::path::parent_path(Dir);
-         Dir = llvm::sys::path::parent_path(Dir))
-      if (llvm::sys::path::filename(Dir) == Top) {
-        Base = llvm::sys::path::parent_path(Dir);
-        break;
-      }
+    std::optional<std::string> Base = baseOf(Module.text().split('.').first);
+    if (!Base)
+      return;
     PyFile *Local = nullptr;
     for (PyNode Name : Stmt.fields("name")) {
       PyNode Symbol = Name.is("aliased_import") ? Name.field("name") : Name;
@@ -604,13 +622,31 @@ void PyModuleSet::resolvePackageImports(PyFile &File) {
       if (Known != File.Imports.end() && Known->second.Module)
         continue;
       if (!Local &&
-          !(Local = loadModuleAt(Base, Module.text(), 1, /*Transitive=*/false)))
+          !(Local = loadModuleAt(*Base, Module.text(), 1, /*Transitive=*/false)))
         return;
       ImportBinding Binding;
       Binding.Module = Local;
       Binding.Symbol = Symbol.text().str();
       File.Imports[Alias.text()] = Binding;
     }
+  };
+  forEachModuleStatement(File.Source->root(), [&](PyNode Stmt) {
+    if (Stmt.is("import_from_statement"))
+      resolve(Stmt);
+  });
+  // `from pkg.mod import helper` inside a function (a test importing what
+  // it tests): bound for the whole file, as a name a module-level import
+  // did not bind already (scopes are not told apart).
+  std::function<void(PyNode)> InFunctions = [&](PyNode N) {
+    if (N.is("import_from_statement"))
+      return resolve(N);
+    for (PyNode Child : N.namedChildren())
+      InFunctions(Child);
+  };
+  forEachModuleStatement(File.Source->root(), [&](PyNode Stmt) {
+    if (Stmt.is("function_definition") || Stmt.is("class_definition") ||
+        Stmt.is("decorated_definition"))
+      InFunctions(Stmt);
   });
 }
 

@@ -53,6 +53,9 @@ void FunctionLowering::assign(PyNode Target, const Value &V, PyNode At) {
   // A name bound again is no longer what an earlier test made it.
   if (Target.is("attribute"))
     StreamAliases.erase(Target.text().str());
+  if (Target.is("identifier") && V.Name != NoId &&
+      llvm::is_contained(F.Params, V.Name))
+    EntryAliases.insert(Target.text().str());
   std::optional<NameId> Name = nameOf(Target);
   // `out = self.layer(x)`, `y = launcher(q=q)` with out, y used as tensors:
   // a tensor of unknown origin, released on the current stream like the
@@ -389,6 +392,13 @@ void FunctionLowering::assumeNone(PyNode Name, PyNode At) {
   // reported about them afterwards (a missed bug on the keepalive itself is
   // possible; a false one is not). A core op that drops the name without a
   // release would keep them checked.
+  // `value = inputs.get(key)` then `if value is None: continue`: value is
+  // one of what the caller passed in a parameter, which still names the
+  // others (the caller's tensors); rebinding value releases none of them,
+  // and their escape would hide the caller's releases.
+  if (Name.is("identifier") && EntryAliases.count(Name.text().str()) &&
+      AssignmentCount[Name.text().str()] <= 1)
+    return;
   ir::Inst I;
   I.Kind = OpKind::Escape;
   I.Site = site(At);
@@ -476,7 +486,23 @@ void FunctionLowering::lowerIf(PyNode Stmt) {
     Cur = Then;
     if (Refine && Refine->second)
       assumeNone(Refine->first, Condition);
+    // `if isinstance(value, torch.Tensor):` the branch's value is a tensor,
+    // whatever classes of the package also define its methods (lmdeploy's
+    // `value.record_stream(stream)` there is the tensor's).
+    std::optional<std::string> Tensor = testedTensor(Condition);
+    std::optional<ValueKind> Before;
+    if (Tensor) {
+      if (auto Was = NarrowedKinds.find(*Tensor); Was != NarrowedKinds.end())
+        Before = Was->second;
+      NarrowedKinds[*Tensor] = ValueKind::Tensor;
+    }
     lowerBlock(Stmt.field("consequence"));
+    if (Tensor) {
+      if (Before)
+        NarrowedKinds[*Tensor] = *Before;
+      else
+        NarrowedKinds.erase(*Tensor);
+    }
     edge(Cur, Join);
     if (Taken == true) {
       Cur = Join;
@@ -544,8 +570,16 @@ void FunctionLowering::lowerFor(PyNode Stmt) {
   // Each iteration binds the loop variables to an element: one of a
   // container's entries, or one we do not track.
   PyNode Target = Stmt.field("left");
-  if (!assignFromContainer(Target, Stmt.field("right"), Target))
-    assign(Target, Value(), Target);
+  if (!assignFromContainer(Target, Stmt.field("right"), Target)) {
+    // `for t in tensors:`, `for t in tensors.values():` over a parameter:
+    // each element is one of what the caller passed.
+    std::optional<NameId> Entries = parameterEntries(Stmt.field("right"));
+    assign(Target,
+           Entries && Target.is("identifier")
+               ? Value{ValueKind::Unknown, *Entries, false, {}}
+               : Value(),
+           Target);
+  }
   lowerLoopRest(Stmt, Header, Header, After);
   // Once the loop is done the host has waited for every stream of the list,
   // so for each local that held one of them.

@@ -14,7 +14,8 @@ def prefetch(requests, contexts, side):
 
 
 # Only an assertion makes a name a possible tensor for the whole function:
-# an `if isinstance` test says nothing of its other branches, and the
+# an `if isinstance(value, torch.Tensor)` test makes value a tensor in its
+# own branch and says nothing of its other branches, where the
 # Multistreamable branch's record_stream is the class's.
 def record_fields(values, side):
     for value in values:
