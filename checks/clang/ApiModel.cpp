@@ -28,6 +28,12 @@ ApiSignature use(int Buf, int Buf2, int Stream) {
   S.Stream = Stream;
   return S;
 }
+/// A copy or set whose buffers are the fields of a parameter struct.
+ApiSignature useStruct(int Struct, int Stream) {
+  ApiSignature S = use(Struct, -1, Stream);
+  S.BufferInStruct = true;
+  return S;
+}
 ApiSignature launch(int ArgsArray, int Stream) {
   ApiSignature S{OpKind::Use};
   S.ArgsArray = ArgsArray;
@@ -110,8 +116,8 @@ ApiModel::ApiModel() {
   add("cudaFree", release(0, -1)); // synchronous: implicit device sync
   add("cudaMemcpyAsync", use(0, 1, 4));
   add("cudaMemcpy2DAsync", use(0, 2, 7));
-  add("cudaMemcpy3DAsync", use(-1, -1, 1));     // operands inside a struct
-  add("cudaMemcpy3DPeerAsync", use(-1, -1, 1)); // operands inside a struct
+  add("cudaMemcpy3DAsync", useStruct(0, 1));
+  add("cudaMemcpy3DPeerAsync", useStruct(0, 1));
   add("cudaMemcpyPeerAsync", use(0, 2, 5));
   add("cudaMemcpyToSymbolAsync", use(1, -1, 5));
   add("cudaMemcpyFromSymbolAsync", use(0, -1, 5));
@@ -121,7 +127,7 @@ ApiModel::ApiModel() {
   add("cudaMemcpyFromArrayAsync", use(0, -1, 6));
   add("cudaMemsetAsync", use(0, -1, 3));
   add("cudaMemset2DAsync", use(0, -1, 5));
-  add("cudaMemset3DAsync", use(-1, -1, 3)); // operand inside a struct
+  add("cudaMemset3DAsync", useStruct(0, 3));
   add("cudaLaunchKernel", launch(3, 5));
   add("cudaLaunchCooperativeKernel", launch(3, 5));
   add("cudaEventRecord", record(0, 1));
@@ -145,9 +151,9 @@ ApiModel::ApiModel() {
   add("cuMemcpyDtoHAsync", use(0, 1, 3));
   add("cuMemcpyDtoDAsync", use(0, 1, 3));
   add("cuMemcpyPeerAsync", use(0, 2, 5));
-  add("cuMemcpy2DAsync", use(-1, -1, 1));     // operands inside a struct
-  add("cuMemcpy3DAsync", use(-1, -1, 1));     // operands inside a struct
-  add("cuMemcpy3DPeerAsync", use(-1, -1, 1)); // operands inside a struct
+  add("cuMemcpy2DAsync", useStruct(0, 1));
+  add("cuMemcpy3DAsync", useStruct(0, 1));
+  add("cuMemcpy3DPeerAsync", useStruct(0, 1));
   add("cuMemsetD8Async", use(0, -1, 3));
   add("cuMemsetD16Async", use(0, -1, 3));
   add("cuMemsetD32Async", use(0, -1, 3));
@@ -614,6 +620,7 @@ std::optional<ApiOperation> ApiModel::bind(const ApiSignature &Sig,
     return Args[Index];
   };
   ApiOperation Op{Sig.Kind, Call};
+  Op.BuffersInStruct = Sig.BufferInStruct;
   auto operand = [&](const Operand &O) -> const Expr * {
     switch (O.Role) {
     case Operand::Arg:

@@ -107,6 +107,10 @@ struct ApiSignature {
   /// overload, `CUDAEvent::record()`) means the current stream, not the
   /// legacy default stream.
   bool MissingStreamIsCurrent = false;
+  /// The buffer operand is a parameter struct (`cudaMemcpy3DParms *`,
+  /// `CUDA_MEMCPY2D *`, a `cudaPitchedPtr` by value): the buffers are the
+  /// fields it holds at the call (see ApiOperation::BuffersInStruct).
+  bool BufferInStruct = false;
   /// A row from the checks' options: the entry as written (for errors),
   /// empty for the built-in rows. Its argument positions are checked
   /// against each callee's parameters (see ApiModel::takeOptionProblems).
@@ -170,6 +174,9 @@ struct ApiOperation {
   const Expr *Event = nullptr;
   const Expr *Flags = nullptr;
   const Expr *Stream2 = nullptr; ///< StreamWaitStreams: the waited streams.
+  /// Buffers are parameter structs: the front end reads the buffers out of
+  /// the fields each holds at the call.
+  bool BuffersInStruct = false;
 };
 
 /// Maps calls to abstract operations. Built once per check from the built-in

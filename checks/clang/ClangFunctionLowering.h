@@ -84,6 +84,13 @@ std::optional<EntityKey> resolveEntity(const Expr *E, ASTContext &Ctx);
 /// parameter arrays.
 void collectBufferExprs(const Expr *E,
                         llvm::SmallVectorImpl<const Expr *> &Out);
+/// The values the fields of a parameter struct operand hold at \p Call
+/// (`&params` of a local struct: its initializer and the assignments to its
+/// fields before the call in \p Function; `make_cudaPitchedPtr(buf, ...)`:
+/// its pointer arguments). See ClangStructOperands.cpp.
+void structFieldValues(const Expr *Operand, const Expr *Call,
+                       const FunctionDecl *Function, ASTContext &Ctx,
+                       llvm::SmallVectorImpl<const Expr *> &Out);
 /// For Allocate: the buffer whose address is passed (`&p`, `(void **)&p`).
 const Expr *addressee(const Expr *E);
 /// The source text of \p E (its spelling inside a macro).

@@ -103,7 +103,14 @@ void FunctionLowering::lowerOperation(const ApiOperation &Op,
     if (Kind == OpKind::CreateStream)
       continue;
     llvm::SmallVector<const Expr *, 4> Named;
-    collectBufferExprs(Operand, Named);
+    if (Op.BuffersInStruct) {
+      llvm::SmallVector<const Expr *, 4> Fields;
+      structFieldValues(Operand, Op.Call, Function, Ctx, Fields);
+      for (const Expr *Field : Fields)
+        collectBufferExprs(Field, Named);
+    } else {
+      collectBufferExprs(Operand, Named);
+    }
     for (const Expr *E : Named) {
       // `t.data_ptr<float>()`, `v.data()`: the owned buffer itself.
       const Expr *Owner = throughAccessor(E);
