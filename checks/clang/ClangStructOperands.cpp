@@ -4,9 +4,10 @@
 // struct (cudaMemcpy3DAsync's cudaMemcpy3DParms, cuMemcpy2DAsync's
 // CUDA_MEMCPY2D, cudaMemset3DAsync's cudaPitchedPtr): what the struct holds
 // when the call runs. The struct is set up by straight-line code just
-// before the call in the same function, so the fields are read from its
-// initializer and from the assignments to it that come before the call in
-// the source; a struct made in place (`make_cudaPitchedPtr(buf, ...)`)
+// before the call in the same function, so each field holds what its
+// initializer or the latest assignment to it before the call in the source
+// gave it (a struct reused for a second copy holds the second copy's
+// buffers there); a struct made in place (`make_cudaPitchedPtr(buf, ...)`)
 // holds its pointer arguments. A struct the function did not make (a
 // parameter, a member) holds what its maker put there: nothing here.
 //
@@ -16,6 +17,12 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace clang {
 namespace tidy {
@@ -64,17 +71,63 @@ void valuesOf(const Expr *Value, llvm::SmallVectorImpl<const Expr *> &Out) {
   Out.push_back(Value);
 }
 
-/// The local struct variable a field access `v.a.b` (or `v->a`) is part of.
-const VarDecl *baseVariable(const Expr *Access) {
+/// The field path of an access into \p Var (`p.srcPtr.ptr`: "srcPtr.ptr"),
+/// or nothing when \p Access is not a field of \p Var.
+std::optional<std::string> fieldPath(const Expr *Access, const VarDecl *Var) {
   const Expr *E = bare(Access);
-  bool Member = false;
+  std::string Path;
   while (const auto *M = dyn_cast_or_null<MemberExpr>(E)) {
-    Member = true;
+    std::string Name = M->getMemberDecl()->getNameAsString();
+    Path = Path.empty() ? Name : Name + "." + Path;
     E = bare(M->getBase());
   }
   const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
-  return Member && Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (Path.empty() || !Ref || Ref->getDecl() != Var)
+    return std::nullopt;
+  return Path;
 }
+
+/// What each field of a struct holds: the values given to a field path,
+/// the latest assignment replacing what the path, its parts and its
+/// enclosing fields were given before.
+class FieldValues {
+public:
+  void assign(const std::string &Path, const Expr *Value) {
+    for (auto It = Fields.begin(); It != Fields.end();) {
+      llvm::StringRef Old = It->first;
+      bool Covered = Old == Path || Old.starts_with(Path + ".") ||
+                     llvm::StringRef(Path).starts_with(Old.str() + ".");
+      It = Covered ? Fields.erase(It) : std::next(It);
+    }
+    valuesOf(Value, Fields[Path]);
+  }
+  /// The fields of an initializer list, by their declaration order.
+  void initialize(const std::string &Prefix, const InitListExpr *List,
+                  const RecordDecl *Record) {
+    if (!Record || List->getNumInits() == 0)
+      return;
+    unsigned Index = 0;
+    for (const FieldDecl *Field : Record->fields()) {
+      if (Index >= List->getNumInits())
+        break;
+      const Expr *Init = bare(List->getInit(Index++));
+      std::string Path = Prefix.empty()
+                             ? Field->getNameAsString()
+                             : Prefix + "." + Field->getNameAsString();
+      if (const auto *Nested = dyn_cast<InitListExpr>(Init))
+        initialize(Path, Nested, Field->getType()->getAsRecordDecl());
+      else
+        assign(Path, Init);
+    }
+  }
+  void values(llvm::SmallVectorImpl<const Expr *> &Out) const {
+    for (const auto &[Path, Values] : Fields)
+      Out.append(Values.begin(), Values.end());
+  }
+
+private:
+  std::map<std::string, llvm::SmallVector<const Expr *, 2>> Fields;
+};
 
 } // namespace
 
@@ -96,32 +149,53 @@ void structFieldValues(const Expr *Operand, const Expr *Call,
   if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
       !Var->getType()->isRecordType())
     return;
-  if (Var->getInit())
-    valuesOf(Var->getInit(), Out);
+  FieldValues Fields;
+  if (const Expr *Init = bare(Var->getInit())) {
+    if (const auto *List = dyn_cast<InitListExpr>(Init))
+      Fields.initialize("", List, Var->getType()->getAsRecordDecl());
+    else
+      Fields.assign("", Init); // `= make_cudaPitchedPtr(buf, ...)`
+  }
   const Stmt *Body = Function ? Function->getBody() : nullptr;
-  if (!Body)
-    return;
-  const SourceManager &SM = Ctx.getSourceManager();
-  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-    if (!S)
-      return;
-    if (const auto *Assign = dyn_cast<BinaryOperator>(S);
-        Assign && Assign->getOpcode() == BO_Assign &&
-        baseVariable(Assign->getLHS()) == Var &&
-        SM.isBeforeInTranslationUnit(Assign->getEndLoc(), Call->getBeginLoc()))
-      valuesOf(Assign->getRHS(), Out);
-    // `p.srcPtr = make_cudaPitchedPtr(...)` is a C++ copy assignment.
-    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(S);
-        Operator && Operator->getOperator() == OO_Equal &&
-        Operator->getNumArgs() == 2 &&
-        baseVariable(Operator->getArg(0)) == Var &&
-        SM.isBeforeInTranslationUnit(Operator->getEndLoc(),
-                                     Call->getBeginLoc()))
-      valuesOf(Operator->getArg(1), Out);
-    for (const Stmt *Child : S->children())
-      Walk(Child);
-  };
-  Walk(Body);
+  if (Body) {
+    // The assignments to its fields before the call, in source order.
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::vector<std::pair<const Expr *, std::pair<std::string, const Expr *>>>
+        Before;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S)
+        return;
+      const Expr *Target = nullptr, *Value = nullptr;
+      if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+          Assign && Assign->getOpcode() == BO_Assign) {
+        Target = Assign->getLHS();
+        Value = Assign->getRHS();
+      }
+      // `p.srcPtr = make_cudaPitchedPtr(...)` is a C++ copy assignment.
+      if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(S);
+          Operator && Operator->getOperator() == OO_Equal &&
+          Operator->getNumArgs() == 2) {
+        Target = Operator->getArg(0);
+        Value = Operator->getArg(1);
+      }
+      if (Target)
+        if (std::optional<std::string> Path = fieldPath(Target, Var))
+          if (SM.isBeforeInTranslationUnit(S->getEndLoc(),
+                                           Call->getBeginLoc()))
+            Before.push_back({cast<Expr>(S), {*Path, Value}});
+      for (const Stmt *Child : S->children())
+        Walk(Child);
+    };
+    Walk(Body);
+    std::stable_sort(Before.begin(), Before.end(),
+                     [&](const auto &A, const auto &B) {
+                       return SM.isBeforeInTranslationUnit(
+                           A.first->getBeginLoc(), B.first->getBeginLoc());
+                     });
+    for (const auto &[At, Assignment] : Before)
+      Fields.assign(Assignment.first, Assignment.second);
+  }
+  Fields.values(Out);
 }
 
 } // namespace lowering

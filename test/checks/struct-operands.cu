@@ -56,6 +56,26 @@ void rtMemcpy3DAsyncFieldAfter(cudaStream_t alloc, cudaStream_t copy) {
   cudaFreeAsync(other, alloc);
 }
 
+// A struct reused for a second copy holds the second copy's source there:
+// the first source was read on the allocation stream only.
+void rtMemcpy3DAsyncReused(cudaStream_t alloc, cudaStream_t copy) {
+  float *first, *second, *dst;
+  cudaMallocAsync(&first, 1024, alloc);
+  cudaMallocAsync(&second, 1024, alloc);
+  cudaMallocAsync(&dst, 1024, alloc);
+  cudaMemcpy3DParms p = {};
+  p.srcPtr = make_cudaPitchedPtr(first, 256, 64, 4);
+  p.dstPtr = make_cudaPitchedPtr(dst, 256, 64, 4);
+  cudaMemcpy3DAsync(&p, alloc);
+  p.srcPtr.ptr = second;
+  cudaMemcpy3DAsync(&p, copy);
+  cudaFreeAsync(first, alloc);
+  cudaFreeAsync(second, alloc);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'second' is released on stream 'alloc' while stream 'copy' may still use it
+  cudaFreeAsync(dst, alloc);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'dst' is released on stream 'alloc' while stream 'copy' may still use it
+}
+
 void rtMemcpy3DPeerAsync(cudaStream_t alloc, cudaStream_t copy) {
   float *dst, *src;
   cudaMallocAsync(&dst, 1024, alloc);
