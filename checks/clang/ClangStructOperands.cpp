@@ -95,7 +95,9 @@ public:
   void assign(const std::string &Path, const Expr *Value) {
     for (auto It = Fields.begin(); It != Fields.end();) {
       llvm::StringRef Old = It->first;
-      bool Covered = Old == Path || Old.starts_with(Path + ".") ||
+      // "" is the whole struct (`pitched = make_cudaPitchedPtr(...)`).
+      bool Covered = Old.empty() || Path.empty() || Old == Path ||
+                     Old.starts_with(Path + ".") ||
                      llvm::StringRef(Path).starts_with(Old.str() + ".");
       It = Covered ? Fields.erase(It) : std::next(It);
     }

@@ -109,6 +109,19 @@ void rtMemset3DAsyncLocal(cudaStream_t alloc, cudaStream_t copy) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is released on stream 'alloc' while stream 'copy' may still use it
 }
 
+// A pointer given to the field of a whole struct made before replaces it.
+void rtMemset3DAsyncLocalRepointed(cudaStream_t alloc, cudaStream_t copy) {
+  float *first, *second;
+  cudaMallocAsync(&first, 1024, alloc);
+  cudaMallocAsync(&second, 1024, alloc);
+  cudaPitchedPtr pitched = make_cudaPitchedPtr(first, 256, 64, 4);
+  pitched.ptr = second;
+  cudaMemset3DAsync(pitched, 0, make_cudaExtent(256, 4, 1), copy);
+  cudaFreeAsync(first, alloc);
+  cudaFreeAsync(second, alloc);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'second' is released on stream 'alloc' while stream 'copy' may still use it
+}
+
 void drvMemcpy2DAsync(CUstream alloc, CUstream copy) {
   CUdeviceptr dst, src;
   cuMemAllocAsync(&dst, 1024, alloc);
