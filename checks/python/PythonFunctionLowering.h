@@ -190,8 +190,10 @@ private:
   /// otherwise.
   void noteTensorEvidence(PyNode Call);
   void noteAssertedTensor(PyNode Assert);
-  /// `isinstance(x, torch.Tensor)`: x.
-  std::optional<std::string> testedTensor(PyNode Condition);
+  /// `isinstance(x, torch.Tensor)`: x; with \p OrOtherTypes also
+  /// `isinstance(x, (torch.Tensor, Other))`.
+  std::optional<std::string> tensorInstanceTest(PyNode Test,
+                                                bool OrOtherTypes);
   /// Kinds a branch's test says (`if isinstance(x, torch.Tensor):`), for
   /// that branch only: they come before LocalKinds.
   std::map<std::string, ValueKind> NarrowedKinds;

@@ -390,8 +390,9 @@ void FunctionLowering::noteTensorEvidence(PyNode Call) {
   }
 }
 
-std::optional<std::string> FunctionLowering::testedTensor(PyNode Condition) {
-  PyNode Call = withoutParentheses(Condition);
+std::optional<std::string>
+FunctionLowering::tensorInstanceTest(PyNode Test, bool OrOtherTypes) {
+  PyNode Call = withoutParentheses(Test);
   if (!Call.is("call") || !Call.field("function").is("identifier") ||
       Call.field("function").text() != "isinstance")
     return std::nullopt;
@@ -399,7 +400,11 @@ std::optional<std::string> FunctionLowering::testedTensor(PyNode Condition) {
   if (Args.size() != 2 || !Args[0].is("identifier"))
     return std::nullopt;
   PyNode Types = withoutParentheses(Args[1]);
-  if (qualified(Types) != "torch.Tensor")
+  bool Tensor = qualified(Types) == "torch.Tensor";
+  if (OrOtherTypes && Types.is("tuple"))
+    for (PyNode T : Types.namedChildren())
+      Tensor |= qualified(T) == "torch.Tensor";
+  if (!Tensor)
     return std::nullopt;
   return Args[0].text().str();
 }
@@ -414,20 +419,9 @@ void FunctionLowering::noteAssertedTensor(PyNode Assert) {
   auto Tests = Assert.namedChildren();
   if (Tests.empty())
     return;
-  PyNode Call = withoutParentheses(Tests.front());
-  if (!Call.is("call") || !Call.field("function").is("identifier") ||
-      Call.field("function").text() != "isinstance")
-    return;
-  auto Args = Call.field("arguments").namedChildren();
-  if (Args.size() != 2 || !Args[0].is("identifier"))
-    return;
-  PyNode Types = withoutParentheses(Args[1]);
-  bool Tensor = qualified(Types) == "torch.Tensor";
-  if (Types.is("tuple"))
-    for (PyNode T : Types.namedChildren())
-      Tensor |= qualified(T) == "torch.Tensor";
-  if (Tensor)
-    TensorEvidence.insert(Args[0].text());
+  if (std::optional<std::string> Name =
+          tensorInstanceTest(Tests.front(), /*OrOtherTypes=*/true))
+    TensorEvidence.insert(*Name);
 }
 
 void FunctionLowering::scanLocals(PyNode Body) {

@@ -489,7 +489,8 @@ void FunctionLowering::lowerIf(PyNode Stmt) {
     // `if isinstance(value, torch.Tensor):` the branch's value is a tensor,
     // whatever classes of the package also define its methods (lmdeploy's
     // `value.record_stream(stream)` there is the tensor's).
-    std::optional<std::string> Tensor = testedTensor(Condition);
+    std::optional<std::string> Tensor =
+        tensorInstanceTest(Condition, /*OrOtherTypes=*/false);
     std::optional<ValueKind> Before;
     if (Tensor) {
       if (auto Was = NarrowedKinds.find(*Tensor); Was != NarrowedKinds.end())
@@ -842,8 +843,7 @@ void FunctionLowering::lowerStatement(PyNode Stmt) {
       if (E.is("assignment")) {
         lowerAssignment(E);
         makeStreamsOne(E);
-      }
-      else if (E.is("augmented_assignment"))
+      } else if (E.is("augmented_assignment"))
         lowerAugmentedAssignment(E);
       else
         lowerExpr(E);
