@@ -33,7 +33,22 @@ std::unique_ptr<cudf::column> buildOnPoolRebound(rmm::cuda_stream_view stream,
                                        cudf::mask_state::UNALLOCATED, streams[0]);
   fill<<<1, 32, 0, streams[0]>>>(col->mutable_view().data<float>(), n);
   cudf::detail::join_streams(streams, stream);
-  return cudf::rebind_stream(std::move(col), stream);
+  return cudf::rebind_stream(std::move(*col), stream);
+}
+
+// Rebound to the pool stream it was built on, the column is still released
+// where the caller cannot order its work (the row's probe: without it the
+// call would be an unknown function's, taking the column out of sight).
+std::unique_ptr<cudf::column> buildOnPoolReboundToPool(rmm::cuda_stream_view stream,
+                                                       cudf::size_type n) {
+  auto streams = cudf::detail::fork_streams(stream, 1);
+  auto col = cudf::make_numeric_column(cudf::data_type{cudf::type_id::FLOAT32}, n,
+                                       cudf::mask_state::UNALLOCATED, stream);
+  fill<<<1, 32, 0, streams[0]>>>(col->mutable_view().data<float>(), n);
+  cudf::detail::join_streams(streams, stream);
+  auto rebound = cudf::rebind_stream(std::move(*col), streams[0]);
+  return rebound;
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'col' is handed to the caller but is released on stream 'streams', which the caller does not know; its uses on the caller's stream will not be ordered before that release [streamlife-free-before-wait]
 }
 
 std::unique_ptr<cudf::column> buildOnCallerStream(rmm::cuda_stream_view stream,

@@ -5,6 +5,6 @@
 #include <cudf/column/column.hpp>
 
 namespace cudf {
-[[nodiscard]] std::unique_ptr<column> rebind_stream(std::unique_ptr<column> col,
-                                                    rmm::cuda_stream_view stream);
+// libcudf's declaration: the column is moved in (`std::move(*col)`).
+[[nodiscard]] std::unique_ptr<column> rebind_stream(column &&col, rmm::cuda_stream_view stream);
 } // namespace cudf
