@@ -297,14 +297,16 @@ void FunctionLowering::bindConstructorStreams(const PyClassDef &Class,
 }
 
 std::optional<Value> FunctionLowering::displayArgument(PyNode Arg) {
+  auto isDisplay = [](PyNode E) {
+    return E.is("dictionary") || E.is("list") || E.is("tuple") || E.is("set");
+  };
   PyNode Display = withoutParentheses(Arg);
-  if (!Display.is("dictionary") && !Display.is("list") &&
-      !Display.is("tuple") && !Display.is("set"))
+  if (!isDisplay(Display))
     return std::nullopt;
   llvm::SmallVector<NameId, 4> Held;
   std::function<void(PyNode)> Collect = [&](PyNode E) {
     E = withoutParentheses(E);
-    if (E.is("dictionary") || E.is("list") || E.is("tuple") || E.is("set")) {
+    if (isDisplay(E)) {
       for (PyNode Element : E.namedChildren())
         Collect(Element);
       return;

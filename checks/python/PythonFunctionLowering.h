@@ -276,9 +276,6 @@ private:
   /// After `flag = a != b`, in the copy where the flag is false: `b` is
   /// `a` from here on (the streams are one).
   void makeStreamsOne(PyNode Assignment);
-  /// The function a call of \p Callee runs: the one lowered for what the
-  /// call makes known of the parameters the callee tests (a literal, a
-  /// default left alone, a flag of this copy), else the callee itself.
   /// A dict, list, tuple or set display passed to a function of the
   /// module: a temporary holding its tensors (as a container's entries
   /// hold them), so that what the callee takes out of it
@@ -293,6 +290,9 @@ private:
   std::optional<NameId> parameterEntries(PyNode Expr);
   /// Locals bound to a parameter's objects (parameterEntries, `y = x`).
   std::set<std::string> EntryAliases;
+  /// The function a call of \p Callee runs: the one lowered for what the
+  /// call makes known of the parameters the callee tests (a literal, a
+  /// default left alone, a flag of this copy), else \p Generic.
   ir::FunctionId specializedCallee(const PyFunctionDef &Callee,
                                    ir::FunctionId Generic, PyNode Call,
                                    size_t FirstPositional);
