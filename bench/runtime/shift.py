@@ -27,8 +27,18 @@ statistics, as for one block, which it reduces to. One call's ten runs a side
 leave FSDP2's ratio about +-8%; pooling calls of one build narrows it without
 comparing a fast host's plain runs with a slow host's validated ones.
 
+Runs made together (torch_workloads.py --together: a plain run and a validated
+one started at the same moment on disjoint cores of one host) share what the
+host does while they run, so each round is one pair, and the cost is read
+from the pairs alone (--paired): the Hodges-Lehmann estimate of the
+within-pair differences (the median of their Walsh averages) and its
+distribution-free interval (Wilcoxon's signed-rank order statistics, exact),
+which assume only that a pair's difference is as likely above the cost as
+below it.
+
   shift.py --plain 4.1,4.8,3.9 --validated 4.6,5.1,4.4 [--plain ... --validated ...] --bar 0.5
            [--ratio] [--confidence 0.9]
+  shift.py --paired --plain 4.1,4.8,3.9,4.0,4.2,4.4 --validated 4.6,5.1,4.4,4.5,4.8,4.9 --bar 0.5 [--ratio]
 
 compare.py and torch_workloads.py import it. Exit 0; 2 on bad usage.
 """
@@ -90,6 +100,53 @@ def blocked_interval(blocks, confidence=0.9):
     if k == 0:
         return None
     return diffs[k - 1], diffs[len(diffs) - k], 1 - 2 * below / total
+
+
+def _signed_rank_counts(n):
+    """How many of the 2^n sign patterns of n pairs give each Wilcoxon signed-rank sum T = 0 .. n(n+1)/2
+    (T: the sum of the ranks of the positive differences): the coefficients of the product over
+    i = 1..n of (1 + q^i)."""
+    size = n * (n + 1) // 2 + 1
+    counts = [1] + [0] * (size - 1)
+    for i in range(1, n + 1):
+        for t in range(size - 1, i - 1, -1):
+            counts[t] += counts[t - i]
+    return counts
+
+
+def paired_interval(differences, confidence=0.9):
+    """(low, high, achieved confidence) for the shift of paired runs, from their differences, or None when
+    no interval reaches `confidence`: the k-th smallest Walsh average (d_i + d_j) / 2, i <= j, to the k-th
+    largest, k the largest with P(T < k) <= (1 - confidence) / 2."""
+    n = len(differences)
+    if n == 0:
+        return None
+    walsh = sorted((differences[i] + differences[j]) / 2 for i in range(n) for j in range(i, n))
+    counts, total = _signed_rank_counts(n), 2 ** n
+    tail, k, below = (1 - confidence) / 2, 0, 0
+    while k < len(counts) and (below + counts[k]) / total <= tail + 1e-12:
+        below += counts[k]
+        k += 1
+    if k == 0:
+        return None
+    return walsh[k - 1], walsh[len(walsh) - k], 1 - 2 * below / total
+
+
+def judge_paired(pairs, bar, ratio=False, confidence=0.9):
+    """judge for runs made in pairs [(plain, validated), ...]: (the line, the verdict alone)."""
+    if not pairs or (ratio and any(p <= 0 or v <= 0 for p, v in pairs)):
+        return "-", "not settled"
+    scale = math.log if ratio else (lambda x: x)
+    differences = [scale(v) - scale(p) for p, v in pairs]
+    n = len(differences)
+    middle = statistics.median((differences[i] + differences[j]) / 2 for i in range(n) for j in range(i, n))
+    interval = paired_interval(differences, confidence)
+    show = (lambda x: "%.3fx" % math.exp(x)) if ratio else (lambda x: "%+.3f" % x)
+    where = ("%d%% interval %s to %s" % (round(interval[2] * 100), show(interval[0]), show(interval[1]))
+             if interval else "no %d%% interval" % round(confidence * 100))
+    said = verdict(interval, math.log(bar) if ratio else bar)
+    target = ("<=%.2fx" % bar) if ratio else ("<=%g" % bar)
+    return "%s (%s; %d pairs run together): %s %s" % (show(middle), where, n, target, said), said.split(" (")[0]
 
 
 def verdict(interval, bar):
@@ -172,9 +229,16 @@ def main(argv):
     parser.add_argument("--bar", type=float, required=True, help="the target: a shift, or a ratio with --ratio")
     parser.add_argument("--ratio", action="store_true", help="the cost is validated / plain")
     parser.add_argument("--confidence", type=float, default=0.9)
+    parser.add_argument("--paired", action="store_true",
+                        help="the runs were made in pairs (the i-th plain with the i-th validated, together)")
     args = parser.parse_args(argv)
     if not 0 < args.confidence < 1:
         parser.error("--confidence must be between 0 and 1")
+    if args.paired:
+        if len(args.plain) != 1 or len(args.validated) != 1 or len(args.plain[0]) != len(args.validated[0]):
+            parser.error("--paired needs one --plain and one --validated of as many runs, a pair in each place")
+        print(judge_paired(list(zip(args.plain[0], args.validated[0])), args.bar, args.ratio, args.confidence)[0])
+        return 0
     if len(args.plain) != len(args.validated):
         parser.error("each call needs a --plain and a --validated: %d --plain against %d --validated"
                      % (len(args.plain), len(args.validated)))

@@ -8,9 +8,9 @@ intercepted (so that a silent run is shown to be an observed one). For
 --self-profile runs, also the validator's own ms/step by its self-profile and
 the ratio to plain that implies (self_profile_table.py says how it is read).
 
-  bench/runtime/torch_workloads.py --streamlife BUILD/bin/streamlife [--modes plain,streamlife,streamlife-timeline,csan,cs]
+  bench/runtime/torch_workloads.py --streamlife BUILD/bin/streamlife [--modes plain,streamlife,streamlife-timeline,csan,cs,control]
       [--alloc async,native] [--workloads fsdp2,...] [--steps N] [--repeat R] [--nproc N [--no-launcher]] [--log-dir DIR]
-      [--jobs J] [--expect-clean]
+      [--jobs J | --cpus LIST | --together LIST/LIST/...] [--expect-clean]
 
 --sampler LIB preloads the CPU sampler (build/bench/runtime/libstreamlife_cpu_sampler.so)
 into every run's Python processes and adds, per workload, the CPU time of the timed
@@ -19,7 +19,16 @@ steps by library and symbol in each mode and its difference from the first mode
 the self-profile cannot time.
 
 --jobs J runs J workload runs at a time (for evidence, not timing: the ms/step
-column is then not comparable). --expect-clean also demands 0 findings from
+column is then not comparable).
+
+--together SETS (CPU lists separated by '/', e.g. 2-5/6-9/10-13) starts a
+round's modes at the same moment, each on its own set, the sets rotating
+between rounds: the runs of one round share whatever the host does while they
+run, which moves a plain FSDP2 step by a third between runs made one after
+the other. The costs below the table are then read from each round's pair
+(shift.py --paired). Mode 'control' is a second plain run: its "cost" says
+what the method itself leaves (1.0x within its interval, if pairs made
+together cancel the host's drift). --expect-clean also demands 0 findings from
 every streamlife run (seed-buggy excepted) and, where a workload prints
 `loss: X`, the same loss (1%) with and without the validator.
 
@@ -89,6 +98,8 @@ def command(workload, mode, options):
         cmd = [sys.executable, path] + args
     if mode == "streamlife":
         cmd = [options.streamlife, "run"] + options.streamlife_args + ["--"] + cmd
+    elif mode == "control":  # a second plain run, to read the method's own noise against plain
+        pass
     elif mode == "baseline":  # another build (the one before a change), side by side with this one
         cmd = [options.baseline, "run"] + options.streamlife_args + ["--"] + cmd
     elif mode == "streamlife-nostack":  # the cost of stack capture, for comparison
@@ -160,14 +171,38 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def pinned(cmd, options):
-    """The command on the --cpus set, when one is given: every mode on the same
+def pinned(cmd, cpus):
+    """The command on the CPU set, when one is given (--cpus: every mode on the same
     cores, so that a run landing on other cores (or migrating) does not move
-    its time; the program's threads, the validator's and the driver's alike."""
-    return ["taskset", "-c", options.cpus] + cmd if options.cpus else cmd
+    its time; the program's threads, the validator's and the driver's alike)."""
+    return ["taskset", "-c", cpus] + cmd if cpus else cmd
 
 
-def run(workload, mode, alloc, options, repeat=0):
+def together_sets(text, modes):
+    """--together's CPU sets, one per mode at least; raises ValueError with the reason."""
+    sets = text.split("/")
+    for cpus in sets:
+        if not cpus or not all(part and all(x.isdigit() for x in part.split("-")) and part.count("-") <= 1
+                               for part in cpus.split(",")):
+            raise ValueError(f"'{cpus}' is not a CPU list (such as 2-5 or 2,3,8-9)")
+    if len(sets) < len(modes):
+        raise ValueError(f"{len(modes)} modes run together need as many CPU sets, got {len(sets)}")
+    if "cs" in modes:
+        raise ValueError("mode 'cs' (compute-sanitizer, whose time is not compared) cannot run together")
+    return sets
+
+
+def together_rounds(plan, modes, sets):
+    """The plan as rounds of runs started together, [[(run, cpus), ...], ...]: a workload, allocator and
+    repeat's modes in one round, mode i on set (i + repeat) mod len(sets), so that over the repeats each
+    mode runs on each set alike."""
+    rounds = {}
+    for p in plan:
+        rounds.setdefault((p[0], p[3], p[1]), []).append(p)
+    return [[(p, sets[(modes.index(p[2]) + p[3]) % len(sets)]) for p in group] for group in rounds.values()]
+
+
+def run(workload, mode, alloc, options, repeat=0, cpus=None):
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONPATH"] = WORKLOADS_DIR + os.pathsep + env.get("PYTHONPATH", "")
@@ -194,7 +229,8 @@ def run(workload, mode, alloc, options, repeat=0):
         env["LD_PRELOAD"] = " ".join(x for x in [options.sampler, env.get("LD_PRELOAD", "")] if x)
         env["STREAMLIFE_SAMPLER_OUT"] = samples
         env["STREAMLIFE_SAMPLER_ONLY"] = os.path.basename(sys.executable)
-    cmd = pinned(command(workload, mode, options), options)
+    cpus = options.cpus if cpus is None else cpus
+    cmd = pinned(command(workload, mode, options), cpus)
     start = time.time()
     for _ in range(3):  # a taken port, at most twice more
         try:
@@ -229,10 +265,10 @@ def run(workload, mode, alloc, options, repeat=0):
     print(f"torch_workloads: run {workload} {alloc} {mode} #{repeat}: "
           f"{f'{max(times):.2f} ms/step' if times else 'no ms/step'}"
           f"{f' (median host step {max(typical):.2f})' if typical else ''}, findings {findings(mode, text)}, "
-          f"rc {rc}, {wall:.0f} s", file=sys.stderr, flush=True)
+          f"rc {rc}, {wall:.0f} s{f', CPUs {cpus}' if options.together else ''}", file=sys.stderr, flush=True)
     # With several ranks, the slowest rank's figures: the step ends when the slowest rank's does.
     return {"ms": max(times) if times else None, "step": max(typical) if typical else None,
-            "findings": findings(mode, text), "ok": ok, "rc": rc,
+            "findings": findings(mode, text), "ok": ok, "rc": rc, "repeat": repeat,
             "wall": wall, "observed": observed(text) if validated(mode) and observing(mode, options) else "",
             "log": log,
             "loss": float(loss[-1]) if loss else None, "own": own, "own_how": how,
@@ -250,7 +286,8 @@ def main():
     parser.add_argument("--modes", default="plain,streamlife,csan,cs",
                         help="any of plain, streamlife, baseline (--baseline's build), "
                              "streamlife-nostack (--stack-depth 0), "
-                             "streamlife-pyprofile (--python-frame-walker=0), csan, cs")
+                             "streamlife-pyprofile (--python-frame-walker=0), csan, cs, "
+                             "control (a second plain run: the method's own noise)")
     parser.add_argument("--alloc", default="async,native")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--steps", type=int, default=20)
@@ -268,6 +305,9 @@ def main():
     parser.add_argument("--log-dir", default="torch_workloads_logs")
     parser.add_argument("--cpus", default="",
                         help="run every mode on these CPUs (taskset -c LIST), e.g. 2-9: steadier timings")
+    parser.add_argument("--together", default="",
+                        help="CPU sets separated by '/': a round's modes start at the same moment, one on each "
+                             "set, and the costs are read from the rounds' pairs")
     parser.add_argument("--jobs", type=int, default=1,
                         help="runs at a time (evidence runs; ms/step is then not comparable)")
     parser.add_argument("--sampler", help="the CPU sampler library (libstreamlife_cpu_sampler.so): CPU time "
@@ -283,6 +323,14 @@ def main():
             parser.error(f"--sampler: no such file: {options.sampler}")
     if options.budget < 0:
         parser.error("--budget must be 0 or more seconds")
+    if options.together:
+        if options.cpus or options.jobs != 1:
+            parser.error("--together gives each mode its CPUs and runs a round's modes at once: "
+                         "no --cpus or --jobs with it")
+        try:
+            options.together = together_sets(options.together, options.modes.split(","))
+        except ValueError as e:
+            parser.error(f"--together: {e}")
     if "baseline" in options.modes.split(",") and not options.baseline:
         parser.error("mode 'baseline' needs --baseline PATH")
     for name in options.workloads.split(","):
@@ -317,8 +365,18 @@ def main():
             return None
         return run(p[0], p[2], p[1], options, p[3])
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        done = {p: r for p, r in zip(plan, pool.map(attempt, plan)) if r is not None}
+    if options.together:
+        done = {}
+        for group in together_rounds(plan, modes, options.together):
+            if deadline and time.time() > deadline:
+                break
+            with concurrent.futures.ThreadPoolExecutor(max_workers=len(group)) as pool:
+                results = list(pool.map(lambda pc: run(pc[0][0], pc[0][2], pc[0][1], options, pc[0][3], pc[1]),
+                                        group))
+            done.update((p, r) for (p, _), r in zip(group, results))
+    else:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+            done = {p: r for p, r in zip(plan, pool.map(attempt, plan)) if r is not None}
     if len(done) < len(plan):
         print(f"torch_workloads: --budget {options.budget:g} s: {len(plan) - len(done)} of {len(plan)} runs "
               "not started", file=sys.stderr, flush=True)
@@ -364,7 +422,8 @@ def main():
                       f"| {found} | {result} | "
                       f"{rs[-1]['observed']} |", flush=True)
                 if mode not in ("cs", "plain"):
-                    uncertain += cost_lines(f"{workload} ({alloc}) {mode}", runs.get("plain", []), rs)
+                    uncertain += cost_lines(f"{workload} ({alloc}) {mode}", runs.get("plain", []), rs,
+                                            together=bool(options.together))
             for mode in modes:
                 if mode == "streamlife-selfprofile" and runs[mode]:
                     profiles.append((workload, alloc, runs[mode][-1], plain))
@@ -443,12 +502,21 @@ def program_threads_lines(runs, steps):
     return lines
 
 
-def cost_lines(label, plain_runs, runs):
+def cost_lines(label, plain_runs, runs, together=False):
     """A mode's ratio to plain with the uncertainty its runs leave (shift.py), for below the table: from
     each run's mean step, and from its median host step, which a few stalled steps do not move (with the
-    runs' values, which the table's row does not show)."""
+    runs' values, which the table's row does not show). Runs made together (--together) are read as
+    pairs, a round's run against the plain run of its round."""
     lines = []
     for key, reading in (("ms", ""), ("step", ", median host step")):
+        if together:
+            plain_of = {r["repeat"]: r[key] for r in plain_runs if r[key]}
+            pairs = [(plain_of[r["repeat"]], r[key]) for r in runs if r[key] and r["repeat"] in plain_of]
+            if pairs:
+                lines.append(f"cost with its uncertainty{reading}, pairs run together: {label}: "
+                             + "/".join(f"{v / p:.3f}" for p, v in pairs) + " x plain: "
+                             + shift.judge_paired(pairs, 1.1, ratio=True)[0])
+            continue
         plain = [r[key] for r in plain_runs if r[key]]
         validated = [r[key] for r in runs if r[key]]
         if not plain or not validated:
