@@ -208,6 +208,19 @@ bool isTensorLibraryFunction(llvm::StringRef QualifiedName) {
                QualifiedName.starts_with("torch.ops.");
 }
 
+std::optional<bool> cudaDeviceAnswer(llvm::StringRef QualifiedName) {
+  // DeepSpeed's CUDA accelerator: is_synchronized_device() is False, and
+  // resolves_data_dependency() returns it (only HPU's returns True).
+  static const std::pair<llvm::StringLiteral, bool> Answers[] = {
+      {"torch.cuda.resolves_data_dependency", false},
+      {"torch.cuda.is_synchronized_device", false},
+  };
+  for (const auto &[Name, Answer] : Answers)
+    if (QualifiedName == Name)
+      return Answer;
+  return std::nullopt;
+}
+
 unsigned apiTableSize() {
   return std::size(FunctionRows) + std::size(MethodRows);
 }

@@ -107,6 +107,14 @@ const PyApiRow *classifyMethod(llvm::StringRef Method, ValueKind Receiver);
 /// orderings unless listed).
 bool isTensorLibraryFunction(llvm::StringRef QualifiedName);
 
+/// What a CUDA device answers to a query of the device module that every
+/// accelerator of a wrapper answers alike on it (DeepSpeed's
+/// `get_accelerator().resolves_data_dependency()`: False on CUDA, whose
+/// streams order nothing by themselves), by its qualified name; nothing for
+/// any other call. A branch on such a query is decided: the path on which
+/// CUDA would skip a wait is no path.
+std::optional<bool> cudaDeviceAnswer(llvm::StringRef QualifiedName);
+
 /// The number of rows, for the bench and tests.
 unsigned apiTableSize();
 

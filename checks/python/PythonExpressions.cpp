@@ -193,9 +193,10 @@ Value FunctionLowering::lowerUnknownCall(PyNode Call,
   // A function we cannot see: a kernel launcher, a layer, a wrapper. Inside
   // a stream context its tensor arguments are used on that stream (what
   // such a function does with a tensor, it does on the current stream).
-  // Outside, it is neither a use nor an ordering. Either way the tensors
-  // stay tracked, unless the call keeps them (keepsArguments) or they are a
-  // container's entries, which the callee may pop and drop.
+  // Outside, it is no ordering, and a use only of the parameters' tensors
+  // (below). Either way the tensors stay tracked, unless the call keeps them
+  // (keepsArguments) or they are a container's entries, which the callee may
+  // pop and drop.
   SiteId Site = Call ? site(Call) : NoId;
   llvm::SmallVector<NameId, 4> Passed;
   for (const Value &V : Operands)
@@ -223,7 +224,19 @@ Value FunctionLowering::lowerUnknownCall(PyNode Call,
   }
   if (!Gone.Names.empty())
     F.Blocks[Cur].Insts.push_back(std::move(Gone));
-  if (!Passed.empty() && Site != NoId && insideStreamContext()) {
+  // Outside a stream context, a function's parameters passed on are used on
+  // its entry stream: whatever stream its caller made current. That is no use
+  // to the function's own analysis, which knows nothing of the parameters'
+  // streams, but its summary carries it to a caller that calls it under
+  // `with torch.cuda.stream(s)`, where an unknown call would have used the
+  // same tensors on s.
+  if (!insideStreamContext())
+    Passed.erase(llvm::remove_if(Passed,
+                                 [&](NameId N) {
+                                   return !ParamNames.count(M.name(N).Spelling);
+                                 }),
+                 Passed.end());
+  if (!Passed.empty() && Site != NoId) {
     ir::Inst Use;
     Use.Kind = OpKind::Use;
     Use.Site = Site;

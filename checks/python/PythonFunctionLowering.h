@@ -251,11 +251,14 @@ private:
   /// Lowers the body once per class of its split parameters, or once.
   void lowerBodyPerValueClass(PyNode Body);
   /// The branch an `if`/`elif` condition takes under the copy's class.
-  std::optional<bool> decided(PyNode Condition) const {
-    if (!Assumed)
-      return std::nullopt;
-    return decideCondition(Condition, *Assumed);
+  /// Whether a branch's condition is decided: by the copy's value class, or
+  /// by a device query CUDA answers one way (cudaDeviceAnswer).
+  std::optional<bool> decided(PyNode Condition) {
+    return decideCondition(Condition, Assumed, [this](PyNode Leaf) {
+      return deviceAnswer(Leaf);
+    });
   }
+  std::optional<bool> deviceAnswer(PyNode Leaf);
   /// The copies share sites and temporaries: the n-th request for the same
   /// key in a copy gets what the n-th request got in the copies before, so
   /// that a finding the copies share is one finding.

@@ -469,6 +469,14 @@ FunctionLowering::streamInequality(PyNode Condition) {
   return std::make_pair(*A, *B);
 }
 
+std::optional<bool> FunctionLowering::deviceAnswer(PyNode Leaf) {
+  // `get_accelerator().resolves_data_dependency()`: a query of the device
+  // module, asked without arguments.
+  if (!Leaf.is("call") || !Leaf.field("arguments").namedChildren().empty())
+    return std::nullopt;
+  return cudaDeviceAnswer(qualified(Leaf.field("function")));
+}
+
 void FunctionLowering::lowerIf(PyNode Stmt) {
   PyNode Condition = Stmt.field("condition");
   lowerExpr(Condition);

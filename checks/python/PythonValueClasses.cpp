@@ -524,17 +524,24 @@ std::string spelling(const ValueClass &Class) {
 }
 
 std::optional<bool> decideCondition(PyNode Condition, const ValueClass &Class) {
+  return decideCondition(Condition, &Class, [](PyNode) { return std::nullopt; });
+}
+
+std::optional<bool>
+decideCondition(PyNode Condition, const ValueClass *Class,
+                llvm::function_ref<std::optional<bool>(PyNode)> Answer) {
   Condition = unparenthesized(Condition);
   if (Condition.is("not_operator")) {
-    std::optional<bool> A = decideCondition(Condition.field("argument"), Class);
+    std::optional<bool> A =
+        decideCondition(Condition.field("argument"), Class, Answer);
     if (!A)
       return std::nullopt;
     return !*A;
   }
   if (Condition.is("boolean_operator")) {
     PyNode Left = Condition.field("left"), Right = Condition.field("right");
-    std::optional<bool> L = decideCondition(Left, Class);
-    std::optional<bool> R = decideCondition(Right, Class);
+    std::optional<bool> L = decideCondition(Left, Class, Answer);
+    std::optional<bool> R = decideCondition(Right, Class, Answer);
     bool And = operatorBetween(Condition, Left, Right) == "and";
     // `a and b` is false when either is, true when both are; `or` dually.
     if (L == !And || R == !And)
@@ -543,11 +550,15 @@ std::optional<bool> decideCondition(PyNode Condition, const ValueClass &Class) {
       return And;
     return std::nullopt;
   }
+  if (std::optional<bool> Known = Answer(Condition))
+    return Known;
+  if (!Class)
+    return std::nullopt;
   std::optional<Atom> A = atom(
-      Condition, [&](llvm::StringRef Name) { return Class.count(Name) > 0; });
+      Condition, [&](llvm::StringRef Name) { return Class->count(Name) > 0; });
   if (!A)
     return std::nullopt;
-  return evaluate(*A, Class.find(A->Var)->second);
+  return evaluate(*A, Class->find(A->Var)->second);
 }
 
 } // namespace streamlife::python::lowering

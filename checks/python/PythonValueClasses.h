@@ -22,6 +22,7 @@
 
 #include "PythonSyntax.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
@@ -92,6 +93,12 @@ std::string spelling(const ValueClass &Class);
 
 /// Whether \p Condition is true, false, or not decided under \p Class.
 std::optional<bool> decideCondition(PyNode Condition, const ValueClass &Class);
+/// The same, with \p Answer deciding the leaves of `not`, `and` and `or`
+/// that it knows before the tests of \p Class's variables (\p Class may be
+/// null: no variable is decided).
+std::optional<bool>
+decideCondition(PyNode Condition, const ValueClass *Class,
+                llvm::function_ref<std::optional<bool>(PyNode)> Answer);
 
 } // namespace streamlife::python::lowering
 

@@ -74,3 +74,37 @@ def config_object(make_config):
     with torch.cuda.stream(s):
         stage1(cfg)
     del cfg
+
+
+# A helper the checker sees passes its parameter on to a function it cannot
+# see: outside a stream context of its own, the tensor is used on whatever
+# stream the helper's caller made current. Called under `with
+# torch.cuda.stream(s)`, the helper uses it on s, as the unknown call would
+# have there (Megatron-LM's tests call their fused-MoE helper on a capture
+# stream after waiting for the current one).
+def launch_through_helper(x):
+    stage1(q=x)
+
+
+def helper_on_side_stream(n):
+    s = torch.cuda.Stream()
+    hidden = torch.empty(n, device="cuda")
+    with torch.cuda.stream(s):
+        launch_through_helper(hidden)
+        # CHECK-MESSAGES-UBA: :[[@LINE-1]]:9: warning: 'hidden' is used on stream 's' before 's' is ordered after its allocation on the current stream
+    torch.cuda.current_stream().wait_stream(s)
+
+
+def helper_on_side_stream_ordered(n):
+    s = torch.cuda.Stream()
+    hidden = torch.empty(n, device="cuda")
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        launch_through_helper(hidden)
+    torch.cuda.current_stream().wait_stream(s)
+
+
+def helper_on_current_stream(n):
+    hidden = torch.empty(n, device="cuda")
+    launch_through_helper(hidden)
+    del hidden
