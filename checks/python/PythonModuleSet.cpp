@@ -765,7 +765,7 @@ std::unique_ptr<PyModuleSet> PyModuleSet::load(const std::string &Path,
     // does, where an unknown call under `with torch.cuda.stream(s)` uses
     // its tensors on s. Read for every file of the corpus (tried again
     // once a helper's unknown calls used its parameters on its entry
-    // stream), the corpus's Python check took a fifth more CPU, found no
+    // stream), the corpus's Python check took 15% more CPU, found no
     // more true bugs, and lost a mutant that drops a wait before such a
     // helper (flashinfer's moe_output_memset_inplace; 7 before).
     if (Set->main().Source->text().contains("record_stream"))
