@@ -91,15 +91,21 @@ def blocked_interval(blocks, confidence=0.9):
         m, n = len(validated), len(plain)
         counts = _convolve(counts, _rank_sum_counts(m, n))
         total *= math.comb(m + n, m)
-    # The largest k with P(U < k) <= (1 - confidence) / 2: the interval is the k-th smallest
-    # difference to the k-th largest (1-based), its confidence 1 - 2 P(U < k).
+    return _order_interval(diffs, counts, total, confidence)
+
+
+def _order_interval(ordered, counts, total, confidence):
+    """The interval from `ordered` (sorted differences or Walsh averages) whose statistic has the null
+    distribution `counts` out of `total`: the largest k with P(stat < k) <= (1 - confidence) / 2 gives
+    the k-th smallest to the k-th largest (1-based), at confidence 1 - 2 P(stat < k); None when no k
+    reaches it."""
     tail, k, below = (1 - confidence) / 2, 0, 0
     while k < len(counts) and (below + counts[k]) / total <= tail + 1e-12:
         below += counts[k]
         k += 1
     if k == 0:
         return None
-    return diffs[k - 1], diffs[len(diffs) - k], 1 - 2 * below / total
+    return ordered[k - 1], ordered[len(ordered) - k], 1 - 2 * below / total
 
 
 def _signed_rank_counts(n):
@@ -122,14 +128,7 @@ def paired_interval(differences, confidence=0.9):
     if n == 0:
         return None
     walsh = sorted((differences[i] + differences[j]) / 2 for i in range(n) for j in range(i, n))
-    counts, total = _signed_rank_counts(n), 2 ** n
-    tail, k, below = (1 - confidence) / 2, 0, 0
-    while k < len(counts) and (below + counts[k]) / total <= tail + 1e-12:
-        below += counts[k]
-        k += 1
-    if k == 0:
-        return None
-    return walsh[k - 1], walsh[len(walsh) - k], 1 - 2 * below / total
+    return _order_interval(walsh, _signed_rank_counts(n), 2 ** n, confidence)
 
 
 def judge_paired(pairs, bar, ratio=False, confidence=0.9):
