@@ -250,9 +250,8 @@ private:
   // --- Copies of the body, one per value class (PythonValueClasses.h).
   /// Lowers the body once per class of its split parameters, or once.
   void lowerBodyPerValueClass(PyNode Body);
-  /// The branch an `if`/`elif` condition takes under the copy's class.
-  /// Whether a branch's condition is decided: by the copy's value class, or
-  /// by a device query CUDA answers one way (cudaDeviceAnswer).
+  /// The branch an `if`/`elif` condition takes: decided by the copy's value
+  /// class, or by a device query CUDA answers one way (cudaDeviceAnswer).
   std::optional<bool> decided(PyNode Condition) {
     return decideCondition(Condition, Assumed, [this](PyNode Leaf) {
       return deviceAnswer(Leaf);

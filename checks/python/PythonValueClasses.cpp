@@ -523,10 +523,6 @@ std::string spelling(const ValueClass &Class) {
   return Out;
 }
 
-std::optional<bool> decideCondition(PyNode Condition, const ValueClass &Class) {
-  return decideCondition(Condition, &Class, [](PyNode) { return std::nullopt; });
-}
-
 std::optional<bool>
 decideCondition(PyNode Condition, const ValueClass *Class,
                 llvm::function_ref<std::optional<bool>(PyNode)> Answer) {

@@ -91,11 +91,9 @@ std::optional<ClassValue> knownValue(PyNode Expr, const ValueClass *Assumed);
 /// A stable spelling of \p Class (the key of a specialization).
 std::string spelling(const ValueClass &Class);
 
-/// Whether \p Condition is true, false, or not decided under \p Class.
-std::optional<bool> decideCondition(PyNode Condition, const ValueClass &Class);
-/// The same, with \p Answer deciding the leaves of `not`, `and` and `or`
-/// that it knows before the tests of \p Class's variables (\p Class may be
-/// null: no variable is decided).
+/// Whether \p Condition is true, false, or not decided under \p Class (null:
+/// no variable is decided), \p Answer deciding first the leaves of `not`,
+/// `and` and `or` that it knows.
 std::optional<bool>
 decideCondition(PyNode Condition, const ValueClass *Class,
                 llvm::function_ref<std::optional<bool>(PyNode)> Answer);
