@@ -12,9 +12,14 @@ same call's plain runs, and every call shares one cost. Two lines per row: from 
 and from its median host step, as torch_workloads.py reads them. Mixing builds is the caller's to
 avoid: a call of another build is another cost.
 
+A call made with --together (its run lines end in `, CPUs LIST`) ran each round's modes at the same
+moment: its runs are pairs, a round's run against the plain run of the same round (#R), and the pairs
+of every such call pool as one set (shift.py --paired), in lines of their own ("pooled, pairs run
+together"); the other calls pool as blocks.
+
 Runs that failed (rc other than 0, or no ms/step) are left out; a call with no plain run, or no run of
-a mode, adds no block to that mode's row. Exit 0; 2 on bad usage (a file that cannot be read, or one
-with no run line).
+a mode, adds no block to that mode's row, and a round without both runs no pair. Exit 0; 2 on bad usage
+(a file that cannot be read, or one with no run line).
 """
 import argparse
 import re
@@ -22,9 +27,10 @@ import sys
 
 import shift
 
-RUN_LINE = re.compile(r"^torch_workloads: run (?P<workload>\S+) (?P<alloc>\S+) (?P<mode>\S+) #\d+: "
+RUN_LINE = re.compile(r"^torch_workloads: run (?P<workload>\S+) (?P<alloc>\S+) (?P<mode>\S+) #(?P<round>\d+): "
                       r"(?P<ms>[0-9.]+) ms/step(?: \(median host step (?P<step>[0-9.]+)\))?, "
-                      r"findings \S+, rc (?P<rc>\S+),")
+                      r"findings \S+, rc (?P<rc>\S+),(?P<rest>.*)$")
+TOGETHER = re.compile(r", CPUs \S+$")
 ANY_RUN = re.compile(r"^torch_workloads: run \S+ \S+ \S+ #\d+: ")
 
 
@@ -34,7 +40,8 @@ def usage_error(text):
 
 
 def read_call(path):
-    """{(workload, alloc, mode): {"ms": [...], "step": [...]}} of one call's successful runs."""
+    """{(workload, alloc, mode): {"ms": [(round, value), ...], "step": [...]}} of one call's successful
+    runs, and whether the call ran its rounds' modes together."""
     try:
         with open(path, errors="replace") as f:
             lines = f.read().splitlines()
@@ -42,32 +49,39 @@ def read_call(path):
         usage_error(f"cannot read '{path}': {e.strerror}")
     if not any(ANY_RUN.match(line) for line in lines):
         usage_error(f"'{path}' has no torch_workloads.py run line")
-    runs = {}
+    runs, together = {}, False
     for line in lines:
         m = RUN_LINE.match(line)
         if not m or m["rc"] != "0":
             continue
+        together |= bool(TOGETHER.search(m["rest"]))
         row = runs.setdefault((m["workload"], m["alloc"], m["mode"]), {"ms": [], "step": []})
-        row["ms"].append(float(m["ms"]))
+        row["ms"].append((int(m["round"]), float(m["ms"])))
         if m["step"]:
-            row["step"].append(float(m["step"]))
-    return runs
+            row["step"].append((int(m["round"]), float(m["step"])))
+    return runs, together
 
 
 def pooled_lines(calls, bar, confidence):
-    rows = sorted({(w, a, mode) for call in calls for (w, a, mode) in call if mode != "plain"})
+    rows = sorted({(w, a, mode) for call, _ in calls for (w, a, mode) in call if mode != "plain"})
     lines = []
     for workload, alloc, mode in rows:
         for key, reading in (("ms", ""), ("step", ", median host step")):
-            blocks = []
-            for call in calls:
+            blocks, pairs = [], []
+            for call, together in calls:
                 plain = call.get((workload, alloc, "plain"), {}).get(key, [])
                 validated = call.get((workload, alloc, mode), {}).get(key, [])
-                if plain and validated:
-                    blocks.append((plain, validated))
+                if together:
+                    plain_of = dict(plain)
+                    pairs += [(plain_of[r], v) for r, v in validated if r in plain_of]
+                elif plain and validated:
+                    blocks.append(([v for _, v in plain], [v for _, v in validated]))
             if blocks:
                 line, _ = shift.judge_blocks(blocks, bar, ratio=True, confidence=confidence)
                 lines.append(f"pooled{reading}: {workload} ({alloc}) {mode}: {line}")
+            if pairs:
+                line, _ = shift.judge_paired(pairs, bar, ratio=True, confidence=confidence)
+                lines.append(f"pooled{reading}, pairs run together: {workload} ({alloc}) {mode}: {line}")
     return lines
 
 
