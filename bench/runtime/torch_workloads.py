@@ -28,7 +28,9 @@ run, which moves a plain FSDP2 step by a third between runs made one after
 the other. The costs below the table are then read from each round's pair
 (shift.py --paired). Mode 'control' is a second plain run: its "cost" says
 what the method itself leaves (1.0x within its interval, if pairs made
-together cancel the host's drift). --expect-clean also demands 0 findings from
+together cancel the host's drift).
+
+--expect-clean also demands 0 findings from
 every streamlife run (seed-buggy excepted) and, where a workload prints
 `loss: X`, the same loss (1%) with and without the validator.
 
