@@ -188,6 +188,20 @@ static bool keepsArguments(PyNode Call) {
          llvm::any_of(Name, [](char C) { return llvm::isLower(C); });
 }
 
+std::optional<NameId> FunctionLowering::addressOf(PyNode Expr) {
+  Expr = withoutParentheses(Expr);
+  if (!Expr.is("call") || !Expr.field("arguments").namedChildren().empty())
+    return std::nullopt;
+  PyNode Callee = Expr.field("function");
+  if (!Callee.is("attribute") || Callee.field("attribute").text() != "data_ptr")
+    return std::nullopt;
+  PyNode Tensor = Callee.field("object");
+  if (!(Tensor.is("identifier") || Tensor.is("attribute")) ||
+      !mayHoldBuffer(kindOfName(Tensor)))
+    return std::nullopt;
+  return nameOf(Tensor);
+}
+
 Value FunctionLowering::lowerUnknownCall(PyNode Call,
                                          const std::vector<Value> &Operands) {
   // A function we cannot see: a kernel launcher, a layer, a wrapper. Inside
@@ -204,9 +218,16 @@ Value FunctionLowering::lowerUnknownCall(PyNode Call,
       Passed.push_back(V.Name);
   llvm::SmallVector<NameId, 4> Contained;
   if (Call)
-    for (PyNode Arg : Call.field("arguments").namedChildren())
-      collectContained(Arg.is("keyword_argument") ? Arg.field("value") : Arg,
-                       Contained);
+    for (PyNode Arg : Call.field("arguments").namedChildren()) {
+      PyNode Value = Arg.is("keyword_argument") ? Arg.field("value") : Arg;
+      collectContained(Value, Contained);
+      // `launch(out.data_ptr(), n, stream)`: a launcher handed a tensor's
+      // device address (ctypes, TVM FFI, CuPy) uses the tensor as if it had
+      // been handed the tensor.
+      if (std::optional<NameId> N = addressOf(Value))
+        if (!llvm::is_contained(Passed, *N))
+          Passed.push_back(*N);
+    }
   ir::Inst Gone;
   Gone.Kind = OpKind::Escape;
   Gone.Site = Site;

@@ -392,6 +392,8 @@ private:
   /// element of one iteration stands for all of them).
   Value lowerComprehension(PyNode Expr);
   void collectContained(PyNode Expr, llvm::SmallVectorImpl<NameId> &Names);
+  /// `t.data_ptr()`: the tensor whose device address \p Expr is.
+  std::optional<NameId> addressOf(PyNode Expr);
   std::vector<Value> lowerArguments(PyNode Call);
   Value allocate(PyNode At, NameId Hint);
   void use(const std::vector<Value> &Operands, StreamRef Stream, SiteId Site);

@@ -253,9 +253,12 @@ struct BodyFacts {
 /// only in what the join merges anyway (which buffers are used). Told
 /// from the words alone (the methods and contexts of the API table).
 bool ordersStreams(PyNode If) {
+  // `.record(` and `.wait(`: an event's own (`main_event.record()` on the
+  // current stream, `main_event.wait()` under another stream's context)
+  // and a collective's work handle.
   static const llvm::StringRef Words[] = {
       "wait_stream", "wait_event", "record_event", "record_stream",
-      "synchronize", "stream(", "Event(", "set_stream"};
+      "synchronize", "stream(", "Event(", "set_stream", ".record(", ".wait("};
   llvm::StringRef Text = If.text();
   return std::any_of(std::begin(Words), std::end(Words),
                      [&](llvm::StringRef W) { return Text.contains(W); });

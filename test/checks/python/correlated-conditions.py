@@ -148,3 +148,34 @@ def too_many_classes(x, side, level):
             # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'pad' is used on stream 'side' before 'side' is ordered after its allocation on the current stream
         torch.cuda.current_stream().wait_stream(side)
     return pad
+
+
+# The ordering may be an event's own methods: recorded on the current stream
+# under one test of the flag, waited for on the side stream under another
+# (flashinfer's fused MoE zeroes its output on an aux stream this way).
+def event_record_and_wait_under_one_flag(x, n, aux, ready, use_aux=True):
+    out = torch.empty(n, device=x.device)
+    if use_aux:
+        ready.record()
+    y = x * 2
+    if use_aux:
+        with torch.cuda.stream(aux):
+            ready.wait()
+            out.zero_()
+    else:
+        out.zero_()
+    return out
+
+
+# Its twin records the event before the allocation: the copy in which the
+# flag is true waits for an event that does not cover it.
+def event_recorded_before_the_allocation(x, n, aux, ready, use_aux=True):
+    if use_aux:
+        ready.record()
+    out = torch.empty(n, device=x.device)
+    if use_aux:
+        with torch.cuda.stream(aux):
+            ready.wait()
+            out.zero_()
+            # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'out' is used on stream 'aux' before 'aux' is ordered after its allocation on the current stream
+    return out

@@ -108,3 +108,25 @@ def helper_on_current_stream(n):
     hidden = torch.empty(n, device="cuda")
     launch_through_helper(hidden)
     del hidden
+
+
+# A launcher handed a tensor's device address (ctypes, TVM FFI, CuPy) uses the
+# tensor as if it had been handed the tensor.
+def raw_address_on_side_stream(n):
+    s = torch.cuda.Stream()
+    out = torch.empty(n, device="cuda")
+    with torch.cuda.stream(s):
+        stage1(out.data_ptr(), n, s.cuda_stream)
+        # CHECK-MESSAGES-UBA: :[[@LINE-1]]:9: warning: 'out' is used on stream 's' before 's' is ordered after its allocation on the current stream
+    torch.cuda.current_stream().wait_stream(s)
+    return out
+
+
+def raw_address_ordered(n):
+    s = torch.cuda.Stream()
+    out = torch.empty(n, device="cuda")
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        stage1(out.data_ptr(), n, s.cuda_stream)
+    torch.cuda.current_stream().wait_stream(s)
+    return out
