@@ -289,6 +289,12 @@ struct Inst {
   /// operand allocated on a device's current stream is used there, unless
   /// a stream guard chose the current stream (see Transfer::use).
   bool OnOperandDevice = false;
+  /// Bind of an event just made (`torch.cuda.Event()`): recorded nowhere
+  /// yet, so a wait on it orders nothing until a record does (CUDA: a wait
+  /// on an event never recorded completes at once). Other event binds whose
+  /// source is no name leave the event unknown, and a wait on an unknown
+  /// event is taken to order everything.
+  bool NewEvent = false;
   FunctionId Callee = NoId;        ///< Call.
   llvm::SmallVector<CallArg, 4> Args; ///< Call.
 };

@@ -715,6 +715,14 @@ void Transfer::bind(const Inst &I, bool IsMove, LifetimeState &State) const {
     return;
   switch (I.Value) {
   case ValueKind::Event: {
+    if (I.NewEvent) {
+      // Recorded nowhere yet: known, at no stream, covering nothing.
+      State.Events[Dest] = EventState{};
+      forEachWork(State, [&](const StreamKey &, WorkFacts &Facts) {
+        Facts.CoveringEvents.erase(Dest);
+      });
+      return;
+    }
     // Events are handles: the copy denotes the same recorded point.
     bool Known = Source != NoId && State.Events.count(Source);
     if (Known)

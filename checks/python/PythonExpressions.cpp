@@ -213,10 +213,18 @@ Value FunctionLowering::lowerUnknownCall(PyNode Call,
   // pop and drop.
   SiteId Site = Call ? site(Call) : NoId;
   llvm::SmallVector<NameId, 4> Passed;
-  for (const Value &V : Operands)
+  for (const Value &V : Operands) {
     if (V.Name != NoId && mayHoldBuffer(V.Kind))
       Passed.push_back(V.Name);
-  llvm::SmallVector<NameId, 4> Contained;
+    // An event handed to it may be recorded there, at a point we cannot
+    // see: unknown from here on.
+    if (V.Name != NoId && V.Kind == ValueKind::Event) {
+      ir::Inst &Unknown = emit(OpKind::Bind, Site);
+      Unknown.Names = {V.Name, NoId};
+      Unknown.Value = ir::ValueKind::Event;
+    }
+  }
+  llvm::SmallVector<NameId, 4> Contained, Addressed;
   if (Call)
     for (PyNode Arg : Call.field("arguments").namedChildren()) {
       PyNode Value = Arg.is("keyword_argument") ? Arg.field("value") : Arg;
@@ -225,8 +233,7 @@ Value FunctionLowering::lowerUnknownCall(PyNode Call,
       // device address (ctypes, TVM FFI, CuPy) uses the tensor as if it had
       // been handed the tensor.
       if (std::optional<NameId> N = addressOf(Value))
-        if (!llvm::is_contained(Passed, *N))
-          Passed.push_back(*N);
+        Addressed.push_back(*N);
     }
   ir::Inst Gone;
   Gone.Kind = OpKind::Escape;
@@ -243,6 +250,12 @@ Value FunctionLowering::lowerUnknownCall(PyNode Call,
     Gone.Names.append(Passed.begin(), Passed.end());
     Passed.clear();
   }
+  // A call that keeps what it is given (`addresses.add(t.data_ptr())`)
+  // keeps a number: neither the tensor nor a use of it.
+  if (!Keeps)
+    for (NameId N : Addressed)
+      if (!llvm::is_contained(Passed, N))
+        Passed.push_back(N);
   if (!Gone.Names.empty())
     F.Blocks[Cur].Insts.push_back(std::move(Gone));
   // Outside a stream context, a function's parameters passed on are used on
@@ -546,6 +559,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     ir::Inst &I = emit(OpKind::Bind, site(Call));
     I.Names = {Target, NoId};
     I.Value = ir::ValueKind::Event;
+    I.NewEvent = true;
     return {ValueKind::Event, Target, Hint == NoId, {}};
   }
   case PyOp::RecordEvent: {

@@ -130,3 +130,34 @@ def raw_address_ordered(n):
         stage1(out.data_ptr(), n, s.cuda_stream)
     torch.cuda.current_stream().wait_stream(s)
     return out
+
+
+class BlockCounter:
+    def __init__(self):
+        self.addresses = set()
+
+    def track(self, tensor):
+        self.addresses.add(tensor.data_ptr())
+
+
+# Keeping a tensor's address (the examples count their blocks this way) keeps
+# a number: neither the tensor nor a use of it.
+def address_kept_by_a_helper(counter, n):
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        w = torch.empty(n, device="cuda")
+    counter.track(w)
+    torch.cuda.current_stream().wait_stream(s)
+    return w
+
+
+# Nor does the kept address hide the tensor's release.
+def address_kept_then_released_early(counter, n):
+    s = torch.cuda.Stream()
+    w = torch.empty(n, device="cuda")
+    counter.track(w)
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = w * 2
+    del w
+    # CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'w' is released on the current stream while stream 's' may still use it
