@@ -140,12 +140,8 @@ def judge_paired(pairs, bar, ratio=False, confidence=0.9):
     n = len(differences)
     middle = statistics.median((differences[i] + differences[j]) / 2 for i in range(n) for j in range(i, n))
     interval = paired_interval(differences, confidence)
-    show = (lambda x: "%.3fx" % math.exp(x)) if ratio else (lambda x: "%+.3f" % x)
-    where = ("%d%% interval %s to %s" % (round(interval[2] * 100), show(interval[0]), show(interval[1]))
-             if interval else "no %d%% interval" % round(confidence * 100))
-    said = verdict(interval, math.log(bar) if ratio else bar)
-    target = ("<=%.2fx" % bar) if ratio else ("<=%g" % bar)
-    return "%s (%s; %d pairs run together): %s %s" % (show(middle), where, n, target, said), said.split(" (")[0]
+    text = _estimate_text(middle, interval, "%d pairs run together" % n, ratio, confidence)
+    return _judged(text, interval, bar, ratio)
 
 
 def verdict(interval, bar):
@@ -174,7 +170,11 @@ def judge_blocks(blocks, bar, ratio=False, confidence=0.9):
     measured = _measure(blocks, ratio, confidence)
     if measured is None:
         return "-", "not settled"
-    text, interval = measured
+    return _judged(*measured, bar, ratio)
+
+
+def _judged(text, interval, bar, ratio):
+    """(the estimate's text with the target and the verdict, the verdict alone)."""
     said = verdict(interval, math.log(bar) if ratio else bar)
     target = ("<=%.2fx" % bar) if ratio else ("<=%g" % bar)
     return "%s: %s %s" % (text, target, said), said.split(" (")[0]
@@ -198,15 +198,20 @@ def _measure(blocks, ratio, confidence):
         blocks = [([math.log(x) for x in plain], [math.log(x) for x in validated]) for plain, validated in blocks]
     middle = statistics.median(v - p for plain, validated in blocks for v in validated for p in plain)
     interval = blocked_interval(blocks, confidence)
-    show = (lambda x: "%.3fx" % math.exp(x)) if ratio else (lambda x: "%+.3f" % x)
-    where = ("%d%% interval %s to %s" % (round(interval[2] * 100), show(interval[0]), show(interval[1]))
-             if interval else "no %d%% interval" % round(confidence * 100))
     runs = ", ".join("%d + %d" % (len(plain), len(validated)) for plain, validated in blocks)
     if len(blocks) > 1:
         runs += " runs in %d calls, compared within each" % len(blocks)
     else:
         runs += " runs"
-    return "%s (%s; %s)" % (show(middle), where, runs), interval
+    return _estimate_text(middle, interval, runs, ratio, confidence), interval
+
+
+def _estimate_text(middle, interval, runs, ratio, confidence):
+    """'+0.370 (90% interval -0.519 to +0.613; RUNS)', a ratio's read from its logarithms."""
+    show = (lambda x: "%.3fx" % math.exp(x)) if ratio else (lambda x: "%+.3f" % x)
+    where = ("%d%% interval %s to %s" % (round(interval[2] * 100), show(interval[0]), show(interval[1]))
+             if interval else "no %d%% interval" % round(confidence * 100))
+    return "%s (%s; %s)" % (show(middle), where, runs)
 
 
 def _numbers(text):
