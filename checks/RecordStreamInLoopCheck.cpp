@@ -3,11 +3,11 @@
 
 #include "RecordStreamInLoopCheck.h"
 #include "LifetimeReporter.h"
+#include "RecordStreamCallGraph.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Lex/Lexer.h"
 
 using namespace clang::ast_matchers;
 
@@ -17,14 +17,16 @@ namespace streamlife {
 
 namespace {
 
-/// Finds the hand-off calls a loop runs on every iteration: its body, and
-/// the condition and increment of a for loop. It stops at nested loops
-/// (they report their own calls, against the innermost loop) and at lambdas
-/// and blocks (written in the loop, but not run by it).
+/// Finds the hand-off calls a loop runs on every iteration, and its calls
+/// of functions the unit defines (which may reach one): its body, and the
+/// condition and increment of a for loop. It stops at nested loops (they
+/// report their own calls, against the innermost loop) and at lambdas and
+/// blocks (written in the loop, but not run by it).
 class LoopBodyScan : public RecursiveASTVisitor<LoopBodyScan> {
 public:
-  explicit LoopBodyScan(const llvm::StringSet<> &Functions)
-      : Functions(Functions) {}
+  LoopBodyScan(const llvm::StringSet<> &Functions,
+               const RecordStreamCallGraph &Graph)
+      : Functions(Functions), Graph(Graph) {}
 
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool TraverseBlockExpr(BlockExpr *) { return true; }
@@ -34,17 +36,19 @@ public:
   bool TraverseCXXForRangeStmt(CXXForRangeStmt *) { return true; }
 
   bool VisitCallExpr(CallExpr *Call) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (Callee && Callee->getDeclName().isIdentifier() &&
-        Functions.count(Callee->getQualifiedNameAsString()))
+    if (isRecordStreamCall(Call, Functions))
       Found.push_back(Call);
+    else if (const FunctionDecl *Callee = Graph.definedCallee(Call))
+      Called.push_back({Call, Callee});
     return true;
   }
 
   std::vector<const CallExpr *> Found;
+  std::vector<std::pair<const CallExpr *, const FunctionDecl *>> Called;
 
 private:
   const llvm::StringSet<> &Functions;
+  const RecordStreamCallGraph &Graph;
 };
 
 } // namespace
@@ -67,6 +71,8 @@ RecordStreamInLoopCheck::RecordStreamInLoopCheck(StringRef Name,
   }
 }
 
+RecordStreamInLoopCheck::~RecordStreamInLoopCheck() = default;
+
 void RecordStreamInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "RecordStreamFunctions", RecordStreamFunctions);
 }
@@ -82,9 +88,14 @@ void RecordStreamInLoopCheck::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
+void RecordStreamInLoopCheck::onStartOfTranslationUnit() { Graph.reset(); }
+
 void RecordStreamInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
-  LoopBodyScan Scan(Functions);
+  if (!Graph)
+    Graph = std::make_unique<RecordStreamCallGraph>(
+        Functions, *Result.SourceManager, getLangOpts());
+  LoopBodyScan Scan(Functions, *Graph);
   if (const auto *For = dyn_cast<ForStmt>(Loop)) {
     Scan.TraverseStmt(const_cast<Expr *>(For->getCond()));
     Scan.TraverseStmt(const_cast<Expr *>(For->getInc()));
@@ -98,27 +109,13 @@ void RecordStreamInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   } else if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(Loop)) {
     Scan.TraverseStmt(const_cast<Stmt *>(RangeFor->getBody()));
   }
-  for (const CallExpr *Call : Scan.Found) {
-    // The buffer: the tensor a member call is made on, else the first
-    // argument.
-    const Expr *Buffer = nullptr;
-    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-      Buffer = Member->getImplicitObjectArgument();
-    else if (Call->getNumArgs() > 0)
-      Buffer = Call->getArg(0);
-    std::string Name = "<buffer>";
-    if (Buffer) {
-      CharSourceRange Range = Lexer::makeFileCharRange(
-          CharSourceRange::getTokenRange(
-              Buffer->IgnoreParenImpCasts()->getSourceRange()),
-          *Result.SourceManager, getLangOpts());
-      StringRef Text =
-          Lexer::getSourceText(Range, *Result.SourceManager, getLangOpts());
-      if (!Text.empty())
-        Name = Text.str();
-    }
-    reportRecordStreamInLoop(*this, Call, Name, Loop);
-  }
+  for (const CallExpr *Call : Scan.Found)
+    reportRecordStreamInLoop(
+        *this, Call, recordedBuffer(Call, *Result.SourceManager, getLangOpts()),
+        Loop);
+  for (const auto &[Call, Callee] : Scan.Called)
+    if (auto Reach = core::reachRecordStream(*Graph, Callee))
+      reportRecordStreamInLoopThroughCall(*this, Call, Loop, *Reach);
 }
 
 } // namespace streamlife

@@ -110,6 +110,22 @@ void reportRecordStreamInLoop(ClangTidyCheck &Check, const Expr *Call,
   Check.diag(Call->getBeginLoc(), "%0", DiagnosticIDs::Note) << Words.Advice;
 }
 
+void reportRecordStreamInLoopThroughCall(
+    ClangTidyCheck &Check, const Expr *Call, const Stmt *Loop,
+    const core::RecordStreamReach<SourceLocation> &Reach) {
+  const auto &Hops = Reach.Hops;
+  core::RecordStreamInLoopWords Words = core::recordStreamInLoopThroughCall(
+      Reach.Buffer, Hops.back().Function, Hops.front().Function);
+  Check.diag(Call->getBeginLoc(), "%0") << Words.Message;
+  Check.diag(Loop->getBeginLoc(), "%0", DiagnosticIDs::Note) << Words.LoopNote;
+  for (size_t I = 0; I + 1 < Hops.size(); ++I)
+    Check.diag(Hops[I].At, "%0", DiagnosticIDs::Note)
+        << core::callsHere(Hops[I].Function, Hops[I + 1].Function);
+  Check.diag(Hops.back().At, "%0", DiagnosticIDs::Note)
+      << core::recordStreamCalledHere(Hops.back().Function, Reach.Buffer);
+  Check.diag(Hops.back().At, "%0", DiagnosticIDs::Note) << Words.Advice;
+}
+
 } // namespace streamlife
 } // namespace tidy
 } // namespace clang

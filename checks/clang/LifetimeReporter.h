@@ -15,6 +15,7 @@
 #include "Wording.h"
 #include "FixItPlanner.h"
 #include "Findings.h"
+#include "RecordStreamReach.h"
 #include "clang-tidy/ClangTidyCheck.h"
 
 namespace clang {
@@ -57,6 +58,11 @@ private:
 /// The record-stream-in-loop check's sentence (no dataflow).
 void reportRecordStreamInLoop(ClangTidyCheck &Check, const Expr *Call,
                               llvm::StringRef Buffer, const Stmt *Loop);
+/// The same for a call in the loop that reaches record_stream through
+/// \p Reach's functions.
+void reportRecordStreamInLoopThroughCall(
+    ClangTidyCheck &Check, const Expr *Call, const Stmt *Loop,
+    const core::RecordStreamReach<SourceLocation> &Reach);
 
 } // namespace streamlife
 } // namespace tidy

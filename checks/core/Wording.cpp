@@ -187,20 +187,50 @@ Story tell(const ir::Module &M, const HandOffFinding &Finding) {
   return S;
 }
 
+namespace {
+constexpr llvm::StringLiteral HandsReuse =
+    " hands buffer reuse to the allocator's event polling; record an event "
+    "on the consumer stream and make the allocation stream wait on it before "
+    "the release";
+
+std::string quoted(llvm::StringRef Text) { return "'" + Text.str() + "'"; }
+
+// No fix-it: a keepalive queue outlives the loop body (a member or a variable
+// before the loop, its pops where the allocation stream waits).
+std::string keepaliveAdvice(llvm::StringRef Buffer) {
+  return "no automatic fix: instead, keep " + quoted(Buffer) +
+         " with an event recorded on the consumer stream after its use in a "
+         "keepalive queue, and drop it only after the allocation stream "
+         "waited on that event";
+}
+} // namespace
+
 RecordStreamInLoopWords recordStreamInLoop(llvm::StringRef Buffer) {
-  std::string Quoted = "'" + Buffer.str() + "'";
-  return {"record_stream on " + Quoted +
-              " inside a loop hands buffer reuse to the allocator's event "
-              "polling; record an event on the consumer stream and make the "
-              "allocation stream wait on it before the release",
-          "inside this loop",
-          // No fix-it: a keepalive queue outlives the loop body (a member or
-          // a variable before the loop, its pops where the allocation stream
-          // waits).
-          "no automatic fix: instead, keep " + Quoted +
-              " with an event recorded on the consumer stream after its use "
-              "in a keepalive queue, and drop it only after the allocation "
-              "stream waited on that event"};
+  return {"record_stream on " + quoted(Buffer) + " inside a loop" +
+              HandsReuse.str(),
+          "inside this loop", keepaliveAdvice(Buffer)};
+}
+
+RecordStreamInLoopWords recordStreamInLoopThroughCall(llvm::StringRef Buffer,
+                                                      llvm::StringRef Recorder,
+                                                      llvm::StringRef Callee) {
+  std::string How = Recorder == Callee
+                        ? ", called inside a loop,"
+                        : ", reached from a call of " + quoted(Callee) +
+                              " inside a loop,";
+  return {"record_stream on " + quoted(Buffer) + " in " + quoted(Recorder) +
+              How + HandsReuse.str(),
+          "inside this loop", keepaliveAdvice(Buffer)};
+}
+
+std::string recordStreamCalledHere(llvm::StringRef Function,
+                                   llvm::StringRef Buffer) {
+  return quoted(Function) + " calls record_stream on " + quoted(Buffer) +
+         " here";
+}
+
+std::string callsHere(llvm::StringRef Function, llvm::StringRef Callee) {
+  return quoted(Function) + " calls " + quoted(Callee) + " here";
 }
 
 } // namespace core

@@ -55,6 +55,18 @@ struct RecordStreamInLoopWords {
   std::string Advice;   ///< at the call
 };
 RecordStreamInLoopWords recordStreamInLoop(llvm::StringRef Buffer);
+/// The same reached through calls: the loop calls \p Callee, which calls
+/// record_stream on \p Buffer in \p Recorder (itself, or through its own
+/// calls); the words at the record_stream call (Advice) and along the way
+/// are the notes'.
+RecordStreamInLoopWords recordStreamInLoopThroughCall(llvm::StringRef Buffer,
+                                                      llvm::StringRef Recorder,
+                                                      llvm::StringRef Callee);
+/// "'_transfer' calls record_stream on 'tensor.data' here", at the call.
+std::string recordStreamCalledHere(llvm::StringRef Function,
+                                   llvm::StringRef Buffer);
+/// "'process' calls '_transfer' here", along the way to it.
+std::string callsHere(llvm::StringRef Function, llvm::StringRef Callee);
 
 /// "stream 'ag'", "the legacy default stream", "the per-thread default
 /// stream", "the current stream".

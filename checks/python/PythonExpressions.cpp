@@ -457,6 +457,9 @@ Value FunctionLowering::lowerLocalCall(const PyFunctionDef &Callee,
   I.Callee = specializedCallee(Callee, Found->second, Call, FirstPositional);
   I.Names.push_back(Result);
   I.Args.assign(Args.begin(), Args.end());
+  if (!Loops.empty())
+    Ctx.CallsInLoops.push_back({Site, &File, Loops.back().Node, I.Callee,
+                                ReportRecordStream && Fixed.empty()});
   return {ValueKind::Unknown, Result, true, {}};
 }
 
@@ -626,6 +629,12 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
           }))
         Found.push_back(std::move(Finding));
     }
+    // Ctx.site, not site: the copies of a body must ask for their sites
+    // alike, and only the first copy to get here keeps the record.
+    if (!Loops.empty())
+      Ctx.LoopRecorders.insert(Id);
+    else if (!Ctx.StreamRecords.count(Id))
+      Ctx.StreamRecords[Id] = {Ctx.site(File, Call), Receiver.text().str()};
     StreamRef S = resolveStream(Args.find(Row.Stream));
     if (Recv.Name != NoId) {
       ir::Inst &I = emit(OpKind::RecordStream, site(Call));

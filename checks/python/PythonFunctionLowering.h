@@ -12,6 +12,7 @@
 
 #include "PythonLowering.h"
 #include "PythonValueClasses.h"
+#include "RecordStreamReach.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
@@ -57,6 +58,26 @@ struct LoweringContext {
   /// Per function, the parameters its stream-ordering `if`s test (cached:
   /// every call of it asks).
   std::map<const PyFunctionDef *, llvm::StringSet<>> TestedParameters;
+
+  /// Per lowered function (a specialization by its own id), its first
+  /// `record_stream` call outside a loop: what a loop that calls the
+  /// function repeats (core/RecordStreamReach.h).
+  std::map<ir::FunctionId, core::RecordStreamCall<SiteId>> StreamRecords;
+  /// The lowered functions that call record_stream inside a loop of theirs.
+  std::set<ir::FunctionId> LoopRecorders;
+  /// The calls written inside a loop, with the function each calls. Those
+  /// of the checked file's functions are reported once the callees are
+  /// lowered, when one of them calls record_stream
+  /// (reportRecordStreamThroughCalls); any is where a chain of calls down
+  /// to record_stream stops, as the loop around it is that call's own.
+  struct CallInLoop {
+    SiteId Call = NoId;
+    const PyFile *File = nullptr;
+    PyNode Loop;
+    ir::FunctionId Callee = NoId;
+    bool Reported = false; ///< a call of the checked file, lowered generically
+  };
+  std::vector<CallInLoop> CallsInLoops;
 
   /// The function \p Def lowered for \p Class. The id is handed out now;
   /// the IR function is made (and lowered) once the lowering that asked is
@@ -457,6 +478,10 @@ private:
   bool IsModuleBody = false;
 };
 
+/// Adds to Ctx.Out.RecordStreamInLoops the calls of Ctx.CallsInLoops whose
+/// callee reaches a record_stream call (PythonRecordStreamCalls.cpp). Run
+/// once every function is lowered.
+void reportRecordStreamThroughCalls(LoweringContext &Ctx);
 
 } // namespace streamlife::python::lowering
 

@@ -773,6 +773,7 @@ LoweredPython lowerPython(PyModuleSet &Set) {
     }
     callees(Id);
   }
+  reportRecordStreamThroughCalls(Ctx);
   return Out;
 }
 

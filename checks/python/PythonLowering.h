@@ -53,12 +53,23 @@ namespace streamlife::python {
 /// names it (`compute = torch.cuda.current_stream()` spells it `compute`).
 using core::UnnamedCurrentStream;
 
-/// A `record_stream` call written inside a loop of the checked file: what
-/// streamlife-record-stream-in-loop reports (a syntactic rule, as in C++).
+/// What streamlife-record-stream-in-loop reports: a `record_stream` call
+/// written inside a loop of the checked file, or a call inside such a loop
+/// to a function of the module set that calls `record_stream` (itself or
+/// through its own calls), as a helper that moves one tensor and records it
+/// does when a loop calls it once a tensor.
 struct RecordStreamInLoop {
-  ir::SiteId Call = ir::NoId;
+  ir::SiteId Call = ir::NoId; ///< The record_stream call, or the call in the loop.
   std::string Buffer; ///< The receiver as written.
   ir::SiteId Loop = ir::NoId;
+  /// Through calls: from the function the loop calls down to the one that
+  /// calls record_stream, each function's name and where it calls the next
+  /// (the last: its record_stream call). Empty for a direct call.
+  struct Hop {
+    std::string Function;
+    ir::SiteId Site = ir::NoId;
+  };
+  std::vector<Hop> Through;
 };
 
 struct LoweredPython {

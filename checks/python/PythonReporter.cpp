@@ -36,13 +36,31 @@ void reportFindings(const ir::Module &M, const core::FunctionFindings &Findings,
 
 void reportRecordStreamInLoop(const RecordStreamInLoop &Finding,
                               std::vector<PyDiagnostic> &Out) {
-  core::RecordStreamInLoopWords Words = core::recordStreamInLoop(Finding.Buffer);
   PyDiagnostic D;
   D.Check = core::ruleName(core::Rule::RecordStreamInLoop).str();
   D.Site = Finding.Call;
+  if (Finding.Through.empty()) {
+    core::RecordStreamInLoopWords Words = core::recordStreamInLoop(Finding.Buffer);
+    D.Message = std::move(Words.Message);
+    D.Notes.push_back({Finding.Loop, std::move(Words.LoopNote)});
+    D.Notes.push_back({Finding.Call, std::move(Words.Advice)});
+    Out.push_back(std::move(D));
+    return;
+  }
+  // The story: the loop, each call on the way, the record_stream call.
+  const auto &Through = Finding.Through;
+  core::RecordStreamInLoopWords Words = core::recordStreamInLoopThroughCall(
+      Finding.Buffer, Through.back().Function, Through.front().Function);
   D.Message = std::move(Words.Message);
   D.Notes.push_back({Finding.Loop, std::move(Words.LoopNote)});
-  D.Notes.push_back({Finding.Call, std::move(Words.Advice)});
+  for (size_t I = 0; I + 1 < Through.size(); ++I)
+    D.Notes.push_back({Through[I].Site,
+                       core::callsHere(Through[I].Function,
+                                       Through[I + 1].Function)});
+  D.Notes.push_back({Through.back().Site,
+                     core::recordStreamCalledHere(Through.back().Function,
+                                                  Finding.Buffer)});
+  D.Notes.push_back({Through.back().Site, std::move(Words.Advice)});
   Out.push_back(std::move(D));
 }
 

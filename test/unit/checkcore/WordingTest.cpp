@@ -136,6 +136,33 @@ TEST(WordingTest, RecordStreamInLoopNamesTheBuffer) {
   EXPECT_NE(W.Advice.find("keep 'params[i]' with an event"), std::string::npos);
 }
 
+TEST(WordingTest, RecordStreamReachedThroughCallsNamesTheRecorderAndTheCallee) {
+  RecordStreamInLoopWords Direct = recordStreamInLoop("t");
+  RecordStreamInLoopWords One =
+      recordStreamInLoopThroughCall("t", "keep", "keep");
+  EXPECT_EQ(One.Message.rfind("record_stream on 't' in 'keep', called inside a "
+                              "loop, hands buffer reuse",
+                              0),
+            0u);
+  RecordStreamInLoopWords Two =
+      recordStreamInLoopThroughCall("t", "keep", "Group.transfer");
+  EXPECT_EQ(Two.Message.rfind("record_stream on 't' in 'keep', reached from a "
+                              "call of 'Group.transfer' inside a loop, hands",
+                              0),
+            0u);
+  // The rest of the sentence, the loop note and the advice are the direct
+  // finding's.
+  llvm::StringRef Tail = " hands buffer reuse";
+  EXPECT_EQ(One.Message.substr(One.Message.find(Tail.str())),
+            Direct.Message.substr(Direct.Message.find(Tail.str())));
+  EXPECT_EQ(Two.LoopNote, Direct.LoopNote);
+  EXPECT_EQ(Two.Advice, Direct.Advice);
+  EXPECT_EQ(recordStreamCalledHere("keep", "t"),
+            "'keep' calls record_stream on 't' here");
+  EXPECT_EQ(callsHere("Group.transfer", "keep"),
+            "'Group.transfer' calls 'keep' here");
+}
+
 TEST(RulesTest, TheCatalogIsOneRowPerRule) {
   std::set<std::string> Names;
   for (const RuleInfo &Info : rules()) {
