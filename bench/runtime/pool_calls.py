@@ -17,9 +17,11 @@ moment: its runs are pairs, a round's run against the plain run of the same roun
 of every such call pool as one set (shift.py --paired), in lines of their own ("pooled, pairs run
 together"); the other calls pool as blocks.
 
-Runs that failed (rc other than 0, or no ms/step) are left out; a call with no plain run, or no run of
-a mode, adds no block to that mode's row, and a round without both runs no pair. Exit 0; 2 on bad usage
-(a file that cannot be read, or one with no run line).
+Runs that failed (rc other than 0, no ms/step, or a validated run whose output had no streamlife
+summary: the validator may not have run at all) are left out, each named in a line `left out: FILE:
+WORKLOAD ALLOC MODE #R (why)` before the pooled lines; a call with no plain run, or no run of a mode,
+adds no block to that mode's row, and a round without both runs no pair. Exit 0; 2 on bad usage (a file
+that cannot be read, or one with no run line).
 """
 import argparse
 import re
@@ -28,10 +30,23 @@ import sys
 import shift
 
 RUN_LINE = re.compile(r"^torch_workloads: run (?P<workload>\S+) (?P<alloc>\S+) (?P<mode>\S+) #(?P<round>\d+): "
-                      r"(?P<ms>[0-9.]+) ms/step(?: \(median host step (?P<step>[0-9.]+)\))?, "
-                      r"findings \S+, rc (?P<rc>\S+),(?P<rest>.*)$")
+                      r"(?:(?P<ms>[0-9.]+) ms/step(?: \(median host step (?P<step>[0-9.]+)\))?|no ms/step), "
+                      r"findings (?P<findings>.+?), rc (?P<rc>\S+),(?P<rest>.*)$")
 TOGETHER = re.compile(r", CPUs \S+$")
-ANY_RUN = re.compile(r"^torch_workloads: run \S+ \S+ \S+ #\d+: ")
+ANY_RUN = re.compile(r"^torch_workloads: run (?P<run>\S+ \S+ \S+ #\d+): ")
+
+
+def left_out_because(m):
+    """Why a run line cannot be pooled, or None."""
+    if not m:
+        return "unreadable run line"
+    if m["rc"] != "0":
+        return f"rc {m['rc']}"
+    if not m["ms"]:
+        return "no ms/step"
+    if m["findings"] == "no summary":
+        return "no streamlife summary"
+    return None
 
 
 def usage_error(text):
@@ -41,7 +56,7 @@ def usage_error(text):
 
 def read_call(path):
     """{(workload, alloc, mode): {"ms": [(round, value), ...], "step": [...]}} of one call's successful
-    runs, and whether the call ran its rounds' modes together."""
+    runs, whether the call ran its rounds' modes together, and the runs left out (with why)."""
     try:
         with open(path, errors="replace") as f:
             lines = f.read().splitlines()
@@ -49,17 +64,22 @@ def read_call(path):
         usage_error(f"cannot read '{path}': {e.strerror}")
     if not any(ANY_RUN.match(line) for line in lines):
         usage_error(f"'{path}' has no torch_workloads.py run line")
-    runs, together = {}, False
+    runs, together, left_out = {}, False, []
     for line in lines:
+        run = ANY_RUN.match(line)
+        if not run:
+            continue
         m = RUN_LINE.match(line)
-        if not m or m["rc"] != "0":
+        why = left_out_because(m)
+        if why:
+            left_out.append(f"{run['run']} ({why})")
             continue
         together |= bool(TOGETHER.search(m["rest"]))
         row = runs.setdefault((m["workload"], m["alloc"], m["mode"]), {"ms": [], "step": []})
         row["ms"].append((int(m["round"]), float(m["ms"])))
         if m["step"]:
             row["step"].append((int(m["round"]), float(m["step"])))
-    return runs, together
+    return runs, together, left_out
 
 
 def pooled_lines(calls, bar, confidence):
@@ -93,7 +113,11 @@ def main(argv):
     args = parser.parse_args(argv)
     if not 0 < args.confidence < 1:
         parser.error("--confidence must be between 0 and 1")
-    calls = [read_call(path) for path in args.outputs]
+    read = [read_call(path) for path in args.outputs]
+    for path, (_, _, left_out) in zip(args.outputs, read):
+        for run in left_out:
+            print(f"left out: {path}: {run}")
+    calls = [(runs, together) for runs, together, _ in read]
     lines = pooled_lines(calls, args.bar, args.confidence)
     if not lines:
         print("pool_calls.py: no validated mode has runs beside plain runs of its call")
