@@ -19,6 +19,13 @@ each mutant is a bug by construction:
   record-stream-loop a `t.record_stream(s)` outside any loop, on a tensor the function
                      allocates or takes as a `Tensor` parameter: wrapped in a loop.
                      Expected: streamlife-record-stream-in-loop.
+  record-stream-call-loop
+                     a call statement outside any loop, `helper(...)` or
+                     `self.helper(...)`, of a function of the same file (a method of
+                     the caller's class) that calls `x.record_stream(s)` outside any
+                     loop of its own and none inside one (x no parameter annotated
+                     with a type other than a tensor's): wrapped in a loop.
+                     Expected: streamlife-record-stream-in-loop at the call.
 
 The preconditions are checked within one function, in the model of
 streamlife's own vocabulary (a block's allocation stream is the current
@@ -37,13 +44,15 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-OPERATORS = ("drop-wait", "free-before-wait", "early-event", "drop-fresh-wait", "record-stream-loop")
+OPERATORS = ("drop-wait", "free-before-wait", "early-event", "drop-fresh-wait", "record-stream-loop",
+             "record-stream-call-loop")
 EXPECTED = {
     "drop-wait": {"streamlife-free-before-wait"},
     "free-before-wait": {"streamlife-free-before-wait"},
     "early-event": {"streamlife-missing-consumer-event", "streamlife-free-before-wait"},
     "drop-fresh-wait": {"streamlife-use-before-alloc"},
     "record-stream-loop": {"streamlife-record-stream-in-loop"},
+    "record-stream-call-loop": {"streamlife-record-stream-in-loop"},
 }
 
 CUR = "<current stream>"
@@ -66,6 +75,20 @@ def text(node):
         return ast.unparse(node)
     except Exception:  # noqa: BLE001 - ast.unparse of odd nodes
         return "?"
+
+
+def tensor_annotation(annotation):
+    """A parameter annotation that names a tensor type, optionally Optional:
+    `torch.Tensor`, `Parameter`, `DTensor`, `Optional[Tensor]`, `Tensor | None`
+    (as streamlife's annotationKind reads them)."""
+    t = annotation.strip().strip("'\"")
+    m = re.fullmatch(r"(?:typing\.)?Optional\[(.*)\]", t)
+    if m:
+        t = m.group(1).strip()
+    t = re.sub(r"\s*\|\s*None$|^None\s*\|\s*", "", t)
+    last = t.rsplit(".", 1)[-1]
+    return last in ("Tensor", "Parameter", "DTensor") or re.fullmatch(
+        r"(Float|Double|Half|BFloat16|Byte|Char|Short|Int|Long|Bool)Tensor", last) is not None
 
 
 def call_name(node):
@@ -482,6 +505,37 @@ class FileMutator:
         visit(self.tree, "")
         return out
 
+    def recorders(self):
+        """The qualified names of this file's functions that call
+        `x.record_stream(s)` as a statement outside any loop of theirs, and
+        none inside one (such a loop is the function's own finding), on a
+        receiver that is no parameter annotated with a type other than a
+        tensor's."""
+        if not hasattr(self, "_recorders"):
+            self._recorders = set()
+            for fn, q in self.functions():
+                fm = FunctionModel(fn, q)
+                outside = inside = False
+                for s in fm.simple():
+                    if isinstance(s.node, ast.Expr) and method(s.node.value)[1] == "record_stream":
+                        # A parameter annotated with anything but a tensor type
+                        # may be a class with a record_stream method of its own
+                        # (torchrec's KeyedTensor, a Pipelineable batch).
+                        root = method(s.node.value)[0]
+                        while isinstance(root, (ast.Attribute, ast.Subscript)):
+                            root = root.value
+                        param = fm.params.get(root.id) if isinstance(root, ast.Name) else None
+                        if param is not None and param.annotation is not None \
+                                and not tensor_annotation(text(param.annotation)):
+                            continue
+                        if s.loops:
+                            inside = True
+                        elif not s.capture:
+                            outside = True
+                if outside and not inside:
+                    self._recorders.add(q)
+        return self._recorders
+
     def mutants(self):
         out = []
         for fn, q in self.functions():
@@ -517,6 +571,7 @@ class FileMutator:
             out += self._consumer_sites(fm, ords, records, alloc, name, how)
             out += self._fresh_sites(fm, ords, records, alloc, name, how)
         out += self._record_stream_sites(fm, tracked)
+        out += self._record_stream_call_sites(fm)
         return out
 
     def _span_after(self, fm, alloc, name):
@@ -677,6 +732,37 @@ class FileMutator:
             new = blank_edit(old, n, f"for _streamlife_mutant in range(2): {body}")
             out.append(Mutant("record-stream-loop", self.rel, fm.qualname, n.lineno, new, diff_of(old, new),
                               {"receiver": "allocated here" if recv.id in tracked else "Tensor parameter"}))
+        return out
+
+    def _record_stream_call_sites(self, fm):
+        recorders = self.recorders()
+        cls = fm.qualname.rsplit(".", 1)[0] + "." if "." in fm.qualname else None
+        out = []
+        for s in fm.simple():
+            n = s.node
+            if s.loops or s.capture or not isinstance(n, ast.Expr) or not single_line(n) \
+                    or not isinstance(n.value, ast.Call):
+                continue
+            func = n.value.func
+            if isinstance(func, ast.Name):
+                callee = func.id
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and func.value.id == "self" and cls:
+                callee = cls + func.attr
+            else:
+                continue
+            if callee not in recorders or callee == fm.qualname:
+                continue
+            # A literal False or None argument may be the flag that skips the
+            # record (`keep_if(t, s, False)`): no bug by construction.
+            if any(isinstance(a, ast.Constant) and a.value in (False, None)
+                   for a in list(n.value.args) + [k.value for k in n.value.keywords]):
+                continue
+            old = self.lines
+            body = stmt_text(old, n)
+            new = blank_edit(old, n, f"for _streamlife_mutant in range(2): {body}")
+            out.append(Mutant("record-stream-call-loop", self.rel, fm.qualname, n.lineno, new,
+                              diff_of(old, new), {"callee": callee}))
         return out
 
     def _features(self, fm, alloc, name, how, use, wait, release):

@@ -39,6 +39,40 @@ def offload(t: torch.Tensor, s):
     t.record_stream(s)
 
 
+def offload_one(t, s):
+    offload(t, s)
+
+
+def offload_each(ts, s):
+    for t in ts:
+        t.record_stream(s)
+
+
+def offload_groups(groups, s):
+    offload_each(groups[0], s)
+
+
+class Batch:
+    def record_stream(self, s):
+        pass
+
+
+def batch_keep(batch: Batch, s):
+    batch.record_stream(s)
+
+
+def batch_once(batch, s):
+    batch_keep(batch, s)
+
+
+def param_keep(p: torch.nn.Parameter, s):
+    p.data.record_stream(s)
+
+
+def param_once(p, s):
+    param_keep(p, s)
+
+
 def kept(n, s, keep):
     buf = torch.empty(n, device="cuda")
     with torch.cuda.stream(s):
@@ -78,7 +112,8 @@ def constructed_in_between(n, s, fp8):
     return y, z
 '''
 PYTHON_EXPECTED = {("drop-wait", "pipeline"), ("free-before-wait", "pipeline"), ("early-event", "pipeline"),
-                   ("drop-fresh-wait", "pipeline"), ("record-stream-loop", "offload")}
+                   ("drop-fresh-wait", "pipeline"), ("record-stream-loop", "offload"),
+                   ("record-stream-call-loop", "offload_one"), ("record-stream-call-loop", "param_once")}
 
 CUDA = '''#include <cuda_runtime.h>
 

@@ -286,11 +286,17 @@ Value FunctionLowering::lowerUnknownCall(PyNode Call,
 }
 
 Value FunctionLowering::lowerComprehension(PyNode Expr) {
+  // Everything after the first iterable runs once an element: a loop for
+  // streamlife-record-stream-in-loop (`[t.record_stream(s) for t in ts]`).
+  // An expression has no break or continue, so the targets are never jumped to.
+  size_t Depth = Loops.size();
   for (PyNode Clause : Expr.namedChildren()) {
     if (Clause.is("for_in_clause")) {
       std::vector<PyNode> Iterables = Clause.fields("right");
       for (PyNode Iterable : Iterables)
         lowerExpr(Iterable);
+      if (Loops.size() == Depth)
+        Loops.push_back({Cur, Cur, Expr});
       PyNode Target = Clause.field("left");
       if (Iterables.size() != 1 ||
           !assignFromContainer(Target, Iterables.front(), Target))
@@ -300,11 +306,15 @@ Value FunctionLowering::lowerComprehension(PyNode Expr) {
     }
   }
   PyNode Body = Expr.field("body");
+  Value Result;
   if (Body.is("pair")) { // {k: v for ...}
     lowerExpr(Body.field("key"));
-    return lowerExpr(Body.field("value"));
+    Result = lowerExpr(Body.field("value"));
+  } else {
+    Result = lowerExpr(Body);
   }
-  return lowerExpr(Body);
+  Loops.resize(Depth);
+  return Result;
 }
 
 void FunctionLowering::bindConstructorStreams(const PyClassDef &Class,

@@ -176,7 +176,8 @@ struct CallArguments {
   }
 };
 
-/// A `for`/`while` being lowered: where `continue` and `break` go.
+/// A `for`/`while` being lowered: where `continue` and `break` go (a
+/// comprehension's element, a loop too, has neither).
 struct LoopTargets {
   unsigned Continue;
   unsigned Break;

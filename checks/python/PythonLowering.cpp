@@ -153,6 +153,13 @@ ValueKind FunctionLowering::kindOfName(PyNode Expr) {
     llvm::StringRef Attr = Expr.field("attribute").text();
     if (Attr == "grad" || Attr == "main_grad")
       return ValueKind::Tensor;
+    // `p.data`, `w.T`: a view of a tensor is a tensor (so `p.data`'s
+    // record_stream is the tensor's, not that of a class of the file that
+    // has a method of that name).
+    if ((Attr == "data" || Attr == "T" || Attr == "mT" || Attr == "H" ||
+         Attr == "mH" || Attr == "real" || Attr == "imag") &&
+        staticKind(Object) == ValueKind::Tensor)
+      return ValueKind::Tensor;
     return ValueKind::Unknown;
   }
   return ValueKind::Unknown;

@@ -59,6 +59,12 @@ def imported_helper(params, consumer):
         # CHECK-NOTES: {{.*}}offload_helpers.py:9:5: note: no automatic fix
 
 
+# A comprehension's element is called once an item.
+def comprehension(tensors, consumer):
+    return [keep(t, consumer) for t in tensors]
+    # CHECK-MESSAGES: :[[@LINE-1]]:13: warning: record_stream on 't' in 'keep', called inside a loop, hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
+
+
 # The record is decided by the caller's flag (flag-arguments.py): a call
 # that passes False records nothing.
 def keep_if(t, consumer, record):

@@ -58,3 +58,20 @@ def tensors_in_a_loop(tensors: list, side):
         t: torch.Tensor
         t.record_stream(side)
         # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: record_stream on 't' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
+
+
+# A view of a tensor (`p.data`, `w.T`) is a tensor too: its record_stream is
+# the allocator's, though the file has classes with a method of that name.
+def tensor_views_in_a_loop(params: list, side):
+    for p in params:
+        p: torch.nn.Parameter
+        p.data.record_stream(side)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: record_stream on 'p.data' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
+        p.T.record_stream(side)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: record_stream on 'p.T' inside a loop
+
+
+# ... and a view of something else is not known to be one.
+def views_of_batches(batches, side):
+    for b in batches:
+        b.data.record_stream(side)

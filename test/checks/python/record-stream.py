@@ -1,8 +1,9 @@
 # REQUIRES: checker
 # RUN: %check_streamlife_py %s streamlife-record-stream-in-loop
 #
-# t.record_stream(s) inside a loop (for, while; not a nested function) hands
-# buffer reuse to the allocator's event polling.
+# t.record_stream(s) inside a loop (for, while, a list, set or dict
+# comprehension's element; not a nested function, a lambda or a generator
+# expression) hands buffer reuse to the allocator's event polling.
 import torch
 
 
@@ -25,6 +26,25 @@ def in_while_loop(side, compute, queue):
         t.record_stream(compute)
         # CHECK-NOTES: :[[@LINE-1]]:9: warning: record_stream on 't' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
         # CHECK-NOTES: :[[@LINE-4]]:5: note: inside this loop
+
+
+# A comprehension runs its element once an item.
+def in_comprehension(tensors, compute):
+    [t.record_stream(compute) for t in tensors]
+    # CHECK-NOTES: :[[@LINE-1]]:6: warning: record_stream on 't' inside a loop hands buffer reuse to the allocator's event polling; record an event on the consumer stream and make the allocation stream wait on it before the release
+    # CHECK-NOTES: :[[@LINE-2]]:5: note: inside this loop
+    # CHECK-NOTES: :[[@LINE-3]]:6: note: no automatic fix: instead, keep 't' with an event recorded on the consumer stream after its use in a keepalive queue, and drop it only after the allocation stream waited on that event
+
+
+def in_dict_comprehension(named, compute):
+    return {k: v.record_stream(compute) for k, v in named.items()}
+    # CHECK-MESSAGES: :[[@LINE-1]]:16: warning: record_stream on 'v' inside a loop
+
+
+# A generator expression runs later, or never: not analysed.
+def in_generator(tensors, compute):
+    gen = (t.record_stream(compute) for t in tensors)
+    return gen
 
 
 # A one-off hand-off outside any loop is the API's intended use.
