@@ -1,4 +1,4 @@
-"""The C++ mutation engine: the five operators of mutate_python.py at every
+"""The C++ mutation engine: the first five operators of mutate_python.py at every
 site of a correct pattern in the corpus' C++/CUDA translation units, on two
 front ends:
 
@@ -38,6 +38,10 @@ from dataclasses import dataclass
 import corpus
 import cxx_syntax as cx
 import measure
+
+# Python's first five (record-stream-call-loop, a helper call wrapped in a
+# loop, is Python's alone so far).
+OPERATORS = ("drop-wait", "free-before-wait", "early-event", "drop-fresh-wait", "record-stream-loop")
 import precision
 from mutate_python import Mutant
 

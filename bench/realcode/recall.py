@@ -142,11 +142,21 @@ def run(ready, o, tools, flagctx, log=sys.stderr):
     return out
 
 
+def mutate_cpp_operators():
+    """The C++ engine's operators (mutate_cpp.OPERATORS; Python's when it is absent)."""
+    try:
+        import mutate_cpp
+    except ImportError:
+        return mutate_python.OPERATORS
+    return mutate_cpp.OPERATORS
+
+
 def summarize(rows):
     table, misses, errors, mutants = [], [], [], []
     front_ends = sorted({r[0] for r in rows})
     for fe in front_ends:
-        for op in mutate_python.OPERATORS:
+        operators = mutate_python.OPERATORS if fe == "python" else mutate_cpp_operators()
+        for op in operators:
             sel = [r for r in rows if r[0] == fe and r[2].operator == op]
             judged = [r for r in sel if r[3]["verdict"] != "error"]
             found = sum(1 for r in judged if r[3]["verdict"] == "found")
