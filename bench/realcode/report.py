@@ -64,6 +64,8 @@ def totals(py, cpp, triage_of):
             "crashes": sum(len(r["crashes"]) for r in cpp), "findings": len(f), **v,
             "streamlife_cpu": _sum_time(cpp, "streamlife"), "syntax_cpu": _sum_time(cpp, "syntax"),
             "syntax_cached_cpu": sum(r["time"].get("syntax", {}).get("cached_cpu", 0.0) for r in cpp),
+            "fresh_syntax_cpu": sum(r["time"].get("syntax", {}).get("fresh_cpu", 0.0) for r in cpp),
+            "fresh_streamlife_cpu": sum(r["time"].get("streamlife", {}).get("fresh_cpu", 0.0) for r in cpp),
         }
     return out
 
@@ -86,7 +88,11 @@ def totals_lines(t):
             f"{c['crashes']} crashes, {c['findings']} findings: {c['true']} true, {c['advice']} advice, "
             f"{c['false']} false, {c['untriaged']} untriaged; CPU streamlife {c['streamlife_cpu']:.1f} s, "
             f"clang++ -fsyntax-only {c['syntax_cpu']:.1f} s ({_ratio(c['streamlife_cpu'], c['syntax_cpu'])}x)"
-            + (f"; {c['syntax_cached_cpu']:.1f} s of the baseline's CPU measured by an earlier run (--syntax-cache)"
+            + (f"; {c['syntax_cached_cpu']:.1f} s of the baseline's CPU measured by an earlier run (--syntax-cache), "
+               "under another load: "
+               + (f"on the units whose baseline this run measured, {c['fresh_streamlife_cpu']:.1f} s against "
+                  f"{c['fresh_syntax_cpu']:.1f} s ({_ratio(c['fresh_streamlife_cpu'], c['fresh_syntax_cpu'])}x)"
+                  if c.get("fresh_syntax_cpu") else "no unit's baseline was measured by this run")
                if c.get("syntax_cached_cpu") else ""))
     return lines
 
