@@ -57,8 +57,9 @@ class BodyScan : public RecursiveASTVisitor<BodyScan> {
 public:
   BodyScan(const RecordStreamCallGraph &Graph,
            const llvm::StringSet<> &Functions, const SourceManager &SM,
-           const LangOptions &LangOpts)
-      : Graph(Graph), Functions(Functions), SM(SM), LangOpts(LangOpts) {}
+           const LangOptions &LangOpts, RecordStreamCallGraph::Scanned &Out)
+      : Graph(Graph), Functions(Functions), SM(SM), LangOpts(LangOpts),
+        Out(Out) {}
 
   bool TraverseLambdaExpr(LambdaExpr *) { return true; }
   bool TraverseBlockExpr(BlockExpr *) { return true; }
@@ -72,24 +73,15 @@ public:
   bool VisitCallExpr(CallExpr *Call) {
     if (isRecordStreamCall(Call, Functions)) {
       if (Loops > 0)
-        RecordsInLoop = true;
-      else if (!Record)
-        Record = core::RecordStreamCall<SourceLocation>{
+        Out.RecordsInLoop = true;
+      else if (!Out.Record)
+        Out.Record = core::RecordStreamCall<SourceLocation>{
             Call->getBeginLoc(), recordedBuffer(Call, SM, LangOpts)};
     } else if (const FunctionDecl *Callee = Graph.definedCallee(Call)) {
-      Calls.push_back({Callee, Call->getBeginLoc(), Loops > 0});
+      Out.Calls.push_back({Callee, Call->getBeginLoc(), Loops > 0});
     }
     return true;
   }
-
-  bool RecordsInLoop = false;
-  std::optional<core::RecordStreamCall<SourceLocation>> Record;
-  struct Call {
-    const FunctionDecl *Callee;
-    SourceLocation At;
-    bool InLoop;
-  };
-  std::vector<Call> Calls;
 
 private:
   template <typename Traverse> bool inLoop(Traverse T) {
@@ -103,6 +95,7 @@ private:
   const llvm::StringSet<> &Functions;
   const SourceManager &SM;
   const LangOptions &LangOpts;
+  RecordStreamCallGraph::Scanned &Out;
   unsigned Loops = 0;
 };
 
@@ -112,13 +105,10 @@ const RecordStreamCallGraph::Scanned &RecordStreamCallGraph::scan(Node F) {
   std::unique_ptr<Scanned> &Entry = Bodies[F];
   if (Entry)
     return *Entry;
-  BodyScan Scan(*this, Functions, SM, LangOpts);
-  Scan.TraverseStmt(F->getBody());
-  Entry = std::make_unique<Scanned>();
-  Entry->RecordsInLoop = Scan.RecordsInLoop;
-  Entry->Record = std::move(Scan.Record);
-  for (const BodyScan::Call &C : Scan.Calls)
-    Entry->Calls.push_back({C.Callee, C.At, C.InLoop});
+  auto Body = std::make_unique<Scanned>();
+  BodyScan(*this, Functions, SM, LangOpts, *Body)
+      .TraverseStmt(F->getBody());
+  Entry = std::move(Body);
   return *Entry;
 }
 

@@ -63,7 +63,7 @@ public:
   }
   std::string name(Node F) const { return F->getQualifiedNameAsString(); }
 
-private:
+  /// What a function body holds for the search, read once.
   struct Scanned {
     bool RecordsInLoop = false;
     std::optional<core::RecordStreamCall<Site>> Record;
@@ -74,6 +74,8 @@ private:
     };
     std::vector<Call> Calls;
   };
+
+private:
   const Scanned &scan(Node F);
 
   const llvm::StringSet<> &Functions;
