@@ -41,6 +41,7 @@
 
 #include "PythonModuleSet.h"
 #include "Findings.h"
+#include "RecordStreamReach.h"
 #include "StreamIR.h"
 
 #include <map>
@@ -65,11 +66,7 @@ struct RecordStreamInLoop {
   /// Through calls: from the function the loop calls down to the one that
   /// calls record_stream, each function's name and where it calls the next
   /// (the last: its record_stream call). Empty for a direct call.
-  struct Hop {
-    std::string Function;
-    ir::SiteId Site = ir::NoId;
-  };
-  std::vector<Hop> Through;
+  std::vector<core::RecordStreamReach<ir::SiteId>::Hop> Through;
 };
 
 struct LoweredPython {

@@ -63,11 +63,9 @@ void reportRecordStreamThroughCalls(LoweringContext &Ctx) {
     if (!It->second)
       continue;
     Reported.insert(Call.Call);
-    RecordStreamInLoop Finding{Call.Call, It->second->Buffer,
-                               Ctx.site(*Call.File, Call.Loop), {}};
-    for (const auto &Hop : It->second->Hops)
-      Finding.Through.push_back({Hop.Function, Hop.At});
-    Ctx.Out.RecordStreamInLoops.push_back(std::move(Finding));
+    Ctx.Out.RecordStreamInLoops.push_back({Call.Call, It->second->Buffer,
+                                           Ctx.site(*Call.File, Call.Loop),
+                                           It->second->Hops});
   }
 }
 

@@ -54,13 +54,13 @@ void reportRecordStreamInLoop(const RecordStreamInLoop &Finding,
   D.Message = std::move(Words.Message);
   D.Notes.push_back({Finding.Loop, std::move(Words.LoopNote)});
   for (size_t I = 0; I + 1 < Through.size(); ++I)
-    D.Notes.push_back({Through[I].Site,
+    D.Notes.push_back({Through[I].At,
                        core::callsHere(Through[I].Function,
                                        Through[I + 1].Function)});
-  D.Notes.push_back({Through.back().Site,
+  D.Notes.push_back({Through.back().At,
                      core::recordStreamCalledHere(Through.back().Function,
                                                   Finding.Buffer)});
-  D.Notes.push_back({Through.back().Site, std::move(Words.Advice)});
+  D.Notes.push_back({Through.back().At, std::move(Words.Advice)});
   Out.push_back(std::move(D));
 }
 
