@@ -173,7 +173,8 @@ def run_streamlife_python(args, source, tmp):
     for line in result.stdout.splitlines():
         warning = re.search(r": (warning|error): .*\[([a-z0-9-]+)\]$", line)
         if warning:
-            keep = warning.group(2) == args.check_name
+            # A comma-separated list, as clang-tidy's -checks takes it.
+            keep = warning.group(2) in args.check_name.split(",")
             line = line[:warning.start(2) - 2]
         if keep:
             kept.append(line)

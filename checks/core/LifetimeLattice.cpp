@@ -445,6 +445,17 @@ void LifetimeState::join(const LifetimeState &Other) {
     It->second.Pending |= Work.Pending;
     It->second.Facts.meet(Work.Facts);
   }
+  // Must: a pool point is known only where both paths know it.
+  for (auto It = PoolSince.begin(); It != PoolSince.end();) {
+    auto Found = Other.PoolSince.find(It->first);
+    if (Found == Other.PoolSince.end()) {
+      It = PoolSince.erase(It);
+      continue;
+    }
+    It->second.Pending |= Found->second.Pending;
+    It->second.Facts.meet(Found->second.Facts);
+    ++It;
+  }
 }
 
 bool operator==(const LifetimeState &A, const LifetimeState &B) {
@@ -454,6 +465,7 @@ bool operator==(const LifetimeState &A, const LifetimeState &B) {
          A.NonBlockingStreams == B.NonBlockingStreams &&
          A.CurrentStack == B.CurrentStack &&
          A.CurrentUnknown == B.CurrentUnknown && A.Entry == B.Entry &&
+         A.PoolSince == B.PoolSince &&
          A.RacyReleases == B.RacyReleases && A.Deferred == B.Deferred &&
          A.AllocatesOn == B.AllocatesOn &&
          A.GroupsMerged == B.GroupsMerged;

@@ -295,6 +295,12 @@ struct LifetimeState {
   std::map<std::pair<StreamKey, StreamKey>, SiteList> RacyReleases;
   /// The caller's earlier work per stream (see EntryWork).
   std::map<StreamKey, EntryWork> Entry;
+  /// Per stream with a caching pool: its work up to the last point a block
+  /// may have gone back to the pool (function entry for the caller's
+  /// releases, then every release there and every piece of unseen work on
+  /// it; see ir::Inst::EnqueuesNothing), with who is ordered after that
+  /// point. A stream missing here had paths disagree: nothing is known.
+  std::map<StreamKey, EntryWork> PoolSince;
   /// Caching releases waiting for their judgement (see DeferredRelease).
   std::map<DeferredKey, DeferredRelease> Deferred;
   /// Streams this function allocates on, on some path: a call to it is a

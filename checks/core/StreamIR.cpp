@@ -35,6 +35,7 @@ llvm::StringRef kindName(OpKind Kind) {
   case OpKind::PushCurrentStream: return "push-current";
   case OpKind::PopCurrentStream: return "pop-current";
   case OpKind::Call: return "call";
+  case OpKind::UnseenWork: return "unseen-work";
   }
   return "?";
 }
@@ -76,6 +77,8 @@ std::string describe(const Module &M, const Inst &I) {
     OS << " owned";
   if (I.Kind == OpKind::Allocate && !I.Fresh)
     OS << " unknown-origin";
+  if (I.Kind == OpKind::Allocate && I.EnqueuesNothing)
+    OS << " enqueues-nothing";
   if (I.Kind == OpKind::TakeEntry)
     OS << (I.Oldest ? " oldest" : " newest");
   if (I.OnOperandDevice)

@@ -240,6 +240,13 @@ enum class OpKind : uint8_t {
   /// return value. Runs with the caller's current stream as the callee's
   /// entry current stream.
   Call,
+  /// Work the front end cannot see may run on Stream here (a call to a
+  /// function it does not know, a kernel launcher): besides what the front
+  /// end says of its operands, it may allocate and release temporaries
+  /// there, so a caching pool of Stream may have been handed blocks whose
+  /// last work is this point's (see Inst::EnqueuesNothing). Unknown
+  /// stream: any stream's.
+  UnseenWork,
 };
 
 /// An actual argument of a Call, by the callee's parameter position.
@@ -281,6 +288,12 @@ struct Inst {
   /// release. False: judged at the release (stream-ordered pools, whose
   /// free may hand the bytes out from the free's point on).
   bool Caching = false;
+  /// Allocate, with Caching: the allocation enqueues no work of its own
+  /// (torch.empty, not torch.zeros). Its block was last released to
+  /// Stream's pool no later than the last release or unseen work there, so
+  /// a stream that waited for Stream after that point is ordered after
+  /// every earlier tenant's work: for it the allocation is complete.
+  bool EnqueuesNothing = false;
   ValueKind Value = ValueKind::Buffer; ///< Bind, Move, Kill.
   bool Oldest = true;              ///< TakeEntry: FIFO (else LIFO) end.
   /// Use on the current stream: an operation that runs on the current
@@ -318,6 +331,14 @@ struct Function {
   std::vector<NameId> Params;
   /// The name that `return e` binds (Bind(Return, e)); NoId if none.
   NameId Return = NoId;
+  /// The parameter that holds the caller's current stream, for a front end
+  /// that passes it as one (Python: the last); NoId where the caller's
+  /// current stream is StreamRef::Current at entry (clang).
+  NameId CurrentStreamParam = NoId;
+  /// Stream parameters that every call of the function the front end saw
+  /// (at least one) passes its own current stream for: in the function
+  /// they are the entry current stream (see markCurrentStreamParameters).
+  std::vector<NameId> CurrentStreamParams;
   /// False when the front end could not lower the body (then calls to it
   /// do nothing, as calls to unknown functions).
   bool Lowered = true;

@@ -28,7 +28,8 @@ bool hasWork(const ObjectState &Object) {
 }
 
 /// Calls \p Callback on every piece of pending stream work: consumer uses,
-/// allocations not yet known complete, and the caller's earlier work.
+/// allocations not yet known complete, the caller's earlier work, and each
+/// caching pool's last release point.
 template <typename Fn> void forEachWork(LifetimeState &State, Fn Callback) {
   for (auto It = State.Objects.begin(); It != State.Objects.end(); ++It) {
     // An object without pending work stays shared (see SharedMap.h).
@@ -49,6 +50,9 @@ template <typename Fn> void forEachWork(LifetimeState &State, Fn Callback) {
       State.GroupsMerged = true;
   }
   for (auto &[Key, Work] : State.Entry)
+    if (Work.Pending)
+      Callback(Key, Work.Facts);
+  for (auto &[Key, Work] : State.PoolSince)
     if (Work.Pending)
       Callback(Key, Work.Facts);
 }
@@ -169,6 +173,14 @@ LifetimeState Transfer::entryState() const {
       AddStream(I.Stream);
       AddStream(I.Stream2);
     }
+  // Every call passes its current stream for these: they are that stream.
+  for (NameId Param : F.CurrentStreamParams)
+    State.StreamAliases[Param] = F.CurrentStreamParam != NoId
+                                     ? StreamKey::named(F.CurrentStreamParam)
+                                     : StreamKey::entryCurrent();
+  // The caller's releases to every pool came before the call.
+  for (const auto &[Key, Work] : State.Entry)
+    State.PoolSince[Key];
   return State;
 }
 
@@ -236,12 +248,21 @@ void Transfer::allocate(const Inst &I, const StreamKey &S,
   // releases this allocation's rebinding makes come after it.
   reuseOpportunity(S, I.Site, State);
   State.AllocatesOn.insert(S);
+  // An allocation that enqueues nothing is done, for a stream, once that
+  // stream is ordered after its block's earlier tenants: after the pool's
+  // last release point (see ir::Inst::EnqueuesNothing).
+  const EntryWork *Pool = nullptr;
+  if (I.Fresh && I.Caching && I.EnqueuesNothing)
+    if (auto Found = State.PoolSince.find(S); Found != State.PoolSince.end())
+      Pool = &Found->second;
   for (NameId Name : I.Names) {
     ObjectState Fresh;
     Fresh.AllocSite = I.Fresh ? I.Site : NoId;
     Fresh.AllocName = Name;
     Fresh.AllocStream = S;
-    Fresh.AllocPending = I.Fresh;
+    Fresh.AllocPending = I.Fresh && (!Pool || Pool->Pending);
+    if (Pool)
+      Fresh.AllocFacts = Pool->Facts;
     Fresh.Own = I.Own;
     Fresh.ReleaseStream = S;
     Fresh.Caching = I.Caching;
@@ -398,6 +419,8 @@ void Transfer::releaseObject(ObjectId Id, NameId Name,
     State.Objects[Id];
     Found = State.Objects.find(Id);
   }
+  // The block may go back to R's pool here.
+  poolReleasePoint(R, State);
   if (Found->second.Escaped)
     return;
   ObjectState &Object = State.Objects.mutableAt(Found);
@@ -438,6 +461,13 @@ void Transfer::releaseObject(ObjectId Id, NameId Name,
   Object.AllocPending = false;
   if (Object.EntryReleases.empty())
     State.Objects.erase(Found); // keep states small: nothing left to say
+}
+
+void Transfer::poolReleasePoint(const std::optional<StreamKey> &S,
+                                LifetimeState &State) const {
+  for (auto &[Key, Work] : State.PoolSince)
+    if (!S || Key == *S)
+      Work = EntryWork();
 }
 
 void Transfer::judgeRelease(SiteId Site, NameId Name, const StreamKey &R,
@@ -625,6 +655,9 @@ void Transfer::syncWhere(
       return Done(G.Stream, G.Facts);
     });
   for (auto &[Key, Work] : State.Entry)
+    if (Work.Pending && Done(Key, Work.Facts))
+      Work.Pending = false;
+  for (auto &[Key, Work] : State.PoolSince)
     if (Work.Pending && Done(Key, Work.Facts))
       Work.Pending = false;
 }
@@ -852,6 +885,8 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
     break;
   case OpKind::Use:
     use(I, *S, State);
+    // The operation may have released temporaries of its own there.
+    poolReleasePoint(S, State);
     break;
   case OpKind::RecordEvent:
     if (I.Event != NoId)
@@ -960,6 +995,8 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
       forget(Name, State);
     break;
   case OpKind::Escape:
+    // Stored where a value it replaces is released unseen (`d[k] = t`).
+    poolReleasePoint(std::nullopt, State);
     for (NameId Name : I.Names)
       for (ObjectId Id : objectsOf(Name, State)) {
         ObjectState &Object = State.Objects[Id];
@@ -979,7 +1016,12 @@ void Transfer::apply(const Inst &I, LifetimeState &State) const {
       State.CurrentStack.pop_back();
     break;
   case OpKind::Call:
+    // The callee's releases are not in its summary's terms.
+    poolReleasePoint(std::nullopt, State);
     call(I, State);
+    break;
+  case OpKind::UnseenWork:
+    poolReleasePoint(S, State);
     break;
   }
   // A host wait completed deferred uses, or a wait ordered them before their

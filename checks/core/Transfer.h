@@ -220,6 +220,11 @@ private:
   void kill(NameId Name, ir::ValueKind Value, SiteId Site,
             LifetimeState &State) const;
   void call(const ir::Inst &I, LifetimeState &State) const;
+  /// A block may go back to \p S's caching pool here (any pool's when \p S
+  /// is unknown): the pool's last release point moves to this point, with
+  /// nothing yet ordered after it (see LifetimeState::PoolSince).
+  void poolReleasePoint(const std::optional<StreamKey> &S,
+                        LifetimeState &State) const;
 
   const ir::Module &M;
   const ir::Function &F;

@@ -221,6 +221,12 @@ std::optional<bool> cudaDeviceAnswer(llvm::StringRef QualifiedName) {
   return std::nullopt;
 }
 
+bool allocatesOnly(const PyApiRow &Row) {
+  static const llvm::StringLiteral Empty[] = {
+      "torch.empty", "torch.empty_strided", "torch.empty_like", ".new_empty"};
+  return llvm::is_contained(Empty, Row.Pattern);
+}
+
 unsigned apiTableSize() {
   return std::size(FunctionRows) + std::size(MethodRows);
 }

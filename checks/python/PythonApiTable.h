@@ -115,6 +115,11 @@ bool isTensorLibraryFunction(llvm::StringRef QualifiedName);
 /// CUDA would skip a wait is no path.
 std::optional<bool> cudaDeviceAnswer(llvm::StringRef QualifiedName);
 
+/// True for the factories that allocate and write nothing (`torch.empty`,
+/// `t.new_empty`): no work of theirs is enqueued, so the block's earlier
+/// tenants are all a stream using it must be ordered after.
+bool allocatesOnly(const PyApiRow &Row);
+
 /// The number of rows, for the bench and tests.
 unsigned apiTableSize();
 

@@ -85,7 +85,7 @@ void FunctionLowering::use(const std::vector<Value> &Operands, StreamRef Stream,
     F.Blocks[Cur].Insts.push_back(std::move(I));
 }
 
-Value FunctionLowering::allocate(PyNode At, NameId Hint) {
+Value FunctionLowering::allocate(PyNode At, NameId Hint, bool EnqueuesNothing) {
   SiteId Site = site(At);
   NameId Result = temp(Hint != NoId ? M.name(Hint).Spelling : At.text(), Site);
   ir::Inst &I = emit(OpKind::Allocate, Site);
@@ -93,6 +93,7 @@ Value FunctionLowering::allocate(PyNode At, NameId Hint) {
   I.Stream = current();
   I.Own = ir::Ownership::Owned;
   I.Caching = true; // PyTorch's caching allocator
+  I.EnqueuesNothing = EnqueuesNothing;
   return {ValueKind::Tensor, Result, true, {}};
 }
 
@@ -212,6 +213,9 @@ Value FunctionLowering::lowerUnknownCall(PyNode Call,
   // (keepsArguments) or they are a container's entries, which the callee may
   // pop and drop.
   SiteId Site = Call ? site(Call) : NoId;
+  // Whatever it does on the current stream, it may release temporaries
+  // there.
+  emit(OpKind::UnseenWork, Site).Stream = current();
   llvm::SmallVector<NameId, 4> Passed;
   for (const Value &V : Operands) {
     if (V.Name != NoId && mayHoldBuffer(V.Kind))
@@ -657,7 +661,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
     lowerArguments(Call);
     if (makesHostTensor(Call, /*DefaultsToHost=*/true))
       return hostTensor();
-    Value Made = allocate(Call, Hint);
+    Value Made = allocate(Call, Hint, allocatesOnly(Row));
     // `torch.tensor(data, device="cuda")` builds the tensor from host data
     // (a list, a tuple, a number, a numpy array) and copies it with a
     // blocking copy: the current stream is synchronized before it returns,
@@ -684,7 +688,7 @@ Value FunctionLowering::lowerApi(const PyApiRow &Row, PyNode Call,
                             Source.Kind == ValueKind::HostTensor;
     if (OnHost)
       return hostTensor();
-    return allocate(Call, Hint);
+    return allocate(Call, Hint, allocatesOnly(Row));
   }
   case PyOp::TensorOp: {
     std::vector<Value> Operands = lowerArguments(Call);

@@ -417,7 +417,8 @@ private:
   /// `t.data_ptr()`: the tensor whose device address \p Expr is.
   std::optional<NameId> addressOf(PyNode Expr);
   std::vector<Value> lowerArguments(PyNode Call);
-  Value allocate(PyNode At, NameId Hint);
+  /// EnqueuesNothing: the factory writes nothing (ir::Inst::EnqueuesNothing).
+  Value allocate(PyNode At, NameId Hint, bool EnqueuesNothing = false);
   void use(const std::vector<Value> &Operands, StreamRef Stream, SiteId Site);
   StreamRef resolveStream(PyNode Expr);
   StreamRef current() const { return CurrentStack.back(); }

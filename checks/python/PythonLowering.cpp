@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PythonFunctionLowering.h"
+#include "CallerStreams.h"
 
 #include <cassert>
 #include <functional>
@@ -565,6 +566,7 @@ void FunctionLowering::lowerFunction() {
     F.Params.push_back(P.empty() ? NoId : local(P));
   EntryCurrent = M.addName({UnnamedCurrentStream.str(), Id, NoId});
   F.Params.push_back(EntryCurrent);
+  F.CurrentStreamParam = EntryCurrent;
   CurrentStack.push_back(StreamRef::named(EntryCurrent));
 
   lowerBodyPerValueClass(Node.field("body"));
@@ -710,6 +712,7 @@ void FunctionLowering::lowerModuleBody() {
   scanLocals(Root);
   EntryCurrent = M.addName({UnnamedCurrentStream.str(), Id, NoId});
   F.Params.push_back(EntryCurrent);
+  F.CurrentStreamParam = EntryCurrent;
   CurrentStack.push_back(StreamRef::named(EntryCurrent));
   lowerBlock(Root);
   endStatement();
@@ -780,6 +783,13 @@ LoweredPython lowerPython(PyModuleSet &Set) {
     }
     callees(Id);
   }
+  // A specialization's calls are calls of the function it lowers again.
+  core::markCurrentStreamParameters(Out.Module, [&](ir::FunctionId Id) {
+    if (Id < Ctx.FirstSpecialization ||
+        Id - Ctx.FirstSpecialization >= Ctx.Specializations.size())
+      return Id;
+    return Ctx.Ids.at(Ctx.Specializations[Id - Ctx.FirstSpecialization].Def);
+  });
   reportRecordStreamThroughCalls(Ctx);
   return Out;
 }

@@ -385,6 +385,35 @@ AttributeFact classifyCreation(const PyFile &File, PyNode Expr) {
 
 namespace {
 
+/// What a dataclass field's default_factory makes per object:
+/// `field(default_factory=lambda: E)` what E makes, `field(default_factory=
+/// torch.cuda.current_stream)` what calling it makes. Nothing for any other
+/// value.
+AttributeFact dataclassFactoryFact(const PyFile &File, PyNode Value) {
+  if (!Value || !Value.is("call"))
+    return {};
+  // Spelled as written: the definitions are read without the file's
+  // imports (`from dataclasses import field` is the usual spelling).
+  llvm::StringRef Callee = Value.field("function").text();
+  if (Callee != "dataclasses.field" && Callee != "field")
+    return {};
+  for (PyNode Arg : Value.field("arguments").namedChildren()) {
+    if (!Arg.is("keyword_argument") ||
+        Arg.field("name").text() != "default_factory")
+      continue;
+    PyNode Factory = Arg.field("value");
+    if (Factory.is("lambda"))
+      return classifyCreation(File, Factory.field("body"));
+    if (const PyApiRow *Row = classifyFunction(qualifiedCallee(File, Factory))) {
+      if (Row->Op == PyOp::CurrentStream)
+        return {ValueKind::Stream, true};
+      if (Row->Op == PyOp::CreateStream)
+        return {ValueKind::Stream, false};
+    }
+  }
+  return {};
+}
+
 /// What \p Source defines (see PyDefinitions), read anew.
 std::shared_ptr<const PyDefinitions>
 readDefinitions(const std::shared_ptr<const PySourceFile> &Source,
@@ -427,10 +456,17 @@ readDefinitions(const std::shared_ptr<const PySourceFile> &Source,
       if (Member.is("expression_statement") && !Member.namedChildren().empty()) {
         PyNode Field = Member.namedChildren().front();
         if (Field.is("assignment") && Field.field("left").is("identifier") &&
-            Field.field("type"))
+            Field.field("type")) {
           if (ValueKind K = annotationKind(Field.field("type").text());
               K != ValueKind::Unknown)
             Class->Attributes[Field.field("left").text()] = {K, false};
+          // `compute: Stream = field(default_factory=lambda:
+          // torch.cuda.current_stream())`: made per object, as
+          // `self.compute = torch.cuda.current_stream()` in __init__ is.
+          if (AttributeFact Made = dataclassFactoryFact(File, Field.field("right"));
+              Made.Kind == ValueKind::Stream && Made.IsCurrentStream)
+            Class->Attributes[Field.field("left").text()] = Made;
+        }
       }
     }
     Definitions->Classes[Class->Name] = std::move(Class);

@@ -167,12 +167,14 @@ def event_record_and_wait_under_one_flag(x, n, aux, ready, use_aux=True):
     return out
 
 
-# Its twin records the event before the allocation: the copy in which the
-# flag is true waits for an event that does not cover it.
+# Its twin records the event before an allocation that writes (torch.zeros
+# fills the block on the current stream after the record): the copy in which
+# the flag is true waits for an event that does not cover the fill.
+# (torch.empty there would be safe: see wait-before-empty.py.)
 def event_recorded_before_the_allocation(x, n, aux, ready, use_aux=True):
     if use_aux:
         ready.record()
-    out = torch.empty(n, device=x.device)
+    out = torch.zeros(n, device=x.device)
     if use_aux:
         with torch.cuda.stream(aux):
             ready.wait()

@@ -1,0 +1,73 @@
+# REQUIRES: checker
+# RUN: %check_streamlife_py %s streamlife-use-before-alloc,streamlife-free-before-wait
+#
+# A helper handed a stream parameter, which it allocates for on the current
+# stream and writes on the stream it is given. Where every call of it passes
+# the caller's current stream, the parameter is the current stream and the
+# helper is right; where some call passes another stream (or none is seen),
+# the helper may be given any stream and the finding stands. (Found on
+# held-out code: Triton-distributed's ring reductions, handed
+# `torch.cuda.current_stream()` by their one caller.)
+import torch
+
+
+def reduce_on(scatter_out: torch.Tensor, stream: torch.cuda.Stream):
+    output = torch.empty(scatter_out.shape, device=scatter_out.device)
+    with torch.cuda.stream(stream):
+        output.copy_(scatter_out)
+    return output
+
+
+def gemm_reduce(a, b):
+    current_stream = torch.cuda.current_stream()
+    out = torch.matmul(a, b)
+    return reduce_on(out, current_stream)
+
+
+def gemm_reduce_keyword(a, b):
+    return reduce_on(torch.matmul(a, b), stream=torch.cuda.current_stream())
+
+
+# Called once with another stream: the helper's own finding stands.
+def copy_on(src: torch.Tensor, stream: torch.cuda.Stream):
+    dst = torch.empty(src.shape, device=src.device)
+    with torch.cuda.stream(stream):
+        dst.copy_(src)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'dst' is used on stream 'stream' before 'stream' is ordered after its allocation on the current stream
+    return dst
+
+
+def copy_here(x):
+    return copy_on(x, torch.cuda.current_stream())
+
+
+def copy_aside(x, side: torch.cuda.Stream):
+    side.wait_stream(torch.cuda.current_stream())
+    return copy_on(x, side)
+
+
+# Never called here: any stream.
+def fill_on(n, stream: torch.cuda.Stream):
+    buf = torch.empty(n, device="cuda")
+    with torch.cuda.stream(stream):
+        buf.fill_(1)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'buf' is used on stream 'stream' before 'stream' is ordered after its allocation on the current stream
+    return buf
+
+
+# The current stream of the caller is the one at the call: a call made
+# under `with torch.cuda.stream(s)` passing current_stream() passes s, which
+# is the helper's entry current stream too.
+def scale_on(x: torch.Tensor, stream: torch.cuda.Stream):
+    y = torch.empty(x.shape, device=x.device)
+    with torch.cuda.stream(stream):
+        torch.mul(x, 2, out=y)
+    return y
+
+
+def scale_aside(x, side: torch.cuda.Stream):
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        y = scale_on(x, torch.cuda.current_stream())
+    torch.cuda.current_stream().wait_stream(side)
+    return y
