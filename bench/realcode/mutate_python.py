@@ -8,7 +8,10 @@ each mutant is a bug by construction:
                      buffer's last use on C), then the buffer is released: the wait
                      is removed. Expected: streamlife-free-before-wait.
   free-before-wait   the same pattern with an explicit release (`del b`, `b = None`)
-                     in the wait's block: the release is moved before the wait.
+                     in the wait's block and an allocation on A between the last use
+                     and the wait: the release is moved before that allocation (the
+                     caching allocator hands a released block only to a later
+                     allocation on A, so without one the move is no bug).
                      Expected: streamlife-free-before-wait.
   early-event        the same pattern with an event: the record is moved before the
                      buffer's last use on C. Expected: streamlife-missing-consumer-event
@@ -229,6 +232,20 @@ def own_nodes(stmt):
 
 def names_loaded(stmt, name):
     return [x for x in own_nodes(stmt) if isinstance(x, ast.Name) and x.id == name and isinstance(x.ctx, ast.Load)]
+
+
+EMPTY_FACTORIES = {"empty", "empty_like", "empty_strided", "new_empty"}
+
+
+def writes_nothing(expr):
+    """A factory that allocates and enqueues nothing (`torch.empty`,
+    `t.new_empty`): streamlife's ir::Inst::EnqueuesNothing."""
+    if not isinstance(expr, ast.Call):
+        return False
+    n = call_name(expr)
+    if n.startswith("torch.") and n.rsplit(".", 1)[-1] in EMPTY_FACTORIES:
+        return True
+    return method(expr)[1] == "new_empty"
 
 
 def is_cuda_alloc(expr, tracked):
@@ -637,13 +654,21 @@ class FileMutator:
                     and isinstance(release.node, (ast.Delete, ast.Assign)) and (
                         not isinstance(release.node, ast.Delete) or len(release.node.targets) == 1) \
                     and not any(names_loaded(s, name) for s in span if s.order > wait.stmt.order):
-                moved = stmt_text(old, release.node)
-                new = blank_edit(old, release.node, "pass")
-                first = wait.stmt.node.lineno - 1
-                indent = re.match(r"\s*", new[first]).group(0)
-                new[first] = indent + moved + "; " + new[first].strip()
-                out.append(Mutant("free-before-wait", self.rel, fm.qualname, wait.stmt.node.lineno, new,
-                                  diff_of(old, new), feats))
+                # PyTorch's caching allocator hands the released block only to a
+                # later allocation on A: moved before the wait, the release is a
+                # bug only with such an allocation between it and the wait. It
+                # goes just before the first one after the last use.
+                reuse = next((x for x in fm.simple() if x.block is wait.stmt.block and x.stream == A
+                              and last_use.order < x.order < wait.stmt.order and single_line(x.node)
+                              and isinstance(x.node, ast.Assign) and is_cuda_alloc(x.node.value, set())), None)
+                if reuse is not None:
+                    moved = stmt_text(old, release.node)
+                    new = blank_edit(old, release.node, "pass")
+                    first = reuse.node.lineno - 1
+                    indent = re.match(r"\s*", new[first]).group(0)
+                    new[first] = indent + moved + "; " + new[first].strip()
+                    out.append(Mutant("free-before-wait", self.rel, fm.qualname, reuse.node.lineno, new,
+                                      diff_of(old, new), feats))
             if rec is not None:
                 rec_stmt = rec[0]
                 if rec_stmt.block is last_use.block and single_line(rec_stmt.node) \
@@ -686,6 +711,14 @@ class FileMutator:
             if s.stream != A and not s.capture and device_use(s, name) and s.stream not in firsts:
                 firsts[s.stream] = s
         for C, use in firsts.items():
+            # A factory that writes nothing, after C already waited for A: the
+            # earlier wait may cover the block's earlier tenants (streamlife's
+            # model: no release to A's pool in between), so without the later
+            # wait the code may still be right. Not a mutant.
+            if writes_nothing(alloc.node.value) and any(
+                    o.stmt.order < alloc.order and o.waiter == C and
+                    (o.target == A or o.kind in ("wait_event", "event_wait")) for o in ords):
+                continue
             cands = []
             for o in ords:
                 if not (alloc.order < o.stmt.order < use.order):

@@ -9,6 +9,7 @@ usage: selftest.py [--build-dir build] [--torch-include DIR]
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -30,9 +31,10 @@ def pipeline(n):
     with torch.cuda.stream(s):
         y = buf * 2
         ev = s.record_event()
+    nxt = torch.zeros(n, device="cuda")
     torch.cuda.current_stream().wait_event(ev)
     del buf
-    return y
+    return y, nxt
 
 
 def offload(t: torch.Tensor, s):
@@ -100,6 +102,15 @@ def synchronized(n, s):
     torch.cuda.current_stream().wait_event(ev)
     torch.cuda.synchronize()
     del buf
+
+
+def waited_before_and_after(n, s):
+    s.wait_stream(torch.cuda.current_stream())
+    buf = torch.empty(n, device="cuda")
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        y = buf * 2
+    return y
 
 
 def constructed_in_between(n, s, fp8):
@@ -268,15 +279,27 @@ def check_sites(name, got, expected):
     return ok
 
 
-def check_flagged(name, mutants, cmd_of, suffix):
+def check_flagged(name, mutants, cmd_of, suffix, original):
+    """Every mutant must add a warning of an expected check that the
+    unmutated file does not have (mutants keep the line count, so a warning
+    is its line and check): a warning the file already gives elsewhere says
+    nothing about the mutant."""
     ok = True
     with tempfile.TemporaryDirectory() as d:
-        for i, m in enumerate(mutants):
-            path = os.path.join(d, f"mutant{i}{suffix}")
+        def warnings(path, text):
             with open(path, "w") as f:
-                f.write("\n".join(m.lines))
+                f.write(text)
             out = subprocess.run(cmd_of(path), capture_output=True, text=True)
-            checks = {line.rsplit("[", 1)[-1].rstrip("]") for line in out.stdout.splitlines() if "warning:" in line}
+            found = set()
+            for line in out.stdout.splitlines():
+                w = re.match(r".*?:(\d+):\d+: warning: .*\[([a-z0-9-]+)\]$", line)
+                if w:
+                    found.add((int(w.group(1)), w.group(2)))
+            return found
+        before = warnings(os.path.join(d, f"original{suffix}"), original)
+        for i, m in enumerate(mutants):
+            added = warnings(os.path.join(d, f"mutant{i}{suffix}"), "\n".join(m.lines)) - before
+            checks = {check for _, check in added}
             hit = bool(checks & m.expected)
             ok &= hit
             print(f"{'ok' if hit else 'FAIL'}: {name} {m.operator} in {m.function}: streamlife reports "
@@ -332,18 +355,18 @@ def main(argv):
     ok &= check_syntax_cache(o.clangxx)
     streamlife = os.path.join(o.build_dir, "bin", "streamlife")
     if os.access(streamlife, os.X_OK):
-        ok &= check_flagged("python", py, lambda f: [streamlife, "check", f], ".py")
-        ok &= check_flagged("cuda runtime", cu, lambda f: [streamlife, "check", f], ".cu")
+        ok &= check_flagged("python", py, lambda f: [streamlife, "check", f], ".py", PYTHON)
+        ok &= check_flagged("cuda runtime", cu, lambda f: [streamlife, "check", f], ".cu", CUDA)
         cuda_mock = os.path.join(MOCKS, "cuda")
         ok &= check_flagged("rmm", rm, lambda f: [streamlife, "check", f, "--", "-x", "cuda", "--cuda-host-only",
                                                   "-nocudalib", "-nocudainc", "--cuda-path=" + cuda_mock, "-isystem",
                                                   cuda_mock, "-include", "cuda_runtime.h", "-std=c++17",
-                                                  "-I" + os.path.join(MOCKS, "rmm")], ".cu")
+                                                  "-I" + os.path.join(MOCKS, "rmm")], ".cu", RMM)
         if o.torch_include:
             ti = o.torch_include
             ok &= check_flagged("aten", at, lambda f: [streamlife, "check", f, "--", "-std=c++17", "-I" + ti,
                                                        "-I" + os.path.join(ti, "torch", "csrc", "api", "include"),
-                                                       "-I/usr/local/cuda/include"], ".cpp")
+                                                       "-I/usr/local/cuda/include"], ".cpp", ATEN)
         else:
             print("skipped: aten mutants through streamlife (no --torch-include)")
     else:

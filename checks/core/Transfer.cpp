@@ -250,11 +250,12 @@ void Transfer::allocate(const Inst &I, const StreamKey &S,
   State.AllocatesOn.insert(S);
   // An allocation that enqueues nothing is done, for a stream, once that
   // stream is ordered after its block's earlier tenants: after the pool's
-  // last release point (see ir::Inst::EnqueuesNothing).
-  const EntryWork *Pool = nullptr;
+  // last release point (see ir::Inst::EnqueuesNothing). Copied: binding the
+  // names below may release their old values, which moves that point.
+  std::optional<EntryWork> Pool;
   if (I.Fresh && I.Caching && I.EnqueuesNothing)
     if (auto Found = State.PoolSince.find(S); Found != State.PoolSince.end())
-      Pool = &Found->second;
+      Pool = Found->second;
   for (NameId Name : I.Names) {
     ObjectState Fresh;
     Fresh.AllocSite = I.Fresh ? I.Site : NoId;

@@ -21,6 +21,7 @@
 #define STREAMLIFE_TEST_UNIT_CHECKCORE_CORETESTSUPPORT_H
 
 #include "Analysis.h"
+#include "CallerStreams.h"
 #include "StreamIR.h"
 #include <map>
 #include <memory>
@@ -58,6 +59,10 @@ public:
   /// A tensor of a caching allocator (owned, released when its last name
   /// goes, judged at the next reuse opportunity).
   SiteId allocCaching(const std::string &Buf, const std::string &S);
+  /// The same, by a factory that enqueues nothing (`torch.empty`).
+  SiteId allocEmpty(const std::string &Buf, const std::string &S);
+  /// A call the front end cannot see, on \p S (ir::OpKind::UnseenWork).
+  SiteId unseen(const std::string &S);
   SiteId use(const std::string &Buf, const std::string &S);
   SiteId record(const std::string &Event, const std::string &S);
   SiteId wait(const std::string &S, const std::string &Event);
@@ -88,7 +93,8 @@ public:
   SiteId pop();
   SiteId setReleaseStream(const std::string &Buf, const std::string &S);
   /// A call; arguments are names (buffers, events, streams), "&x" for an
-  /// address, "0" for the legacy stream. \p Result receives the return.
+  /// address, "0" for the legacy stream, "@current" for the caller's
+  /// current stream. \p Result receives the return.
   SiteId call(const FunctionBuilder &Callee,
               const std::vector<std::string> &Args,
               const std::string &Result = "");
@@ -147,6 +153,11 @@ public:
     return Engine ? Engine->summary(F.id()) : nullptr;
   }
   const Module &module() const { return M; }
+  /// Runs the front ends' caller-streams pass (core/CallerStreams.h) over
+  /// the program, each function its own origin.
+  void markCallerStreams() {
+    markCurrentStreamParameters(M, [](FunctionId F) { return F; });
+  }
   std::string spelling(NameId N) const { return M.Names.at(N).Spelling; }
   unsigned line(SiteId S) const { return M.Sites.at(S).Line; }
 
@@ -231,6 +242,21 @@ inline SiteId FunctionBuilder::allocCaching(const std::string &Buf,
   I.Own = Ownership::Owned;
   I.Caching = true;
   return add(std::move(I), "alloc " + Buf + " (caching)");
+}
+inline SiteId FunctionBuilder::allocEmpty(const std::string &Buf,
+                                          const std::string &S) {
+  Inst I{OpKind::Allocate};
+  I.Names.push_back(name(Buf));
+  I.Stream = stream(S);
+  I.Own = Ownership::Owned;
+  I.Caching = true;
+  I.EnqueuesNothing = true;
+  return add(std::move(I), "alloc " + Buf + " (caching, enqueues nothing)");
+}
+inline SiteId FunctionBuilder::unseen(const std::string &S) {
+  Inst I{OpKind::UnseenWork};
+  I.Stream = stream(S);
+  return add(std::move(I), "unseen work");
 }
 inline SiteId FunctionBuilder::use(const std::string &Buf,
                                    const std::string &S) {
@@ -377,6 +403,8 @@ inline SiteId FunctionBuilder::call(const FunctionBuilder &Callee,
       Arg.AddressOf = name(A.substr(1));
     else if (A == "0")
       Arg.Stream = StreamRef::legacy();
+    else if (A == "@current")
+      Arg.Stream = StreamRef::current();
     else {
       Arg.Value = name(A);
       Arg.Stream = StreamRef::named(Arg.Value);

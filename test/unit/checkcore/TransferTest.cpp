@@ -486,6 +486,118 @@ TEST(TransferTest, CachingReleaseIsJudgedAtACallThatAllocatesThere) {
   EXPECT_EQ(R.FreeBeforeWait[0].ReuseSite, Call);
 }
 
+// --- A caching pool's last release point (PoolSince) ----------------------
+
+TEST(TransferTest, AWaitBeforeAnAllocationThatEnqueuesNothingCoversIt) {
+  Program P;
+  auto &F = P.function("f", {"side"});
+  F.waitStream("side", "@current");
+  F.allocEmpty("out", "@current");
+  F.use("out", "side");
+  EXPECT_TRUE(P.findings(F).UseBeforeAlloc.empty());
+}
+
+TEST(TransferTest, AnAllocationThatWritesIsNotCoveredByAnEarlierWait) {
+  Program P;
+  auto &F = P.function("f", {"side"});
+  F.waitStream("side", "@current");
+  F.allocCaching("out", "@current");
+  SiteId Use = F.use("out", "side");
+  const auto &R = P.findings(F);
+  ASSERT_EQ(R.UseBeforeAlloc.size(), 1u);
+  EXPECT_EQ(R.UseBeforeAlloc[0].UseSite, Use);
+}
+
+TEST(TransferTest, AReleaseOrUnseenWorkAfterTheWaitUncoversTheAllocation) {
+  for (int Between = 0; Between < 4; ++Between) {
+    Program P;
+    auto &F = P.function("f", {"side", "g"});
+    auto &G = P.function("g", {});
+    G.finish();
+    F.allocCaching("tmp", "@current");
+    F.waitStream("side", "@current");
+    if (Between == 0)
+      F.kill("tmp"); // back to the current stream's pool
+    else if (Between == 1)
+      F.unseen("@current");
+    else if (Between == 2)
+      F.use("tmp", "@current"); // may free temporaries of its own
+    else
+      F.call(G, {});
+    F.allocEmpty("out", "@current");
+    F.use("out", "side");
+    EXPECT_EQ(P.findings(F).UseBeforeAlloc.size(), 1u) << "between: " << Between;
+  }
+}
+
+TEST(TransferTest, UnseenWorkOnAnotherStreamLeavesThePoolPoint) {
+  Program P;
+  auto &F = P.function("f", {"side", "other"});
+  F.waitStream("side", "@current");
+  F.unseen("other");
+  F.allocEmpty("out", "@current");
+  F.use("out", "side");
+  EXPECT_TRUE(P.findings(F).UseBeforeAlloc.empty());
+}
+
+TEST(TransferTest, APoolPointIsKnownOnlyWhereEveryPathKnowsIt) {
+  Program P;
+  auto &F = P.function("f", {"side"});
+  F.branch([&] { F.waitStream("side", "@current"); });
+  F.allocEmpty("out", "@current");
+  F.use("out", "side");
+  EXPECT_EQ(P.findings(F).UseBeforeAlloc.size(), 1u);
+}
+
+TEST(TransferTest, AHostSyncAfterTheLastReleaseCompletesTheAllocation) {
+  Program P;
+  auto &F = P.function("f", {"side"});
+  F.syncDevice();
+  F.allocEmpty("out", "@current");
+  F.use("out", "side");
+  EXPECT_TRUE(P.findings(F).UseBeforeAlloc.empty());
+}
+
+// --- Stream parameters every caller passes its current stream for ----------
+
+TEST(CallerStreamsTest, EveryCallPassingTheCurrentStreamMakesTheParameterIt) {
+  Program P;
+  auto &G = P.function("g", {"s"});
+  G.allocCaching("out", "@current");
+  G.use("out", "s");
+  G.finish();
+  auto &F = P.function("f", {});
+  F.call(G, {"@current"});
+  F.finish();
+  P.markCallerStreams();
+  EXPECT_TRUE(P.findings(G).UseBeforeAlloc.empty());
+}
+
+TEST(CallerStreamsTest, OneCallWithAnotherStreamKeepsTheFinding) {
+  Program P;
+  auto &G = P.function("g", {"s"});
+  G.allocCaching("out", "@current");
+  G.use("out", "s");
+  G.finish();
+  auto &F = P.function("f", {"side"});
+  F.call(G, {"@current"});
+  F.call(G, {"side"});
+  F.finish();
+  P.markCallerStreams();
+  EXPECT_EQ(P.findings(G).UseBeforeAlloc.size(), 1u);
+}
+
+TEST(CallerStreamsTest, AFunctionNobodyCallsMayBeGivenAnyStream) {
+  Program P;
+  auto &G = P.function("g", {"s"});
+  G.allocCaching("out", "@current");
+  G.use("out", "s");
+  G.finish();
+  P.markCallerStreams();
+  EXPECT_TRUE(P.module().Functions[G.id()].CurrentStreamParams.empty());
+  EXPECT_EQ(P.findings(G).UseBeforeAlloc.size(), 1u);
+}
+
 } // namespace
 } // namespace test
 } // namespace core
