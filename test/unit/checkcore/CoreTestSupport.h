@@ -245,13 +245,9 @@ inline SiteId FunctionBuilder::allocCaching(const std::string &Buf,
 }
 inline SiteId FunctionBuilder::allocEmpty(const std::string &Buf,
                                           const std::string &S) {
-  Inst I{OpKind::Allocate};
-  I.Names.push_back(name(Buf));
-  I.Stream = stream(S);
-  I.Own = Ownership::Owned;
-  I.Caching = true;
-  I.EnqueuesNothing = true;
-  return add(std::move(I), "alloc " + Buf + " (caching, enqueues nothing)");
+  SiteId Site = allocCaching(Buf, S);
+  fn().Blocks[Current].Insts.back().EnqueuesNothing = true;
+  return Site;
 }
 inline SiteId FunctionBuilder::unseen(const std::string &S) {
   Inst I{OpKind::UnseenWork};
