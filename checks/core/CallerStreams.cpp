@@ -2,6 +2,7 @@
 
 #include "CallerStreams.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <vector>
@@ -33,9 +34,8 @@ void markCurrentStreamParameters(
           return S.Kind == StreamRef::Current ||
                  (S.known() && CallerCurrent && S == *CallerCurrent);
         };
-        auto [It, First] =
-            Always.try_emplace(Origin(I.Callee), NumParams, true);
-        std::vector<bool> &Current = It->second;
+        std::vector<bool> &Current =
+            Always.try_emplace(Origin(I.Callee), NumParams, true).first->second;
         Current.resize(std::min(Current.size(), NumParams));
         for (size_t P = 0; P < Current.size(); ++P)
           Current[P] = Current[P] && P < I.Args.size() &&

@@ -387,8 +387,8 @@ namespace {
 
 /// What a dataclass field's default_factory makes per object:
 /// `field(default_factory=lambda: E)` what E makes, `field(default_factory=
-/// torch.cuda.current_stream)` what calling it makes. Nothing for any other
-/// value.
+/// torch.cuda.current_stream)` the current stream. Nothing for any other
+/// value (the caller keeps only the current stream).
 AttributeFact dataclassFactoryFact(const PyFile &File, PyNode Value) {
   if (!Value || !Value.is("call"))
     return {};
@@ -404,12 +404,9 @@ AttributeFact dataclassFactoryFact(const PyFile &File, PyNode Value) {
     PyNode Factory = Arg.field("value");
     if (Factory.is("lambda"))
       return classifyCreation(File, Factory.field("body"));
-    if (const PyApiRow *Row = classifyFunction(qualifiedCallee(File, Factory))) {
-      if (Row->Op == PyOp::CurrentStream)
-        return {ValueKind::Stream, true};
-      if (Row->Op == PyOp::CreateStream)
-        return {ValueKind::Stream, false};
-    }
+    if (const PyApiRow *Row = classifyFunction(qualifiedCallee(File, Factory));
+        Row && Row->Op == PyOp::CurrentStream)
+      return {ValueKind::Stream, true};
   }
   return {};
 }
