@@ -13,7 +13,8 @@ namespace core {
 using namespace ir;
 
 void markCurrentStreamParameters(
-    Module &M, llvm::function_ref<FunctionId(FunctionId)> Origin) {
+    Module &M, llvm::function_ref<FunctionId(FunctionId)> Origin,
+    llvm::function_ref<bool(FunctionId)> AllCallsSeen) {
   // Per source function: per parameter position, whether every call seen
   // passes the caller's current stream there.
   std::map<FunctionId, std::vector<bool>> Always;
@@ -47,6 +48,8 @@ void markCurrentStreamParameters(
     auto Found = Always.find(Origin(F));
     if (Found == Always.end())
       continue; // never called: its parameters may be any stream
+    if (!AllCallsSeen(Origin(F)))
+      continue; // a call not seen may pass any stream
     for (size_t P = 0; P < Found->second.size() && P < Fn.Params.size(); ++P)
       if (Found->second[P] && Fn.Params[P] != NoId &&
           Fn.Params[P] != Fn.CurrentStreamParam)

@@ -23,9 +23,13 @@ namespace core {
 /// front end that lowers one source function more than once (a Python
 /// specialization) names, through \p Origin, the function whose calls count
 /// for each lowering: the calls of all lowerings of one source function are
-/// read together, and all of them get the result.
+/// read together, and all of them get the result. \p AllCallsSeen says of
+/// a source function whether \p M holds every call of it: one that code the
+/// front end did not lower may call (another translation unit, a function
+/// pointer) gets no current-stream parameters, whatever the calls seen pass.
 void markCurrentStreamParameters(
-    ir::Module &M, llvm::function_ref<ir::FunctionId(ir::FunctionId)> Origin);
+    ir::Module &M, llvm::function_ref<ir::FunctionId(ir::FunctionId)> Origin,
+    llvm::function_ref<bool(ir::FunctionId)> AllCallsSeen);
 
 } // namespace core
 } // namespace streamlife

@@ -784,12 +784,18 @@ LoweredPython lowerPython(PyModuleSet &Set) {
     callees(Id);
   }
   // A specialization's calls are calls of the function it lowers again.
-  core::markCurrentStreamParameters(Out.Module, [&](ir::FunctionId Id) {
-    if (Id < Ctx.FirstSpecialization ||
-        Id - Ctx.FirstSpecialization >= Ctx.Specializations.size())
-      return Id;
-    return Ctx.Ids.at(Ctx.Specializations[Id - Ctx.FirstSpecialization].Def);
-  });
+  // The calls in the checked files count as all of a function's calls (the
+  // rule's scope, as for every finding of a Python check).
+  core::markCurrentStreamParameters(
+      Out.Module,
+      [&](ir::FunctionId Id) {
+        if (Id < Ctx.FirstSpecialization ||
+            Id - Ctx.FirstSpecialization >= Ctx.Specializations.size())
+          return Id;
+        return Ctx.Ids.at(
+            Ctx.Specializations[Id - Ctx.FirstSpecialization].Def);
+      },
+      [](ir::FunctionId) { return true; });
   reportRecordStreamThroughCalls(Ctx);
   return Out;
 }

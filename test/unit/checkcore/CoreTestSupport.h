@@ -154,9 +154,12 @@ public:
   }
   const Module &module() const { return M; }
   /// Runs the front ends' caller-streams pass (core/CallerStreams.h) over
-  /// the program, each function its own origin.
-  void markCallerStreams() {
-    markCurrentStreamParameters(M, [](FunctionId F) { return F; });
+  /// the program, each function its own origin; \p Unseen: a function some
+  /// call of which the program does not hold.
+  void markCallerStreams(const FunctionBuilder *Unseen = nullptr) {
+    markCurrentStreamParameters(
+        M, [](FunctionId F) { return F; },
+        [&](FunctionId F) { return !Unseen || F != Unseen->id(); });
   }
   std::string spelling(NameId N) const { return M.Names.at(N).Spelling; }
   unsigned line(SiteId S) const { return M.Sites.at(S).Line; }

@@ -598,6 +598,22 @@ TEST(CallerStreamsTest, AFunctionNobodyCallsMayBeGivenAnyStream) {
   EXPECT_EQ(P.findings(G).UseBeforeAlloc.size(), 1u);
 }
 
+// C++: a function that another translation unit or a function pointer may
+// call has calls the front end cannot read, whatever the ones it sees pass.
+TEST(CallerStreamsTest, AFunctionWithCallsNotSeenMayBeGivenAnyStream) {
+  Program P;
+  auto &G = P.function("g", {"s"});
+  G.allocCaching("out", "@current");
+  G.use("out", "s");
+  G.finish();
+  auto &F = P.function("f", {});
+  F.call(G, {"@current"});
+  F.finish();
+  P.markCallerStreams(&G);
+  EXPECT_TRUE(P.module().Functions[G.id()].CurrentStreamParams.empty());
+  EXPECT_EQ(P.findings(G).UseBeforeAlloc.size(), 1u);
+}
+
 } // namespace
 } // namespace test
 } // namespace core
