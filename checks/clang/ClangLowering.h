@@ -6,7 +6,9 @@
 //
 // One TranslationUnitIR per translation unit and API model: it owns the IR
 // Module (functions are lowered on demand, the callees of a function before
-// it is analysed, through a worklist) and the core Analyzer over it.
+// it is analysed, through a worklist, and the callers of an internal
+// function taking a stream too: see InternalCallSites.h) and the core
+// Analyzer over it.
 //
 // The lowering is split by concern (ClangFunctionLowering.h is private to
 // it): names and streams (ClangEntities.cpp), calls and the model's
@@ -25,6 +27,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include <memory>
 #include <vector>
 
@@ -34,6 +37,8 @@ namespace streamlife {
 
 namespace ir = ::streamlife::ir;
 namespace core = ::streamlife::core;
+
+class InternalCallSites;
 
 class TranslationUnitIR {
 public:
@@ -79,6 +84,8 @@ public:
 private:
   bool relevant(const FunctionDecl *Function, bool CountCallees = true) const;
   void lowerPending();
+  void registerCallers(ir::FunctionId Id);
+  void markCallerStreams();
 
   ASTContext &Ctx;
   const ApiModel &Model;
@@ -90,6 +97,13 @@ private:
   std::vector<ir::FunctionId> Pending;     ///< Registered, not yet lowered.
   mutable llvm::DenseMap<const FunctionDecl *, bool> Direct;
   mutable llvm::DenseMap<const FunctionDecl *, bool> WithErrors;
+  /// The calls of the main file's internal functions taking a stream, and
+  /// which of those functions, lowered since the last marking, have how
+  /// many (NoCount: a call not seen); those whose calls are all lowered.
+  std::unique_ptr<InternalCallSites> CallSites;
+  static constexpr unsigned NoCount = ~0u;
+  std::vector<std::pair<ir::FunctionId, unsigned>> Unmarked;
+  llvm::DenseSet<ir::FunctionId> AllCallsSeen;
   std::unique_ptr<core::Analyzer> Engine;
   core::FunctionFindings None;
   ir::StreamRef DefaultStream;

@@ -1,12 +1,16 @@
 //===--- TranslationUnitIR.cpp - streamlife -------------------------------===//
 //
 // The IR of one translation unit (see ClangLowering.h): sites and their
-// source locations, function ids, the relevance pre-filter, and the
-// worklist that lowers each function's callees before it is analysed.
+// source locations, function ids, the relevance pre-filter, the worklist
+// that lowers each function's callees before it is analysed (and the
+// callers of an internal function taking a stream), and the marking of the
+// stream parameters every caller passes its current stream for.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CallerStreams.h"
 #include "ClangFunctionLowering.h"
+#include "InternalCallSites.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -110,7 +114,9 @@ static bool perThreadDefaultStream(const ASTContext &Ctx) {
 }
 
 TranslationUnitIR::TranslationUnitIR(ASTContext &Ctx, const ApiModel &Model)
-    : Ctx(Ctx), Model(Model), Engine(std::make_unique<core::Analyzer>(M)),
+    : Ctx(Ctx), Model(Model),
+      CallSites(std::make_unique<InternalCallSites>(Ctx, Model)),
+      Engine(std::make_unique<core::Analyzer>(M)),
       DefaultStream(perThreadDefaultStream(Ctx) ? ir::StreamRef::perThread()
                                                 : ir::StreamRef::legacy()) {}
 
@@ -244,7 +250,50 @@ void TranslationUnitIR::lowerPending() {
     if (DebugIR)
       llvm::errs() << ir::dump(M, Lowered) << "\n";
     M.Functions[Id] = std::move(Lowered);
+    registerCallers(Id);
   }
+  markCallerStreams();
+}
+
+void TranslationUnitIR::registerCallers(ir::FunctionId Id) {
+  std::optional<InternalCallSites::Calls> Calls = CallSites->callsOf(Decls[Id]);
+  if (!Calls)
+    return;
+  unsigned Count = Calls->Unseen ? NoCount : Calls->Callers.size();
+  for (const FunctionDecl *Caller : Calls->Callers) {
+    // A caller with compile errors is neither analysed nor lowered.
+    if (hasCompileErrors(Caller)) {
+      Count = NoCount;
+      break;
+    }
+    functionId(Caller); // lowered by the worklist, before any analysis
+  }
+  Unmarked.emplace_back(Id, Count);
+}
+
+void TranslationUnitIR::markCallerStreams() {
+  if (Unmarked.empty())
+    return;
+  // The lowering may leave a call out (a caller it could not lower): only
+  // a function whose every call the walk found is in the IR counts.
+  llvm::DenseMap<ir::FunctionId, unsigned> Lowered;
+  for (const auto &[Id, Count] : Unmarked)
+    Lowered[Id] = 0;
+  for (const ir::Function &Caller : M.Functions)
+    for (const ir::Block &B : Caller.Blocks)
+      for (const ir::Inst &I : B.Insts)
+        if (I.Kind == ir::OpKind::Call)
+          if (auto Found = Lowered.find(I.Callee); Found != Lowered.end())
+            ++Found->second;
+  for (const auto &[Id, Count] : Unmarked)
+    if (Count != NoCount && Count == Lowered[Id])
+      AllCallsSeen.insert(Id);
+  Unmarked.clear();
+  // Before any of them is analysed: the marks are read at the entry of its
+  // analysis and of its summary.
+  core::markCurrentStreamParameters(
+      M, [](ir::FunctionId Id) { return Id; },
+      [&](ir::FunctionId Id) { return AllCallsSeen.contains(Id); });
 }
 
 const core::FunctionFindings &
