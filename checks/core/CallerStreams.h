@@ -27,6 +27,9 @@ namespace core {
 /// a source function whether \p M holds every call of it: one that code the
 /// front end did not lower may call (another translation unit, a function
 /// pointer) gets no current-stream parameters, whatever the calls seen pass.
+/// A caller's own marked parameter passed on unchanged counts as its current
+/// stream where the callee starts on the caller's entry current stream
+/// (`outer(s)` calling `inner(s)`), so the marks are read to a fixpoint.
 void markCurrentStreamParameters(
     ir::Module &M, llvm::function_ref<ir::FunctionId(ir::FunctionId)> Origin,
     llvm::function_ref<bool(ir::FunctionId)> AllCallsSeen);

@@ -91,9 +91,14 @@ std::string describe(const Module &M, const Inst &I) {
       const CallArg &Arg = I.Args[A];
       if (Arg.AddressOf != NoId)
         OS << '&' << nameText(M, Arg.AddressOf);
-      else if (Arg.Value != NoId)
+      else if (Arg.Value != NoId) {
         OS << nameText(M, Arg.Value);
-      else
+        // The stream the front end resolved the name to, where it is not
+        // the name itself (a local holding the current stream's handle).
+        if (Arg.Stream.known() && !(Arg.Stream.Kind == StreamRef::Named &&
+                                    Arg.Stream.Name == Arg.Value))
+          OS << '=' << streamText(M, Arg.Stream);
+      } else
         OS << streamText(M, Arg.Stream);
     }
     OS << ')';

@@ -177,3 +177,38 @@ struct Staged {
 at::Tensor stageHere(const at::Tensor &x) {
   return stage(x, at::cuda::getCurrentCUDAStream());
 }
+
+// A helper that hands its own stream parameter on: the inner one is given
+// what the outer one is given, the current stream at its one call.
+static void copyInner(const at::Tensor &src, cudaStream_t stream) {
+  at::Tensor out = at::empty_like(src);
+  cudaMemcpyAsync(out.data_ptr(), src.data_ptr(), 16,
+                  cudaMemcpyDeviceToDevice, stream);
+}
+
+static void copyOuter(const at::Tensor &src, cudaStream_t stream) {
+  copyInner(src, stream);
+}
+
+void callCopyOuter(const at::Tensor &x) {
+  copyOuter(x, at::cuda::getCurrentCUDAStream());
+}
+
+// Passed on under a guard: the inner helper starts on the guard's stream,
+// and its parameter is still the outer helper's entry current stream.
+static void shiftInner(const at::Tensor &src, cudaStream_t stream) {
+  at::Tensor out = at::empty_like(src);
+  cudaMemcpyAsync(out.data_ptr(), src.data_ptr(), 16,
+                  cudaMemcpyDeviceToDevice, stream);
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'out' is used on stream 'stream' before 'stream' is ordered after its allocation on the current stream [streamlife-use-before-alloc]
+}
+
+static void shiftOuter(const at::Tensor &src, cudaStream_t stream,
+                       c10::cuda::CUDAStream side) {
+  c10::cuda::CUDAStreamGuard guard(side);
+  shiftInner(src, stream);
+}
+
+void callShiftOuter(const at::Tensor &x, c10::cuda::CUDAStream side) {
+  shiftOuter(x, at::cuda::getCurrentCUDAStream(), side);
+}

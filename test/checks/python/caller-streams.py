@@ -71,3 +71,62 @@ def scale_aside(x, side: torch.cuda.Stream):
         y = scale_on(x, torch.cuda.current_stream())
     torch.cuda.current_stream().wait_stream(side)
     return y
+
+
+# A helper that hands its own stream parameter on: `accumulate_on` is given
+# what `accumulate_via` is given, the current stream at its one call.
+def accumulate_on(x: torch.Tensor, stream: torch.cuda.Stream):
+    acc = torch.zeros(x.shape, device=x.device)
+    with torch.cuda.stream(stream):
+        acc.add_(x)
+    return acc
+
+
+def accumulate_via(x: torch.Tensor, stream: torch.cuda.Stream):
+    return accumulate_on(x, stream)
+
+
+def accumulate_here(x):
+    return accumulate_via(x, torch.cuda.current_stream())
+
+
+# The same chain with a call of the outer helper on another stream: the
+# inner helper may be given that stream.
+def gather_on(x: torch.Tensor, stream: torch.cuda.Stream):
+    out = torch.empty(x.shape, device=x.device)
+    with torch.cuda.stream(stream):
+        out.copy_(x)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'out' is used on stream 'stream' before 'stream' is ordered after its allocation on the current stream
+    return out
+
+
+def gather_via(x: torch.Tensor, stream: torch.cuda.Stream):
+    return gather_on(x, stream)
+
+
+def gather_here(x):
+    return gather_via(x, torch.cuda.current_stream())
+
+
+def gather_aside(x, side: torch.cuda.Stream):
+    side.wait_stream(torch.cuda.current_stream())
+    return gather_via(x, side)
+
+
+# Passed on under another stream: the inner helper starts on `side`, and
+# its parameter is still the outer helper's entry current stream.
+def shift_on(x: torch.Tensor, stream: torch.cuda.Stream):
+    out = torch.empty(x.shape, device=x.device)
+    with torch.cuda.stream(stream):
+        out.copy_(x)
+        # CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'out' is used on stream 'stream' before 'stream' is ordered after its allocation on the current stream
+    return out
+
+
+def shift_via(x: torch.Tensor, stream: torch.cuda.Stream, side: torch.cuda.Stream):
+    with torch.cuda.stream(side):
+        return shift_on(x, stream)
+
+
+def shift_here(x, side: torch.cuda.Stream):
+    return shift_via(x, torch.cuda.current_stream(), side)
