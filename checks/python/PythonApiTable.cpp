@@ -3,6 +3,7 @@
 #include "PythonApiTable.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace streamlife::python {
 namespace {
@@ -206,6 +207,15 @@ bool isTensorLibraryFunction(llvm::StringRef QualifiedName) {
          ? true
          : QualifiedName.starts_with("torch.nn.functional.") ||
                QualifiedName.starts_with("torch.ops.");
+}
+
+bool isHostOnlyLibraryFunction(llvm::StringRef QualifiedName) {
+  static const llvm::StringSet<> HostOnlyModules = {
+      "time",     "math",     "os",       "sys",    "random", "logging",
+      "warnings", "re",       "json",     "datetime", "platform", "typing",
+      "uuid",     "string",   "textwrap", "statistics"};
+  return QualifiedName.contains('.') &&
+         HostOnlyModules.count(QualifiedName.split('.').first);
 }
 
 std::optional<bool> cudaDeviceAnswer(llvm::StringRef QualifiedName) {

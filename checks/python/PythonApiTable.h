@@ -107,6 +107,14 @@ const PyApiRow *classifyMethod(llvm::StringRef Method, ValueKind Receiver);
 /// orderings unless listed).
 bool isTensorLibraryFunction(llvm::StringRef QualifiedName);
 
+/// True for functions of Python's standard-library modules that run none of
+/// the program's code and reach no device (`time.perf_counter`,
+/// `os.path.join`, `logging.info`): handed no tensor they run no work on any
+/// stream, and they return no tensor. Not `gc` (a collection drops
+/// tensors), `copy`, `pickle`, `itertools` or `functools` (they run the
+/// program's code or make tensors).
+bool isHostOnlyLibraryFunction(llvm::StringRef QualifiedName);
+
 /// What a CUDA device answers to a query of the device module that every
 /// accelerator of a wrapper answers alike on it (DeepSpeed's
 /// `get_accelerator().resolves_data_dependency()`: False on CUDA, whose

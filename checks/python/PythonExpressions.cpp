@@ -203,6 +203,19 @@ std::optional<NameId> FunctionLowering::addressOf(PyNode Expr) {
   return nameOf(Tensor);
 }
 
+bool FunctionLowering::runsNoDeviceWork(llvm::StringRef Qualified,
+                                        const std::vector<Value> &Operands) {
+  // A timer read between a host synchronization and an allocation
+  // (`time.perf_counter()`), a path, a log line. Handed a tensor, any of
+  // them may format or convert it: device work on the current stream.
+  if (!isHostOnlyLibraryFunction(Qualified))
+    return false;
+  for (const Value &V : Operands)
+    if (V.Name != NoId && mayHoldBuffer(V.Kind))
+      return false;
+  return true;
+}
+
 Value FunctionLowering::lowerUnknownCall(PyNode Call,
                                          const std::vector<Value> &Operands) {
   // A function we cannot see: a kernel launcher, a layer, a wrapper. Inside
@@ -934,8 +947,13 @@ Value FunctionLowering::lowerCall(PyNode Call, NameId Hint) {
     // a function we cannot see. torch's own unlisted functions
     // (torch.cuda.memory_allocated, torch.utils...) are neither uses nor
     // orderings.
-    if (!llvm::StringRef(Qualified).starts_with("torch.") && Qualified != "torch")
-      return lowerUnknownCall(Call, lowerArguments(Call));
+    if (!llvm::StringRef(Qualified).starts_with("torch.") && Qualified != "torch") {
+      std::vector<Value> Operands = lowerArguments(Call);
+      // Nor do they return a tensor: what they give is the host's.
+      if (runsNoDeviceWork(Qualified, Operands))
+        return other();
+      return lowerUnknownCall(Call, Operands);
+    }
     lowerArguments(Call);
     return {};
   }

@@ -410,6 +410,11 @@ private:
   Value lowerTensorOp(PyNode Call, const std::vector<Value> &Operands,
                       bool Allocates, NameId Hint = NoId);
   Value lowerUnknownCall(PyNode Call, const std::vector<Value> &Operands);
+  /// Whether the library function \p Qualified, given \p Operands, runs
+  /// no work on any stream (a standard-library module's function handed
+  /// no tensor).
+  bool runsNoDeviceWork(llvm::StringRef Qualified,
+                        const std::vector<Value> &Operands);
   /// `[f(x) for x in xs if c]`: the clauses, then the element once (the
   /// element of one iteration stands for all of them).
   Value lowerComprehension(PyNode Expr);

@@ -212,6 +212,8 @@ ValueKind FunctionLowering::staticKind(PyNode Expr) {
         Row->Op == PyOp::Barrier)
       return ValueKind::Other;
   }
+  if (isHostOnlyLibraryFunction(Qualified))
+    return ValueKind::Other;
   if (Callee.is("identifier") &&
       (Callee.text() == "len" || Callee.text() == "range" ||
        Callee.text() == "int" || Callee.text() == "float" ||
