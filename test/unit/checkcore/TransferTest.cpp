@@ -614,14 +614,31 @@ TEST(CallerStreamsTest, AFunctionWithCallsNotSeenMayBeGivenAnyStream) {
   EXPECT_EQ(P.findings(G).UseBeforeAlloc.size(), 1u);
 }
 
+// `NAME(t)`: allocates on its current stream and uses the block on t.
+FunctionBuilder &allocatesAndUsesOnItsParameter(Program &P,
+                                                const std::string &Name) {
+  auto &F = P.function(Name, {"t"});
+  F.allocCaching("out", "@current");
+  F.use("out", "t");
+  F.finish();
+  return F;
+}
+
+// `g(s)`: the same on s, then calls itself with s.
+FunctionBuilder &passesItsParameterBackToItself(Program &P) {
+  auto &G = P.function("g", {"s"});
+  G.allocCaching("out", "@current");
+  G.use("out", "s");
+  G.call(G, {"s"});
+  G.finish();
+  return G;
+}
+
 // A helper that hands its own current-stream parameter on: `inner` is given
 // what `outer` is given, the current stream at every call of `outer`.
 TEST(CallerStreamsTest, AParameterPassedOnCarriesTheCallersCurrentStream) {
   Program P;
-  auto &Inner = P.function("inner", {"t"});
-  Inner.allocCaching("out", "@current");
-  Inner.use("out", "t");
-  Inner.finish();
+  auto &Inner = allocatesAndUsesOnItsParameter(P, "inner");
   auto &Outer = P.function("outer", {"s"});
   Outer.call(Inner, {"s"});
   Outer.finish();
@@ -635,10 +652,7 @@ TEST(CallerStreamsTest, AParameterPassedOnCarriesTheCallersCurrentStream) {
 
 TEST(CallerStreamsTest, APassedOnParameterGivenAnotherStreamKeepsTheFinding) {
   Program P;
-  auto &Inner = P.function("inner", {"t"});
-  Inner.allocCaching("out", "@current");
-  Inner.use("out", "t");
-  Inner.finish();
+  auto &Inner = allocatesAndUsesOnItsParameter(P, "inner");
   auto &Outer = P.function("outer", {"s"});
   Outer.call(Inner, {"s"});
   Outer.finish();
@@ -655,10 +669,7 @@ TEST(CallerStreamsTest, APassedOnParameterGivenAnotherStreamKeepsTheFinding) {
 // caller's parameter is not.
 TEST(CallerStreamsTest, APassedOnParameterUnderAPushedStreamIsNotCurrent) {
   Program P;
-  auto &Inner = P.function("inner", {"t"});
-  Inner.allocCaching("out", "@current");
-  Inner.use("out", "t");
-  Inner.finish();
+  auto &Inner = allocatesAndUsesOnItsParameter(P, "inner");
   auto &Outer = P.function("outer", {"s", "side"});
   Outer.push("side");
   Outer.call(Inner, {"s"});
@@ -674,10 +685,7 @@ TEST(CallerStreamsTest, APassedOnParameterUnderAPushedStreamIsNotCurrent) {
 
 TEST(CallerStreamsTest, AReboundParameterPassedOnIsNotCurrent) {
   Program P;
-  auto &Inner = P.function("inner", {"t"});
-  Inner.allocCaching("out", "@current");
-  Inner.use("out", "t");
-  Inner.finish();
+  auto &Inner = allocatesAndUsesOnItsParameter(P, "inner");
   auto &Outer = P.function("outer", {"s", "side"});
   Outer.bind("s", "side", ValueKind::Stream);
   Outer.call(Inner, {"s"});
@@ -693,11 +701,7 @@ TEST(CallerStreamsTest, AReboundParameterPassedOnIsNotCurrent) {
 // need a call that spells the current stream out.
 TEST(CallerStreamsTest, RecursionAloneGroundsNoMark) {
   Program P;
-  auto &G = P.function("g", {"s"});
-  G.allocCaching("out", "@current");
-  G.use("out", "s");
-  G.call(G, {"s"});
-  G.finish();
+  auto &G = passesItsParameterBackToItself(P);
   P.markCallerStreams();
   EXPECT_TRUE(P.module().Functions[G.id()].CurrentStreamParams.empty());
   EXPECT_EQ(P.findings(G).UseBeforeAlloc.size(), 1u);
@@ -705,11 +709,7 @@ TEST(CallerStreamsTest, RecursionAloneGroundsNoMark) {
 
 TEST(CallerStreamsTest, RecursionEnteredWithTheCurrentStreamKeepsIt) {
   Program P;
-  auto &G = P.function("g", {"s"});
-  G.allocCaching("out", "@current");
-  G.use("out", "s");
-  G.call(G, {"s"});
-  G.finish();
+  auto &G = passesItsParameterBackToItself(P);
   auto &Top = P.function("top", {});
   Top.call(G, {"@current"});
   Top.finish();
