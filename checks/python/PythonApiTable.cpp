@@ -212,8 +212,8 @@ bool isTensorLibraryFunction(llvm::StringRef QualifiedName) {
 bool isHostOnlyLibraryFunction(llvm::StringRef QualifiedName) {
   static const llvm::StringSet<> HostOnlyModules = {
       "time",     "math",     "os",       "sys",    "random", "logging",
-      "warnings", "re",       "json",     "datetime", "platform", "typing",
-      "uuid",     "string",   "textwrap", "statistics"};
+      "warnings", "re",       "json",     "datetime", "platform", "uuid",
+      "string",   "textwrap", "statistics"};
   return QualifiedName.contains('.') &&
          HostOnlyModules.count(QualifiedName.split('.').first);
 }

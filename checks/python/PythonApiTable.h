@@ -110,9 +110,9 @@ bool isTensorLibraryFunction(llvm::StringRef QualifiedName);
 /// True for functions of Python's standard-library modules that run none of
 /// the program's code and reach no device (`time.perf_counter`,
 /// `os.path.join`, `logging.info`): handed no tensor they run no work on any
-/// stream, and they return no tensor. Not `gc` (a collection drops
-/// tensors), `copy`, `pickle`, `itertools` or `functools` (they run the
-/// program's code or make tensors).
+/// stream, and given none they return none. Not `gc` (a collection drops
+/// tensors), `copy`, `pickle`, `itertools`, `functools` (they run the
+/// program's code or make tensors) or `typing` (`cast` gives its argument).
 bool isHostOnlyLibraryFunction(llvm::StringRef QualifiedName);
 
 /// What a CUDA device answers to a query of the device module that every

@@ -212,8 +212,17 @@ ValueKind FunctionLowering::staticKind(PyNode Expr) {
         Row->Op == PyOp::Barrier)
       return ValueKind::Other;
   }
-  if (isHostOnlyLibraryFunction(Qualified))
-    return ValueKind::Other;
+  // A standard-library function handed only host values gives one
+  // (`random.choice(tensors)` gives a tensor).
+  if (isHostOnlyLibraryFunction(Qualified)) {
+    bool HostArguments = true;
+    for (PyNode Arg : Expr.field("arguments").namedChildren()) {
+      PyNode Value = Arg.is("keyword_argument") ? Arg.field("value") : Arg;
+      HostArguments = HostArguments && staticKind(Value) == ValueKind::Other;
+    }
+    if (HostArguments)
+      return ValueKind::Other;
+  }
   if (Callee.is("identifier") &&
       (Callee.text() == "len" || Callee.text() == "range" ||
        Callee.text() == "int" || Callee.text() == "float" ||
