@@ -326,10 +326,13 @@ void AnnotatedAllocators::apply(const BlockEvent &Event, const ResolveStreamFn &
     E.launched(Event.Thread, static_cast<StreamId>(Event.Stream), TouchedNow, Event.Site);
     return;
   }
-  case BlockEvent::Kind::PoolAllocated:
-    StreamOrdered->blockAllocated(Event.Thread, Range{Event.Ptr, Event.Size},
-                                  static_cast<StreamId>(Event.Stream), Event.Site, Event.Allocator);
+  case BlockEvent::Kind::PoolAllocated: {
+    const auto S = static_cast<StreamId>(Event.Stream);
+    // A negative device: the allocation stream's (pushPoolAllocated).
+    const int Device = Event.Allocator >= 0 ? Event.Allocator : deviceOf(S);
+    StreamOrdered->blockAllocated(Event.Thread, Range{Event.Ptr, Event.Size}, S, Event.Site, Device);
     return;
+  }
   case BlockEvent::Kind::PoolFreed:
     StreamOrdered->blockReleased(Event.Thread, Event.Ptr, static_cast<StreamId>(Event.Stream), Event.Site);
     return;

@@ -84,7 +84,7 @@ struct BlockEvent {
     EventRecorded,  ///< Ptr: the event handle
     StreamWaited,   ///< Ptr: the event handle
     EventDestroyed, ///< Ptr: the event handle (Stream unused)
-    PoolAllocated,  ///< the driver's stream-ordered pool: Ptr, Size bytes; Allocator: the device
+    PoolAllocated,  ///< the driver's stream-ordered pool: Ptr, Size bytes; Allocator: the device (negative: the stream's)
     PoolFreed,      ///< Ptr
     // The host synchronization events, last: replay tells them apart by order.
     HostReleased,  ///< Ptr names the synchronization object (Engine::hostReleases)
@@ -164,7 +164,8 @@ public:
   /// A copy or set touching Ranges on S (Engine::launched).
   std::size_t pushTouched(ThreadId T, StreamId S, const Range *Ranges, std::size_t Count, OpId Op);
   /// The driver's stream-ordered allocations and frees (StreamOrderedPool),
-  /// replayed into Pool (setStreamOrderedPool).
+  /// replayed into Pool (setStreamOrderedPool). A negative Device stands for
+  /// S's device, named at the replay.
   std::size_t pushPoolAllocated(ThreadId T, Addr Ptr, std::uint64_t Size, StreamId S, OpId Site, int Device);
   std::size_t pushPoolFreed(ThreadId T, Addr Ptr, StreamId S, OpId Site);
   /// Where replay sends PoolAllocated and PoolFreed (set once, before the

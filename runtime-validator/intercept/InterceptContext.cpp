@@ -333,11 +333,14 @@ bool InterceptContext::isTracked(Addr A) const {
 // unsafe cuMemFreeAsync), so its findings are printed; one killed by a
 // signal within microseconds of the free may lose that finding, as it may
 // lose a queued launch's.
-void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site) const {
-  int Device = device();
+void InterceptContext::allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site, int Device) const {
+  if (Device == StreamsDevice && S == NoStream)
+    Device = device();
   ProfileTimer Timer(R.Profile, ProfilePhase::Engine);
   if (!deferring()) {
     settle();
+    if (Device == StreamsDevice)
+      Device = R.Eng.streamInfo(S).Desc.Device;
     R.Pool.allocatedAsync(T, Ptr, Size, S, Site, Device);
   } else if (Ptr && Size) { // what the pool would ignore is not queued
     deferredOne(redundant_sync::Queued::Allocation,

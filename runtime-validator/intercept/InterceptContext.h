@@ -194,7 +194,9 @@ public:
 
   // --- allocators --------------------------------------------------------------
   /// The driver's stream-ordered pool (cuMemAllocAsync / cuMemFreeAsync).
-  void allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site) const;
+  /// Device is the pool's; StreamsDevice for the allocation stream's device.
+  static constexpr int StreamsDevice = -1;
+  void allocatedAsync(Addr Ptr, std::uint64_t Size, StreamId S, OpId Site, int Device) const;
   void freedAsync(Addr Ptr, StreamId S, OpId Site) const;
   /// Allocators that describe their own blocks (annotations.h): queued only.
   int registerAllocator(const std::string &Name, int Policy) const;

@@ -60,14 +60,19 @@ void interceptMemory(const CallContext &C) {
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
     if (C.exitedOk() && !I.capturing(C.params<cuMemAllocAsync_params>().hStream)) {
       const auto &P = C.params<cuMemAllocAsync_params>();
-      I.allocatedAsync(*P.dptr, P.bytesize, I.stream(P.hStream), C.apiOp());
+      // From the current pool of the stream's device (the driver's contract):
+      // named from the stream when the allocation is replayed, with no driver
+      // call on the program's thread.
+      I.allocatedAsync(*P.dptr, P.bytesize, I.stream(P.hStream), C.apiOp(), InterceptContext::StreamsDevice);
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
   case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz:
     if (C.exitedOk() && !I.capturing(C.params<cuMemAllocFromPoolAsync_params>().hStream)) {
       const auto &P = C.params<cuMemAllocFromPoolAsync_params>();
-      I.allocatedAsync(*P.dptr, P.bytesize, I.stream(P.hStream), C.apiOp());
+      // The pool may be another device's than the stream's: the current
+      // device stands for it, as for every call that names no stream.
+      I.allocatedAsync(*P.dptr, P.bytesize, I.stream(P.hStream), C.apiOp(), I.device());
     }
     return;
   case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:

@@ -76,9 +76,32 @@ KernelInfoCache::KernelInfoCache(const DriverApi &Driver) : Driver(Driver) {
   Serial = ++Caches;
 }
 
+namespace detail {
+thread_local LastKernel RecentKernelsOfThread[RecentKernelSlots];
+} // namespace detail
+
+namespace {
+detail::LastKernel &recentKernelSlot(void *Function) {
+  // Handles are aligned objects: the bits above the alignment pick the slot.
+  auto Bits = reinterpret_cast<std::uintptr_t>(Function);
+  return detail::RecentKernelsOfThread[((Bits >> 4) ^ (Bits >> 12)) % detail::RecentKernelSlots];
+}
+} // namespace
+
+const KernelInfo *KernelInfoCache::recentOfThread(void *Function) const {
+  const detail::LastKernel &Recent = recentKernelSlot(Function);
+  return Recent.Function == Function && Recent.Cache == Serial ? Recent.Info : nullptr;
+}
+
 const KernelInfo *KernelInfoCache::findShared(void *Function) const {
   // Keyed on the cache's serial, not its address: a cache made where an
-  // earlier one was destroyed must not find that one's entries.
+  // earlier one was destroyed must not find that one's entries. Entries are
+  // never erased, so a pointer the thread remembers stays right.
+  detail::LastKernel &Recent = recentKernelSlot(Function);
+  if (Recent.Function == Function && Recent.Cache == Serial) {
+    detail::LastKernelOfThread = Recent;
+    return Recent.Info;
+  }
   const KernelInfo *Found = nullptr;
   {
     std::shared_lock<std::shared_mutex> Guard(Lock);
@@ -86,8 +109,10 @@ const KernelInfo *KernelInfoCache::findShared(void *Function) const {
     if (It != Infos.end())
       Found = &It->second;
   }
-  if (Found)
+  if (Found) {
     detail::LastKernelOfThread = detail::LastKernel{Function, Found, Serial};
+    Recent = detail::LastKernelOfThread;
+  }
   return Found;
 }
 

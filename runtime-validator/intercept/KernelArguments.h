@@ -77,6 +77,14 @@ struct LastKernel {
   std::uint64_t Cache = 0;
 };
 inline thread_local LastKernel LastKernelOfThread;
+/// The kernels the calling thread found before, by handle, direct-mapped: a
+/// training step launches a few hundred kernels in turn, so the last kernel
+/// seldom matches, and the shared map's lock is a line that every launching
+/// thread writes (FSDP2 one rank: `findShared` and the read lock 0.11 ms of a
+/// 27 ms step, bench/runtime/README.md, session 28). Two kernels of one slot
+/// evict each other, which only costs the shared lookup.
+constexpr std::size_t RecentKernelSlots = 256;
+extern thread_local LastKernel RecentKernelsOfThread[RecentKernelSlots];
 } // namespace detail
 
 class KernelInfoCache {
@@ -99,8 +107,14 @@ public:
     return Function == Last.Function && Last.Cache == Serial ? Last.Info : nullptr;
   }
 
+  /// find()'s answer when the calling thread found Function in this cache
+  /// before and its slot of the thread's recent kernels still holds it, else
+  /// null: no lock.
+  const KernelInfo *recentOfThread(void *Function) const;
+
 private:
-  /// find()'s miss: the shared map, remembered as the thread's last kernel.
+  /// find()'s miss of the last kernel: the thread's recent kernels, then the
+  /// shared map; remembered as the thread's last kernel.
   __attribute__((noinline)) const KernelInfo *findShared(void *Function) const;
 
   const DriverApi &Driver;

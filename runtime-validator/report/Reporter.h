@@ -99,6 +99,9 @@ public:
 
   /// Resolves one engine finding to text (exposed for tests).
   ReportedFinding resolve(const Finding &F, StreamNamer &Namer) const;
+  /// Findings drain() resolved so far (for tests: a repeat of a reported
+  /// finding is not resolved unless an observer marks it).
+  std::size_t resolvedByDrain() const { return ResolvedByDrain.load(std::memory_order_relaxed); }
 
 private:
   SiteView resolveSite(const AccessPoint &P, StreamNamer &Namer, const char *DefaultWhat) const;
@@ -127,6 +130,7 @@ private:
   std::mutex DrainLock;
   std::vector<Finding> Queue;
   std::atomic<std::size_t> Pending{0};
+  std::atomic<std::size_t> ResolvedByDrain{0};
 
   mutable std::mutex StateLock; ///< guards everything below; never held across CUDA
   std::set<std::string> SeenKeys;

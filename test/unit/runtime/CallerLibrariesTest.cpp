@@ -93,9 +93,11 @@ TEST(CallerLibrariesTest, TheFeedLoadedThroughADescriptorIsTheValidatorsOnceNote
   // The PyTorch feed's locks are the validator's, though ld.so names it by
   // the descriptor it was loaded through, not by its file: noted, a caller
   // inside it is private. Another library loaded the same way and not noted
-  // stays the program's: the path's form decides nothing.
+  // stays the program's: the path's form decides nothing. (Not the fake
+  // libtorch_cpu.so: ld.so would hand PrivateLockFunctionsTest's later dlopen
+  // of its path this object, named by the descriptor, not as libtorch_cpu.so.)
   auto [InFeed, FeedName] = loadThroughDescriptor(STREAMLIFE_REPORTING_FEED, "streamlife_torch_attach");
-  auto [InOther, OtherName] = loadThroughDescriptor(STREAMLIFE_FAKE_TORCH_CPU, "fakeTorchLocked");
+  auto [InOther, OtherName] = loadThroughDescriptor(STREAMLIFE_PLANTED_FEED, "streamlife_torch_attach");
   ASSERT_NE(InFeed, nullptr);
   ASSERT_NE(InOther, nullptr);
   EXPECT_EQ(FeedName.rfind("/proc/self/fd/", 0), 0u) << FeedName;

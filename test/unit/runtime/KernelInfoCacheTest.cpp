@@ -1,7 +1,7 @@
 //===- KernelInfoCacheTest.cpp - a kernel's layout and plan, once ---------===//
 //
-// KernelInfoCache asks the driver once per kernel and remembers the last
-// kernel per thread; find() never asks. The driver's answers are faked.
+// KernelInfoCache asks the driver once per kernel and remembers, per thread,
+// the last kernel and the kernels found before; find() never asks. The driver's answers are faked.
 //
 //===----------------------------------------------------------------------===//
 #include "intercept/CudaLibraries.h"
@@ -94,6 +94,33 @@ TEST(KernelInfoCacheTest, TheThreadsLastKernelIsFoundWithoutTheSharedMap) {
   const KernelInfo *SeenThere = Tick;
   std::thread([&] { SeenThere = Kernels.lastOfThread(kernel(0x20)); }).join();
   EXPECT_EQ(SeenThere, nullptr);
+}
+
+TEST(KernelInfoCacheTest, KernelsTheThreadFoundBeforeAreFoundWithoutTheSharedMap) {
+  // A step launches its kernels in turn: the last kernel misses, the
+  // thread's recent kernels hit.
+  DriverApi Driver;
+  Driver.KernelGetParamInfo = twoPointers;
+  OpTable Ops;
+  KernelInfoCache Kernels(Driver), Other(Driver);
+  EXPECT_EQ(Kernels.recentOfThread(kernel(0x1000)), nullptr);
+  const KernelInfo *Tick = Kernels.get(kernel(0x1000), "_Z4tickPfS_", Ops);
+  const KernelInfo *Tock = Kernels.get(kernel(0x2000), "_Z4tockPfS_", Ops);
+  ASSERT_EQ(Kernels.find(kernel(0x1000)), Tick);
+  ASSERT_EQ(Kernels.find(kernel(0x2000)), Tock);
+  EXPECT_EQ(Kernels.recentOfThread(kernel(0x1000)), Tick);
+  EXPECT_EQ(Kernels.recentOfThread(kernel(0x2000)), Tock);
+  EXPECT_EQ(Kernels.recentOfThread(kernel(0x3000)), nullptr); // never seen
+  EXPECT_EQ(Other.recentOfThread(kernel(0x1000)), nullptr);   // seen, in another cache
+  // Another thread has found neither.
+  const KernelInfo *SeenThere = Tick;
+  std::thread([&] { SeenThere = Kernels.recentOfThread(kernel(0x1000)); }).join();
+  EXPECT_EQ(SeenThere, nullptr);
+  // A new cache where the old one was does not find the old one's kernels.
+  std::optional<KernelInfoCache> Again;
+  Again.emplace(Driver);
+  EXPECT_EQ(Again->recentOfThread(kernel(0x2000)), nullptr);
+  EXPECT_EQ(Again->find(kernel(0x2000)), nullptr);
 }
 
 } // namespace

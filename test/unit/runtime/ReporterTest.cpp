@@ -93,6 +93,13 @@ TEST_F(ReporterFixture, SameCallSitePairIsReportedOnce) {
   R.drain(Names);
   EXPECT_EQ(R.findingCount(), 1u);
   EXPECT_EQ(count(text(), "streamlife: error:"), 1u);
+  // Each later drain's repeat (a training step's finding, step after step)
+  // is dropped before its sites are named.
+  EXPECT_EQ(R.resolvedByDrain(), 1u);
+  R.report(unsafeFree(KernelAtA, FreeAtA, 0x4000));
+  R.drain(Names);
+  EXPECT_EQ(R.resolvedByDrain(), 1u);
+  EXPECT_EQ(count(text(), "streamlife: error:"), 1u);
 }
 
 TEST_F(ReporterFixture, DifferentSitesAreDifferentFindings) {
