@@ -246,6 +246,38 @@ TEST_F(AnnotatedAllocatorsTest, StreamOrderedPolicyReleaseBeforeTheWaitIsReporte
   EXPECT_EQ(Sink.Findings.size(), 1u);
 }
 
+/// The stream-ordered pool's allocations as replay hands them over.
+struct RecordedPool : BlockEvents {
+  struct Allocation {
+    StreamId Stream;
+    int Device;
+  };
+  void blockAllocated(ThreadId, Range, StreamId Stream, OpId, int Device) override {
+    Allocations.push_back({Stream, Device});
+  }
+  void blockReleased(ThreadId, Addr, StreamId, OpId) override {}
+  void blockUsedOnStream(ThreadId, Addr, StreamId) override {}
+  std::vector<Allocation> Allocations;
+};
+
+TEST_F(AnnotatedAllocatorsTest, APoolAllocationOfNoNamedDeviceIsCountedOnItsStreamsDevice) {
+  // cuMemAllocAsync allocates from the current pool of its stream's device:
+  // the call leaves the device to the replay (no driver call on the
+  // program's thread); cuMemAllocFromPoolAsync names its pool's.
+  RecordedPool Pool;
+  Annotated.setStreamOrderedPool(&Pool);
+  StreamId OnDevice1 = E.stream(0, StreamDesc{0xd100, 1, StreamFlavor::NonBlocking, 0});
+  Annotated.pushPoolAllocated(0, BlockA, Bytes, OnDevice1, 1, -1);
+  Annotated.pushPoolAllocated(0, BlockB, Bytes, Ag, 2, -1);
+  Annotated.pushPoolAllocated(0, BlockB + Bytes, Bytes, OnDevice1, 3, 0); // a pool of device 0
+  drain();
+  ASSERT_EQ(Pool.Allocations.size(), 3u);
+  EXPECT_EQ(Pool.Allocations[0].Stream, OnDevice1);
+  EXPECT_EQ(Pool.Allocations[0].Device, 1);
+  EXPECT_EQ(Pool.Allocations[1].Device, 0);
+  EXPECT_EQ(Pool.Allocations[2].Device, 0);
+}
+
 TEST_F(AnnotatedAllocatorsTest, ReleaseWithoutARequestReportsItsOwnSite) {
   push(BlockEvent::Kind::Allocated, BlockA, AgHandle, 1);
   drain();
