@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A PyTorch workload's cost over plain, pooled over several device calls of one build.
 
-  bench/runtime/pool_calls.py CALL_OUTPUT [CALL_OUTPUT ...] [--bar 1.1] [--confidence 0.9]
+  bench/runtime/pool_calls.py CALL_OUTPUT [CALL_OUTPUT ...] [--bar 1.1] [--confidence 0.9] [--against MODE]
 
 Each CALL_OUTPUT is what one torch_workloads.py invocation printed: its per-run lines,
 `torch_workloads: run WORKLOAD ALLOC MODE #R: X ms/step (median host step Y), findings F, rc 0, S s`,
@@ -16,6 +16,10 @@ A call made with --together (its run lines end in `, CPUs LIST`) ran each round'
 moment: its runs are pairs, a round's run against the plain run of the same round (#R), and the pairs
 of every such call pool as one set (shift.py --paired), in lines of their own ("pooled, pairs run
 together"); the other calls pool as blocks.
+
+--against MODE reads every other validated mode against MODE's runs instead of plain's (a change
+against the build before it, run as mode `baseline` in the same rounds: `--against baseline --bar 1.0`);
+its lines say "against MODE".
 
 Runs that failed (rc other than 0, no ms/step, or a validated run whose output had no streamlife
 summary: the validator may not have run at all) are left out, each named in a line `left out: FILE:
@@ -82,14 +86,15 @@ def read_call(path):
     return runs, together, left_out
 
 
-def pooled_lines(calls, bar, confidence):
-    rows = sorted({(w, a, mode) for call, _ in calls for (w, a, mode) in call if mode != "plain"})
+def pooled_lines(calls, bar, confidence, against="plain"):
+    rows = sorted({(w, a, mode) for call, _ in calls for (w, a, mode) in call if mode not in ("plain", against)})
+    label = "" if against == "plain" else f" against {against}"
     lines = []
     for workload, alloc, mode in rows:
         for key, reading in (("ms", ""), ("step", ", median host step")):
             blocks, pairs = [], []
             for call, together in calls:
-                plain = call.get((workload, alloc, "plain"), {}).get(key, [])
+                plain = call.get((workload, alloc, against), {}).get(key, [])
                 validated = call.get((workload, alloc, mode), {}).get(key, [])
                 if together:
                     plain_of = dict(plain)
@@ -98,10 +103,10 @@ def pooled_lines(calls, bar, confidence):
                     blocks.append(([v for _, v in plain], [v for _, v in validated]))
             if blocks:
                 line, _ = shift.judge_blocks(blocks, bar, ratio=True, confidence=confidence)
-                lines.append(f"pooled{reading}: {workload} ({alloc}) {mode}: {line}")
+                lines.append(f"pooled{reading}: {workload} ({alloc}) {mode}{label}: {line}")
             if pairs:
                 line, _ = shift.judge_paired(pairs, bar, ratio=True, confidence=confidence)
-                lines.append(f"pooled{reading}, pairs run together: {workload} ({alloc}) {mode}: {line}")
+                lines.append(f"pooled{reading}, pairs run together: {workload} ({alloc}) {mode}{label}: {line}")
     return lines
 
 
@@ -110,6 +115,8 @@ def main(argv):
     parser.add_argument("outputs", nargs="+", metavar="CALL_OUTPUT", help="one torch_workloads.py call's output")
     parser.add_argument("--bar", type=float, default=1.1, help="the target ratio (default 1.1)")
     parser.add_argument("--confidence", type=float, default=0.9)
+    parser.add_argument("--against", default="plain", metavar="MODE",
+                        help="the mode the others are read against (default plain)")
     args = parser.parse_args(argv)
     if not 0 < args.confidence < 1:
         parser.error("--confidence must be between 0 and 1")
@@ -118,9 +125,9 @@ def main(argv):
         for run in left_out:
             print(f"left out: {path}: {run}")
     calls = [(runs, together) for runs, together, _ in read]
-    lines = pooled_lines(calls, args.bar, args.confidence)
+    lines = pooled_lines(calls, args.bar, args.confidence, args.against)
     if not lines:
-        print("pool_calls.py: no validated mode has runs beside plain runs of its call")
+        print(f"pool_calls.py: no validated mode has runs beside {args.against} runs of its call")
     for line in lines:
         print(line)
     return 0
