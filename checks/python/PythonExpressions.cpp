@@ -216,6 +216,27 @@ bool FunctionLowering::runsNoDeviceWork(llvm::StringRef Qualified,
   return true;
 }
 
+std::optional<Value> FunctionLowering::lowerModuleObjectCall(PyNode Call,
+                                                            llvm::StringRef Receiver) {
+  // A logger made at module level and used in every function: its calls
+  // between a host synchronization and an allocation are as harmless as
+  // `logging.info(...)` (PY-F21). A local or a parameter of that name is
+  // another object.
+  if (BoundNames.count(Receiver) || ParamNames.count(Receiver))
+    return std::nullopt;
+  const auto &Objects = File.Definitions->ModuleObjects;
+  auto Made = Objects.find(Receiver);
+  if (Made == Objects.end())
+    return std::nullopt;
+  std::string Maker = qualifiedCallee(File, Made->second.field("function"));
+  if (!isHostOnlyLibraryFunction(Maker))
+    return std::nullopt;
+  std::vector<Value> Operands = lowerArguments(Call);
+  if (runsNoDeviceWork(Maker, Operands))
+    return other();
+  return lowerUnknownCall(Call, Operands);
+}
+
 Value FunctionLowering::lowerUnknownCall(PyNode Call,
                                          const std::vector<Value> &Operands) {
   // A function we cannot see: a kernel launcher, a layer, a wrapper. Inside
@@ -935,6 +956,10 @@ Value FunctionLowering::lowerHostTensorMethod(PyNode Call, PyNode Receiver,
 
 Value FunctionLowering::lowerCall(PyNode Call, NameId Hint) {
   PyNode Callee = Call.field("function");
+  // `logger.info(...)`: a method of an object the module made.
+  if (Callee.is("attribute") && Callee.field("object").is("identifier"))
+    if (std::optional<Value> Host = lowerModuleObjectCall(Call, Callee.field("object").text()))
+      return *Host;
   // Library functions first: `torch.cuda.synchronize()`, `dist.all_reduce`.
   std::string Qualified = qualified(Callee);
   if (!Qualified.empty()) {

@@ -415,6 +415,11 @@ private:
   /// no tensor).
   bool runsNoDeviceWork(llvm::StringRef Qualified,
                         const std::vector<Value> &Operands);
+  /// `logger.info(...)` where the module made `logger` with such a function
+  /// (`logger = logging.getLogger(__name__)`) and this function does not
+  /// bind the name: the call as that module's own (runsNoDeviceWork). None
+  /// for any other receiver.
+  std::optional<Value> lowerModuleObjectCall(PyNode Call, llvm::StringRef Receiver);
   /// `[f(x) for x in xs if c]`: the clauses, then the element once (the
   /// element of one iteration stands for all of them).
   Value lowerComprehension(PyNode Expr);
@@ -471,6 +476,9 @@ private:
   /// Locals assigned a tuple display: how many elements (the largest seen).
   std::map<std::string, size_t> TupleArity;
   llvm::StringSet<> Globals;
+  /// Names the function binds (assignment, loop and `with ... as` targets),
+  /// from the scan before lowering: a local of that name hides the module's.
+  llvm::StringSet<> BoundNames;
   /// The stream constructor calls lowered (`torch.cuda.Stream()`), by
   /// PyNode::id(): the assignments that make a private stream.
   std::set<uint64_t> StreamConstructors;

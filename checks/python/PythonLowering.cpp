@@ -289,6 +289,7 @@ static PyNode chainBase(PyNode Expr) {
 void FunctionLowering::noteTarget(PyNode Target) {
   if (Target.is("identifier")) {
     Locals.try_emplace(Target.text().str(), NoId);
+    BoundNames.insert(Target.text());
     return;
   }
   if (Target.is("pattern_list") || Target.is("tuple_pattern") ||

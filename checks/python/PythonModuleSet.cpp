@@ -411,6 +411,69 @@ AttributeFact dataclassFactoryFact(const PyFile &File, PyNode Value) {
   return {};
 }
 
+/// The names a module-level statement binds (its assignment targets, a
+/// definition's name, an import's names, a loop's targets).
+void namesBoundBy(PyNode Stmt, llvm::SmallVectorImpl<llvm::StringRef> &Names) {
+  std::function<void(PyNode)> Targets = [&](PyNode T) {
+    if (T.is("identifier"))
+      Names.push_back(T.text());
+    else if (T.is("pattern_list") || T.is("tuple_pattern") || T.is("list_pattern") ||
+             T.is("tuple") || T.is("list") || T.is("parenthesized_expression"))
+      for (PyNode E : T.namedChildren())
+        Targets(E);
+  };
+  PyNode Def = definitionOf(Stmt);
+  if (Def.is("function_definition") || Def.is("class_definition")) {
+    Names.push_back(Def.field("name").text());
+  } else if (Stmt.is("import_statement") || Stmt.is("import_from_statement")) {
+    for (PyNode Item : Stmt.namedChildren()) {
+      if (Item.is("aliased_import"))
+        Names.push_back(Item.field("alias").text());
+      else if (Item.is("dotted_name") && !(Item == Stmt.field("module_name")))
+        Names.push_back(Item.text().split('.').first);
+    }
+  } else if (Stmt.is("for_statement")) {
+    Targets(Stmt.field("left"));
+  } else if (Stmt.is("expression_statement")) {
+    for (PyNode E : Stmt.namedChildren())
+      for (PyNode A = E; A.is("assignment") || A.is("augmented_assignment"); A = A.field("right"))
+        Targets(A.field("left"));
+  }
+}
+
+/// Fills Definitions.ModuleObjects: a module-level `NAME = f(...)` whose
+/// NAME nothing else at module level binds and no function rebinds through
+/// `global NAME` (the lowering then knows what the name holds in every
+/// function that does not bind it itself).
+void noteModuleObjects(PyNode Root, PyDefinitions &Definitions) {
+  llvm::StringMap<unsigned> Bindings;
+  llvm::StringMap<PyNode> Made;
+  forEachModuleStatement(Root, [&](PyNode Stmt) {
+    llvm::SmallVector<llvm::StringRef, 4> Names;
+    namesBoundBy(Stmt, Names);
+    for (llvm::StringRef Name : Names)
+      ++Bindings[Name];
+    if (!Stmt.is("expression_statement") || Stmt.namedChildren().size() != 1)
+      return;
+    PyNode A = Stmt.namedChildren().front();
+    if (A.is("assignment") && A.field("left").is("identifier") && A.field("right").is("call"))
+      Made[A.field("left").text()] = A.field("right");
+  });
+  std::function<void(PyNode)> Globals = [&](PyNode N) {
+    if (N.is("global_statement")) {
+      for (PyNode Name : N.namedChildren())
+        ++Bindings[Name.text()];
+      return;
+    }
+    for (PyNode Child : N.namedChildren())
+      Globals(Child);
+  };
+  Globals(Root);
+  for (auto &Entry : Made)
+    if (Bindings.lookup(Entry.getKey()) == 1)
+      Definitions.ModuleObjects[Entry.getKey()] = Entry.getValue();
+}
+
 /// What \p Source defines (see PyDefinitions), read anew.
 std::shared_ptr<const PyDefinitions>
 readDefinitions(const std::shared_ptr<const PySourceFile> &Source,
@@ -431,6 +494,7 @@ readDefinitions(const std::shared_ptr<const PySourceFile> &Source,
       Definitions->TopLevelFunctions[Name] = Function.get();
     Definitions->Functions.push_back(std::move(Function));
   };
+  noteModuleObjects(Source->root(), *Definitions);
   forEachModuleStatement(Source->root(), [&](PyNode Stmt) {
     PyNode Def = definitionOf(Stmt);
     if (Def.is("function_definition")) {

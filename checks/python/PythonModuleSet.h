@@ -100,6 +100,10 @@ struct PyDefinitions {
   std::vector<std::unique_ptr<PyFunctionDef>> Functions;
   llvm::StringMap<PyFunctionDef *> TopLevelFunctions;
   llvm::StringMap<std::unique_ptr<PyClassDef>> Classes;
+  /// Module-level names made once by a call (`logger =
+  /// logging.getLogger(__name__)`): the call. Only names that no other
+  /// module-level statement binds and no function declares `global`.
+  llvm::StringMap<PyNode> ModuleObjects;
 };
 
 /// One file of a module set: the shared parse and definitions, and what
