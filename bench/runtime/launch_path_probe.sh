@@ -56,24 +56,15 @@ while [[ $# -gt 0 ]]; do
 done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-[[ -x $nvcc ]] || { echo "error: nvcc not found (set NVCC)" >&2; exit 2; }
-cuda=$(cd "$(dirname "$nvcc")/.." && pwd)
+source "$here/cuda_toolkit.sh"
+find_cuda_toolkit
 streamlife=$build_dir/bin/streamlife
 [[ -x $streamlife ]] || { echo "error: $streamlife not found" >&2; exit 2; }
 
 out=$build_dir/bench/runtime/probe
 mkdir -p "$out"
 "$nvcc" -O2 -lineinfo -arch=sm_90 -cudart shared -o "$out/launch_bound" "$here/launch_bound.cu"
-# CUPTI lives in extras/CUPTI/ in the toolkit's classic layout, in lib64/ in
-# the redistributable one.
-cupti=""
-for dir in "$cuda/extras/CUPTI/lib64" "$cuda/lib64" "$cuda/lib" "$cuda/targets/x86_64-linux/lib"; do
-  for f in "$dir"/libcupti.so "$dir"/libcupti.so.*; do
-    [[ -e $f ]] && { cupti=$f; break 2; }
-  done
-done
-[[ -n $cupti ]] || { echo "error: libcupti not found under $cuda" >&2; exit 2; }
+find_cupti
 probe_flags=(-O2 -shared -fPIC -I"$cuda/include" -I"$cuda/extras/CUPTI/include" -I"$root/runtime-validator"
              "$here/probes/launch_path_probe.cpp" -ldl "$cupti" -Wl,-rpath,"$(dirname "$cupti")")
 g++ "${probe_flags[@]}" -o "$out/libprobe_cupti.so"

@@ -43,8 +43,8 @@ done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-[[ -x $nvcc ]] || { echo "error: nvcc not found (set NVCC)" >&2; exit 2; }
+source "$here/cuda_toolkit.sh"
+find_cuda_toolkit
 streamlife=$build_dir/bin/streamlife
 [[ -x $streamlife ]] || { echo "error: $streamlife not found (build the 'streamlife' target)" >&2; exit 2; }
 sanitizer=""
