@@ -97,10 +97,9 @@ const KernelInfo *KernelInfoCache::findShared(void *Function) const {
   // Keyed on the cache's serial, not its address: a cache made where an
   // earlier one was destroyed must not find that one's entries. Entries are
   // never erased, so a pointer the thread remembers stays right.
-  detail::LastKernel &Recent = recentKernelSlot(Function);
-  if (Recent.Function == Function && Recent.Cache == Serial) {
-    detail::LastKernelOfThread = Recent;
-    return Recent.Info;
+  if (const KernelInfo *Recent = recentOfThread(Function)) {
+    detail::LastKernelOfThread = detail::LastKernel{Function, Recent, Serial};
+    return Recent;
   }
   const KernelInfo *Found = nullptr;
   {
@@ -111,7 +110,7 @@ const KernelInfo *KernelInfoCache::findShared(void *Function) const {
   }
   if (Found) {
     detail::LastKernelOfThread = detail::LastKernel{Function, Found, Serial};
-    Recent = detail::LastKernelOfThread;
+    recentKernelSlot(Function) = detail::LastKernelOfThread;
   }
   return Found;
 }
